@@ -1,0 +1,3 @@
+from sqlml.cli import main
+
+raise SystemExit(main())

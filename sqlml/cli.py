@@ -1,0 +1,141 @@
+"""The ``sqlml`` command.
+
+Exit status: 0 on success, 1 on a user error (reported as ``file:line:column: message``),
+2 on bad usage.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from sqlml import __version__
+from sqlml.errors import SqlmlError
+from sqlml.output import FORMATS
+
+USAGE_ERROR = 2
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="sqlml",
+        description="Train and use machine-learning models with SQL.",
+        epilog="Run a string with: sqlml -e 'SELECT 1;'",
+    )
+    parser.add_argument("--version", action="version", version=f"sqlml {__version__}")
+    parser.add_argument("-e", "--execute", metavar="SQL", help="run the statements in SQL")
+    _common(parser)
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    run = commands.add_parser("run", help="run .sql programs")
+    run.add_argument("files", nargs="+", metavar="FILE")
+    _common(run)
+
+    check = commands.add_parser("check", help="parse and check programs without running them")
+    check.add_argument("files", nargs="+", metavar="FILE")
+
+    compile_ = commands.add_parser("compile", help="emit a program's workflow")
+    compile_.add_argument("file", metavar="FILE")
+    compile_.add_argument("--target", choices=["python"], default="python")
+    compile_.add_argument("-o", "--output", metavar="OUT", help="write here instead of stdout")
+    return parser
+
+
+def _common(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--datasource",
+        metavar="URL",
+        default=argparse.SUPPRESS,
+        help="database URL, e.g. mysql://user:password@host:3306/db "
+        "(default: $SQLML_DATASOURCE, else duckdb:///sqlml.duckdb)",
+    )
+    parser.add_argument(
+        "--format", choices=FORMATS, default=argparse.SUPPRESS, help="how results are printed"
+    )
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    datasource = getattr(args, "datasource", None)
+    fmt = getattr(args, "format", "table")
+    try:
+        if args.execute is not None:
+            if args.command:
+                parser.error("use either -e SQL or a command, not both")
+            return _run_text(args.execute, "<-e>", datasource, Path.cwd(), fmt)
+        if args.command == "run":
+            for file in args.files:
+                status = _run_text(_read(file), file, datasource, Path(file).parent, fmt)
+                if status:
+                    return status
+            return 0
+        if args.command == "check":
+            return _check(args.files)
+        if args.command == "compile":
+            return _compile(args.file, args.output)
+    except SqlmlError as error:  # errors outside any program text, e.g. an unreadable file
+        print(error.render("sqlml"), file=sys.stderr)
+        return 1
+    parser.print_help(sys.stderr)
+    return USAGE_ERROR
+
+
+def _read(file: str) -> str:
+    try:
+        return Path(file).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise SqlmlError(f"cannot read {file}: {error}") from None
+
+
+def _statements(text: str) -> list:
+    """Parse and check ``text``; raises SqlmlError."""
+    from sqlml.grammar import parse
+    from sqlml.semantics import analyze
+
+    return analyze(parse(text))
+
+
+def _run_text(text: str, source: str, datasource: str | None, base_dir: Path, fmt: str) -> int:
+    from sqlml.codegen import to_workflow
+    from sqlml.workflow.report import run_and_report
+
+    try:
+        statements = _statements(text)
+    except SqlmlError as error:
+        print(error.render(source), file=sys.stderr)
+        return 1
+    return run_and_report(to_workflow(statements, Path(source).stem), datasource, base_dir, fmt, source)
+
+
+def _check(files: list[str]) -> int:
+    status = 0
+    for file in files:
+        try:
+            _statements(_read(file))
+        except SqlmlError as error:
+            print(error.render(file), file=sys.stderr)
+            status = 1
+    return status
+
+
+def _compile(file: str, output: str | None) -> int:
+    from sqlml.codegen import to_python
+
+    try:
+        statements = _statements(_read(file))
+    except SqlmlError as error:
+        print(error.render(file), file=sys.stderr)
+        return 1
+    code = to_python(statements, Path(file).stem, base_dir=str(Path(file).parent))
+    if output:
+        Path(output).write_text(code, encoding="utf-8")
+    else:
+        sys.stdout.write(code)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,58 @@
+"""Emit a workflow as a readable Python program that uses sqlml's step zoo."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Sequence
+
+import sqlml
+from sqlml import ir
+
+_STEP_FUNCTIONS = {"sql": "steps.sql", "train": "steps.train", "predict": "steps.predict"}
+
+
+def to_python(statements: Sequence[ir.Statement], name: str, base_dir: str = ".") -> str:
+    """A program that builds the workflow and, run as a script, executes it.
+
+    Steps run in program order: each waits for the one before it.
+    """
+    lines = [
+        f'"""Workflow {name}, compiled by sqlml {sqlml.__version__}.',
+        "",
+        "Run it with: python THIS_FILE.py [--datasource URL]",
+        '"""',
+        "",
+        "from sqlml import ir, steps",
+        "from sqlml.workflow import Workflow, main",
+        "",
+        f"workflow = Workflow({name!r})",
+        "",
+    ]
+    previous: str | None = None
+    for statement in statements:
+        variable = _variable(statement.id)
+        after = f", after=[{previous}]" if previous else ""
+        lines.append(f"{variable} = workflow.add({_STEP_FUNCTIONS[statement.kind]}(")
+        lines.append(f"    {_constructor(statement)}{after}")
+        lines.append("))")
+        previous = variable
+    lines += [
+        "",
+        'if __name__ == "__main__":',
+        f"    raise SystemExit(main(workflow, base_dir={base_dir!r}))",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def _constructor(statement: ir.Statement) -> str:
+    fields = [
+        f"        {field.name}={getattr(statement, field.name)!r},"
+        for field in dataclasses.fields(statement)
+    ]
+    return "\n".join([f"ir.{type(statement).__name__}(", *fields, "    )"])
+
+
+def _variable(step_id: str) -> str:
+    return re.sub(r"\W", "_", step_id)

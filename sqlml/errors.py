@@ -1,0 +1,58 @@
+"""Errors that sqlml reports to its users.
+
+Every error a user can cause is a :class:`SqlmlError`: it carries a one-paragraph message,
+where it happened (line and column in the program) and a hint on what to do. Anything else
+that escapes is a bug in sqlml.
+"""
+
+from __future__ import annotations
+
+
+class SqlmlError(Exception):
+    """A mistake in the user's program, data or settings, reported without a traceback."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        line: int | None = None,
+        column: int | None = None,
+        hint: str | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.line = line
+        self.column = column
+        self.hint = hint
+
+    def at(self, line: int, column: int) -> SqlmlError:
+        """Attach a location unless the error already has one; returns self."""
+        if self.line is None:
+            self.line, self.column = line, column
+        return self
+
+    def render(self, source: str | None = None) -> str:
+        """Format as ``source:line:column: error: message`` plus the hint, if any."""
+        where = source or "<input>"
+        if self.line is not None:
+            where += f":{self.line}:{self.column}"
+        text = f"{where}: error: {self.message}"
+        if self.hint:
+            text += f"\n  hint: {self.hint}"
+        return text
+
+
+class ParseError(SqlmlError):
+    """The program's text does not follow sqlml's grammar."""
+
+
+class CheckError(SqlmlError):
+    """The program parses but is not meaningful (unknown estimator, bad attribute...)."""
+
+
+class DatasourceError(SqlmlError):
+    """The database could not be reached or refused a statement."""
+
+
+class ModelError(SqlmlError):
+    """A model is missing, unreadable, or does not fit the data it is given."""

@@ -1,0 +1,240 @@
+"""Parse sqlml programs with the Lark grammar in ``sqlml.lark`` into :mod:`sqlml.grammar.ast`."""
+
+from __future__ import annotations
+
+import re
+from contextvars import ContextVar
+from functools import cache
+from importlib.resources import files
+
+from lark import Lark, Token, Transformer, v_args
+from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedToken, VisitError
+
+from sqlml.errors import ParseError
+from sqlml.grammar import ast
+
+_source: ContextVar[str] = ContextVar("sqlml_source")
+
+# How terminals are named in error messages.
+_TERMINAL_WORDS = {
+    "IDENT": "a name",
+    "QUOTED_IDENT": "a quoted name",
+    "BACKQUOTED_IDENT": "a quoted name",
+    "STRING": "a string",
+    "SIGNED_NUMBER": "a number",
+    "SQL_TEXT": "a SQL statement",
+    "TRUE": "TRUE",
+    "FALSE": "FALSE",
+    "_SEMI": "';'",
+    "_COMMA": "','",
+    "_EQ": "'='",
+    "_DOT": "'.'",
+    "_LPAR": "'('",
+    "_RPAR": "')'",
+    "_LBRACKET": "'['",
+    "_RBRACKET": "']'",
+    "$END": "the end of the program",
+}
+
+
+def _pos(token: Token) -> ast.Position:
+    return ast.Position(token.line, token.column, token.start_pos)
+
+
+def _unquote(token: Token) -> str:
+    text = str(token)
+    if token.type == "QUOTED_IDENT":
+        return text[1:-1].replace('""', '"')
+    if token.type == "BACKQUOTED_IDENT":
+        return text[1:-1].replace("``", "`")
+    if token.type == "STRING":
+        return text[1:-1].replace("''", "'").replace("\\'", "'")
+    return text
+
+
+def _text(start: Token, end_pos: int) -> str:
+    return _source.get()[start.start_pos : end_pos]
+
+
+@v_args(inline=True)
+class _ToAst(Transformer):
+    """Turns Lark's parse tree into frozen AST dataclasses as it is built."""
+
+    def start(self, *statements: ast.Statement) -> ast.Program:
+        return ast.Program(tuple(statements))
+
+    def sql(self, text: Token) -> ast.SqlStatement:
+        return ast.SqlStatement(_text(text, text.end_pos).rstrip(), _pos(text))
+
+    @v_args(inline=False)
+    def train(self, children: list) -> ast.TrainStatement:
+        select, estimator, *clauses, into = children
+        attributes: tuple[ast.Attribute, ...] = ()
+        columns: list[ast.ColumnClause] = []
+        label = using = None
+        for kind, value in clauses:
+            if kind == "with":
+                attributes = value
+            elif kind == "column":
+                columns.append(value)
+            elif kind == "label":
+                label = value
+            else:
+                using = value
+        return ast.TrainStatement(
+            text=_text(select, into.end),
+            pos=_pos(select),
+            select=str(select).rstrip(),
+            estimator=estimator,
+            attributes=attributes,
+            columns=tuple(columns),
+            label=label,
+            using=using,
+            into=into,
+        )
+
+    @v_args(inline=False)
+    def predict(self, children: list) -> ast.PredictStatement:
+        select, target, *with_clause, using = children
+        return ast.PredictStatement(
+            text=_text(select, using.end),
+            pos=_pos(select),
+            select=str(select).rstrip(),
+            target=target,
+            attributes=with_clause[0][1] if with_clause else (),
+            using=using,
+        )
+
+    def with_clause(self, *attributes: ast.Attribute) -> tuple[str, tuple]:
+        return "with", attributes
+
+    def attribute(self, name: ast.Name, value: ast.Value) -> ast.Attribute:
+        return ast.Attribute(str(name), value, name.pos)
+
+    def column_clause(self, *children) -> tuple[str, ast.ColumnClause]:
+        *columns, target = children
+        return "column", ast.ColumnClause(tuple(columns), target, columns[0].pos)
+
+    def label_clause(self, label: ast.Name | Token) -> tuple[str, ast.Name]:
+        if isinstance(label, Token):
+            label = ast.Name((_unquote(label),), _pos(label), label.end_pos)
+        return "label", label
+
+    def using_clause(self, model: ast.Name) -> tuple[str, ast.Name]:
+        return "using", model
+
+    def call(self, function: Token, *args) -> ast.Call:
+        return ast.Call(str(function).upper(), tuple(a for a in args if a is not None), _pos(function))
+
+    def argument_list(self, *items) -> tuple:
+        return tuple(item for item in items if item is not None)
+
+    def list(self, *items) -> tuple:
+        return tuple(item for item in items if item is not None)
+
+    def name(self, *parts: Token) -> ast.Name:
+        return ast.Name(tuple(_unquote(p) for p in parts), _pos(parts[0]), parts[-1].end_pos)
+
+    def bare_word(self, *parts: Token) -> str:
+        return ".".join(parts)
+
+    def number(self, token: Token) -> int | float:
+        text = str(token)
+        try:
+            return int(text)
+        except ValueError:
+            return float(text)
+
+    def string(self, token: Token) -> str:
+        return _unquote(token)
+
+    def boolean(self, token: Token) -> bool:
+        return token.type == "TRUE"
+
+
+@cache
+def _parser() -> Lark:
+    grammar = files("sqlml.grammar").joinpath("sqlml.lark").read_text()
+    return Lark(
+        grammar,
+        parser="lalr",
+        lexer="contextual",
+        maybe_placeholders=True,
+        transformer=_ToAst(),
+    )
+
+
+def parse(text: str) -> ast.Program:
+    """Parse a program; raises :class:`~sqlml.errors.ParseError` with line and column."""
+    token = _source.set(text)
+    try:
+        return _parser().parse(text)
+    except UnexpectedInput as error:
+        raise _parse_error(text, error) from None
+    except VisitError as error:  # a transformer callback failed: a bug, not a user error
+        raise error.orig_exc from error
+    finally:
+        _source.reset(token)
+
+
+def _parse_error(text: str, error: UnexpectedInput) -> ParseError:
+    line, column = error.line, error.column
+    if isinstance(error, UnexpectedCharacters):
+        return ParseError(_unexpected_text(text[error.pos_in_stream :]), line=line, column=column)
+    assert isinstance(error, UnexpectedToken)
+    expected = _acceptable(error)
+    if error.token.type == "$END":
+        line, column = _end_position(text)
+        message = f"the statement ends too early; expected {_expected(expected)}"
+    elif "SQL_TEXT" in expected and error.token.type == "_TO":
+        message = f"{_shown(text[error.token.start_pos :], words=2)} needs a SELECT before it"
+    else:
+        message = f"unexpected {_shown(str(error.token))}; expected {_expected(expected)}"
+    return ParseError(message, line=line, column=column, hint=_hint(expected))
+
+
+def _acceptable(error: UnexpectedToken) -> set[str]:
+    """The terminals the parser could take here (LALR's own sets are too wide)."""
+    if error.interactive_parser is None:
+        return set(error.expected)
+    return set(error.interactive_parser.accepts()) or set(error.expected)
+
+
+def _unexpected_text(rest: str) -> str:
+    if rest.startswith("'"):
+        return "this string is never closed: add the closing '"
+    if rest.startswith(('"', "`")):
+        return f"this quoted name is never closed: add the closing {rest[0]}"
+    if rest.startswith("/*"):
+        return "this comment is never closed: add */"
+    return f"unexpected {_shown(rest)}"
+
+
+def _shown(text: str, words: int = 1) -> str:
+    """The first word(s) or symbol of ``text``, quoted for a message."""
+    found = re.findall(r"[\w$]+|\S", text)[:words]
+    return repr(" ".join(found)) if found else "end of line"
+
+
+def _expected(names: set[str]) -> str:
+    words = sorted({_TERMINAL_WORDS.get(n, n.lstrip("_")) for n in names})
+    if len(words) > 8:
+        words = [*words[:8], "..."]
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " or " + words[-1]
+
+
+def _hint(expected: set[str]) -> str | None:
+    if "_INTO" in expected:
+        return "a TO TRAIN statement ends with INTO <model name>"
+    if "_USING" in expected:
+        return "a TO PREDICT statement ends with USING <model name>"
+    if expected == {"_SEMI"} or expected == {"_SEMI", "$END"}:
+        return "end each statement with ';'"
+    return None
+
+
+def _end_position(text: str) -> tuple[int, int]:
+    stripped = text.rstrip()
+    line = stripped.count("\n") + 1
+    column = len(stripped) - (stripped.rfind("\n") + 1) + 1
+    return line, column

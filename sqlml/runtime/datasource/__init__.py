@@ -1,0 +1,26 @@
+"""Datasources: one base class and a small class per database."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from sqlml.runtime.datasource.base import Columns, Datasource, ResultSet
+from sqlml.runtime.datasource.url import DatasourceURL, parse_url
+
+
+def connect(url: str | None = None, base_dir: Path | None = None) -> Datasource:
+    """Open the datasource named by ``url`` (default: ``$SQLML_DATASOURCE`` or a DuckDB file).
+
+    ``base_dir`` is where relative file paths in statements are looked up (DuckDB).
+    """
+    parsed = parse_url(url)
+    if parsed.scheme == "duckdb":
+        from sqlml.runtime.datasource.duckdb import DuckDBSource
+
+        return DuckDBSource(parsed, base_dir)
+    from sqlml.runtime.datasource.mysql import MySQLSource
+
+    return MySQLSource(parsed)
+
+
+__all__ = ["Columns", "Datasource", "DatasourceURL", "ResultSet", "connect", "parse_url"]

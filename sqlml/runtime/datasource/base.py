@@ -1,0 +1,123 @@
+"""What every datasource offers: run SQL, read columns, write tables atomically.
+
+Each database is a small subclass that overrides only what differs: its driver calls,
+identifier quoting, type names and how a table is replaced in one step.
+"""
+
+from __future__ import annotations
+
+import re
+import uuid
+from abc import ABC, abstractmethod
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import numpy as np
+
+from sqlml.runtime.datasource.url import DatasourceURL
+
+# Columns of a result: name -> 1-D array (float64/int64/bool, or object for text).
+Columns = dict[str, np.ndarray]
+
+# Statements whose result rows are shown to the user.
+_QUERY_WORDS = {
+    "select", "with", "values", "show", "describe", "desc", "explain",
+    "pragma", "from", "table", "summarize", "call",
+}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class ResultSet:
+    """Rows a query returned, for display."""
+
+    columns: list[str]
+    rows: list[tuple[Any, ...]]
+
+
+def returns_rows(sql: str) -> bool:
+    """Whether ``sql`` is a query whose rows should be shown."""
+    match = re.match(r"[\s(]*([A-Za-z]+)", sql)
+    return bool(match) and match.group(1).lower() in _QUERY_WORDS
+
+
+class Datasource(ABC):
+    """A connection to one database."""
+
+    dialect: ClassVar[str]  # sqlglot dialect name
+    param: ClassVar[str]  # bound parameter placeholder
+    types: ClassVar[dict[str, str]]  # "int", "float", "bool", "text", "blob", "key" -> SQL
+    current_schema: ClassVar[str]  # SQL expression naming the default schema
+
+    def __init__(self, url: DatasourceURL) -> None:
+        self.url = url
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.url}>"
+
+    @abstractmethod
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> ResultSet | None:
+        """Run one statement; return its rows if it is a query."""
+
+    @abstractmethod
+    def read(self, select: str) -> Columns:
+        """Run a SELECT and return its result as columns."""
+
+    @abstractmethod
+    def _insert(self, table: str, columns: Columns) -> None:
+        """Insert ``columns`` into the existing, quoted ``table`` as fast as the driver allows."""
+
+    @abstractmethod
+    def _swap(self, staging: list[str], target: list[str]) -> None:
+        """Make the table ``staging`` the table ``target`` (same schema) in one atomic step."""
+
+    @abstractmethod
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        """Run the body in a transaction: all of it is committed, or none."""
+
+    @abstractmethod
+    def close(self) -> None:
+        """Release the connection."""
+
+    def quote(self, parts: Sequence[str]) -> str:
+        """Quote a possibly qualified identifier, part by part."""
+        return ".".join('"' + part.replace('"', '""') + '"' for part in parts)
+
+    def table_exists(self, table: Sequence[str]) -> bool:
+        """Whether ``table`` (``name`` or ``schema.name``) exists."""
+        *schema, name = table
+        found = self.execute(
+            "SELECT COUNT(*) FROM information_schema.tables "
+            f"WHERE table_schema = COALESCE({self.param}, {self.current_schema}) "
+            f"AND table_name = {self.param}",
+            [schema[-1] if schema else None, name],
+        )
+        return bool(found and found.rows[0][0])
+
+    def write_table(self, table: Sequence[str], columns: Columns) -> None:
+        """Create or replace ``table`` with ``columns``; readers see the old or the new table."""
+        *schema, name = table
+        staging = [*schema, f"{name}__sqlml_new_{uuid.uuid4().hex[:12]}"]
+        definition = ", ".join(
+            f"{self.quote([column])} {self.types[_kind(values)]}"
+            for column, values in columns.items()
+        )
+        self.execute(f"CREATE TABLE {self.quote(staging)} ({definition})")
+        try:
+            self._insert(self.quote(staging), columns)
+            self._swap(staging, list(table))
+        except BaseException:
+            self.execute(f"DROP TABLE IF EXISTS {self.quote(staging)}")
+            raise
+
+
+def _kind(values: np.ndarray) -> str:
+    if values.dtype.kind == "b":
+        return "bool"
+    if values.dtype.kind in "iu":
+        return "int"
+    if values.dtype.kind == "f":
+        return "float"
+    return "text"

@@ -1,0 +1,89 @@
+"""DuckDB, the embedded default: a file in the working directory, no server."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import numpy as np
+
+from sqlml.errors import DatasourceError
+from sqlml.runtime.datasource.base import Columns, Datasource, ResultSet, returns_rows
+from sqlml.runtime.datasource.url import DatasourceURL
+
+
+class DuckDBSource(Datasource):
+    dialect = "duckdb"
+    param = "?"
+    current_schema = "current_schema()"
+    types = {"int": "BIGINT", "float": "DOUBLE", "bool": "BOOLEAN", "text": "VARCHAR",
+             "blob": "BLOB", "key": "VARCHAR"}  # fmt: skip
+
+    def __init__(self, url: DatasourceURL, base_dir: Path | None = None) -> None:
+        super().__init__(url)
+        try:
+            self._con = duckdb.connect(url.path)
+        except duckdb.Error as error:
+            raise DatasourceError(
+                f"cannot open the DuckDB database {url}: {error}",
+                hint="check the path in --datasource or SQLML_DATASOURCE",
+            ) from None
+        if base_dir is not None:  # relative file paths in the program resolve next to it
+            self.execute("SET file_search_path = ?", [str(base_dir.resolve())])
+
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> ResultSet | None:
+        try:
+            cursor = self._con.execute(sql, list(params) or None)
+            if not returns_rows(sql):
+                return None
+            return ResultSet([d[0] for d in cursor.description], cursor.fetchall())
+        except duckdb.Error as error:
+            raise DatasourceError(f"DuckDB: {error}") from None
+
+    def read(self, select: str) -> Columns:
+        try:
+            data = self._con.execute(select).fetchnumpy()
+        except duckdb.Error as error:
+            raise DatasourceError(f"DuckDB: {error}") from None
+        return {name: _unmasked(values) for name, values in data.items()}
+
+    def _insert(self, table: str, columns: Columns) -> None:
+        view = f"sqlml_columns_{uuid.uuid4().hex[:12]}"
+        self._con.register(view, columns)
+        try:
+            self.execute(f"INSERT INTO {table} SELECT * FROM {view}")
+        finally:
+            self._con.unregister(view)
+
+    def _swap(self, staging: list[str], target: list[str]) -> None:
+        with self.transaction():
+            self.execute(f"DROP TABLE IF EXISTS {self.quote(target)}")
+            self.execute(f"ALTER TABLE {self.quote(staging)} RENAME TO {self.quote(target[-1:])}")
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        self.execute("BEGIN TRANSACTION")
+        try:
+            yield
+        except BaseException:
+            self.execute("ROLLBACK")
+            raise
+        self.execute("COMMIT")
+
+    def close(self) -> None:
+        self._con.close()
+
+
+def _unmasked(values: np.ndarray) -> np.ndarray:
+    """NULLs become NaN in numeric columns and None in the others."""
+    if not isinstance(values, np.ma.MaskedArray):
+        return values
+    if not values.mask.any():
+        return values.data
+    if values.dtype.kind in "iufb":
+        return values.astype(np.float64).filled(np.nan)
+    return values.astype(object).filled(None)

@@ -1,0 +1,77 @@
+"""Datasource URLs: ``duckdb:///file.duckdb``, ``mysql://user:password@host:3306/db``.
+
+A URL's text form never shows its password, so it is safe in messages and logs.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from urllib.parse import unquote, urlsplit
+
+from sqlml.errors import DatasourceError
+
+DEFAULT_URL = "duckdb:///sqlml.duckdb"
+SCHEMES = ("duckdb", "mysql")
+
+
+@dataclass(frozen=True)
+class DatasourceURL:
+    """A parsed datasource URL. ``password`` is excluded from ``repr`` and ``str``."""
+
+    scheme: str
+    path: str = ""  # file path (duckdb) or database name (servers)
+    host: str = ""
+    port: int | None = None
+    user: str = ""
+    password: str = field(default="", repr=False)
+
+    def __str__(self) -> str:
+        if self.scheme == "duckdb":
+            return f"duckdb:///{self.path}"
+        user = self.user + (":***" if self.password else "")
+        at = f"{user}@" if user else ""
+        port = f":{self.port}" if self.port else ""
+        return f"{self.scheme}://{at}{self.host}{port}/{self.path}"
+
+
+def parse_url(text: str | None) -> DatasourceURL:
+    """Parse ``text``, or ``$SQLML_DATASOURCE``, or the default DuckDB file."""
+    text = text or os.environ.get("SQLML_DATASOURCE") or DEFAULT_URL
+    scheme, sep, rest = text.partition("://")
+    if not sep or scheme not in SCHEMES:
+        raise DatasourceError(
+            f"unsupported datasource URL {_redacted(text)!r}",
+            hint="use duckdb:///path/to/file.duckdb or mysql://user:password@host:3306/database",
+        )
+    if scheme == "duckdb":
+        path = rest[1:] if rest.startswith("/") else rest
+        return DatasourceURL("duckdb", path=path or ":memory:")
+    try:
+        parts = urlsplit(text)
+        port = parts.port
+    except ValueError as error:
+        raise DatasourceError(f"bad datasource URL {_redacted(text)!r}: {error}") from None
+    database = parts.path.lstrip("/")
+    if not parts.hostname or not database:
+        raise DatasourceError(
+            f"datasource URL {_redacted(text)!r} needs a host and a database",
+            hint=f"for example {scheme}://user:password@127.0.0.1:3306/test",
+        )
+    return DatasourceURL(
+        scheme,
+        path=unquote(database),
+        host=parts.hostname,
+        port=port,
+        user=unquote(parts.username or ""),
+        password=unquote(parts.password or ""),
+    )
+
+
+def _redacted(text: str) -> str:
+    """``text`` with any password replaced by ``***``."""
+    scheme, sep, rest = text.partition("://")
+    credentials, at, location = rest.rpartition("@")
+    if not sep or not at or ":" not in credentials:
+        return text
+    return f"{scheme}://{credentials.split(':', 1)[0]}:***@{location}"

@@ -1,0 +1,69 @@
+"""Labels: classes for classifiers (any column type), numbers for regressors."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from sqlml.errors import ModelError
+
+CLASSIFIER_OBJECTIVE_PREFIXES = ("binary:", "multi:")
+
+
+@dataclass(frozen=True)
+class LabelEncoding:
+    """How label values map to what a model learns; stored with the model as JSON."""
+
+    task: str  # "classifier" or "regressor"
+    classes: list[Any]  # sorted class values (classifier), empty for a regressor
+    kind: str  # numpy dtype kind of the label column, so predictions are typed like it
+
+    def encode(self, values: np.ndarray) -> np.ndarray:
+        if self.task == "regressor":
+            return values.astype(np.float32)
+        index = {value: i for i, value in enumerate(self.classes)}
+        return np.array([index[value] for value in values.tolist()], dtype=np.int32)
+
+    def decode(self, predictions: np.ndarray) -> np.ndarray:
+        if self.task == "regressor":
+            return predictions.astype(np.float64)
+        classes = np.array(self.classes, dtype=object if self.kind in "OSU" else None)
+        return classes[predictions.astype(np.int64)]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"task": self.task, "classes": self.classes, "kind": self.kind}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> LabelEncoding:
+        return cls(data["task"], data["classes"], data["kind"])
+
+
+def fit_labels(name: str, values: np.ndarray, task: str, objective: str | None) -> LabelEncoding:
+    """Decide the task (for ``auto``) and the classes of a label column."""
+    numeric = values.dtype.kind in "iuf"
+    if values.dtype.kind == "f" and np.isnan(values).any() or None in values.tolist():
+        raise ModelError(
+            f"LABEL column {name} has NULL values",
+            hint=f"filter them out: add WHERE {name} IS NOT NULL to the SELECT",
+        )
+    if task == "auto":
+        if objective:
+            task = "classifier" if objective.startswith(CLASSIFIER_OBJECTIVE_PREFIXES) else "regressor"
+        else:
+            task = "regressor" if numeric else "classifier"
+    if task == "regressor":
+        if not numeric:
+            raise ModelError(
+                f"LABEL column {name} holds text, but a regressor needs numbers",
+                hint="use a classification objective, e.g. objective = 'multi:softprob'",
+            )
+        return LabelEncoding("regressor", [], values.dtype.kind)
+    classes = sorted(set(values.tolist()))
+    if len(classes) < 2:
+        raise ModelError(
+            f"LABEL column {name} has a single class ({classes[0]!r}); a classifier needs two",
+            hint="check the SELECT's WHERE clause",
+        )
+    return LabelEncoding("classifier", classes, values.dtype.kind)

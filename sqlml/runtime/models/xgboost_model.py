@@ -1,0 +1,83 @@
+"""XGBoost models, stored as UBJSON (XGBoost's own format: loading runs no code)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import xgboost as xgb
+
+from sqlml.errors import ModelError
+from sqlml.runtime.labels import LabelEncoding
+
+FORMAT = "xgboost-ubj"
+
+
+def booster_params(labels: LabelEncoding, attributes: dict[str, Any]) -> dict[str, Any]:
+    """XGBoost parameters from the WITH attributes, with the objective settled."""
+    params = {
+        key: value
+        for key, value in attributes.items()
+        if not key.startswith("train.") and value is not None
+    }
+    n_classes = len(labels.classes)
+    objective = params.get("objective")
+    if labels.task == "regressor":
+        params.setdefault("objective", "reg:squarederror")
+    elif objective is None:
+        params["objective"] = "binary:logistic" if n_classes == 2 else "multi:softprob"
+    elif objective.startswith("binary:") and n_classes > 2:
+        raise ModelError(
+            f"objective {objective} takes two classes, but the label has {n_classes}",
+            hint="use objective = 'multi:softprob'",
+        )
+    if params["objective"].startswith("multi:"):
+        given = params.get("num_class", n_classes)
+        if given < n_classes:
+            raise ModelError(
+                f"num_class is {given}, but the label has {n_classes} classes",
+                hint=f"set num_class = {n_classes} or leave it out",
+            )
+        params["num_class"] = given
+    else:
+        params.pop("num_class", None)
+    params["verbosity"] = 0
+    return params
+
+
+def train(
+    x: np.ndarray, y: np.ndarray, labels: LabelEncoding, attributes: dict[str, Any]
+) -> tuple[bytes, dict[str, Any]]:
+    params = booster_params(labels, attributes)
+    history: dict[str, dict[str, list[float]]] = {}
+    dtrain = xgb.DMatrix(x, label=y)
+    booster = xgb.train(
+        params,
+        dtrain,
+        num_boost_round=attributes["train.num_boost_round"],
+        evals=[(dtrain, "train")],
+        evals_result=history,
+        verbose_eval=False,
+    )
+    metrics = {f"train_{name}": values[-1] for name, values in history["train"].items()}
+    return bytes(booster.save_raw(raw_format="ubj")), {"params": params, "metrics": metrics}
+
+
+def predict(data: bytes, x: np.ndarray, metadata: dict[str, Any], batch_size: int) -> np.ndarray:
+    booster = xgb.Booster()
+    booster.load_model(bytearray(data))
+    objective = metadata["params"]["objective"]
+    parts = [
+        booster.predict(xgb.DMatrix(x[start : start + batch_size]))
+        for start in range(0, len(x), batch_size)
+    ]
+    raw = np.concatenate(parts) if parts else np.empty(0)
+    if objective == "multi:softprob":
+        return raw.reshape(len(x), -1).argmax(axis=1)
+    if objective == "binary:logistic":
+        return (raw > 0.5).astype(np.int64)
+    if objective == "binary:logitraw":
+        return (raw > 0).astype(np.int64)
+    if objective in ("multi:softmax", "binary:hinge"):
+        return raw.astype(np.int64)
+    return raw

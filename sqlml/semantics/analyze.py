@@ -1,0 +1,136 @@
+"""Check a parsed program and lower it to IR statements."""
+
+from __future__ import annotations
+
+import re
+
+from sqlml import ir
+from sqlml.errors import CheckError
+from sqlml.grammar import ast
+from sqlml.semantics.attributes import Attr, check_attributes
+from sqlml.semantics.estimators import closest_estimator, find_estimator
+
+PREDICT_ATTRIBUTES = {
+    "predict.batch_size": Attr(
+        "predict.batch_size", "int", 65536, "rows predicted and written per batch", minimum=1
+    ),
+}
+
+
+def analyze(program: ast.Program) -> list[ir.Statement]:
+    """Check every statement and return their IR, in program order."""
+    width = len(str(len(program.statements)))
+    return [
+        _lower(statement, f"s{index:0{width}d}")
+        for index, statement in enumerate(program.statements, 1)
+    ]
+
+
+def _lower(statement: ast.Statement, prefix: str) -> ir.Statement:
+    if isinstance(statement, ast.TrainStatement):
+        return _train(statement, f"{prefix}-train-{_slug(str(statement.into))}")
+    if isinstance(statement, ast.PredictStatement):
+        return _predict(statement, f"{prefix}-predict-{_slug(str(statement.target))}")
+    first_word = statement.text.split(None, 1)[0]
+    return ir.SqlStatement(
+        id=f"{prefix}-{_slug(first_word)}", text=statement.text, **_where(statement.pos)
+    )
+
+
+def _train(statement: ast.TrainStatement, step_id: str) -> ir.TrainStatement:
+    estimator = find_estimator(str(statement.estimator))
+    if estimator is None:
+        closest = closest_estimator(str(statement.estimator))
+        raise _error(
+            f"unknown estimator {statement.estimator}",
+            statement.estimator.pos,
+            f"did you mean {closest}?" if closest else "see docs/language.md for the estimators",
+        )
+    if statement.label is None:
+        raise _error(
+            f"TO TRAIN {estimator.name} needs a LABEL: the column to learn to predict",
+            statement.into.pos,
+            "add LABEL <column> before INTO",
+        )
+    if statement.using is not None:
+        raise _error(
+            "USING a base model in TO TRAIN is not supported yet",
+            statement.using.pos,
+            "train from scratch: remove the USING clause",
+        )
+    attributes = check_attributes(statement.attributes, estimator.attributes, estimator.name)
+    return ir.TrainStatement(
+        id=step_id,
+        text=statement.text,
+        **_where(statement.pos),
+        select=statement.select,
+        estimator=estimator.name,
+        family=estimator.family,
+        task=estimator.task,
+        attributes={**attributes, **estimator.fixed},
+        features=_feature_names(statement.columns),
+        label=_single_part(statement.label, "LABEL column"),
+        model=str(statement.into),
+    )
+
+
+def _feature_names(clauses: tuple[ast.ColumnClause, ...]) -> list[str]:
+    names: list[str] = []
+    for clause in clauses:
+        if clause.target is not None:
+            raise _error(
+                "COLUMN ... FOR is for estimators with several inputs; this one has one",
+                clause.target.pos,
+                "remove FOR <target>",
+            )
+        for column in clause.columns:
+            if isinstance(column, ast.Call):
+                raise _error(
+                    f"feature column {column.function}(...) is not supported yet",
+                    column.pos,
+                    "list plain column names in COLUMN",
+                )
+            name = _single_part(column, "COLUMN")
+            if name in names:
+                raise _error(f"column {name} is listed twice", column.pos, None)
+            names.append(name)
+    return names
+
+
+def _predict(statement: ast.PredictStatement, step_id: str) -> ir.PredictStatement:
+    target = statement.target
+    if len(target.parts) < 2:
+        raise _error(
+            f"TO PREDICT needs <table>.<result column>, got {target}",
+            target.pos,
+            f"for example: TO PREDICT {target}_predicted.class",
+        )
+    attributes = check_attributes(statement.attributes, PREDICT_ATTRIBUTES, "TO PREDICT")
+    return ir.PredictStatement(
+        id=step_id,
+        text=statement.text,
+        **_where(statement.pos),
+        select=statement.select,
+        table=list(target.parts[:-1]),
+        result_column=target.parts[-1],
+        model=str(statement.using),
+        attributes=attributes,
+    )
+
+
+def _single_part(name: ast.Name, what: str) -> str:
+    if len(name.parts) != 1:
+        raise _error(f"{what} takes a column name, not {name}", name.pos, None)
+    return name.parts[0]
+
+
+def _where(pos: ast.Position) -> dict[str, int]:
+    return {"line": pos.line, "column": pos.column}
+
+
+def _error(message: str, pos: ast.Position, hint: str | None) -> CheckError:
+    return CheckError(message, line=pos.line, column=pos.column, hint=hint)
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:40] or "statement"

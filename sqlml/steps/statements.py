@@ -1,0 +1,44 @@
+"""Steps that run sqlml statements: standard SQL, TO TRAIN and TO PREDICT."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from sqlml import ir
+from sqlml.workflow.core import Step, names
+
+STATEMENT_TEMPLATES = ("sql", "train", "predict")
+
+
+def _step(statement: ir.Statement, after: Sequence[Step]) -> Step:
+    return Step(statement.id, statement.kind, statement.to_dict(), names(after))
+
+
+def sql(statement: ir.SqlStatement, after: Sequence[Step] = ()) -> Step:
+    """Run a standard SQL statement in the datasource.
+
+    Args:
+        statement: the statement's IR.
+        after: steps that must finish first.
+    """
+    return _step(statement, after)
+
+
+def train(statement: ir.TrainStatement, after: Sequence[Step] = ()) -> Step:
+    """Train a model on the rows of a SELECT and save it in the datasource's model table.
+
+    Args:
+        statement: the TO TRAIN statement's IR.
+        after: steps that must finish first.
+    """
+    return _step(statement, after)
+
+
+def predict(statement: ir.PredictStatement, after: Sequence[Step] = ()) -> Step:
+    """Predict the rows of a SELECT with a stored model into a table (replaced atomically).
+
+    Args:
+        statement: the TO PREDICT statement's IR.
+        after: steps that must finish first.
+    """
+    return _step(statement, after)
