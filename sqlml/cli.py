@@ -107,7 +107,9 @@ def _run_text(text: str, source: str, datasource: str | None, base_dir: Path, fm
     except SqlmlError as error:
         print(error.render(source), file=sys.stderr)
         return 1
-    return run_and_report(to_workflow(statements, Path(source).stem), datasource, base_dir, fmt, source)
+    return run_and_report(
+        to_workflow(statements, Path(source).stem), datasource, base_dir, fmt, source
+    )
 
 
 def _check(files: list[str]) -> int:

@@ -124,7 +124,9 @@ class _ToAst(Transformer):
         return "using", model
 
     def call(self, function: Token, *args) -> ast.Call:
-        return ast.Call(str(function).upper(), tuple(a for a in args if a is not None), _pos(function))
+        return ast.Call(
+            str(function).upper(), tuple(a for a in args if a is not None), _pos(function)
+        )
 
     def argument_list(self, *items) -> tuple:
         return tuple(item for item in items if item is not None)

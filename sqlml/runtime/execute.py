@@ -54,8 +54,9 @@ def train(statement: ir.TrainStatement, datasource: Datasource) -> Outcome:
         statement.attributes.get("objective"),
     )
     trainer = family(statement.family)
-    data, details = trainer.train(x, labels.encode(columns[statement.label]), labels,
-                                  statement.attributes)  # fmt: skip
+    data, details = trainer.train(
+        x, labels.encode(columns[statement.label]), labels, statement.attributes
+    )
     metadata = {
         "estimator": statement.estimator,
         "family": statement.family,
@@ -72,8 +73,9 @@ def train(statement: ir.TrainStatement, datasource: Datasource) -> Outcome:
     }
     ModelStore(datasource).save(statement.model, metadata, data)
     shown = ", ".join(f"{name} {value:.4g}" for name, value in details["metrics"].items())
-    return Outcome(summary=f"trained {statement.model} ({statement.estimator}) on {rows} rows: "
-                           f"{shown}")  # fmt: skip
+    return Outcome(
+        summary=f"trained {statement.model} ({statement.estimator}) on {rows} rows: {shown}"
+    )
 
 
 def predict(statement: ir.PredictStatement, datasource: Datasource) -> Outcome:
@@ -85,10 +87,13 @@ def predict(statement: ir.PredictStatement, datasource: Datasource) -> Outcome:
     labels = LabelEncoding.from_dict(metadata["labels"])
     trainer = family(metadata["family"])
     if metadata["format"] != trainer.FORMAT:
-        raise ModelError(f"model {statement.model} is stored as {metadata['format']}, "
-                         f"which this version of sqlml cannot read")  # fmt: skip
-    predictions = trainer.predict(stored.data, x, metadata,
-                                  statement.attributes["predict.batch_size"])  # fmt: skip
+        raise ModelError(
+            f"model {statement.model} is stored as {metadata['format']}, "
+            f"which this version of sqlml cannot read"
+        )
+    predictions = trainer.predict(
+        stored.data, x, metadata, statement.attributes["predict.batch_size"]
+    )
     output = {
         name: values
         for name, values in columns.items()
@@ -97,5 +102,7 @@ def predict(statement: ir.PredictStatement, datasource: Datasource) -> Outcome:
     output[statement.result_column] = np.asarray(labels.decode(predictions))
     datasource.write_table(statement.table, output)
     table = ".".join(statement.table)
-    return Outcome(summary=f"predicted {len(x)} rows into {table}.{statement.result_column} "
-                           f"with {statement.model}")  # fmt: skip
+    return Outcome(
+        summary=f"predicted {len(x)} rows into {table}.{statement.result_column} "
+        f"with {statement.model}"
+    )

@@ -43,14 +43,16 @@ class LabelEncoding:
 def fit_labels(name: str, values: np.ndarray, task: str, objective: str | None) -> LabelEncoding:
     """Decide the task (for ``auto``) and the classes of a label column."""
     numeric = values.dtype.kind in "iuf"
-    if values.dtype.kind == "f" and np.isnan(values).any() or None in values.tolist():
+    if (values.dtype.kind == "f" and np.isnan(values).any()) or None in values.tolist():
         raise ModelError(
             f"LABEL column {name} has NULL values",
             hint=f"filter them out: add WHERE {name} IS NOT NULL to the SELECT",
         )
     if task == "auto":
         if objective:
-            task = "classifier" if objective.startswith(CLASSIFIER_OBJECTIVE_PREFIXES) else "regressor"
+            task = (
+                "classifier" if objective.startswith(CLASSIFIER_OBJECTIVE_PREFIXES) else "regressor"
+            )
         else:
             task = "regressor" if numeric else "classifier"
     if task == "regressor":

@@ -14,7 +14,14 @@ from typing import Any
 from sqlml.errors import CheckError
 from sqlml.grammar import ast
 
-TYPES = ("int", "float", "string", "bool", "int list")
+_TYPE_WORDS = {
+    "int": "an integer",
+    "float": "a number",
+    "string": "a string",
+    "bool": "TRUE or FALSE",
+    "int list": "a list of integers",
+}
+TYPES = tuple(_TYPE_WORDS)
 
 
 @dataclass(frozen=True)
@@ -61,7 +68,7 @@ def _convert(kind: str, value: ast.Value) -> Any:
         return value
     if kind == "int list" and isinstance(value, tuple):
         return [_convert("int", item) for item in value]
-    raise ValueError(f"must be {'a list of integers' if kind == 'int list' else 'a ' + kind}")
+    raise ValueError(f"must be {_TYPE_WORDS[kind]}")
 
 
 def check_attributes(

@@ -51,45 +51,92 @@ _XGB_TREE = (
     Attr("max_depth", "int", 6, "maximum depth of a tree", minimum=0),
     Attr("min_child_weight", "float", 1.0, "minimum sum of instance weight in a child", minimum=0),
     Attr("gamma", "float", 0.0, "minimum loss reduction to split a leaf", minimum=0),
-    Attr("subsample", "float", 1.0, "row subsample ratio", minimum=0, maximum=1,
-         exclusive_minimum=True),
-    Attr("colsample_bytree", "float", 1.0, "column subsample ratio per tree", minimum=0,
-         maximum=1, exclusive_minimum=True),
-    Attr("tree_method", "string", "hist", "tree construction algorithm",
-         choices=("auto", "exact", "approx", "hist")),
+    Attr(
+        "subsample",
+        "float",
+        1.0,
+        "row subsample ratio",
+        minimum=0,
+        maximum=1,
+        exclusive_minimum=True,
+    ),
+    Attr(
+        "colsample_bytree",
+        "float",
+        1.0,
+        "column subsample ratio per tree",
+        minimum=0,
+        maximum=1,
+        exclusive_minimum=True,
+    ),
+    Attr(
+        "tree_method",
+        "string",
+        "hist",
+        "tree construction algorithm",
+        choices=("auto", "exact", "approx", "hist"),
+    ),
 )
 
 _XGB_DART = (
-    Attr("sample_type", "string", "uniform", "how dropped trees are chosen",
-         choices=("uniform", "weighted")),
-    Attr("normalize_type", "string", "tree", "how new trees are weighted",
-         choices=("tree", "forest")),
+    Attr(
+        "sample_type",
+        "string",
+        "uniform",
+        "how dropped trees are chosen",
+        choices=("uniform", "weighted"),
+    ),
+    Attr(
+        "normalize_type", "string", "tree", "how new trees are weighted", choices=("tree", "forest")
+    ),
     Attr("rate_drop", "float", 0.0, "fraction of trees dropped each round", minimum=0, maximum=1),
     Attr("skip_drop", "float", 0.0, "probability of skipping the dropout", minimum=0, maximum=1),
     Attr("one_drop", "bool", False, "always drop at least one tree"),
 )
 
 _XGB_LINEAR = (
-    Attr("updater", "string", "shotgun", "linear model fitting algorithm",
-         choices=("shotgun", "coord_descent")),
-    Attr("feature_selector", "string", "cyclic", "feature selection and ordering",
-         choices=("cyclic", "shuffle", "random", "greedy", "thrifty")),
+    Attr(
+        "updater",
+        "string",
+        "shotgun",
+        "linear model fitting algorithm",
+        choices=("shotgun", "coord_descent"),
+    ),
+    Attr(
+        "feature_selector",
+        "string",
+        "cyclic",
+        "feature selection and ordering",
+        choices=("cyclic", "shuffle", "random", "greedy", "thrifty"),
+    ),
 )
 
 _KERAS_COMMON = (
     Attr("train.epoch", "int", 10, "passes over the training data", minimum=1),
     Attr("train.batch_size", "int", 32, "rows per gradient step", minimum=1),
     Attr("train.seed", "int", 0, "random seed for weights and shuffling", minimum=0),
-    Attr("optimizer.learning_rate", "float", 0.01, "Adam learning rate", minimum=0,
-         exclusive_minimum=True),
+    Attr(
+        "optimizer.learning_rate",
+        "float",
+        0.01,
+        "Adam learning rate",
+        minimum=0,
+        exclusive_minimum=True,
+    ),
 )
 
 _DNN = (
     Attr("model.hidden_units", "int list", [64, 32], "units of each hidden layer", minimum=1),
-    Attr("model.activation", "string", "relu", "activation of the hidden layers",
-         choices=("relu", "tanh", "sigmoid", "elu", "gelu", "selu")),
-    Attr("model.dropout", "float", 0.0, "dropout rate after each hidden layer", minimum=0,
-         maximum=1),
+    Attr(
+        "model.activation",
+        "string",
+        "relu",
+        "activation of the hidden layers",
+        choices=("relu", "tanh", "sigmoid", "elu", "gelu", "selu"),
+    ),
+    Attr(
+        "model.dropout", "float", 0.0, "dropout rate after each hidden layer", minimum=0, maximum=1
+    ),
 )
 
 
@@ -108,19 +155,47 @@ class Estimator:
 ESTIMATORS: dict[str, Estimator] = {
     e.name: e
     for e in (
-        Estimator("xgboost.gbtree", "xgboost", "auto", _attrs(*_XGB_COMMON, *_XGB_TREE),
-                  "gradient-boosted trees", {"booster": "gbtree"}),
-        Estimator("xgboost.dart", "xgboost", "auto",
-                  _attrs(*_XGB_COMMON, *_XGB_TREE, *_XGB_DART),
-                  "gradient-boosted trees with dropout (DART)", {"booster": "dart"}),
-        Estimator("xgboost.gblinear", "xgboost", "auto", _attrs(*_XGB_COMMON, *_XGB_LINEAR),
-                  "boosted linear model", {"booster": "gblinear"}),
-        Estimator("DNNClassifier", "keras", "classifier",
-                  _attrs(
-                      Attr("model.n_classes", "int", None,
-                           "number of classes; inferred from the label when omitted", minimum=2),
-                      *_DNN, *_KERAS_COMMON),
-                  "a fully connected neural network classifier (Keras)"),
+        Estimator(
+            "xgboost.gbtree",
+            "xgboost",
+            "auto",
+            _attrs(*_XGB_COMMON, *_XGB_TREE),
+            "gradient-boosted trees",
+            {"booster": "gbtree"},
+        ),
+        Estimator(
+            "xgboost.dart",
+            "xgboost",
+            "auto",
+            _attrs(*_XGB_COMMON, *_XGB_TREE, *_XGB_DART),
+            "gradient-boosted trees with dropout (DART)",
+            {"booster": "dart"},
+        ),
+        Estimator(
+            "xgboost.gblinear",
+            "xgboost",
+            "auto",
+            _attrs(*_XGB_COMMON, *_XGB_LINEAR),
+            "boosted linear model",
+            {"booster": "gblinear"},
+        ),
+        Estimator(
+            "DNNClassifier",
+            "keras",
+            "classifier",
+            _attrs(
+                Attr(
+                    "model.n_classes",
+                    "int",
+                    None,
+                    "number of classes; inferred from the label when omitted",
+                    minimum=2,
+                ),
+                *_DNN,
+                *_KERAS_COMMON,
+            ),
+            "a fully connected neural network classifier (Keras)",
+        ),
     )
 }
 

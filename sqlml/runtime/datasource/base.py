@@ -23,9 +23,19 @@ Columns = dict[str, np.ndarray]
 
 # Statements whose result rows are shown to the user.
 _QUERY_WORDS = {
-    "select", "with", "values", "show", "describe", "desc", "explain",
-    "pragma", "from", "table", "summarize", "call",
-}  # fmt: skip
+    "select",
+    "with",
+    "values",
+    "show",
+    "describe",
+    "desc",
+    "explain",
+    "pragma",
+    "from",
+    "table",
+    "summarize",
+    "call",
+}
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,7 @@ import uuid
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import duckdb
 import numpy as np
@@ -20,8 +20,14 @@ class DuckDBSource(Datasource):
     dialect = "duckdb"
     param = "?"
     current_schema = "current_schema()"
-    types = {"int": "BIGINT", "float": "DOUBLE", "bool": "BOOLEAN", "text": "VARCHAR",
-             "blob": "BLOB", "key": "VARCHAR"}  # fmt: skip
+    types: ClassVar[dict[str, str]] = {
+        "int": "BIGINT",
+        "float": "DOUBLE",
+        "bool": "BOOLEAN",
+        "text": "VARCHAR",
+        "blob": "BLOB",
+        "key": "VARCHAR",
+    }
 
     def __init__(self, url: DatasourceURL, base_dir: Path | None = None) -> None:
         super().__init__(url)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import pymysql
@@ -14,8 +14,14 @@ from sqlml.errors import DatasourceError
 from sqlml.runtime.datasource.base import Columns, Datasource, ResultSet, returns_rows
 from sqlml.runtime.datasource.url import DatasourceURL
 
-_INTEGER_TYPES = {FIELD_TYPE.TINY, FIELD_TYPE.SHORT, FIELD_TYPE.LONG, FIELD_TYPE.LONGLONG,
-                  FIELD_TYPE.INT24, FIELD_TYPE.YEAR}  # fmt: skip
+_INTEGER_TYPES = {
+    FIELD_TYPE.TINY,
+    FIELD_TYPE.SHORT,
+    FIELD_TYPE.LONG,
+    FIELD_TYPE.LONGLONG,
+    FIELD_TYPE.INT24,
+    FIELD_TYPE.YEAR,
+}
 _FLOAT_TYPES = {FIELD_TYPE.FLOAT, FIELD_TYPE.DOUBLE, FIELD_TYPE.DECIMAL, FIELD_TYPE.NEWDECIMAL}
 _FETCH_ROWS = 10_000
 
@@ -24,8 +30,14 @@ class MySQLSource(Datasource):
     dialect = "mysql"
     param = "%s"
     current_schema = "DATABASE()"
-    types = {"int": "BIGINT", "float": "DOUBLE", "bool": "BOOLEAN", "text": "LONGTEXT",
-             "blob": "LONGBLOB", "key": "VARCHAR(255)"}  # fmt: skip
+    types: ClassVar[dict[str, str]] = {
+        "int": "BIGINT",
+        "float": "DOUBLE",
+        "bool": "BOOLEAN",
+        "text": "LONGTEXT",
+        "blob": "LONGBLOB",
+        "key": "VARCHAR(255)",
+    }
 
     def __init__(self, url: DatasourceURL) -> None:
         super().__init__(url)

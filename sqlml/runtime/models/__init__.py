@@ -5,8 +5,10 @@ from __future__ import annotations
 import importlib
 from types import ModuleType
 
-FAMILIES = {"xgboost": "sqlml.runtime.models.xgboost_model",
-            "keras": "sqlml.runtime.models.keras_model"}  # fmt: skip
+FAMILIES = {
+    "xgboost": "sqlml.runtime.models.xgboost_model",
+    "keras": "sqlml.runtime.models.keras_model",
+}
 
 
 def family(name: str) -> ModuleType:
