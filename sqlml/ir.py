@@ -63,8 +63,75 @@ class PredictStatement(Statement):
     attributes: dict[str, Any]
 
 
+@dataclass(frozen=True)
+class EvaluateStatement(Statement):
+    """Score ``model`` on the rows of ``select`` against ``label``; metrics into ``table``."""
+
+    kind: ClassVar[str] = "evaluate"
+    select: str
+    model: str
+    label: str
+    table: list[str]
+    attributes: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class ExplainStatement(Statement):
+    """Per-feature attributions of ``model`` on the rows of ``select``."""
+
+    kind: ClassVar[str] = "explain"
+    select: str
+    model: str
+    explainer: str | None
+    table: list[str] | None  # None: show the summary instead of writing a table
+    attributes: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class ShowTrainStatement(Statement):
+    """The TO TRAIN statement that trained ``model``."""
+
+    kind: ClassVar[str] = "show_train"
+    model: str
+
+
+@dataclass(frozen=True)
+class ShowModelsStatement(Statement):
+    """The stored models."""
+
+    kind: ClassVar[str] = "show_models"
+
+
+@dataclass(frozen=True)
+class DescribeModelStatement(Statement):
+    """A stored model's estimator, features, label and metrics."""
+
+    kind: ClassVar[str] = "describe_model"
+    model: str
+
+
+@dataclass(frozen=True)
+class DropModelStatement(Statement):
+    """Delete a stored model."""
+
+    kind: ClassVar[str] = "drop_model"
+    model: str
+    if_exists: bool
+
+
 _KINDS: dict[str, type[Statement]] = {
-    cls.kind: cls for cls in (SqlStatement, TrainStatement, PredictStatement)
+    cls.kind: cls
+    for cls in (
+        SqlStatement,
+        TrainStatement,
+        PredictStatement,
+        EvaluateStatement,
+        ExplainStatement,
+        ShowTrainStatement,
+        ShowModelsStatement,
+        DescribeModelStatement,
+        DropModelStatement,
+    )
 }
 
 

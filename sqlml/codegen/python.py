@@ -7,9 +7,7 @@ import re
 from collections.abc import Sequence
 
 import sqlml
-from sqlml import ir
-
-_STEP_FUNCTIONS = {"sql": "steps.sql", "train": "steps.train", "predict": "steps.predict"}
+from sqlml import ir, steps
 
 
 def to_python(statements: Sequence[ir.Statement], name: str, base_dir: str = ".") -> str:
@@ -33,7 +31,7 @@ def to_python(statements: Sequence[ir.Statement], name: str, base_dir: str = "."
     for statement in statements:
         variable = _variable(statement.id)
         after = f", after=[{previous}]" if previous else ""
-        lines.append(f"{variable} = workflow.add({_STEP_FUNCTIONS[statement.kind]}(")
+        lines.append(f"{variable} = workflow.add(steps.{steps.STEP_FOR_KIND[statement.kind]}(")
         lines.append(f"    {_constructor(statement)}{after}")
         lines.append("))")
         previous = variable

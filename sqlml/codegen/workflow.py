@@ -13,6 +13,6 @@ def to_workflow(statements: Sequence[ir.Statement], name: str) -> Workflow:
     workflow = Workflow(name)
     previous: list[Step] = []
     for statement in statements:
-        make = getattr(steps, statement.kind)
+        make = getattr(steps, steps.STEP_FOR_KIND[statement.kind])
         previous = [workflow.add(make(statement, after=previous))]
     return workflow

@@ -96,7 +96,79 @@ class PredictStatement:
     using: Name
 
 
-Statement = SqlStatement | TrainStatement | PredictStatement
+@dataclass(frozen=True)
+class EvaluateStatement:
+    """``<select> TO EVALUATE <model> [WITH ...] LABEL <column> INTO <table>``."""
+
+    text: str
+    pos: Position
+    select: str
+    model: Name
+    attributes: tuple[Attribute, ...]
+    label: Name
+    into: Name
+
+
+@dataclass(frozen=True)
+class ExplainStatement:
+    """``<select> TO EXPLAIN <model> [WITH ...] [USING <explainer>] [INTO <table>]``."""
+
+    text: str
+    pos: Position
+    select: str
+    model: Name
+    attributes: tuple[Attribute, ...]
+    explainer: Name | None
+    into: Name | None
+
+
+@dataclass(frozen=True)
+class ShowTrainStatement:
+    """``SHOW TRAIN <model>``: the statement that trained a model."""
+
+    text: str
+    pos: Position
+    model: Name
+
+
+@dataclass(frozen=True)
+class ShowModelsStatement:
+    """``SHOW MODELS``: the stored models."""
+
+    text: str
+    pos: Position
+
+
+@dataclass(frozen=True)
+class DescribeModelStatement:
+    """``DESCRIBE MODEL <model>``: a model's estimator, features, label and metrics."""
+
+    text: str
+    pos: Position
+    model: Name
+
+
+@dataclass(frozen=True)
+class DropModelStatement:
+    """``DROP MODEL [IF EXISTS] <model>``."""
+
+    text: str
+    pos: Position
+    model: Name
+    if_exists: bool
+
+
+Statement = (
+    SqlStatement
+    | TrainStatement
+    | PredictStatement
+    | EvaluateStatement
+    | ExplainStatement
+    | ShowTrainStatement
+    | ShowModelsStatement
+    | DescribeModelStatement
+    | DropModelStatement
+)
 
 
 @dataclass(frozen=True)

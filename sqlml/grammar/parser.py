@@ -105,6 +105,53 @@ class _ToAst(Transformer):
             using=using,
         )
 
+    @v_args(inline=False)
+    def evaluate(self, children: list) -> ast.EvaluateStatement:
+        select, model, *with_clause, (_, label), into = children
+        return ast.EvaluateStatement(
+            text=_text(select, into.end),
+            pos=_pos(select),
+            select=str(select).rstrip(),
+            model=model,
+            attributes=with_clause[0][1] if with_clause else (),
+            label=label,
+            into=into,
+        )
+
+    @v_args(inline=False)
+    def explain(self, children: list) -> ast.ExplainStatement:
+        select, model, *clauses = children
+        clause = dict(clauses)
+        last = clause.get("into") or clause.get("using") or model
+        return ast.ExplainStatement(
+            text=_text(select, last.end),
+            pos=_pos(select),
+            select=str(select).rstrip(),
+            model=model,
+            attributes=clause.get("with", ()),
+            explainer=clause.get("using"),
+            into=clause.get("into"),
+        )
+
+    def into_clause(self, table: ast.Name) -> tuple[str, ast.Name]:
+        return "into", table
+
+    def show_train(self, keyword: Token, model: ast.Name) -> ast.ShowTrainStatement:
+        return ast.ShowTrainStatement(_text(keyword, model.end), _pos(keyword), model)
+
+    def show_models(self, keyword: Token) -> ast.ShowModelsStatement:
+        return ast.ShowModelsStatement(_text(keyword, keyword.end_pos), _pos(keyword))
+
+    def describe_model(self, keyword: Token, model: ast.Name) -> ast.DescribeModelStatement:
+        return ast.DescribeModelStatement(_text(keyword, model.end), _pos(keyword), model)
+
+    def drop_model(
+        self, keyword: Token, if_exists: Token | None, model: ast.Name
+    ) -> ast.DropModelStatement:
+        return ast.DropModelStatement(
+            _text(keyword, model.end), _pos(keyword), model, if_exists is not None
+        )
+
     def with_clause(self, *attributes: ast.Attribute) -> tuple[str, tuple]:
         return "with", attributes
 

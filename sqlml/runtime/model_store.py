@@ -44,6 +44,23 @@ class ModelStore:
                 [name, json.dumps(metadata, sort_keys=True), data],
             )
 
+    def list(self) -> list[tuple[str, dict[str, Any]]]:
+        """Every stored model's name and metadata, by name."""
+        if not self._ds.table_exists([TABLE]):
+            return []
+        rows = self._ds.execute(f"SELECT name, metadata FROM {self._table} ORDER BY name")
+        return [(name, json.loads(metadata)) for name, metadata in rows.rows] if rows else []
+
+    def drop(self, name: str) -> bool:
+        """Delete the model ``name``; whether there was one."""
+        if not self._ds.table_exists([TABLE]):
+            return False
+        p = self._ds.param
+        with self._ds.transaction():
+            found = self._ds.execute(f"SELECT COUNT(*) FROM {self._table} WHERE name = {p}", [name])
+            self._ds.execute(f"DELETE FROM {self._table} WHERE name = {p}", [name])
+        return bool(found and found.rows[0][0])
+
     def load(self, name: str) -> StoredModel:
         """The model called ``name``; a :class:`ModelError` if there is none."""
         rows = None

@@ -7,6 +7,7 @@ import re
 from sqlml import ir
 from sqlml.errors import CheckError
 from sqlml.grammar import ast
+from sqlml.metrics import METRICS
 from sqlml.semantics.attributes import Attr, check_attributes
 from sqlml.semantics.estimators import closest_estimator, find_estimator
 
@@ -14,6 +15,19 @@ PREDICT_ATTRIBUTES = {
     "predict.batch_size": Attr(
         "predict.batch_size", "int", 65536, "rows predicted and written per batch", minimum=1
     ),
+}
+EVALUATE_ATTRIBUTES = {
+    "validation.metrics": Attr(
+        "validation.metrics",
+        "string",
+        None,
+        "comma-separated metrics to compute, e.g. 'accuracy,auc' (default: all that apply): "
+        + ", ".join(METRICS),
+    ),
+}
+EXPLAINERS = ("TreeExplainer", "PermutationExplainer")
+EXPLAIN_ATTRIBUTES = {
+    "explain.seed": Attr("explain.seed", "int", 0, "seed for PermutationExplainer's shuffles"),
 }
 
 
@@ -27,14 +41,38 @@ def analyze(program: ast.Program) -> list[ir.Statement]:
 
 
 def _lower(statement: ast.Statement, prefix: str) -> ir.Statement:
-    if isinstance(statement, ast.TrainStatement):
-        return _train(statement, f"{prefix}-train-{_slug(str(statement.into))}")
-    if isinstance(statement, ast.PredictStatement):
-        return _predict(statement, f"{prefix}-predict-{_slug(str(statement.target))}")
+    match statement:
+        case ast.TrainStatement():
+            return _train(statement, f"{prefix}-train-{_slug(str(statement.into))}")
+        case ast.PredictStatement():
+            return _predict(statement, f"{prefix}-predict-{_slug(str(statement.target))}")
+        case ast.EvaluateStatement():
+            return _evaluate(statement, f"{prefix}-evaluate-{_slug(str(statement.model))}")
+        case ast.ExplainStatement():
+            return _explain(statement, f"{prefix}-explain-{_slug(str(statement.model))}")
+        case ast.ShowTrainStatement():
+            return ir.ShowTrainStatement(
+                **_common(statement, prefix, "show-train"), model=str(statement.model)
+            )
+        case ast.ShowModelsStatement():
+            return ir.ShowModelsStatement(**_common(statement, prefix, "show-models"))
+        case ast.DescribeModelStatement():
+            return ir.DescribeModelStatement(
+                **_common(statement, prefix, "describe-model"), model=str(statement.model)
+            )
+        case ast.DropModelStatement():
+            return ir.DropModelStatement(
+                **_common(statement, prefix, "drop-model"),
+                model=str(statement.model),
+                if_exists=statement.if_exists,
+            )
     first_word = statement.text.split(None, 1)[0]
-    return ir.SqlStatement(
-        id=f"{prefix}-{_slug(first_word)}", text=statement.text, **_where(statement.pos)
-    )
+    return ir.SqlStatement(**_common(statement, prefix, first_word))
+
+
+def _common(statement: ast.Statement, prefix: str, what: str) -> dict:
+    """The fields every IR statement has: a stable id, the text and the position."""
+    return {"id": f"{prefix}-{_slug(what)}", "text": statement.text, **_where(statement.pos)}
 
 
 def _train(statement: ast.TrainStatement, step_id: str) -> ir.TrainStatement:
@@ -114,6 +152,61 @@ def _predict(statement: ast.PredictStatement, step_id: str) -> ir.PredictStateme
         table=list(target.parts[:-1]),
         result_column=target.parts[-1],
         model=str(statement.using),
+        attributes=attributes,
+    )
+
+
+def _evaluate(statement: ast.EvaluateStatement, step_id: str) -> ir.EvaluateStatement:
+    attributes = check_attributes(statement.attributes, EVALUATE_ATTRIBUTES, "TO EVALUATE")
+    metrics = attributes.get("validation.metrics")
+    if metrics is not None:
+        unknown = [m for m in _metric_names(metrics) if m not in METRICS]
+        if unknown:
+            raise _error(
+                f"unknown metric {', '.join(unknown)} in validation.metrics",
+                statement.attributes[0].pos,
+                "the metrics are " + ", ".join(METRICS),
+            )
+        attributes["validation.metrics"] = ",".join(_metric_names(metrics))
+    return ir.EvaluateStatement(
+        id=step_id,
+        text=statement.text,
+        **_where(statement.pos),
+        select=statement.select,
+        model=str(statement.model),
+        label=_single_part(statement.label, "LABEL"),
+        table=list(statement.into.parts),
+        attributes=attributes,
+    )
+
+
+def _metric_names(text: str) -> list[str]:
+    aliases = {"f1score": "f1", "logloss": "log_loss"}
+    names = [name.strip().lower() for name in text.split(",") if name.strip()]
+    return [aliases.get(name, name) for name in names]
+
+
+def _explain(statement: ast.ExplainStatement, step_id: str) -> ir.ExplainStatement:
+    attributes = check_attributes(statement.attributes, EXPLAIN_ATTRIBUTES, "TO EXPLAIN")
+    explainer = None
+    if statement.explainer is not None:
+        explainer = next(
+            (e for e in EXPLAINERS if e.lower() == str(statement.explainer).lower()), None
+        )
+        if explainer is None:
+            raise _error(
+                f"unknown explainer {statement.explainer}",
+                statement.explainer.pos,
+                "the explainers are " + ", ".join(EXPLAINERS),
+            )
+    return ir.ExplainStatement(
+        id=step_id,
+        text=statement.text,
+        **_where(statement.pos),
+        select=statement.select,
+        model=str(statement.model),
+        explainer=explainer,
+        table=list(statement.into.parts) if statement.into else None,
         attributes=attributes,
     )
 

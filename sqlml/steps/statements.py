@@ -7,8 +7,6 @@ from collections.abc import Sequence
 from sqlml import ir
 from sqlml.workflow.core import Step, names
 
-STATEMENT_TEMPLATES = ("sql", "train", "predict")
-
 
 def _step(statement: ir.Statement, after: Sequence[Step]) -> Step:
     return Step(statement.id, statement.kind, statement.to_dict(), names(after))
@@ -39,6 +37,42 @@ def predict(statement: ir.PredictStatement, after: Sequence[Step] = ()) -> Step:
 
     Args:
         statement: the TO PREDICT statement's IR.
+        after: steps that must finish first.
+    """
+    return _step(statement, after)
+
+
+def evaluate(statement: ir.EvaluateStatement, after: Sequence[Step] = ()) -> Step:
+    """Score a stored model on the rows of a SELECT and write the metrics to a table.
+
+    Args:
+        statement: the TO EVALUATE statement's IR.
+        after: steps that must finish first.
+    """
+    return _step(statement, after)
+
+
+def explain(statement: ir.ExplainStatement, after: Sequence[Step] = ()) -> Step:
+    """Compute per-feature attributions of a stored model on the rows of a SELECT.
+
+    Args:
+        statement: the TO EXPLAIN statement's IR.
+        after: steps that must finish first.
+    """
+    return _step(statement, after)
+
+
+def model_admin(
+    statement: ir.ShowTrainStatement
+    | ir.ShowModelsStatement
+    | ir.DescribeModelStatement
+    | ir.DropModelStatement,
+    after: Sequence[Step] = (),
+) -> Step:
+    """SHOW TRAIN, SHOW MODELS, DESCRIBE MODEL or DROP MODEL on the datasource's model store.
+
+    Args:
+        statement: the statement's IR.
         after: steps that must finish first.
     """
     return _step(statement, after)

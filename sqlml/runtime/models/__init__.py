@@ -14,7 +14,8 @@ FAMILIES = {
 def family(name: str) -> ModuleType:
     """The module that trains and predicts models of family ``name``.
 
-    Each has ``train(x, y, labels, attributes) -> (bytes, metrics)`` and
-    ``predict(data, x, metadata, batch_size) -> predictions``.
+    Each has ``FORMAT``, ``train(x, y, labels, attributes) -> (bytes, details)`` and
+    ``predict_scores(data, x, metadata, batch_size)``: class probabilities (rows x classes)
+    for classifiers, values for regressors.
     """
     return importlib.import_module(FAMILIES[name])

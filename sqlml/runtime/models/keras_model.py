@@ -86,11 +86,14 @@ def _dnn(keras, x: np.ndarray, n_classes: int, attributes: dict[str, Any]):
     return keras.Model(inputs, outputs)
 
 
-def predict(data: bytes, x: np.ndarray, metadata: dict[str, Any], batch_size: int) -> np.ndarray:
+def predict_scores(
+    data: bytes, x: np.ndarray, metadata: dict[str, Any], batch_size: int
+) -> np.ndarray:
+    """Class probabilities (rows x classes)."""
     keras = _keras()
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "model.keras"
         path.write_bytes(data)
         model = keras.saving.load_model(path, compile=False, safe_mode=True)
     _reject_nulls(x)
-    return model.predict(x, batch_size=batch_size, verbose=0).argmax(axis=1)
+    return model.predict(x, batch_size=batch_size, verbose=0)

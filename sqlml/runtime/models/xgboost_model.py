@@ -63,21 +63,35 @@ def train(
     return bytes(booster.save_raw(raw_format="ubj")), {"params": params, "metrics": metrics}
 
 
-def predict(data: bytes, x: np.ndarray, metadata: dict[str, Any], batch_size: int) -> np.ndarray:
+def load(data: bytes) -> xgb.Booster:
     booster = xgb.Booster()
     booster.load_model(bytearray(data))
-    objective = metadata["params"]["objective"]
+    return booster
+
+
+def predict_scores(
+    data: bytes, x: np.ndarray, metadata: dict[str, Any], batch_size: int
+) -> np.ndarray:
+    """Class probabilities (rows x classes) for classifiers, values for regressors."""
+    booster = load(data)
+    params = metadata["params"]
     parts = [
         booster.predict(xgb.DMatrix(x[start : start + batch_size]))
         for start in range(0, len(x), batch_size)
     ]
     raw = np.concatenate(parts) if parts else np.empty(0)
+    objective = params["objective"]
     if objective == "multi:softprob":
-        return raw.reshape(len(x), -1).argmax(axis=1)
-    if objective == "binary:logistic":
-        return (raw > 0.5).astype(np.int64)
+        return raw.reshape(len(x), -1)
     if objective == "binary:logitraw":
-        return (raw > 0).astype(np.int64)
+        raw = 1 / (1 + np.exp(-raw))
+    if objective in ("binary:logistic", "binary:logitraw"):
+        return np.column_stack([1 - raw, raw])
     if objective in ("multi:softmax", "binary:hinge"):
-        return raw.astype(np.int64)
+        return np.eye(params.get("num_class", 2))[raw.astype(np.int64)]
     return raw
+
+
+def contributions(data: bytes, x: np.ndarray) -> np.ndarray:
+    """SHAP contributions (rows x [classes x] features), without the bias term."""
+    return load(data).predict(xgb.DMatrix(x), pred_contribs=True)[..., :-1]

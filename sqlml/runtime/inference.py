@@ -1,0 +1,167 @@
+"""Statements that apply a stored model to the rows of a SELECT: PREDICT, EVALUATE, EXPLAIN."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+
+from sqlml import ir
+from sqlml.errors import ModelError
+from sqlml.metrics import (
+    CLASSIFIER_METRICS,
+    REGRESSOR_METRICS,
+    classifier_metrics,
+    regressor_metrics,
+)
+from sqlml.runtime.datasource import Columns, Datasource, ResultSet
+from sqlml.runtime.execute import Outcome
+from sqlml.runtime.features import check_rows, feature_matrix
+from sqlml.runtime.labels import LabelEncoding
+from sqlml.runtime.model_store import ModelStore, StoredModel
+from sqlml.runtime.models import family
+
+SCORE_BATCH = 65536
+
+
+@dataclass(frozen=True)
+class Applied:
+    """A stored model next to the features of a SELECT's rows."""
+
+    model: StoredModel
+    trainer: ModuleType
+    labels: LabelEncoding
+    columns: Columns
+    x: np.ndarray
+
+    @property
+    def metadata(self) -> dict[str, Any]:
+        return self.model.metadata
+
+    def scores(self, x: np.ndarray | None = None, batch_size: int = SCORE_BATCH) -> np.ndarray:
+        """Class probabilities (classifiers) or values (regressors) for ``x`` or the rows."""
+        x = self.x if x is None else x
+        return self.trainer.predict_scores(self.model.data, x, self.metadata, batch_size)
+
+    def truth(self, label: str) -> np.ndarray:
+        """The label column encoded like the training labels."""
+        if label not in self.columns:
+            raise ModelError(
+                f"LABEL column {label} is not in the result of the SELECT",
+                hint=f"the SELECT returns: {', '.join(self.columns)}",
+            )
+        values = self.columns[label]
+        if self.labels.task == "classifier":
+            unknown = sorted(set(values.tolist()) - set(self.labels.classes), key=str)
+            if unknown:
+                raise ModelError(
+                    f"LABEL column {label} has classes the model never saw: "
+                    f"{', '.join(map(repr, unknown[:5]))}",
+                    hint=f"the model knows {', '.join(map(repr, self.labels.classes))}",
+                )
+        return self.labels.encode(values)
+
+
+def apply(model_name: str, select: str, datasource: Datasource) -> Applied:
+    """Load ``model_name`` and the features of ``select``'s rows."""
+    stored = ModelStore(datasource).load(model_name)
+    trainer = family(stored.metadata["family"])
+    if stored.metadata["format"] != trainer.FORMAT:
+        raise ModelError(
+            f"model {model_name} is stored as {stored.metadata['format']}, "
+            "which this version of sqlml cannot read"
+        )
+    columns = datasource.read(select)
+    check_rows(columns)
+    x = feature_matrix(columns, stored.metadata["features"])
+    labels = LabelEncoding.from_dict(stored.metadata["labels"])
+    return Applied(stored, trainer, labels, columns, x)
+
+
+def predict(statement: ir.PredictStatement, datasource: Datasource) -> Outcome:
+    applied = apply(statement.model, statement.select, datasource)
+    scores = applied.scores(batch_size=statement.attributes["predict.batch_size"])
+    if applied.labels.task == "classifier":
+        scores = scores.argmax(axis=1)
+    dropped = (applied.metadata["label"], statement.result_column)
+    output = {name: values for name, values in applied.columns.items() if name not in dropped}
+    output[statement.result_column] = np.asarray(applied.labels.decode(scores))
+    datasource.write_table(statement.table, output)
+    return Outcome(
+        summary=f"predicted {len(applied.x)} rows into {'.'.join(statement.table)}."
+        f"{statement.result_column} with {statement.model}"
+    )
+
+
+def evaluate(statement: ir.EvaluateStatement, datasource: Datasource) -> Outcome:
+    applied = apply(statement.model, statement.select, datasource)
+    truth = applied.truth(statement.label)
+    classifier = applied.labels.task == "classifier"
+    applicable = CLASSIFIER_METRICS if classifier else REGRESSOR_METRICS
+    chosen = statement.attributes.get("validation.metrics")
+    names = chosen.split(",") if chosen else applicable
+    if not set(names) <= set(applicable):
+        raise ModelError(
+            f"{', '.join(sorted(set(names) - set(applicable)))} does not apply to a "
+            f"{applied.labels.task}",
+            hint="choose from " + ", ".join(applicable),
+        )
+    compute = classifier_metrics if classifier else regressor_metrics
+    metrics = compute(truth, applied.scores(), names)
+    datasource.write_table(
+        statement.table, {name: np.array([value]) for name, value in metrics.items()}
+    )
+    shown = ", ".join(f"{name} {value:.4g}" for name, value in metrics.items())
+    return Outcome(summary=f"evaluated {statement.model} on {len(truth)} rows: {shown}")
+
+
+def explain(statement: ir.ExplainStatement, datasource: Datasource) -> Outcome:
+    applied = apply(statement.model, statement.select, datasource)
+    explainer = statement.explainer or (
+        "TreeExplainer" if applied.metadata["family"] == "xgboost" else "PermutationExplainer"
+    )
+    if explainer == "TreeExplainer":
+        if applied.metadata["family"] != "xgboost":
+            raise ModelError(
+                f"TreeExplainer explains tree models; {statement.model} is "
+                f"{applied.metadata['estimator']}",
+                hint="use PermutationExplainer",
+            )
+        contributions = applied.trainer.contributions(applied.model.data, applied.x)
+        importance = np.abs(contributions).mean(axis=0)
+        if importance.ndim == 2:  # classes x features: sum over the classes
+            importance = importance.sum(axis=0)
+    else:
+        importance = _permutation_importance(applied, statement.attributes["explain.seed"])
+    features = np.array(applied.metadata["features"], dtype=object)
+    order = np.argsort(-importance, kind="stable")
+    table = {"feature": features[order], "importance": importance[order].astype(np.float64)}
+    if statement.table is None:
+        rows = list(zip(table["feature"].tolist(), table["importance"].tolist(), strict=True))
+        return Outcome(result=ResultSet(["feature", "importance"], rows))
+    datasource.write_table(statement.table, table)
+    return Outcome(
+        summary=f"explained {statement.model} with {explainer} into {'.'.join(statement.table)}"
+    )
+
+
+def _permutation_importance(applied: Applied, seed: int) -> np.ndarray:
+    """How much the score drops when each feature's values are shuffled."""
+    truth = applied.truth(applied.metadata["label"])
+    rng = np.random.default_rng(seed)
+
+    def score(x: np.ndarray) -> float:
+        predicted = applied.scores(x)
+        if applied.labels.task == "classifier":
+            return float(np.mean(predicted.argmax(axis=1) == truth))
+        return -float(np.mean((predicted - truth) ** 2))
+
+    baseline = score(applied.x)
+    importance = np.empty(applied.x.shape[1])
+    for j in range(applied.x.shape[1]):
+        shuffled = applied.x.copy()
+        shuffled[:, j] = rng.permutation(shuffled[:, j])
+        importance[j] = baseline - score(shuffled)
+    return importance

@@ -1,0 +1,56 @@
+"""SHOW TRAIN, SHOW MODELS, DESCRIBE MODEL and DROP MODEL on the model store."""
+
+from __future__ import annotations
+
+import json
+
+from sqlml import ir
+from sqlml.errors import ModelError
+from sqlml.runtime.datasource import Datasource, ResultSet
+from sqlml.runtime.execute import Outcome
+from sqlml.runtime.model_store import ModelStore
+
+
+def show_train(statement: ir.ShowTrainStatement, datasource: Datasource) -> Outcome:
+    metadata = ModelStore(datasource).load(statement.model).metadata
+    return Outcome(
+        result=ResultSet(["model", "train_statement"], [(statement.model, metadata["statement"])])
+    )
+
+
+def show_models(statement: ir.ShowModelsStatement, datasource: Datasource) -> Outcome:
+    rows = [
+        (name, meta["estimator"], meta["label"], meta["rows"], meta["trained_at"])
+        for name, meta in ModelStore(datasource).list()
+    ]
+    return Outcome(result=ResultSet(["model", "estimator", "label", "rows", "trained_at"], rows))
+
+
+def describe_model(statement: ir.DescribeModelStatement, datasource: Datasource) -> Outcome:
+    meta = ModelStore(datasource).load(statement.model).metadata
+    labels = meta["labels"]
+    rows = [
+        ("estimator", meta["estimator"]),
+        ("format", meta["format"]),
+        ("task", labels["task"]),
+        ("label", meta["label"]),
+        ("classes", json.dumps(labels["classes"])),
+        ("features", ", ".join(meta["features"])),
+        ("attributes", json.dumps(meta["attributes"], sort_keys=True)),
+        ("metrics", json.dumps(meta["metrics"], sort_keys=True)),
+        ("rows", str(meta["rows"])),
+        ("trained_at", meta["trained_at"]),
+        ("sqlml_version", meta["sqlml_version"]),
+    ]
+    return Outcome(result=ResultSet(["property", "value"], rows))
+
+
+def drop_model(statement: ir.DropModelStatement, datasource: Datasource) -> Outcome:
+    if ModelStore(datasource).drop(statement.model):
+        return Outcome(summary=f"dropped model {statement.model}")
+    if statement.if_exists:
+        return Outcome(summary=f"model {statement.model} does not exist; nothing dropped")
+    raise ModelError(
+        f"model {statement.model} does not exist in {datasource.url}",
+        hint="use DROP MODEL IF EXISTS to ignore a missing model; SHOW MODELS lists them",
+    )
