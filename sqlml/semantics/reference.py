@@ -1,0 +1,59 @@
+"""The attribute reference, generated from the schemas: ``python -m sqlml.semantics.reference``.
+
+docs/attributes.md is this module's output; a test keeps the two in step.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from sqlml.semantics.analyze import EVALUATE_ATTRIBUTES, EXPLAIN_ATTRIBUTES, PREDICT_ATTRIBUTES
+from sqlml.semantics.attributes import Attr
+from sqlml.semantics.estimators import ESTIMATORS
+
+
+def attributes_markdown() -> str:
+    """Markdown tables of every estimator's and statement's attributes."""
+    parts = [
+        "# Attribute reference\n",
+        "Generated from sqlml's attribute schemas by `python -m sqlml.semantics.reference`;",
+        "do not edit by hand. Bounds are inclusive unless marked with `>`.\n",
+    ]
+    for estimator in ESTIMATORS.values():
+        fixed = ", ".join(f"{k} = {v}" for k, v in estimator.fixed.items())
+        parts.append(f"## {estimator.name}\n")
+        parts.append(f"{estimator.doc} ({estimator.family}{'; ' + fixed if fixed else ''}).\n")
+        parts.append(_table(estimator.attributes))
+    for statement, schema in (
+        ("TO PREDICT", PREDICT_ATTRIBUTES),
+        ("TO EVALUATE", EVALUATE_ATTRIBUTES),
+        ("TO EXPLAIN", EXPLAIN_ATTRIBUTES),
+    ):
+        parts.append(f"## {statement}\n")
+        parts.append(_table(schema))
+    return "\n".join(parts)
+
+
+def _table(schema: Mapping[str, Attr]) -> str:
+    lines = [
+        "| attribute | type | default | allowed | description |",
+        "| --- | --- | --- | --- | --- |",
+    ]
+    for attr in schema.values():
+        default = "" if attr.default is None else f"`{attr.default}`"
+        lines.append(f"| `{attr.name}` | {attr.type} | {default} | {_allowed(attr)} | {attr.doc} |")
+    return "\n".join(lines) + "\n"
+
+
+def _allowed(attr: Attr) -> str:
+    if attr.choices:
+        return ", ".join(f"`{choice}`" for choice in attr.choices)
+    low = (
+        "" if attr.minimum is None else f"{'>' if attr.exclusive_minimum else '≥'} {attr.minimum:g}"
+    )
+    high = "" if attr.maximum is None else f"≤ {attr.maximum:g}"
+    return ", ".join(part for part in (low, high) if part)
+
+
+if __name__ == "__main__":
+    print(attributes_markdown(), end="")
