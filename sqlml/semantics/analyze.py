@@ -10,6 +10,7 @@ from sqlml.grammar import ast
 from sqlml.metrics import METRICS
 from sqlml.semantics.attributes import Attr, check_attributes
 from sqlml.semantics.estimators import closest_estimator, find_estimator
+from sqlml.semantics.sql_check import check_query, is_query
 
 PREDICT_ATTRIBUTES = {
     "predict.batch_size": Attr(
@@ -31,16 +32,29 @@ EXPLAIN_ATTRIBUTES = {
 }
 
 
-def analyze(program: ast.Program) -> list[ir.Statement]:
-    """Check every statement and return their IR, in program order."""
+_CLAUSES = {
+    ast.TrainStatement: "TO TRAIN",
+    ast.PredictStatement: "TO PREDICT",
+    ast.EvaluateStatement: "TO EVALUATE",
+    ast.ExplainStatement: "TO EXPLAIN",
+}
+
+
+def analyze(program: ast.Program, dialect: str = "duckdb") -> list[ir.Statement]:
+    """Check every statement (SQL in sqlglot's ``dialect``) and return their IR, in order."""
     width = len(str(len(program.statements)))
     return [
-        _lower(statement, f"s{index:0{width}d}")
+        _lower(statement, f"s{index:0{width}d}", dialect)
         for index, statement in enumerate(program.statements, 1)
     ]
 
 
-def _lower(statement: ast.Statement, prefix: str) -> ir.Statement:
+def _lower(statement: ast.Statement, prefix: str, dialect: str) -> ir.Statement:
+    clause = _CLAUSES.get(type(statement))
+    if clause is not None:
+        check_query(statement.select, statement.pos, dialect, clause)
+    elif isinstance(statement, ast.SqlStatement) and is_query(statement.text):
+        check_query(statement.text, statement.pos, dialect, None)
     match statement:
         case ast.TrainStatement():
             return _train(statement, f"{prefix}-train-{_slug(str(statement.into))}")
