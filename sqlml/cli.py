@@ -10,10 +10,14 @@ import argparse
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from sqlml import __version__
 from sqlml.errors import SqlmlError
 from sqlml.output import FORMATS
+
+if TYPE_CHECKING:
+    from sqlml.semantics.dependencies import StatementIO
 
 USAGE_ERROR = 2
 
@@ -40,6 +44,16 @@ def _parser() -> argparse.ArgumentParser:
     compile_.add_argument("file", metavar="FILE")
     compile_.add_argument("--target", choices=["python"], default="python")
     compile_.add_argument("-o", "--output", metavar="OUT", help="write here instead of stdout")
+
+    parse = commands.add_parser("parse", help="print a program's statements and their DAG")
+    parse.add_argument("file", metavar="FILE")
+    parse.add_argument("--json", action="store_true", help="print JSON instead of a summary")
+    parse.add_argument(
+        "--dialect",
+        choices=["duckdb", "mysql", "sqlite", "postgres"],
+        default="duckdb",
+        help="the SQL dialect of the program's standard SQL (default: duckdb)",
+    )
     return parser
 
 
@@ -76,6 +90,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _check(args.files)
         if args.command == "compile":
             return _compile(args.file, args.output)
+        if args.command == "parse":
+            return _parse(args.file, args.dialect, args.json)
     except SqlmlError as error:  # errors outside any program text, e.g. an unreadable file
         print(error.render("sqlml"), file=sys.stderr)
         return 1
@@ -90,12 +106,12 @@ def _read(file: str) -> str:
         raise SqlmlError(f"cannot read {file}: {error}") from None
 
 
-def _statements(text: str) -> list:
-    """Parse and check ``text``; raises SqlmlError."""
+def _statements(text: str, dialect: str = "duckdb") -> list:
+    """Parse and check ``text`` (standard SQL in sqlglot's ``dialect``); raises SqlmlError."""
     from sqlml.grammar import parse
     from sqlml.semantics import analyze
 
-    return analyze(parse(text))
+    return analyze(parse(text), dialect)
 
 
 def _run_text(text: str, source: str, datasource: str | None, base_dir: Path, fmt: str) -> int:
@@ -137,6 +153,57 @@ def _compile(file: str, output: str | None) -> int:
     else:
         sys.stdout.write(code)
     return 0
+
+
+def _parse(file: str, dialect: str, as_json: bool) -> int:
+    import json
+
+    from sqlml.semantics.dependencies import dependencies
+
+    try:
+        statements = _statements(_read(file), dialect)
+    except SqlmlError as error:
+        print(error.render(file), file=sys.stderr)
+        return 1
+    graph = dependencies(statements, dialect)
+    if not as_json:
+        for statement in statements:
+            print(_summary(statement.id, graph.io[statement.id], graph.after[statement.id]))
+        return 0
+    program = {
+        "statements": [
+            {
+                **statement.to_dict(),
+                **{
+                    field: sorted(value) if isinstance(value, frozenset) else value
+                    for field, value in vars(graph.io[statement.id]).items()
+                },
+                "after": list(graph.after[statement.id]),
+            }
+            for statement in statements
+        ],
+        "dag": {statement.id: list(graph.after[statement.id]) for statement in statements},
+    }
+    print(json.dumps(program, indent=2, sort_keys=True))
+    return 0
+
+
+def _summary(statement_id: str, io: StatementIO, after: tuple[str, ...]) -> str:
+    """One line: what a statement reads and writes, and what it runs after."""
+    parts = [
+        f"{verb} {', '.join([*sorted(tables), *(f'model {m}' for m in sorted(models))])}"
+        for verb, tables, models in (
+            ("reads", io.reads_tables, io.reads_models),
+            ("writes", io.writes_tables, io.writes_models),
+        )
+        if tables or models
+    ]
+    if io.reads_all_models:
+        parts.append("reads every model")
+    if io.barrier:
+        parts.append("barrier: runs after and before every other statement")
+    parts.append(f"after {', '.join(after) or 'nothing'}")
+    return f"{statement_id}: {'; '.join(parts)}"
 
 
 if __name__ == "__main__":
