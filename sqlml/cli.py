@@ -39,6 +39,12 @@ def _parser() -> argparse.ArgumentParser:
 
     check = commands.add_parser("check", help="parse and check programs without running them")
     check.add_argument("files", nargs="+", metavar="FILE")
+    check.add_argument(
+        "--datasource",
+        metavar="URL",
+        help="also check tables, columns and models against this database",
+    )
+    _dialect(check)
 
     compile_ = commands.add_parser("compile", help="emit a program's workflow")
     compile_.add_argument("file", metavar="FILE")
@@ -48,13 +54,18 @@ def _parser() -> argparse.ArgumentParser:
     parse = commands.add_parser("parse", help="print a program's statements and their DAG")
     parse.add_argument("file", metavar="FILE")
     parse.add_argument("--json", action="store_true", help="print JSON instead of a summary")
-    parse.add_argument(
+    _dialect(parse)
+    return parser
+
+
+def _dialect(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
         "--dialect",
         choices=["duckdb", "mysql", "sqlite", "postgres"],
-        default="duckdb",
-        help="the SQL dialect of the program's standard SQL (default: duckdb)",
+        default=None,
+        help="the SQL dialect of the program's standard SQL "
+        "(default: the datasource's, else duckdb)",
     )
-    return parser
 
 
 def _common(parser: argparse.ArgumentParser) -> None:
@@ -87,11 +98,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                     return status
             return 0
         if args.command == "check":
-            return _check(args.files)
+            return _check(args.files, args.datasource, args.dialect)
         if args.command == "compile":
             return _compile(args.file, args.output)
         if args.command == "parse":
-            return _parse(args.file, args.dialect, args.json)
+            return _parse(args.file, args.dialect or "duckdb", args.json)
     except SqlmlError as error:  # errors outside any program text, e.g. an unreadable file
         print(error.render("sqlml"), file=sys.stderr)
         return 1
@@ -119,7 +130,7 @@ def _run_text(text: str, source: str, datasource: str | None, base_dir: Path, fm
     from sqlml.workflow.report import run_and_report
 
     try:
-        statements = _statements(text)
+        statements = _statements(text, _dialect_of(datasource))
     except SqlmlError as error:
         print(error.render(source), file=sys.stderr)
         return 1
@@ -128,15 +139,30 @@ def _run_text(text: str, source: str, datasource: str | None, base_dir: Path, fm
     )
 
 
-def _check(files: list[str]) -> int:
+def _check(files: list[str], datasource_url: str | None, dialect: str | None) -> int:
+    from sqlml.checking import check_program
+    from sqlml.runtime.datasource import connect
+
+    datasource = connect(datasource_url) if datasource_url else None
+    dialect = dialect or _dialect_of(datasource_url)
     status = 0
-    for file in files:
-        try:
-            _statements(_read(file))
-        except SqlmlError as error:
-            print(error.render(file), file=sys.stderr)
-            status = 1
+    try:
+        for file in files:
+            for error in check_program(_read(file), dialect, datasource):
+                print(error.render(file), file=sys.stderr)
+                status = 1
+    finally:
+        if datasource is not None:
+            datasource.close()
     return status
+
+
+def _dialect_of(datasource_url: str | None) -> str:
+    """sqlglot's dialect for a datasource URL (default: the default datasource's)."""
+    from sqlml.runtime.datasource import parse_url
+    from sqlml.semantics.sql_check import DIALECTS
+
+    return DIALECTS[parse_url(datasource_url).scheme]
 
 
 def _compile(file: str, output: str | None) -> int:

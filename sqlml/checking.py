@@ -1,0 +1,86 @@
+"""``sqlml check``: every error in a program, found without running it.
+
+Without a datasource: the grammar, estimators, attributes, feature columns and SQL syntax.
+With one: also that the tables and columns each SELECT reads exist, that the LABEL column
+is selected, and that every model used exists or is trained earlier in the program.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from sqlml import ir
+from sqlml.errors import CheckError, ModelError, SqlmlError
+from sqlml.grammar import ast
+from sqlml.grammar.recovery import parse_all
+from sqlml.runtime.datasource import Datasource
+from sqlml.runtime.model_store import ModelStore
+from sqlml.semantics import analyze
+from sqlml.semantics.dependencies import dependencies
+
+_USES_MODEL = (
+    ir.PredictStatement,
+    ir.EvaluateStatement,
+    ir.ExplainStatement,
+    ir.ShowTrainStatement,
+    ir.DescribeModelStatement,
+)
+
+
+def check_program(
+    text: str, dialect: str, datasource: Datasource | None = None
+) -> list[SqlmlError]:
+    """All errors in ``text``, in program order; empty when the program is fine."""
+    program, errors = parse_all(text)
+    statements: list[ir.Statement] = []
+    for statement in program.statements:
+        try:
+            statements.extend(analyze(ast.Program((statement,)), dialect))
+        except SqlmlError as error:
+            errors.append(error)
+    if datasource is not None:
+        errors.extend(_against_datasource(statements, dialect, datasource))
+    return sorted(errors, key=lambda e: (e.line or 0, e.column or 0))
+
+
+def _against_datasource(
+    statements: Sequence[ir.Statement], dialect: str, datasource: Datasource
+) -> list[SqlmlError]:
+    graph = dependencies(statements, dialect)
+    models = {name.lower() for name, _ in ModelStore(datasource).list()}
+    written: set[str] = set()  # tables the program writes before the current statement
+    errors: list[SqlmlError] = []
+    for statement in statements:
+        io = graph.io[statement.id]
+        try:
+            if isinstance(statement, _USES_MODEL) and statement.model.lower() not in models:
+                raise ModelError(
+                    f"model {statement.model} does not exist in {datasource.url} "
+                    "and no earlier statement trains it",
+                    hint=f"train it first with ... TO TRAIN <estimator> ... INTO {statement.model}",
+                )
+            select = getattr(statement, "select", None)
+            if select is not None and not io.reads_tables & written:
+                _check_columns(
+                    statement, datasource.read(f"SELECT * FROM ({select}\n) AS q LIMIT 0")
+                )
+        except SqlmlError as error:
+            errors.append(error.at(statement.line, statement.column))
+        written |= io.writes_tables
+        models |= io.writes_models
+        if isinstance(statement, ir.DropModelStatement):
+            models.discard(statement.model.lower())
+    return errors
+
+
+def _check_columns(statement: ir.Statement, columns: dict) -> None:
+    label = getattr(statement, "label", None)
+    needed = [label] if label else []
+    if isinstance(statement, ir.TrainStatement):
+        needed += statement.features
+    missing = [name for name in needed if name not in columns]
+    if missing:
+        raise CheckError(
+            f"column {', '.join(missing)} is not in the result of the SELECT",
+            hint=f"the SELECT returns: {', '.join(columns)}",
+        )
