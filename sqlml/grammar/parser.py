@@ -14,15 +14,19 @@ from sqlml.errors import ParseError
 from sqlml.grammar import ast
 
 _source: ContextVar[str] = ContextVar("sqlml_source")
+# Where the last attribute value ended: a TO EXPLAIN statement may end with its WITH clause.
+_value_end: ContextVar[int] = ContextVar("sqlml_value_end", default=0)
 
 # How terminals are named in error messages.
 _TERMINAL_WORDS = {
     "IDENT": "a name",
+    "BARE_WORD": "a word",
     "QUOTED_IDENT": "a quoted name",
     "BACKQUOTED_IDENT": "a quoted name",
     "STRING": "a string",
     "SIGNED_NUMBER": "a number",
     "SQL_TEXT": "a SQL statement",
+    "SQL_COMMAND": "a SQL statement",
     "TRUE": "TRUE",
     "FALSE": "FALSE",
     "_SEMI": "';'",
@@ -122,9 +126,10 @@ class _ToAst(Transformer):
     def explain(self, children: list) -> ast.ExplainStatement:
         select, model, *clauses = children
         clause = dict(clauses)
-        last = clause.get("into") or clause.get("using") or model
+        last = clause.get("into") or clause.get("using")
+        end = last.end if last else _value_end.get() if "with" in clause else model.end
         return ast.ExplainStatement(
-            text=_text(select, last.end),
+            text=_text(select, end),
             pos=_pos(select),
             select=str(select).rstrip(),
             model=model,
@@ -179,15 +184,18 @@ class _ToAst(Transformer):
         return tuple(item for item in items if item is not None)
 
     def list(self, *items) -> tuple:
-        return tuple(item for item in items if item is not None)
+        _value_end.set(items[-1].end_pos)  # the closing "]"
+        return tuple(item for item in items if item is not None and not isinstance(item, Token))
 
     def name(self, *parts: Token) -> ast.Name:
         return ast.Name(tuple(_unquote(p) for p in parts), _pos(parts[0]), parts[-1].end_pos)
 
     def bare_word(self, *parts: Token) -> str:
+        _value_end.set(parts[-1].end_pos)
         return ".".join(parts)
 
     def number(self, token: Token) -> int | float:
+        _value_end.set(token.end_pos)
         text = str(token)
         try:
             return int(text)
@@ -195,9 +203,11 @@ class _ToAst(Transformer):
             return float(text)
 
     def string(self, token: Token) -> str:
+        _value_end.set(token.end_pos)
         return _unquote(token)
 
     def boolean(self, token: Token) -> bool:
+        _value_end.set(token.end_pos)
         return token.type == "TRUE"
 
 
@@ -215,7 +225,7 @@ def _parser() -> Lark:
 
 def parse(text: str) -> ast.Program:
     """Parse a program; raises :class:`~sqlml.errors.ParseError` with line and column."""
-    token = _source.set(text)
+    token, end_token = _source.set(text), _value_end.set(0)
     try:
         return _parser().parse(text)
     except UnexpectedInput as error:
@@ -224,6 +234,7 @@ def parse(text: str) -> ast.Program:
         raise error.orig_exc from error
     finally:
         _source.reset(token)
+        _value_end.reset(end_token)
 
 
 def _parse_error(text: str, error: UnexpectedInput) -> ParseError:
@@ -232,14 +243,16 @@ def _parse_error(text: str, error: UnexpectedInput) -> ParseError:
         return ParseError(_unexpected_text(text[error.pos_in_stream :]), line=line, column=column)
     assert isinstance(error, UnexpectedToken)
     expected = _acceptable(error)
-    if error.token.type == "$END":
-        line, column = _end_position(text)
+    if error.token.type == "$END":  # just past the last token (not a trailing comment)
+        line, column = error.token.end_line, error.token.end_column
+        if line is None or column is None:
+            line, column = _end_position(text)
         message = f"the statement ends too early; expected {_expected(expected)}"
     elif "SQL_TEXT" in expected and error.token.type == "_TO":
         message = f"{_shown(text[error.token.start_pos :], words=2)} needs a SELECT before it"
     else:
         message = f"unexpected {_shown(str(error.token))}; expected {_expected(expected)}"
-    return ParseError(message, line=line, column=column, hint=_hint(expected))
+    return ParseError(message, line=line, column=column, hint=_hint(expected, _clause(error)))
 
 
 def _acceptable(error: UnexpectedToken) -> set[str]:
@@ -272,11 +285,28 @@ def _expected(names: set[str]) -> str:
     return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " or " + words[-1]
 
 
-def _hint(expected: set[str]) -> str | None:
-    if "_INTO" in expected:
-        return "a TO TRAIN statement ends with INTO <model name>"
-    if "_USING" in expected:
-        return "a TO PREDICT statement ends with USING <model name>"
+def _clause(error: UnexpectedToken) -> str | None:
+    """The extended clause (_TRAIN, _PREDICT...) of the statement being parsed, if any."""
+    if error.interactive_parser is None:
+        return None
+    for value in reversed(error.interactive_parser.parser_state.value_stack):
+        if isinstance(value, Token) and value.type in _CLAUSE_HINTS:
+            return value.type
+    return None
+
+
+_CLAUSE_HINTS = {
+    "_TRAIN": ("_INTO", "a TO TRAIN statement ends with INTO <model name>"),
+    "_PREDICT": ("_USING", "a TO PREDICT statement ends with USING <model name>"),
+    "_EVALUATE": ("_LABEL", "a TO EVALUATE statement ends with LABEL <column> INTO <table>"),
+}
+
+
+def _hint(expected: set[str], clause: str | None) -> str | None:
+    if clause in _CLAUSE_HINTS:
+        keyword, hint = _CLAUSE_HINTS[clause]
+        if keyword in expected or "_INTO" in expected:
+            return hint
     if expected == {"_SEMI"} or expected == {"_SEMI", "$END"}:
         return "end each statement with ';'"
     return None
