@@ -13,7 +13,8 @@ from sqlml import ir
 from sqlml.errors import CheckError, ModelError, SqlmlError
 from sqlml.grammar import ast
 from sqlml.grammar.recovery import parse_all
-from sqlml.runtime.datasource import Datasource
+from sqlml.runtime.datasource import Columns, Datasource
+from sqlml.runtime.feature_columns import check_columns
 from sqlml.runtime.model_store import ModelStore
 from sqlml.semantics import analyze
 from sqlml.semantics.dependencies import dependencies
@@ -73,14 +74,12 @@ def _against_datasource(
     return errors
 
 
-def _check_columns(statement: ir.Statement, columns: dict) -> None:
+def _check_columns(statement: ir.Statement, columns: Columns) -> None:
     label = getattr(statement, "label", None)
-    needed = [label] if label else []
-    if isinstance(statement, ir.TrainStatement):
-        needed += statement.features
-    missing = [name for name in needed if name not in columns]
-    if missing:
+    if label and label not in columns:
         raise CheckError(
-            f"column {', '.join(missing)} is not in the result of the SELECT",
+            f"column {label} is not in the result of the SELECT",
             hint=f"the SELECT returns: {', '.join(columns)}",
         )
+    if isinstance(statement, ir.TrainStatement):
+        check_columns(columns, statement.features)

@@ -8,8 +8,60 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, ClassVar
+
+# Feature column kinds; "auto" is a plain column name, resolved from the data at train time.
+FEATURE_KINDS = (
+    "auto",
+    "numeric",
+    "dense",
+    "sparse",
+    "category_id",
+    "seq_category_id",
+    "category_hash",
+    "weighted_category",
+    "bucket",
+    "embedding",
+    "indicator",
+    "cross",
+)
+
+# Kinds named by their column alone.
+_PLAIN_KINDS = ("auto", "numeric", "dense", "sparse", "category_id")
+
+
+@dataclass(frozen=True)
+class FeatureColumn:
+    """One feature: how a model reads ``column`` (or the feature columns in ``inputs``).
+
+    docs/features.md describes each kind's ``params``; ``dataclasses.asdict`` gives its JSON.
+    """
+
+    kind: str  # one of FEATURE_KINDS
+    column: str | None = None  # the column this node reads itself, if any
+    params: dict[str, Any] = field(default_factory=dict)
+    inputs: list[FeatureColumn] = field(default_factory=list)
+
+    @property
+    def name(self) -> str:
+        """How the feature is named in explanations: ``age``, ``BUCKET(age)``, ``CROSS(a, b)``."""
+        if self.kind in _PLAIN_KINDS:
+            return self.column or ""
+        names = [item.name for item in self.inputs]
+        if self.column:
+            names.append(self.column)
+        return f"{self.kind.upper()}({', '.join(names)})"
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> FeatureColumn:
+        """Rebuild a feature column from ``dataclasses.asdict`` output."""
+        return cls(
+            data["kind"],
+            data.get("column"),
+            dict(data.get("params", {})),
+            [cls.from_dict(item) for item in data.get("inputs", [])],
+        )
 
 
 @dataclass(frozen=True)
@@ -46,7 +98,7 @@ class TrainStatement(Statement):
     family: str  # which runtime trainer: "xgboost" or "keras"
     task: str  # "classifier", "regressor", or "auto": decided by objective and label
     attributes: dict[str, Any]  # checked, with defaults and the estimator's fixed parameters
-    features: list[str]  # empty: every selected column but the label
+    features: list[FeatureColumn]  # empty: derived from every selected column but the label
     label: str
     model: str
 
@@ -139,4 +191,6 @@ def from_dict(data: dict[str, Any]) -> Statement:
     """Rebuild a statement from :meth:`Statement.to_dict` output."""
     fields = dict(data)
     kind = fields.pop("kind")
+    if kind == TrainStatement.kind:
+        fields["features"] = [FeatureColumn.from_dict(item) for item in fields["features"]]
     return _KINDS[kind](**fields)

@@ -46,10 +46,23 @@ def to_python(statements: Sequence[ir.Statement], name: str, base_dir: str = "."
 
 def _constructor(statement: ir.Statement) -> str:
     fields = [
-        f"        {field.name}={getattr(statement, field.name)!r},"
+        f"        {field.name}={_literal(getattr(statement, field.name))},"
         for field in dataclasses.fields(statement)
     ]
     return "\n".join([f"ir.{type(statement).__name__}(", *fields, "    )"])
+
+
+def _literal(value: object) -> str:
+    """Python source for a field's value; IR dataclasses inside it (features) as ``ir.X(...)``."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        fields = ", ".join(
+            f"{field.name}={_literal(getattr(value, field.name))}"
+            for field in dataclasses.fields(value)
+        )
+        return f"ir.{type(value).__name__}({fields})"
+    if isinstance(value, list):
+        return "[" + ", ".join(map(_literal, value)) + "]"
+    return repr(value)
 
 
 def _variable(step_id: str) -> str:

@@ -18,7 +18,8 @@ from sqlml.metrics import (
 )
 from sqlml.runtime.datasource import Columns, Datasource, ResultSet
 from sqlml.runtime.execute import Outcome
-from sqlml.runtime.features import check_rows, feature_matrix
+from sqlml.runtime.feature_arrays import FeatureArrays, transform
+from sqlml.runtime.features import check_rows
 from sqlml.runtime.labels import LabelEncoding
 from sqlml.runtime.model_store import ModelStore, StoredModel
 from sqlml.runtime.models import family
@@ -34,16 +35,18 @@ class Applied:
     trainer: ModuleType
     labels: LabelEncoding
     columns: Columns
-    x: np.ndarray
+    features: FeatureArrays
 
     @property
     def metadata(self) -> dict[str, Any]:
         return self.model.metadata
 
-    def scores(self, x: np.ndarray | None = None, batch_size: int = SCORE_BATCH) -> np.ndarray:
-        """Class probabilities (classifiers) or values (regressors) for ``x`` or the rows."""
-        x = self.x if x is None else x
-        return self.trainer.predict_scores(self.model.data, x, self.metadata, batch_size)
+    def scores(
+        self, features: FeatureArrays | None = None, batch_size: int = SCORE_BATCH
+    ) -> np.ndarray:
+        """Class probabilities (classifiers) or values (regressors) for ``features`` or the rows."""
+        features = self.features if features is None else features
+        return self.trainer.predict_scores(self.model.data, features, self.metadata, batch_size)
 
     def truth(self, label: str) -> np.ndarray:
         """The label column encoded like the training labels."""
@@ -75,9 +78,11 @@ def apply(model_name: str, select: str, datasource: Datasource) -> Applied:
         )
     columns = datasource.read(select)
     check_rows(columns)
-    x = feature_matrix(columns, stored.metadata["features"])
+    features = transform(
+        columns, [ir.FeatureColumn.from_dict(f) for f in stored.metadata["features"]]
+    )
     labels = LabelEncoding.from_dict(stored.metadata["labels"])
-    return Applied(stored, trainer, labels, columns, x)
+    return Applied(stored, trainer, labels, columns, features)
 
 
 def predict(statement: ir.PredictStatement, datasource: Datasource) -> Outcome:
@@ -90,7 +95,7 @@ def predict(statement: ir.PredictStatement, datasource: Datasource) -> Outcome:
     output[statement.result_column] = np.asarray(applied.labels.decode(scores))
     datasource.write_table(statement.table, output)
     return Outcome(
-        summary=f"predicted {len(applied.x)} rows into {'.'.join(statement.table)}."
+        summary=f"predicted {applied.features.rows} rows into {'.'.join(statement.table)}."
         f"{statement.result_column} with {statement.model}"
     )
 
@@ -129,13 +134,15 @@ def explain(statement: ir.ExplainStatement, datasource: Datasource) -> Outcome:
                 f"{applied.metadata['estimator']}",
                 hint="use PermutationExplainer",
             )
-        contributions = applied.trainer.contributions(applied.model.data, applied.x)
+        contributions = applied.trainer.contributions(
+            applied.model.data, applied.features, applied.metadata
+        )
         importance = np.abs(contributions).mean(axis=0)
         if importance.ndim == 2:  # classes x features: sum over the classes
             importance = importance.sum(axis=0)
     else:
         importance = _permutation_importance(applied, statement.attributes["explain.seed"])
-    features = np.array(applied.metadata["features"], dtype=object)
+    features = np.array(applied.features.names, dtype=object)
     order = np.argsort(-importance, kind="stable")
     table = {"feature": features[order], "importance": importance[order].astype(np.float64)}
     if statement.table is None:
@@ -148,20 +155,21 @@ def explain(statement: ir.ExplainStatement, datasource: Datasource) -> Outcome:
 
 
 def _permutation_importance(applied: Applied, seed: int) -> np.ndarray:
-    """How much the score drops when each feature's values are shuffled."""
+    """How much the score drops when each feature's values (all its arrays) are shuffled."""
     truth = applied.truth(applied.metadata["label"])
     rng = np.random.default_rng(seed)
 
-    def score(x: np.ndarray) -> float:
-        predicted = applied.scores(x)
+    def score(features: FeatureArrays) -> float:
+        predicted = applied.scores(features)
         if applied.labels.task == "classifier":
             return float(np.mean(predicted.argmax(axis=1) == truth))
         return -float(np.mean((predicted - truth) ** 2))
 
-    baseline = score(applied.x)
-    importance = np.empty(applied.x.shape[1])
-    for j in range(applied.x.shape[1]):
-        shuffled = applied.x.copy()
-        shuffled[:, j] = rng.permutation(shuffled[:, j])
-        importance[j] = baseline - score(shuffled)
-    return importance
+    features = applied.features
+    baseline = score(features)
+    return np.array(
+        [
+            baseline - score(features.permuted(j, rng.permutation(features.rows)))
+            for j in range(len(features.names))
+        ]
+    )

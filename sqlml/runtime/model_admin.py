@@ -35,7 +35,7 @@ def describe_model(statement: ir.DescribeModelStatement, datasource: Datasource)
         ("task", labels["task"]),
         ("label", meta["label"]),
         ("classes", json.dumps(labels["classes"])),
-        ("features", ", ".join(meta["features"])),
+        ("features", ", ".join(ir.FeatureColumn.from_dict(f).name for f in meta["features"])),
         ("attributes", json.dumps(meta["attributes"], sort_keys=True)),
         ("metrics", json.dumps(meta["metrics"], sort_keys=True)),
         ("rows", str(meta["rows"])),

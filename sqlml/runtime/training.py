@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 
 import sqlml
@@ -9,7 +10,9 @@ from sqlml import ir
 from sqlml.errors import ModelError
 from sqlml.runtime.datasource import Datasource
 from sqlml.runtime.execute import Outcome
-from sqlml.runtime.features import check_rows, feature_matrix
+from sqlml.runtime.feature_arrays import transform
+from sqlml.runtime.feature_columns import derive
+from sqlml.runtime.features import check_rows
 from sqlml.runtime.labels import fit_labels
 from sqlml.runtime.model_store import ModelStore
 from sqlml.runtime.models import family
@@ -23,8 +26,8 @@ def train(statement: ir.TrainStatement, datasource: Datasource) -> Outcome:
             f"LABEL column {statement.label} is not in the result of the SELECT",
             hint=f"the SELECT returns: {', '.join(columns)}",
         )
-    features = statement.features or [name for name in columns if name != statement.label]
-    x = feature_matrix(columns, features)
+    features = derive(columns, statement.features, statement.label)
+    arrays = transform(columns, features)
     labels = fit_labels(
         statement.label,
         columns[statement.label],
@@ -33,14 +36,14 @@ def train(statement: ir.TrainStatement, datasource: Datasource) -> Outcome:
     )
     trainer = family(statement.family)
     data, details = trainer.train(
-        x, labels.encode(columns[statement.label]), labels, statement.attributes
+        arrays, labels.encode(columns[statement.label]), labels, statement.attributes
     )
     metadata = {
         "estimator": statement.estimator,
         "family": statement.family,
         "format": trainer.FORMAT,
         "attributes": statement.attributes,
-        "features": features,
+        "features": [dataclasses.asdict(feature) for feature in features],
         "label": statement.label,
         "labels": labels.to_dict(),
         "statement": statement.text,

@@ -10,6 +10,7 @@ from sqlml.grammar import ast
 from sqlml.metrics import METRICS
 from sqlml.semantics.attributes import Attr, check_attributes
 from sqlml.semantics.estimators import closest_estimator, find_estimator
+from sqlml.semantics.feature_columns import feature_columns
 from sqlml.semantics.sql_check import check_query, is_query
 
 PREDICT_ATTRIBUTES = {
@@ -111,6 +112,7 @@ def _train(statement: ast.TrainStatement, step_id: str) -> ir.TrainStatement:
             "train from scratch: remove the USING clause",
         )
     attributes = check_attributes(statement.attributes, estimator.attributes, estimator.name)
+    label = _single_part(statement.label, "LABEL column")
     return ir.TrainStatement(
         id=step_id,
         text=statement.text,
@@ -120,33 +122,10 @@ def _train(statement: ast.TrainStatement, step_id: str) -> ir.TrainStatement:
         family=estimator.family,
         task=estimator.task,
         attributes={**attributes, **estimator.fixed},
-        features=_feature_names(statement.columns),
-        label=_single_part(statement.label, "LABEL column"),
+        features=feature_columns(statement, estimator, label),
+        label=label,
         model=str(statement.into),
     )
-
-
-def _feature_names(clauses: tuple[ast.ColumnClause, ...]) -> list[str]:
-    names: list[str] = []
-    for clause in clauses:
-        if clause.target is not None:
-            raise _error(
-                "COLUMN ... FOR is for estimators with several inputs; this one has one",
-                clause.target.pos,
-                "remove FOR <target>",
-            )
-        for column in clause.columns:
-            if isinstance(column, ast.Call):
-                raise _error(
-                    f"feature column {column.function}(...) is not supported yet",
-                    column.pos,
-                    "list plain column names in COLUMN",
-                )
-            name = _single_part(column, "COLUMN")
-            if name in names:
-                raise _error(f"column {name} is listed twice", column.pos, None)
-            names.append(name)
-    return names
 
 
 def _predict(statement: ast.PredictStatement, step_id: str) -> ir.PredictStatement:

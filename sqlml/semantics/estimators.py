@@ -6,6 +6,7 @@ import difflib
 from dataclasses import dataclass, field
 from typing import Any
 
+from sqlml.ir import FEATURE_KINDS
 from sqlml.semantics.attributes import Attr
 
 XGBOOST_OBJECTIVES = (
@@ -22,6 +23,19 @@ XGBOOST_OBJECTIVES = (
     "count:poisson",
     "reg:gamma",
     "reg:tweedie",
+)
+
+
+# XGBoost reads one numeric matrix: no learned embeddings, crosses, weights or sequences.
+XGBOOST_FEATURE_KINDS = (
+    "auto",
+    "numeric",
+    "dense",
+    "sparse",
+    "category_id",
+    "category_hash",
+    "bucket",
+    "indicator",
 )
 
 
@@ -142,7 +156,7 @@ _DNN = (
 
 @dataclass(frozen=True)
 class Estimator:
-    """A trainable model kind: its family (runtime trainer), task and attributes."""
+    """A trainable model kind: its family (runtime trainer), task, attributes and features."""
 
     name: str
     family: str  # "xgboost" or "keras"
@@ -150,6 +164,7 @@ class Estimator:
     attributes: dict[str, Attr]
     doc: str
     fixed: dict[str, Any] = field(default_factory=dict)  # parameters the name implies
+    feature_kinds: tuple[str, ...] = FEATURE_KINDS  # the feature column kinds it takes
 
 
 ESTIMATORS: dict[str, Estimator] = {
@@ -162,6 +177,7 @@ ESTIMATORS: dict[str, Estimator] = {
             _attrs(*_XGB_COMMON, *_XGB_TREE),
             "gradient-boosted trees",
             {"booster": "gbtree"},
+            XGBOOST_FEATURE_KINDS,
         ),
         Estimator(
             "xgboost.dart",
@@ -170,6 +186,7 @@ ESTIMATORS: dict[str, Estimator] = {
             _attrs(*_XGB_COMMON, *_XGB_TREE, *_XGB_DART),
             "gradient-boosted trees with dropout (DART)",
             {"booster": "dart"},
+            XGBOOST_FEATURE_KINDS,
         ),
         Estimator(
             "xgboost.gblinear",
@@ -178,6 +195,7 @@ ESTIMATORS: dict[str, Estimator] = {
             _attrs(*_XGB_COMMON, *_XGB_LINEAR),
             "boosted linear model",
             {"booster": "gblinear"},
+            XGBOOST_FEATURE_KINDS,
         ),
         Estimator(
             "DNNClassifier",

@@ -23,6 +23,8 @@ def attributes_markdown() -> str:
         fixed = ", ".join(f"{k} = {v}" for k, v in estimator.fixed.items())
         parts.append(f"## {estimator.name}\n")
         parts.append(f"{estimator.doc} ({estimator.family}{'; ' + fixed if fixed else ''}).\n")
+        kinds = [kind.upper() for kind in estimator.feature_kinds if kind != "auto"]
+        parts.append(f"Feature columns (see [features.md](features.md)): {', '.join(kinds)}.\n")
         parts.append(_table(estimator.attributes))
     for statement, schema in (
         ("TO PREDICT", PREDICT_ATTRIBUTES),

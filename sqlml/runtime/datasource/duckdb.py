@@ -92,4 +92,6 @@ def _unmasked(values: np.ndarray) -> np.ndarray:
         return values.data
     if values.dtype.kind in "iufb":
         return values.astype(np.float64).filled(np.nan)
-    return values.astype(object).filled(None)
+    array = values.data.astype(object)  # filled(None) would fill with the '?' fill_value
+    array[values.mask] = None
+    return array

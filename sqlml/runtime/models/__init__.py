@@ -14,8 +14,9 @@ FAMILIES = {
 def family(name: str) -> ModuleType:
     """The module that trains and predicts models of family ``name``.
 
-    Each has ``FORMAT``, ``train(x, y, labels, attributes) -> (bytes, details)`` and
-    ``predict_scores(data, x, metadata, batch_size)``: class probabilities (rows x classes)
-    for classifiers, values for regressors.
+    Each has ``FORMAT``, ``train(features, y, labels, attributes) -> (bytes, details)`` and
+    ``predict_scores(data, features, metadata, batch_size)``: class probabilities (rows x
+    classes) for classifiers, values for regressors; ``features`` are
+    :class:`~sqlml.runtime.feature_arrays.FeatureArrays`.
     """
     return importlib.import_module(FAMILIES[name])

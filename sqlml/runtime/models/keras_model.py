@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from sqlml.errors import ModelError
+from sqlml.runtime.feature_arrays import FeatureArrays
 from sqlml.runtime.labels import LabelEncoding
 
 FORMAT = "keras-v3"
@@ -30,8 +31,8 @@ def _keras():
     return keras
 
 
-def _reject_nulls(x: np.ndarray) -> None:
-    if np.isnan(x).any():
+def _reject_nulls(features: FeatureArrays) -> None:
+    if np.isnan(features.numbers).any():
         raise ModelError(
             "the features hold NULL values, which a neural network cannot take",
             hint="filter them out or replace them with COALESCE in the SELECT",
@@ -39,9 +40,9 @@ def _reject_nulls(x: np.ndarray) -> None:
 
 
 def train(
-    x: np.ndarray, y: np.ndarray, labels: LabelEncoding, attributes: dict[str, Any]
+    features: FeatureArrays, y: np.ndarray, labels: LabelEncoding, attributes: dict[str, Any]
 ) -> tuple[bytes, dict[str, Any]]:
-    _reject_nulls(x)
+    _reject_nulls(features)
     keras = _keras()
     keras.utils.set_random_seed(attributes["train.seed"])
     n_classes = max(attributes.get("model.n_classes") or 0, len(labels.classes))
@@ -51,14 +52,14 @@ def train(
             f"but the label has {len(labels.classes)} classes",
             hint=f"set model.n_classes = {len(labels.classes)} or leave it out",
         )
-    model = _dnn(keras, x, n_classes, attributes)
+    model = _dnn(keras, features, n_classes, attributes)
     model.compile(
         optimizer=keras.optimizers.Adam(attributes["optimizer.learning_rate"]),
         loss="sparse_categorical_crossentropy",
         metrics=["accuracy"],
     )
     history = model.fit(
-        x,
+        features.inputs(),
         y,
         epochs=attributes["train.epoch"],
         batch_size=attributes["train.batch_size"],
@@ -72,12 +73,29 @@ def train(
     return data, {"params": {"n_classes": n_classes}, "metrics": metrics}
 
 
-def _dnn(keras, x: np.ndarray, n_classes: int, attributes: dict[str, Any]):
-    """Inputs normalised with the training data's statistics, then dense layers."""
-    inputs = keras.Input(shape=(x.shape[1],), name="features")
-    normalize = keras.layers.Normalization(name="normalize")
-    normalize.adapt(x)
-    hidden = normalize(inputs)
+def _dnn(keras, features: FeatureArrays, n_classes: int, attributes: dict[str, Any]):
+    """Numbers normalised with the training data's statistics and categories embedded or
+    one-hot encoded, side by side, then dense layers.
+
+    Only built-in layers, so the model loads in safe mode. An embedding is the weighted sum
+    of its row's id vectors (``Dot`` with the weights, which carry the combiner).
+    """
+    inputs, parts = {}, []
+    if features.numbers.shape[1]:
+        inputs["numbers"] = keras.Input(shape=(features.numbers.shape[1],), name="numbers")
+        normalize = keras.layers.Normalization(name="normalize")
+        normalize.adapt(features.numbers)
+        parts.append(normalize(inputs["numbers"]))
+    for i, category in enumerate(features.categoricals):
+        ids = inputs[f"ids_{i}"] = keras.Input(shape=(None,), dtype="int32", name=f"ids_{i}")
+        weights = inputs[f"weights_{i}"] = keras.Input(shape=(None,), name=f"weights_{i}")
+        if category.encoding == "embedding":
+            vectors = keras.layers.Embedding(category.buckets, category.dimension)(ids)
+            parts.append(keras.layers.Dot(axes=1)([weights, vectors]))
+        else:
+            encode = keras.layers.CategoryEncoding(category.buckets, output_mode="count")
+            parts.append(encode(ids, count_weights=weights))
+    hidden = parts[0] if len(parts) == 1 else keras.layers.Concatenate()(parts)
     for units in attributes["model.hidden_units"]:
         hidden = keras.layers.Dense(units, activation=attributes["model.activation"])(hidden)
         if attributes["model.dropout"]:
@@ -87,7 +105,7 @@ def _dnn(keras, x: np.ndarray, n_classes: int, attributes: dict[str, Any]):
 
 
 def predict_scores(
-    data: bytes, x: np.ndarray, metadata: dict[str, Any], batch_size: int
+    data: bytes, features: FeatureArrays, metadata: dict[str, Any], batch_size: int
 ) -> np.ndarray:
     """Class probabilities (rows x classes)."""
     keras = _keras()
@@ -95,5 +113,5 @@ def predict_scores(
         path = Path(folder) / "model.keras"
         path.write_bytes(data)
         model = keras.saving.load_model(path, compile=False, safe_mode=True)
-    _reject_nulls(x)
-    return model.predict(x, batch_size=batch_size, verbose=0)
+    _reject_nulls(features)
+    return model.predict(features.inputs(), batch_size=batch_size, verbose=0)

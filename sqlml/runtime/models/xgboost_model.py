@@ -8,6 +8,7 @@ import numpy as np
 import xgboost as xgb
 
 from sqlml.errors import ModelError
+from sqlml.runtime.feature_arrays import FeatureArrays
 from sqlml.runtime.labels import LabelEncoding
 
 FORMAT = "xgboost-ubj"
@@ -46,11 +47,11 @@ def booster_params(labels: LabelEncoding, attributes: dict[str, Any]) -> dict[st
 
 
 def train(
-    x: np.ndarray, y: np.ndarray, labels: LabelEncoding, attributes: dict[str, Any]
+    features: FeatureArrays, y: np.ndarray, labels: LabelEncoding, attributes: dict[str, Any]
 ) -> tuple[bytes, dict[str, Any]]:
     params = booster_params(labels, attributes)
     history: dict[str, dict[str, list[float]]] = {}
-    dtrain = xgb.DMatrix(x, label=y)
+    dtrain = xgb.DMatrix(_matrix(features, params)[0], label=y)
     booster = xgb.train(
         params,
         dtrain,
@@ -70,11 +71,12 @@ def load(data: bytes) -> xgb.Booster:
 
 
 def predict_scores(
-    data: bytes, x: np.ndarray, metadata: dict[str, Any], batch_size: int
+    data: bytes, features: FeatureArrays, metadata: dict[str, Any], batch_size: int
 ) -> np.ndarray:
     """Class probabilities (rows x classes) for classifiers, values for regressors."""
     booster = load(data)
     params = metadata["params"]
+    x = _matrix(features, params)[0]
     parts = [
         booster.predict(xgb.DMatrix(x[start : start + batch_size]))
         for start in range(0, len(x), batch_size)
@@ -92,6 +94,16 @@ def predict_scores(
     return raw
 
 
-def contributions(data: bytes, x: np.ndarray) -> np.ndarray:
-    """SHAP contributions (rows x [classes x] features), without the bias term."""
-    return load(data).predict(xgb.DMatrix(x), pred_contribs=True)[..., :-1]
+def _matrix(features: FeatureArrays, params: dict[str, Any]) -> tuple[np.ndarray, np.ndarray]:
+    """The features as numbers: category ids for trees, one-hot for a linear booster."""
+    return features.matrix(one_hot=params.get("booster") == "gblinear")
+
+
+def contributions(data: bytes, features: FeatureArrays, metadata: dict[str, Any]) -> np.ndarray:
+    """SHAP contributions (rows x [classes x] features), without the bias term.
+
+    A feature's contribution is the sum of those of its matrix columns.
+    """
+    x, owners = _matrix(features, metadata["params"])
+    by_column = load(data).predict(xgb.DMatrix(x), pred_contribs=True)[..., :-1]
+    return by_column @ np.eye(len(features.names), dtype=by_column.dtype)[owners]

@@ -1,0 +1,293 @@
+"""Feature columns applied to a SELECT's rows: the arrays models train on and predict from.
+
+Numbers (NUMERIC, DENSE, SPARSE) form one float matrix; every category feature becomes
+padded id and weight matrices that a Keras model embeds or one-hot encodes, and that
+:meth:`FeatureArrays.matrix` turns into numbers for XGBoost.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from sqlml.errors import ModelError
+from sqlml.ir import FeatureColumn
+from sqlml.runtime.datasource import Columns
+from sqlml.runtime.feature_columns import check_columns, split, value_texts
+
+_NUMBER_KINDS = ("numeric", "dense", "sparse")
+
+
+@dataclass(frozen=True)
+class Categorical:
+    """The category ids of one feature: row ``i`` holds ``ids[i, j]`` with ``weights[i, j]``.
+
+    Rows are padded to the longest; padding and NULLs have weight 0.
+    """
+
+    feature: int  # index of the feature in FeatureArrays.names
+    ids: np.ndarray  # int32, rows x values, each in [0, buckets)
+    weights: np.ndarray  # float32, rows x values
+    buckets: int
+    encoding: str  # "id" (a plain category), "one_hot" (INDICATOR) or "embedding"
+    dimension: int = 0  # of the embedding
+
+
+@dataclass(frozen=True)
+class FeatureArrays:
+    """The features of a SELECT's rows, ready for a model."""
+
+    names: list[str]  # one per feature column, as in explanations
+    numbers: np.ndarray  # float32, rows x width; NULL is NaN
+    owners: np.ndarray  # the feature (index in names) of each column of numbers
+    categoricals: list[Categorical]
+
+    @property
+    def rows(self) -> int:
+        return len(self.numbers)
+
+    def matrix(self, one_hot: bool = False) -> tuple[np.ndarray, np.ndarray]:
+        """All features as one float32 matrix (for XGBoost), and the feature of each column.
+
+        A single-valued plain category is one column holding its id (NaN for NULL), for
+        trees; other categories, and all with ``one_hot``, are counts per id (one-hot).
+        """
+        blocks, owners = [self.numbers], [self.owners]
+        for category in self.categoricals:
+            if category.encoding == "id" and category.ids.shape[1] == 1 and not one_hot:
+                block = np.where(category.weights > 0, category.ids, np.nan).astype(np.float32)
+            else:
+                block = np.zeros((self.rows, category.buckets), np.float32)
+                rows = np.arange(self.rows)[:, None]
+                np.add.at(block, (rows, category.ids), category.weights)
+            blocks.append(block)
+            owners.append(np.full(block.shape[1], category.feature))
+        return np.hstack(blocks), np.concatenate(owners)
+
+    def inputs(self) -> dict[str, np.ndarray]:
+        """Named inputs of a Keras model: ``numbers``, and ``ids_<i>``, ``weights_<i>``."""
+        named = {"numbers": self.numbers} if self.numbers.shape[1] else {}
+        for i, category in enumerate(self.categoricals):
+            named[f"ids_{i}"] = category.ids
+            named[f"weights_{i}"] = category.weights
+        return named
+
+    def permuted(self, feature: int, order: np.ndarray) -> FeatureArrays:
+        """A copy with the rows of one feature (all its arrays) reordered by ``order``."""
+        numbers = self.numbers.copy()
+        mine = self.owners == feature
+        numbers[:, mine] = self.numbers[order][:, mine]
+        categoricals = [
+            replace(c, ids=c.ids[order], weights=c.weights[order]) if c.feature == feature else c
+            for c in self.categoricals
+        ]
+        return replace(self, numbers=numbers, categoricals=categoricals)
+
+
+def transform(columns: Columns, features: list[FeatureColumn]) -> FeatureArrays:
+    """Apply derived feature columns (see :func:`derive`) to the rows in ``columns``."""
+    check_columns(columns, features)
+    rows = len(next(iter(columns.values())))
+    blocks, owners, categoricals = [], [], []
+    for index, feature in enumerate(features):
+        if feature.kind in _NUMBER_KINDS:
+            block = _numbers(feature, columns[feature.column])
+            blocks.append(block)
+            owners.append(np.full(block.shape[1], index))
+        else:
+            categoricals.append(_categorical(index, feature, columns))
+    return FeatureArrays(
+        names=[feature.name for feature in features],
+        numbers=np.hstack(blocks) if blocks else np.zeros((rows, 0), np.float32),
+        owners=np.concatenate(owners) if owners else np.zeros(0, np.int64),
+        categoricals=categoricals,
+    )
+
+
+def _numbers(feature: FeatureColumn, values: np.ndarray) -> np.ndarray:
+    """NUMERIC, DENSE or SPARSE values as a float32 rows x shape block."""
+    shape = feature.params["shape"]
+    if feature.kind == "sparse":
+        return _sparse(feature, values)
+    if values.dtype.kind in "biuf":
+        if shape != 1:
+            raise ModelError(
+                f"{feature.kind.upper()} column {feature.column} holds one number per row, "
+                f"but its shape is {shape}",
+                hint="give a shape of 1, or select comma-separated numbers",
+            )
+        return values.astype(np.float32).reshape(-1, 1)
+    delimiter = feature.params.get("delimiter", ",")
+    block = np.full((len(values), shape), np.nan, np.float32)
+    for row, text in enumerate(value_texts(values)):
+        if text is None or not text.strip():  # NULL or blank: NaN
+            continue
+        numbers = [_float(feature, token) for token in split(text, delimiter)]
+        if len(numbers) != shape:
+            raise ModelError(
+                f"{feature.kind.upper()} column {feature.column} has {len(numbers)} values "
+                f"in row {row + 1}, but its shape is {shape}",
+                hint=f"every row must hold {shape} numbers separated by {delimiter!r}",
+            )
+        block[row] = numbers
+    return block
+
+
+def _sparse(feature: FeatureColumn, values: np.ndarray) -> np.ndarray:
+    """``index:value`` lists (a bare index means value 1); indices past the shape are dropped."""
+    shape = feature.params["shape"]
+    block = np.zeros((len(values), shape), np.float32)
+    for row, text in enumerate(value_texts(values)):
+        for token in split(text, feature.params["delimiter"]):
+            index, value = _sparse_entry(feature, token)
+            if index < shape:
+                block[row, index] = value
+    return block
+
+
+def _sparse_entry(feature: FeatureColumn, token: str) -> tuple[int, float]:
+    index, _, value = token.partition(":")
+    try:
+        if index.strip().isdigit():
+            return int(index), float(value) if value else 1.0
+    except ValueError:
+        pass
+    raise ModelError(
+        f"SPARSE column {feature.column} holds {token!r}; expected index:value with an index >= 0",
+        hint="write sparse rows as 0:1.5,7:2",
+    )
+
+
+def _float(feature: FeatureColumn, token: str) -> float:
+    try:
+        return float(token)
+    except ValueError:
+        raise ModelError(
+            f"{feature.kind.upper()} column {feature.column} holds {token!r}, "
+            "which is not a number",
+            hint=f"use CATEGORY_ID({feature.column}) for text, or fix the values",
+        ) from None
+
+
+def _categorical(index: int, feature: FeatureColumn, columns: Columns) -> Categorical:
+    if feature.kind == "embedding":
+        ids, weights, buckets = _ids(feature.inputs[0], columns)
+        combined = _combine(weights, feature.params["combiner"])
+        return Categorical(index, ids, combined, buckets, "embedding", feature.params["dimension"])
+    if feature.kind == "indicator":
+        return Categorical(index, *_ids(feature.inputs[0], columns), "one_hot")
+    return Categorical(index, *_ids(feature, columns), "id")
+
+
+def _combine(weights: np.ndarray, combiner: str) -> np.ndarray:
+    """Weights that make the weighted sum of a row's embeddings their sum, mean or sqrtn."""
+    if combiner == "sum":
+        return weights
+    if combiner == "mean":
+        total = weights.sum(axis=1, keepdims=True)
+    else:
+        total = np.sqrt((weights**2).sum(axis=1, keepdims=True))
+    return np.divide(weights, total, out=np.zeros_like(weights), where=total > 0)
+
+
+def _ids(feature: FeatureColumn, columns: Columns) -> tuple[np.ndarray, np.ndarray, int]:
+    """The padded ids and weights of a category feature, and its number of buckets."""
+    params = feature.params
+    if feature.kind == "bucket":
+        values = _numbers(feature.inputs[0], columns[feature.inputs[0].column])[:, 0]
+        present = ~np.isnan(values)
+        ids = np.searchsorted(params["boundaries"], np.where(present, values, 0), side="right")
+        return _column(ids), _column(present), len(params["boundaries"]) + 1
+    if feature.kind == "weighted_category":
+        return _weighted(feature, columns)
+    if feature.kind == "cross":
+        return _cross(feature, columns)
+    lookup, delimiter = _lookup(feature), params.get("delimiter")
+    known: dict[str, int] = {}
+    rows = [
+        [known[t] if t in known else known.setdefault(t, lookup(t)) for t in split(text, delimiter)]
+        for text in value_texts(columns[feature.column])
+    ]
+    return *_pad(rows), params["bucket_size"]
+
+
+def _lookup(feature: FeatureColumn) -> Callable[[str], int]:
+    """How one value becomes an id: by vocabulary, by hash, or as the integer it is."""
+    buckets = feature.params["bucket_size"]
+    if feature.kind == "category_hash":
+        return lambda token: stable_hash(token) % buckets
+    vocabulary = feature.params.get("vocabulary")
+    if vocabulary is not None:
+        index = {token: i for i, token in enumerate(vocabulary)}
+        return lambda token: index.get(token, len(vocabulary))
+
+    def identity(token: str) -> int:
+        try:
+            value = int(token)
+        except ValueError:
+            value = -1
+        if not 0 <= value < buckets:
+            raise ModelError(
+                f"{feature.kind.upper()} column {feature.column} holds {token!r}, "
+                f"which is not an id in [0, {buckets})",
+                hint="raise bucket_size, or give none to map the values through a vocabulary",
+            )
+        return value
+
+    return identity
+
+
+def _weighted(feature: FeatureColumn, columns: Columns) -> tuple[np.ndarray, np.ndarray, int]:
+    """A category's ids weighted by another column: a number per id, or one for all of them."""
+    ids, present, buckets = _ids(feature.inputs[0], columns)
+    delimiter = feature.inputs[0].params.get("delimiter") or ","
+    weights = np.zeros_like(present)
+    for row, text in enumerate(value_texts(columns[feature.column])):
+        count = int(present[row].sum())
+        values = [_float(feature, token) for token in split(text, delimiter)]
+        if len(values) == 1:
+            values *= count
+        if count and len(values) != count:
+            raise ModelError(
+                f"WEIGHTED_CATEGORY: row {row + 1} has {count} categories but "
+                f"{len(values)} weights in {feature.column}",
+                hint="give one weight per category value",
+            )
+        weights[row, :count] = values[:count]
+    return ids, weights, buckets
+
+
+def _cross(feature: FeatureColumn, columns: Columns) -> tuple[np.ndarray, np.ndarray, int]:
+    """The hashed combination of single-valued categories; NULL if any of them is NULL."""
+    parts = [_ids(item, columns) for item in feature.inputs]
+    keys = np.hstack([ids[:, :1] for ids, _, _ in parts])
+    present = np.all(np.hstack([weights[:, :1] for _, weights, _ in parts]) > 0, axis=1)
+    unique, inverse = np.unique(keys, axis=0, return_inverse=True)
+    buckets = feature.params["hash_bucket_size"]
+    hashed = np.array([stable_hash(",".join(map(str, key))) % buckets for key in unique.tolist()])
+    ids = np.where(present, hashed[inverse.reshape(-1)], 0)
+    return _column(ids), _column(present), buckets
+
+
+def stable_hash(text: str) -> int:
+    """A hash of ``text`` that is the same in every process and on every machine."""
+    return int.from_bytes(hashlib.blake2b(text.encode(), digest_size=8).digest(), "little")
+
+
+def _pad(rows: list[list[int]]) -> tuple[np.ndarray, np.ndarray]:
+    width = max(1, max((len(row) for row in rows), default=0))
+    ids = np.zeros((len(rows), width), np.int32)
+    weights = np.zeros((len(rows), width), np.float32)
+    for i, row in enumerate(rows):
+        ids[i, : len(row)] = row
+        weights[i, : len(row)] = 1.0
+    return ids, weights
+
+
+def _column(values: np.ndarray) -> np.ndarray:
+    """A rows x 1 matrix: int32 ids, or float32 weights from booleans."""
+    dtype = np.float32 if values.dtype == bool else np.int32
+    return values.astype(dtype).reshape(-1, 1)
