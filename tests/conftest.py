@@ -17,6 +17,7 @@ from sqlml.runtime.datasource import Datasource, connect
 ROOT = Path(__file__).resolve().parent.parent
 IRIS_CSV = ROOT / "examples" / "iris.csv"
 MYSQL_URL = os.environ.get("SQLML_TEST_MYSQL", "mysql://root@127.0.0.1:3306/test")
+POSTGRESQL_URL = os.environ.get("SQLML_TEST_POSTGRESQL", "postgresql://root@127.0.0.1:5432/test")
 
 
 def iris_columns() -> dict[str, np.ndarray]:
@@ -43,26 +44,44 @@ def duckdb_url(tmp_path: Path) -> str:
     return f"duckdb:///{tmp_path / 'test.duckdb'}"
 
 
-def _mysql_or_skip() -> str:
+def _server_or_skip(url: str) -> str:
+    """``url`` if its server answers; in CI (CI=true) an unreachable server fails the test."""
     try:
-        connect(MYSQL_URL).close()
+        connect(url).close()
     except DatasourceError as error:
         if os.environ.get("CI") == "true":
-            pytest.fail(f"MySQL must be reachable in CI: {error.message}")
-        pytest.skip(f"MySQL is not reachable: {error.message}")
-    return MYSQL_URL
+            pytest.fail(f"the database server must be reachable in CI: {error.message}")
+        pytest.skip(f"the database server is not reachable: {error.message}")
+    return url
+
+
+def datasource_url(kind: str, folder: Path) -> str:
+    """A URL of each kind: a file in ``folder`` for the embedded ones, the test servers else."""
+    if kind in ("duckdb", "sqlite"):
+        return f"{kind}:///{folder / f'test.{kind}'}"
+    return _server_or_skip(MYSQL_URL if kind == "mysql" else POSTGRESQL_URL)
 
 
 @pytest.fixture
 def mysql_url() -> str:
-    return _mysql_or_skip()
+    return _server_or_skip(MYSQL_URL)
 
 
-@pytest.fixture(params=["duckdb", "mysql"])
+KINDS = ["duckdb", "sqlite", "mysql", "postgresql"]
+
+
+@pytest.fixture(params=KINDS)
+def datasource(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Datasource]:
+    """An open datasource of each kind."""
+    ds = connect(datasource_url(request.param, tmp_path))
+    yield ds
+    ds.close()
+
+
+@pytest.fixture(params=KINDS)
 def iris_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    """A datasource URL whose database holds iris_train and iris_test."""
-    url = f"duckdb:///{tmp_path / 'iris.duckdb'}" if request.param == "duckdb" else None
-    url = url or _mysql_or_skip()
+    """A datasource URL of each kind whose database holds iris_train and iris_test."""
+    url = datasource_url(request.param, tmp_path)
     ds = connect(url)
     load_iris(ds)
     ds.close()

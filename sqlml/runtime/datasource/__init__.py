@@ -18,9 +18,17 @@ def connect(url: str | None = None, base_dir: Path | None = None) -> Datasource:
         from sqlml.runtime.datasource.duckdb import DuckDBSource
 
         return DuckDBSource(parsed, base_dir)
-    from sqlml.runtime.datasource.mysql import MySQLSource
+    if parsed.scheme == "sqlite":
+        from sqlml.runtime.datasource.sqlite import SQLiteSource
 
-    return MySQLSource(parsed)
+        return SQLiteSource(parsed)
+    if parsed.scheme == "mysql":
+        from sqlml.runtime.datasource.mysql import MySQLSource
+
+        return MySQLSource(parsed)
+    from sqlml.runtime.datasource.postgresql import PostgreSQLSource
+
+    return PostgreSQLSource(parsed)
 
 
 __all__ = ["Columns", "Datasource", "DatasourceURL", "ResultSet", "connect", "parse_url"]

@@ -123,6 +123,31 @@ class Datasource(ABC):
             raise
 
 
+def fetch_columns(cursor: Any, batch_rows: int = 10_000) -> tuple[list[str], list[list[Any]]]:
+    """Column names and values of a DB-API cursor's result, fetched in batches."""
+    names = [d[0] for d in cursor.description]
+    columns: list[list[Any]] = [[] for _ in names]
+    while rows := cursor.fetchmany(batch_rows):
+        for column, values in zip(columns, zip(*rows, strict=True), strict=True):
+            column.extend(values)
+    return names, columns
+
+
+def object_array(values: list[Any]) -> np.ndarray:
+    """A 1-D object array holding ``values`` as they are (numpy would split sequences)."""
+    array = np.empty(len(values), dtype=object)
+    array[:] = values
+    return array
+
+
+def python_values(values: np.ndarray) -> list[Any]:
+    """Plain Python values for a driver; NaN becomes NULL."""
+    items = values.tolist()
+    if values.dtype.kind == "f":
+        return [None if v != v else v for v in items]
+    return items
+
+
 def _kind(values: np.ndarray) -> str:
     if values.dtype.kind == "b":
         return "bool"

@@ -11,7 +11,15 @@ import pymysql
 from pymysql.constants import FIELD_TYPE
 
 from sqlml.errors import DatasourceError
-from sqlml.runtime.datasource.base import Columns, Datasource, ResultSet, returns_rows
+from sqlml.runtime.datasource.base import (
+    Columns,
+    Datasource,
+    ResultSet,
+    fetch_columns,
+    object_array,
+    python_values,
+    returns_rows,
+)
 from sqlml.runtime.datasource.url import DatasourceURL
 
 _INTEGER_TYPES = {
@@ -23,7 +31,6 @@ _INTEGER_TYPES = {
     FIELD_TYPE.YEAR,
 }
 _FLOAT_TYPES = {FIELD_TYPE.FLOAT, FIELD_TYPE.DOUBLE, FIELD_TYPE.DECIMAL, FIELD_TYPE.NEWDECIMAL}
-_FETCH_ROWS = 10_000
 
 
 class MySQLSource(Datasource):
@@ -76,12 +83,8 @@ class MySQLSource(Datasource):
         try:
             with self._con.cursor(pymysql.cursors.SSCursor) as cursor:
                 cursor.execute(select)
-                names = [d[0] for d in cursor.description]
                 type_codes = [d[1] for d in cursor.description]
-                chunks: list[list[Any]] = [[] for _ in names]
-                while rows := cursor.fetchmany(_FETCH_ROWS):
-                    for chunk, values in zip(chunks, zip(*rows, strict=True), strict=True):
-                        chunk.extend(values)
+                names, chunks = fetch_columns(cursor)
         except pymysql.MySQLError as error:
             raise DatasourceError(f"MySQL: {_message(error)}") from None
         return {
@@ -91,7 +94,7 @@ class MySQLSource(Datasource):
 
     def _insert(self, table: str, columns: Columns) -> None:
         placeholders = ", ".join([self.param] * len(columns))
-        rows = list(zip(*(_python_values(values) for values in columns.values()), strict=True))
+        rows = list(zip(*(python_values(values) for values in columns.values()), strict=True))
         try:
             with self._con.cursor() as cursor:
                 cursor.executemany(f"INSERT INTO {table} VALUES ({placeholders})", rows)
@@ -134,14 +137,4 @@ def _array(values: list[Any], type_code: int) -> np.ndarray:
         return np.array(values, dtype=np.int64)
     if type_code in _INTEGER_TYPES or type_code in _FLOAT_TYPES:
         return np.array([np.nan if v is None else float(v) for v in values], dtype=np.float64)
-    array = np.empty(len(values), dtype=object)
-    array[:] = values
-    return array
-
-
-def _python_values(values: np.ndarray) -> list[Any]:
-    """Plain Python values for the driver; NaN becomes NULL."""
-    items = values.tolist()
-    if values.dtype.kind == "f":
-        return [None if v != v else v for v in items]
-    return items
+    return object_array(values)

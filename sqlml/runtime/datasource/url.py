@@ -12,7 +12,9 @@ from urllib.parse import unquote, urlsplit
 from sqlml.errors import DatasourceError
 
 DEFAULT_URL = "duckdb:///sqlml.duckdb"
-SCHEMES = ("duckdb", "mysql")
+SCHEMES = ("duckdb", "sqlite", "mysql", "postgresql")
+_ALIASES = {"postgres": "postgresql", "mariadb": "mysql"}
+_FILE_SCHEMES = ("duckdb", "sqlite")
 
 
 @dataclass(frozen=True)
@@ -27,8 +29,8 @@ class DatasourceURL:
     password: str = field(default="", repr=False)
 
     def __str__(self) -> str:
-        if self.scheme == "duckdb":
-            return f"duckdb:///{self.path}"
+        if self.scheme in _FILE_SCHEMES:
+            return f"{self.scheme}:///{self.path}"
         user = self.user + (":***" if self.password else "")
         at = f"{user}@" if user else ""
         port = f":{self.port}" if self.port else ""
@@ -39,14 +41,16 @@ def parse_url(text: str | None) -> DatasourceURL:
     """Parse ``text``, or ``$SQLML_DATASOURCE``, or the default DuckDB file."""
     text = text or os.environ.get("SQLML_DATASOURCE") or DEFAULT_URL
     scheme, sep, rest = text.partition("://")
+    scheme = _ALIASES.get(scheme, scheme)
     if not sep or scheme not in SCHEMES:
         raise DatasourceError(
             f"unsupported datasource URL {_redacted(text)!r}",
-            hint="use duckdb:///path/to/file.duckdb or mysql://user:password@host:3306/database",
+            hint="use duckdb:///file.duckdb, sqlite:///file.db, "
+            "mysql://user:password@host:3306/database or postgresql://user@host:5432/database",
         )
-    if scheme == "duckdb":
+    if scheme in _FILE_SCHEMES:
         path = rest[1:] if rest.startswith("/") else rest
-        return DatasourceURL("duckdb", path=path or ":memory:")
+        return DatasourceURL(scheme, path=path or ":memory:")
     try:
         parts = urlsplit(text)
         port = parts.port

@@ -1,0 +1,115 @@
+"""PostgreSQL through psycopg 3: server-side cursors to read, COPY to write."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any, ClassVar
+
+import numpy as np
+import psycopg
+
+from sqlml.errors import DatasourceError
+from sqlml.runtime.datasource.base import (
+    Columns,
+    Datasource,
+    ResultSet,
+    fetch_columns,
+    object_array,
+    python_values,
+    returns_rows,
+)
+from sqlml.runtime.datasource.url import DatasourceURL
+
+# Type OIDs: int2, int4, int8, oid; float4, float8, numeric.
+_INTEGER_TYPES = {21, 23, 20, 26}
+_FLOAT_TYPES = {700, 701, 1700}
+
+
+class PostgreSQLSource(Datasource):
+    dialect = "postgres"
+    param = "%s"
+    current_schema = "current_schema()"
+    types: ClassVar[dict[str, str]] = {"int": "BIGINT", "float": "DOUBLE PRECISION",
+                                       "bool": "BOOLEAN", "text": "TEXT", "blob": "BYTEA",
+                                       "key": "TEXT"}  # fmt: skip
+
+    def __init__(self, url: DatasourceURL) -> None:
+        super().__init__(url)
+        try:
+            self._con = psycopg.connect(
+                host=url.host,
+                port=url.port or 5432,
+                user=url.user or None,
+                password=url.password or None,
+                dbname=url.path,
+                autocommit=True,
+                connect_timeout=10,
+            )
+        except psycopg.Error as error:
+            raise DatasourceError(
+                f"cannot connect to {url}: {_message(error)}",
+                hint="check that the server is running and that the URL given with "
+                "--datasource or SQLML_DATASOURCE is right",
+            ) from None
+
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> ResultSet | None:
+        try:
+            with self._con.cursor() as cursor:
+                cursor.execute(sql, tuple(params) or None)
+                if not returns_rows(sql) or cursor.description is None:
+                    return None
+                return ResultSet([d.name for d in cursor.description], cursor.fetchall())
+        except psycopg.Error as error:
+            raise DatasourceError(f"PostgreSQL: {_message(error)}") from None
+
+    def read(self, select: str) -> Columns:
+        try:
+            with self._con.transaction(), self._con.cursor(name="sqlml_read") as cursor:
+                cursor.execute(select)
+                type_codes = [d.type_code for d in cursor.description]
+                names, chunks = fetch_columns(cursor)
+        except psycopg.Error as error:
+            raise DatasourceError(f"PostgreSQL: {_message(error)}") from None
+        return {
+            name: _array(values, code)
+            for name, values, code in zip(names, chunks, type_codes, strict=True)
+        }
+
+    def _insert(self, table: str, columns: Columns) -> None:
+        names = ", ".join(self.quote([name]) for name in columns)
+        rows = zip(*(python_values(values) for values in columns.values()), strict=True)
+        try:
+            with (
+                self._con.cursor() as cursor,
+                cursor.copy(f"COPY {table} ({names}) FROM STDIN") as copy,
+            ):
+                for row in rows:
+                    copy.write_row(row)
+        except psycopg.Error as error:
+            raise DatasourceError(f"PostgreSQL: {_message(error)}") from None
+
+    def _swap(self, staging: list[str], target: list[str]) -> None:
+        with self.transaction():
+            self.execute(f"DROP TABLE IF EXISTS {self.quote(target)}")
+            self.execute(f"ALTER TABLE {self.quote(staging)} RENAME TO {self.quote(target[-1:])}")
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        with self._con.transaction():
+            yield
+
+    def close(self) -> None:
+        self._con.close()
+
+
+def _message(error: psycopg.Error) -> str:
+    return str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+
+
+def _array(values: list[Any], type_code: int) -> np.ndarray:
+    if type_code in _INTEGER_TYPES and None not in values:
+        return np.array(values, dtype=np.int64)
+    if type_code in _INTEGER_TYPES or type_code in _FLOAT_TYPES:
+        return np.array([np.nan if v is None else float(v) for v in values], dtype=np.float64)
+    return object_array(values)

@@ -1,0 +1,100 @@
+"""SQLite through the standard library: a file, no server."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any, ClassVar
+
+import numpy as np
+
+from sqlml.errors import DatasourceError
+from sqlml.runtime.datasource.base import (
+    Columns,
+    Datasource,
+    ResultSet,
+    fetch_columns,
+    object_array,
+    python_values,
+    returns_rows,
+)
+from sqlml.runtime.datasource.url import DatasourceURL
+
+
+class SQLiteSource(Datasource):
+    dialect = "sqlite"
+    param = "?"
+    current_schema = "'main'"
+    types: ClassVar[dict[str, str]] = {"int": "INTEGER", "float": "REAL", "bool": "INTEGER",
+                                       "text": "TEXT", "blob": "BLOB", "key": "TEXT"}  # fmt: skip
+
+    def __init__(self, url: DatasourceURL) -> None:
+        super().__init__(url)
+        try:
+            self._con = sqlite3.connect(url.path, isolation_level=None, check_same_thread=False)
+        except sqlite3.Error as error:
+            raise DatasourceError(
+                f"cannot open the SQLite database {url}: {error}",
+                hint="check the path in --datasource or SQLML_DATASOURCE",
+            ) from None
+
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> ResultSet | None:
+        try:
+            cursor = self._con.execute(sql, tuple(params))
+            if not returns_rows(sql) or cursor.description is None:
+                return None
+            return ResultSet([d[0] for d in cursor.description], cursor.fetchall())
+        except sqlite3.Error as error:
+            raise DatasourceError(f"SQLite: {error}") from None
+
+    def read(self, select: str) -> Columns:
+        try:
+            names, chunks = fetch_columns(self._con.execute(select))
+        except sqlite3.Error as error:
+            raise DatasourceError(f"SQLite: {error}") from None
+        return {name: _array(values) for name, values in zip(names, chunks, strict=True)}
+
+    def table_exists(self, table: Sequence[str]) -> bool:
+        *schema, name = table
+        master = self.quote([*schema[-1:], "sqlite_master"])
+        found = self.execute(
+            f"SELECT COUNT(*) FROM {master} WHERE type IN ('table', 'view') AND name = ?", [name]
+        )
+        return bool(found and found.rows[0][0])
+
+    def _insert(self, table: str, columns: Columns) -> None:
+        placeholders = ", ".join([self.param] * len(columns))
+        rows = zip(*(python_values(values) for values in columns.values()), strict=True)
+        try:
+            self._con.executemany(f"INSERT INTO {table} VALUES ({placeholders})", rows)
+        except sqlite3.Error as error:
+            raise DatasourceError(f"SQLite: {error}") from None
+
+    def _swap(self, staging: list[str], target: list[str]) -> None:
+        with self.transaction():
+            self.execute(f"DROP TABLE IF EXISTS {self.quote(target)}")
+            self.execute(f"ALTER TABLE {self.quote(staging)} RENAME TO {self.quote(target[-1:])}")
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        self.execute("BEGIN")
+        try:
+            yield
+        except BaseException:
+            self.execute("ROLLBACK")
+            raise
+        self.execute("COMMIT")
+
+    def close(self) -> None:
+        self._con.close()
+
+
+def _array(values: list[Any]) -> np.ndarray:
+    """SQLite values are typed one by one: integers, numbers (NULL as NaN) or objects."""
+    present = [v for v in values if v is not None]
+    if present and all(isinstance(v, int) for v in present) and len(present) == len(values):
+        return np.array(values, dtype=np.int64)
+    if present and all(isinstance(v, int | float) for v in present):
+        return np.array([np.nan if v is None else v for v in values], dtype=np.float64)
+    return object_array(values)

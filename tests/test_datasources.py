@@ -1,0 +1,116 @@
+"""Datasources: URLs, round trips of every column type, atomic table replacement."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from sqlml.errors import DatasourceError
+from sqlml.runtime.datasource import parse_url
+
+
+@pytest.mark.parametrize(
+    ("text", "scheme", "path", "host", "port", "user", "shown"),
+    [
+        ("duckdb:///file.duckdb", "duckdb", "file.duckdb", "", None, "", "duckdb:///file.duckdb"),
+        ("duckdb:////abs/f.duckdb", "duckdb", "/abs/f.duckdb", "", None, "", "duckdb:////abs/f.duckdb"),
+        ("duckdb://", "duckdb", ":memory:", "", None, "", "duckdb:///:memory:"),
+        ("sqlite:///x.db", "sqlite", "x.db", "", None, "", "sqlite:///x.db"),
+        ("mysql://root:pw@127.0.0.1:3306/test", "mysql", "test", "127.0.0.1", 3306, "root",
+         "mysql://root:***@127.0.0.1:3306/test"),
+        ("mariadb://u@h/db", "mysql", "db", "h", None, "u", "mysql://u@h/db"),
+        ("postgres://u:p%40ss@h:5432/d", "postgresql", "d", "h", 5432, "u",
+         "postgresql://u:***@h:5432/d"),
+    ],
+)  # fmt: skip
+def test_url_parsing(text, scheme, path, host, port, user, shown):
+    url = parse_url(text)
+    assert (url.scheme, url.path, url.host, url.port, url.user) == (scheme, path, host, port, user)
+    assert str(url) == shown
+    assert "pw" not in repr(url) and "p@ss" not in repr(url)
+
+
+def test_password_is_decoded_but_never_shown():
+    url = parse_url("postgres://u:p%40ss@h:5432/d")
+    assert url.password == "p@ss"
+    assert "p@ss" not in str(url) + repr(url)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("oracle://x/y", "unsupported datasource URL 'oracle://x/y'"),
+        ("mysql://root:secret@/test", "needs a host and a database"),
+        ("mysql://root:secret@h:99999/test", "bad datasource URL"),
+        ("just-a-path.db", "unsupported datasource URL"),
+    ],
+)
+def test_bad_urls(text, message):
+    with pytest.raises(DatasourceError) as caught:
+        parse_url(text)
+    assert message in caught.value.message
+    assert "secret" not in caught.value.message
+
+
+def test_round_trip_of_every_column_kind(datasource, unique_name):
+    columns = {
+        "i": np.array([1, -2, 3], dtype=np.int64),
+        "f": np.array([0.5, np.nan, 2.25]),
+        "s": np.array(["a", None, "o'q; --"], dtype=object),
+        "b": np.array([True, False, True]),
+    }
+    datasource.write_table([unique_name], columns)
+    try:
+        back = datasource.read(f"SELECT * FROM {unique_name} ORDER BY i")
+    finally:
+        datasource.execute(f"DROP TABLE {unique_name}")
+    assert list(back) == ["i", "f", "s", "b"]
+    assert back["i"].tolist() == [-2, 1, 3]
+    assert back["f"][0] != back["f"][0] and back["f"][1:].tolist() == [0.5, 2.25]  # NaN first
+    assert back["s"].tolist() == [None, "a", "o'q; --"]
+    assert [bool(v) for v in back["b"].tolist()] == [False, True, True]
+
+
+def test_a_failed_write_leaves_the_old_table_intact(datasource, unique_name, monkeypatch):
+    datasource.write_table([unique_name], {"x": np.array([1, 2, 3])})
+
+    def broken(table, columns):
+        raise DatasourceError("connection lost")
+
+    monkeypatch.setattr(datasource, "_insert", broken)
+    with pytest.raises(DatasourceError):
+        datasource.write_table([unique_name], {"x": np.array([9])})
+    monkeypatch.undo()
+    try:
+        rows = datasource.execute(f"SELECT x FROM {unique_name} ORDER BY x").rows
+        leftovers = [
+            name for name in _tables(datasource) if name.startswith(f"{unique_name}__sqlml")
+        ]
+    finally:
+        datasource.execute(f"DROP TABLE {unique_name}")
+    assert [r[0] for r in rows] == [1, 2, 3]
+    assert leftovers == []
+
+
+def _tables(datasource) -> list[str]:
+    if datasource.dialect == "sqlite":
+        rows = datasource.execute("SELECT name FROM sqlite_master WHERE type = 'table'").rows
+    else:
+        rows = datasource.execute(
+            "SELECT table_name FROM information_schema.tables "
+            f"WHERE table_schema = {datasource.current_schema}"
+        ).rows
+    return [r[0] for r in rows]
+
+
+def test_identifiers_are_quoted(datasource, unique_name):
+    hostile = f'{unique_name}"; DROP TABLE x; --`'
+    datasource.write_table([hostile], {'c"`; --': np.array([1])})
+    try:
+        assert datasource.table_exists([hostile])
+        assert datasource.read(f"SELECT * FROM {datasource.quote([hostile])}") == {
+            'c"`; --': pytest.approx(np.array([1]))
+        }
+    finally:
+        datasource.execute(f"DROP TABLE {datasource.quote([hostile])}")
+    assert not datasource.table_exists([hostile])
