@@ -48,7 +48,7 @@ def _against_datasource(
     statements: Sequence[ir.Statement], dialect: str, datasource: Datasource
 ) -> list[SqlmlError]:
     graph = dependencies(statements, dialect)
-    models = {name.lower() for name, _ in ModelStore(datasource).list()}
+    models = {name.lower() for name, _, _ in ModelStore(datasource).list()}
     written: set[str] = set()  # tables the program writes before the current statement
     errors: list[SqlmlError] = []
     for statement in statements:

@@ -6,6 +6,7 @@ import pytest
 
 from sqlml.cli import main
 from sqlml.runtime.datasource import connect
+from sqlml.runtime.model_store import ModelStore
 
 TRAIN = {
     "xgboost": """
@@ -39,7 +40,7 @@ def test_train_then_predict_held_out_rows(iris_url, estimator, unique_name, caps
         truth = dict(ds.execute("SELECT id, class FROM iris_test").rows)
         columns = ds.execute(f"SELECT * FROM {table} WHERE 1 = 0").columns
         ds.execute(f"DROP TABLE {table}")
-        ds.execute("DELETE FROM sqlml_models WHERE name = " + ds.param, [model])
+        ModelStore(ds).drop(model)
     finally:
         ds.close()
     assert len(predicted) == 30
@@ -66,7 +67,12 @@ def test_predict_replaces_an_existing_table(duckdb_url, capsys):
     assert result.columns == ["x", "y"]
     assert len(result.rows) == 10
     assert all(isinstance(y, int) for _, y in result.rows)  # typed like the integer label
-    assert sorted(name for (name,) in leftovers) == ["d", "pred", "sqlml_models"]
+    assert sorted(name for (name,) in leftovers) == [
+        "d",
+        "pred",
+        "sqlml_model_chunks",
+        "sqlml_model_versions",
+    ]
 
 
 def test_regression_objective_predicts_numbers(duckdb_url, capsys):

@@ -20,16 +20,19 @@ def show_train(statement: ir.ShowTrainStatement, datasource: Datasource) -> Outc
 
 def show_models(statement: ir.ShowModelsStatement, datasource: Datasource) -> Outcome:
     rows = [
-        (name, meta["estimator"], meta["label"], meta["rows"], meta["trained_at"])
-        for name, meta in ModelStore(datasource).list()
+        (name, version, meta["estimator"], meta["label"], meta["rows"], meta["trained_at"])
+        for name, version, meta in ModelStore(datasource).list()
     ]
-    return Outcome(result=ResultSet(["model", "estimator", "label", "rows", "trained_at"], rows))
+    columns = ["model", "version", "estimator", "label", "rows", "trained_at"]
+    return Outcome(result=ResultSet(columns, rows))
 
 
 def describe_model(statement: ir.DescribeModelStatement, datasource: Datasource) -> Outcome:
-    meta = ModelStore(datasource).load(statement.model).metadata
+    stored = ModelStore(datasource).load(statement.model)
+    meta = stored.metadata
     labels = meta["labels"]
     rows = [
+        ("version", str(stored.version)),
         ("estimator", meta["estimator"]),
         ("format", meta["format"]),
         ("task", labels["task"]),

@@ -1,0 +1,69 @@
+"""The model store: versions, chunking, atomic saves, integrity, on every database."""
+
+from __future__ import annotations
+
+import pytest
+
+from sqlml.errors import DatasourceError, ModelError
+from sqlml.runtime import model_store
+from sqlml.runtime.model_store import ModelStore
+
+
+def test_versions_chunks_and_retention(datasource, unique_name, monkeypatch):
+    monkeypatch.setattr(model_store, "CHUNK_BYTES", 1000)
+    store = ModelStore(datasource)
+    payloads = [bytes(range(256)) * (i + 3) for i in range(5)]  # 768 to 1792 bytes
+    try:
+        versions = [store.save(unique_name, {"n": i}, data) for i, data in enumerate(payloads)]
+        latest = store.load(unique_name)
+        listed = {name: (version, meta) for name, version, meta in store.list()}
+        kept = datasource.execute(
+            f"SELECT version FROM sqlml_model_versions WHERE name = {datasource.param} ORDER BY version",
+            [unique_name],
+        ).rows
+    finally:
+        store.drop(unique_name)
+    assert versions == [1, 2, 3, 4, 5]
+    assert (latest.version, latest.metadata, latest.data) == (5, {"n": 4}, payloads[4])
+    assert listed[unique_name] == (5, {"n": 4})
+    assert [v for (v,) in kept] == [3, 4, 5]  # the newest KEEP_VERSIONS
+
+
+def test_a_failed_save_leaves_the_previous_version(datasource, unique_name, monkeypatch):
+    store = ModelStore(datasource)
+    store.save(unique_name, {"good": True}, b"first model")
+    original = datasource.execute
+    calls = []
+
+    def failing(sql, params=()):
+        calls.append(sql)
+        if sql.startswith("INSERT INTO") and "sqlml_model_versions" in sql:
+            raise DatasourceError("connection lost while saving")
+        return original(sql, params)
+
+    monkeypatch.setattr(datasource, "execute", failing)
+    with pytest.raises(DatasourceError):
+        store.save(unique_name, {"good": False}, b"second model, never complete")
+    monkeypatch.undo()
+    try:
+        stored = store.load(unique_name)
+    finally:
+        store.drop(unique_name)
+    assert (stored.version, stored.metadata, stored.data) == (1, {"good": True}, b"first model")
+    assert (
+        sum("INSERT INTO" in sql and "sqlml_model_versions" in sql for sql in calls) == 3
+    )  # retried
+
+
+def test_missing_chunks_are_detected(datasource, unique_name):
+    store = ModelStore(datasource)
+    store.save(unique_name, {}, b"x" * 10)
+    datasource.execute(
+        f"DELETE FROM sqlml_model_chunks WHERE name = {datasource.param}", [unique_name]
+    )
+    with pytest.raises(ModelError, match="is incomplete"):
+        store.load(unique_name)
+    store.drop(unique_name)
+    with pytest.raises(ModelError, match="does not exist"):
+        store.load(unique_name)
+    assert not store.drop(unique_name)
