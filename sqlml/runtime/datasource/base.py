@@ -23,6 +23,7 @@ Columns = dict[str, np.ndarray]
 
 # Statements whose result rows are shown to the user.
 _QUERY_WORDS = {
+    "checksum",
     "select",
     "with",
     "values",
@@ -59,6 +60,7 @@ class Datasource(ABC):
     param: ClassVar[str]  # bound parameter placeholder
     types: ClassVar[dict[str, str]]  # "int", "float", "bool", "text", "blob", "key" -> SQL
     current_schema: ClassVar[str]  # SQL expression naming the default schema
+    fingerprint_sql: ClassVar[str | None] = None  # a query on {table}; None: unsupported
 
     def __init__(self, url: DatasourceURL) -> None:
         self.url = url
@@ -94,6 +96,13 @@ class Datasource(ABC):
     def quote(self, parts: Sequence[str]) -> str:
         """Quote a possibly qualified identifier, part by part."""
         return ".".join('"' + part.replace('"', '""') + '"' for part in parts)
+
+    def table_fingerprint(self, table: Sequence[str]) -> str | None:
+        """A value that changes whenever ``table``'s rows change, or None if unknown."""
+        if self.fingerprint_sql is None or not self.table_exists(table):
+            return None
+        found = self.execute(self.fingerprint_sql.format(table=self.quote(table)))
+        return repr(found.rows) if found else None
 
     def table_exists(self, table: Sequence[str]) -> bool:
         """Whether ``table`` (``name`` or ``schema.name``) exists."""

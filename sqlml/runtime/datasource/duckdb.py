@@ -20,6 +20,7 @@ class DuckDBSource(Datasource):
     dialect = "duckdb"
     param = "?"
     current_schema = "current_schema()"
+    fingerprint_sql = "SELECT count(*), sum(hash(t)) FROM {table} AS t"
     types: ClassVar[dict[str, str]] = {
         "int": "BIGINT",
         "float": "DOUBLE",

@@ -37,6 +37,7 @@ class MySQLSource(Datasource):
     dialect = "mysql"
     param = "%s"
     current_schema = "DATABASE()"
+    fingerprint_sql = "CHECKSUM TABLE {table}"
     types: ClassVar[dict[str, str]] = {
         "int": "BIGINT",
         "float": "DOUBLE",

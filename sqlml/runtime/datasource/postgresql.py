@@ -30,6 +30,7 @@ class PostgreSQLSource(Datasource):
     dialect = "postgres"
     param = "%s"
     current_schema = "current_schema()"
+    fingerprint_sql = "SELECT count(*), sum(hashtextextended(t::text, 0)) FROM {table} AS t"
     types: ClassVar[dict[str, str]] = {"int": "BIGINT", "float": "DOUBLE PRECISION",
                                        "bool": "BOOLEAN", "text": "TEXT", "blob": "BYTEA",
                                        "key": "TEXT"}  # fmt: skip

@@ -1,0 +1,135 @@
+"""A local columnar cache of SELECT results, so repeated training reads skip the database.
+
+An entry is keyed by the datasource (without its password), the SELECT text and a
+fingerprint of every table the SELECT reads, computed by the database itself (MySQL's
+``CHECKSUM TABLE``, a hash aggregate elsewhere): a changed table is a new key. A SELECT
+that reads no table, a table that cannot be fingerprinted, or a non-deterministic function
+(random numbers, the clock) is never cached.
+
+Entries are ``.npz`` files written without pickle (text columns as fixed-width Unicode plus
+a NULL mask); the least recently used are evicted beyond the size limit.
+Settings: ``SQLML_CACHE=off`` turns the cache off, ``SQLML_CACHE_DIR`` (default
+``~/.cache/sqlml``) and ``SQLML_CACHE_MAX_BYTES`` (default 2 GiB).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import sqlglot
+from sqlglot import exp
+from sqlglot.errors import SqlglotError
+
+from sqlml.runtime.datasource import Columns, Datasource
+
+DEFAULT_MAX_BYTES = 2 << 30
+_VOLATILE = (exp.Rand, exp.CurrentTimestamp, exp.CurrentDate, exp.CurrentTime, exp.Uuid)
+_NULLS = "__nulls__"
+
+
+class InputCache:
+    """A folder of cached SELECT results, bounded in size."""
+
+    def __init__(self, folder: Path, max_bytes: int = DEFAULT_MAX_BYTES) -> None:
+        self.folder = folder
+        self.max_bytes = max_bytes
+
+    @classmethod
+    def from_environment(cls) -> InputCache | None:
+        """The cache the environment asks for, or None when it is off."""
+        if os.environ.get("SQLML_CACHE", "on").lower() in ("off", "0", "false", "no"):
+            return None
+        folder = Path(os.environ.get("SQLML_CACHE_DIR") or Path.home() / ".cache" / "sqlml")
+        max_bytes = int(os.environ.get("SQLML_CACHE_MAX_BYTES") or DEFAULT_MAX_BYTES)
+        return cls(folder, max_bytes)
+
+    def read(self, datasource: Datasource, select: str) -> Columns:
+        """The result of ``select``: from the cache if the tables are unchanged."""
+        key = cache_key(datasource, select)
+        if key is None:
+            return datasource.read(select)
+        path = self.folder / f"{key}.npz"
+        if path.exists():
+            path.touch()  # most recently used
+            return _load(path)
+        columns = datasource.read(select)
+        self._store(path, columns)
+        return columns
+
+    def _store(self, path: Path, columns: Columns) -> None:
+        self.folder.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=self.folder, suffix=".tmp", delete=False) as f:
+            np.savez(f, **_storable(columns))
+        Path(f.name).replace(path)  # readers never see a partial entry
+        self._evict()
+
+    def _evict(self) -> None:
+        entries = sorted(self.folder.glob("*.npz"), key=lambda p: p.stat().st_mtime, reverse=True)
+        total = 0
+        for entry in entries:
+            total += entry.stat().st_size
+            if total > self.max_bytes:
+                entry.unlink(missing_ok=True)
+
+
+def cache_key(datasource: Datasource, select: str) -> str | None:
+    """A key that changes when the SELECT or any table it reads changes; None: don't cache."""
+    try:
+        tree = sqlglot.parse_one(select, read=datasource.dialect)
+    except SqlglotError:
+        return None
+    if any(tree.find_all(*_VOLATILE)):
+        return None
+    ctes = {cte.alias_or_name for cte in tree.find_all(exp.CTE)}
+    tables = sorted(
+        {
+            tuple(part.name for part in table.parts)
+            for table in tree.find_all(exp.Table)
+            if table.name and table.name not in ctes
+        }
+    )
+    if not tables:
+        return None
+    fingerprints = [datasource.table_fingerprint(list(table)) for table in tables]
+    if None in fingerprints:
+        return None
+    text = "\n".join([str(datasource.url), select, *map(str, tables), *fingerprints])
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _storable(columns: Columns) -> dict[str, np.ndarray]:
+    """Columns as arrays that load without pickle; text gets a NULL mask."""
+    arrays: dict[str, np.ndarray] = {}
+    for index, (name, values) in enumerate(columns.items()):
+        stored_name = f"{index}:{name}"
+        if values.dtype.kind == "O":
+            nulls = np.array([v is None for v in values.tolist()])
+            arrays[stored_name] = np.array(["" if v is None else str(v) for v in values.tolist()])
+            arrays[f"{_NULLS}{index}"] = nulls
+        else:
+            arrays[stored_name] = values
+    return arrays
+
+
+def _load(path: Path) -> Columns:
+    with np.load(path, allow_pickle=False) as data:
+        stored = {key: data[key] for key in data.files}
+    columns: Columns = {}
+    data_keys = sorted((k for k in stored if not k.startswith(_NULLS)), key=_index)
+    for key in data_keys:
+        values = stored[key]
+        index, name = key.split(":", 1)
+        nulls = stored.get(f"{_NULLS}{index}")
+        if nulls is not None:
+            values = values.astype(object)
+            values[nulls] = None
+        columns[name] = values
+    return columns
+
+
+def _index(key: str) -> int:
+    return int(key.split(":", 1)[0])
