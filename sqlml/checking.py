@@ -16,6 +16,7 @@ from sqlml.grammar.recovery import parse_all
 from sqlml.runtime.datasource import Columns, Datasource
 from sqlml.runtime.feature_columns import check_columns
 from sqlml.runtime.model_store import ModelStore
+from sqlml.runtime.training import check_base_estimator
 from sqlml.semantics import analyze
 from sqlml.semantics.dependencies import dependencies
 
@@ -48,38 +49,56 @@ def _against_datasource(
     statements: Sequence[ir.Statement], dialect: str, datasource: Datasource
 ) -> list[SqlmlError]:
     graph = dependencies(statements, dialect)
-    models = {name.lower() for name, _, _ in ModelStore(datasource).list()}
+    # The estimator of each model that exists or is trained before the current statement.
+    models = {name.lower(): meta["estimator"] for name, _, meta in ModelStore(datasource).list()}
     written: set[str] = set()  # tables the program writes before the current statement
     errors: list[SqlmlError] = []
     for statement in statements:
         io = graph.io[statement.id]
         try:
-            if isinstance(statement, _USES_MODEL) and statement.model.lower() not in models:
-                raise ModelError(
-                    f"model {statement.model} does not exist in {datasource.url} "
-                    "and no earlier statement trains it",
-                    hint=f"train it first with ... TO TRAIN <estimator> ... INTO {statement.model}",
-                )
-            select = getattr(statement, "select", None)
-            if select is not None and not io.reads_tables & written:
-                _check_columns(
-                    statement, datasource.read(f"SELECT * FROM ({select}\n) AS q LIMIT 0")
-                )
+            if isinstance(statement, _USES_MODEL):
+                _check_model(statement.model, models, datasource)
+            if isinstance(statement, ir.TrainStatement) and statement.base_model:
+                _check_model(statement.base_model, models, datasource)
+                check_base_estimator(statement, models[statement.base_model.lower()])
+            if not io.reads_tables & written:
+                for source, select in _selects(statement):
+                    columns = datasource.read(f"SELECT * FROM ({select}\n) AS q LIMIT 0")
+                    _check_columns(statement, columns, source)
         except SqlmlError as error:
             errors.append(error.at(statement.line, statement.column))
         written |= io.writes_tables
-        models |= io.writes_models
+        if isinstance(statement, ir.TrainStatement):
+            models[statement.model.lower()] = statement.estimator
         if isinstance(statement, ir.DropModelStatement):
-            models.discard(statement.model.lower())
+            models.pop(statement.model.lower(), None)
     return errors
 
 
-def _check_columns(statement: ir.Statement, columns: Columns) -> None:
+def _check_model(name: str, models: dict[str, str], datasource: Datasource) -> None:
+    if name.lower() not in models:
+        raise ModelError(
+            f"model {name} does not exist in {datasource.url} and no earlier statement trains it",
+            hint=f"train it first with ... TO TRAIN <estimator> ... INTO {name}",
+        )
+
+
+def _selects(statement: ir.Statement) -> list[tuple[str, str]]:
+    """What an extended statement reads: its SELECT, and TO TRAIN's validation.select."""
+    select = getattr(statement, "select", None)
+    if select is None:
+        return []
+    validation = getattr(statement, "attributes", {}).get("validation.select")
+    named = [("the SELECT", select)]
+    return [*named, ("validation.select", validation)] if validation else named
+
+
+def _check_columns(statement: ir.Statement, columns: Columns, source: str) -> None:
     label = getattr(statement, "label", None)
     if label and label not in columns:
         raise CheckError(
-            f"column {label} is not in the result of the SELECT",
-            hint=f"the SELECT returns: {', '.join(columns)}",
+            f"column {label} is not in the result of {source}",
+            hint=f"{source} returns: {', '.join(columns)}",
         )
     if isinstance(statement, ir.TrainStatement):
-        check_columns(columns, statement.features)
+        check_columns(columns, statement.features, source)

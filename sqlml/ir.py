@@ -90,7 +90,10 @@ class SqlStatement(Statement):
 
 @dataclass(frozen=True)
 class TrainStatement(Statement):
-    """Train ``estimator`` on the rows of ``select`` and save it as ``model``."""
+    """Train ``estimator`` on the rows of ``select`` (from ``base_model``) and save it as ``model``.
+
+    ``attributes`` may hold ``validation.select``: a SELECT whose rows validate the model.
+    """
 
     kind: ClassVar[str] = "train"
     select: str
@@ -101,6 +104,7 @@ class TrainStatement(Statement):
     features: list[FeatureColumn]  # empty: derived from every selected column but the label
     label: str
     model: str
+    base_model: str | None = None  # USING: the stored model whose training continues
 
 
 @dataclass(frozen=True)

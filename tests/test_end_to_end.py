@@ -78,7 +78,8 @@ def test_predict_replaces_an_existing_table(duckdb_url, capsys):
 def test_regression_objective_predicts_numbers(duckdb_url, capsys):
     program = """
         CREATE TABLE d AS SELECT i / 10.0 AS x, 3.0 * i / 10.0 + 1 AS y FROM range(200) t(i);
-        SELECT * FROM d TO TRAIN xgboost.gbtree WITH train.num_boost_round = 50 LABEL y INTO r;
+        SELECT * FROM d TO TRAIN xgboost.gbtree
+          WITH train.num_boost_round = 50, validation.split = 0 LABEL y INTO r;
         SELECT x FROM d TO PREDICT out.y USING r;
         SELECT max(abs(out.y - (3.0 * out.x + 1))) AS worst FROM out;
     """

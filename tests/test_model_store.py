@@ -18,7 +18,8 @@ def test_versions_chunks_and_retention(datasource, unique_name, monkeypatch):
         latest = store.load(unique_name)
         listed = {name: (version, meta) for name, version, meta in store.list()}
         kept = datasource.execute(
-            f"SELECT version FROM sqlml_model_versions WHERE name = {datasource.param} ORDER BY version",
+            f"SELECT version FROM sqlml_model_versions WHERE name = {datasource.param} "
+            "ORDER BY version",
             [unique_name],
         ).rows
     finally:

@@ -40,14 +40,16 @@ def derive(columns: Columns, features: list[FeatureColumn], label: str) -> list[
     return [_resolve(feature, columns) for feature in features]
 
 
-def check_columns(columns: Columns, features: list[FeatureColumn]) -> None:
-    """A :class:`ModelError` if a feature reads a column the SELECT did not return."""
+def check_columns(
+    columns: Columns, features: list[FeatureColumn], source: str = "the SELECT"
+) -> None:
+    """A :class:`ModelError` if a feature reads a column that ``source`` did not return."""
     needed = dict.fromkeys(name for feature in features for name in _sources(feature))
     missing = [name for name in needed if name not in columns]
     if missing:
         raise ModelError(
-            f"feature column {', '.join(missing)} is not in the result of the SELECT",
-            hint=f"the SELECT returns: {', '.join(columns)}",
+            f"feature column {', '.join(missing)} is not in the result of {source}",
+            hint=f"{source} returns: {', '.join(columns)}",
         )
 
 

@@ -56,14 +56,13 @@ class Applied:
                 hint=f"the SELECT returns: {', '.join(self.columns)}",
             )
         values = self.columns[label]
-        if self.labels.task == "classifier":
-            unknown = sorted(set(values.tolist()) - set(self.labels.classes), key=str)
-            if unknown:
-                raise ModelError(
-                    f"LABEL column {label} has classes the model never saw: "
-                    f"{', '.join(map(repr, unknown[:5]))}",
-                    hint=f"the model knows {', '.join(map(repr, self.labels.classes))}",
-                )
+        unknown = self.labels.unknown(values)
+        if unknown:
+            raise ModelError(
+                f"LABEL column {label} has classes the model never saw: "
+                f"{', '.join(map(repr, unknown[:5]))}",
+                hint=f"the model knows {', '.join(map(repr, self.labels.classes))}",
+            )
         return self.labels.encode(values)
 
 

@@ -26,6 +26,12 @@ class LabelEncoding:
         index = {value: i for i, value in enumerate(self.classes)}
         return np.array([index[value] for value in values.tolist()], dtype=np.int32)
 
+    def unknown(self, values: np.ndarray) -> list[Any]:
+        """The classes in ``values`` that this encoding lacks (none for a regressor)."""
+        if self.task == "regressor":
+            return []
+        return sorted(set(values.tolist()) - set(self.classes), key=str)
+
     def decode(self, predictions: np.ndarray) -> np.ndarray:
         if self.task == "regressor":
             return predictions.astype(np.float64)
@@ -43,11 +49,7 @@ class LabelEncoding:
 def fit_labels(name: str, values: np.ndarray, task: str, objective: str | None) -> LabelEncoding:
     """Decide the task (for ``auto``) and the classes of a label column."""
     numeric = values.dtype.kind in "iuf"
-    if (values.dtype.kind == "f" and np.isnan(values).any()) or None in values.tolist():
-        raise ModelError(
-            f"LABEL column {name} has NULL values",
-            hint=f"filter them out: add WHERE {name} IS NOT NULL to the SELECT",
-        )
+    check_not_null(name, values, "the SELECT")
     if task == "auto":
         if objective:
             task = (
@@ -69,3 +71,12 @@ def fit_labels(name: str, values: np.ndarray, task: str, objective: str | None) 
             hint="check the SELECT's WHERE clause",
         )
     return LabelEncoding("classifier", classes, values.dtype.kind)
+
+
+def check_not_null(name: str, values: np.ndarray, source: str) -> None:
+    """A :class:`ModelError` if the LABEL column ``name`` read by ``source`` has NULLs."""
+    if (values.dtype.kind == "f" and np.isnan(values).any()) or None in values.tolist():
+        raise ModelError(
+            f"LABEL column {name} has NULL values",
+            hint=f"filter them out: add WHERE {name} IS NOT NULL to {source}",
+        )

@@ -42,6 +42,8 @@ def describe_model(statement: ir.DescribeModelStatement, datasource: Datasource)
         ("attributes", json.dumps(meta["attributes"], sort_keys=True)),
         ("metrics", json.dumps(meta["metrics"], sort_keys=True)),
         ("rows", str(meta["rows"])),
+        ("validation", json.dumps(meta.get("validation"), sort_keys=True)),
+        ("base_model", json.dumps(meta.get("base_model"), sort_keys=True)),
         ("trained_at", meta["trained_at"]),
         ("sqlml_version", meta["sqlml_version"]),
     ]

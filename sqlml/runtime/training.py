@@ -1,43 +1,72 @@
-"""TO TRAIN: read the SELECT, fit the estimator, store the model."""
+"""TO TRAIN: read the SELECT, fit the estimator (or continue a base model), validate, store.
+
+The validation rows are those of ``validation.select``, or a seeded draw of
+``validation.split`` of the SELECT's rows (per class for classifiers), held out of training.
+Features are derived from the training rows only; the validation metrics are TO EVALUATE's,
+computed on the trained model's scores for the validation rows and stored with the model.
+"""
 
 from __future__ import annotations
 
 import dataclasses
 import datetime
+import math
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
 
 import sqlml
 from sqlml import ir
-from sqlml.errors import ModelError
-from sqlml.runtime.datasource import Datasource
+from sqlml.errors import ModelError, SqlmlError
+from sqlml.metrics import classifier_metrics, regressor_metrics
+from sqlml.runtime.datasource import Columns, Datasource
 from sqlml.runtime.execute import Outcome
 from sqlml.runtime.feature_arrays import transform
-from sqlml.runtime.feature_columns import derive
+from sqlml.runtime.feature_columns import check_columns, derive
 from sqlml.runtime.features import check_rows
-from sqlml.runtime.labels import fit_labels
-from sqlml.runtime.model_store import ModelStore
+from sqlml.runtime.inference import SCORE_BATCH
+from sqlml.runtime.labels import LabelEncoding, check_not_null, fit_labels
+from sqlml.runtime.model_store import ModelStore, StoredModel
 from sqlml.runtime.models import family
+
+
+@dataclass(frozen=True)
+class _Rows:
+    """Rows to train on or to validate with: their columns and encoded labels."""
+
+    columns: Columns
+    y: np.ndarray
+
+    def take(self, index: np.ndarray) -> _Rows:
+        return _Rows({name: values[index] for name, values in self.columns.items()}, self.y[index])
 
 
 def train(statement: ir.TrainStatement, datasource: Datasource) -> Outcome:
     columns = datasource.read(statement.select)
-    rows = check_rows(columns)
-    if statement.label not in columns:
-        raise ModelError(
-            f"LABEL column {statement.label} is not in the result of the SELECT",
-            hint=f"the SELECT returns: {', '.join(columns)}",
-        )
-    features = derive(columns, statement.features, statement.label)
-    arrays = transform(columns, features)
-    labels = fit_labels(
-        statement.label,
-        columns[statement.label],
-        statement.task,
-        statement.attributes.get("objective"),
-    )
+    check_rows(columns)
+    _check_label(statement.label, columns, "the SELECT")
+    store = ModelStore(datasource)
     trainer = family(statement.family)
-    data, details = trainer.train(
-        arrays, labels.encode(columns[statement.label]), labels, statement.attributes
-    )
+    base = _base(statement, store, trainer.FORMAT) if statement.base_model else None
+    labels, y = _labels(statement, columns[statement.label], base)
+    training, validation, how = _validation_rows(statement, datasource, _Rows(columns, y), labels)
+    if base is None:
+        features = derive(training.columns, statement.features, statement.label)
+    else:  # the base model's, vocabularies and all
+        features = [ir.FeatureColumn.from_dict(f) for f in base.metadata["features"]]
+    arrays = transform(training.columns, features)
+    data, details = trainer.train(arrays, training.y, labels, statement.attributes, base)
+    if validation is not None:
+        source = "validation.select" if "select" in how else None
+        if source:
+            check_columns(validation.columns, features, source)
+        with _blame(source):
+            validation_arrays = transform(validation.columns, features)
+        scores = trainer.predict_scores(data, validation_arrays, details, SCORE_BATCH)
+        details["metrics"].update(_validation_metrics(labels, validation.y, scores))
     metadata = {
         "estimator": statement.estimator,
         "family": statement.family,
@@ -47,13 +76,153 @@ def train(statement: ir.TrainStatement, datasource: Datasource) -> Outcome:
         "label": statement.label,
         "labels": labels.to_dict(),
         "statement": statement.text,
-        "rows": rows,
+        "rows": arrays.rows,
+        "validation": how,
+        "base_model": None if base is None else {"name": base.name, "version": base.version},
         "trained_at": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
         "sqlml_version": sqlml.__version__,
         **details,
     }
-    ModelStore(datasource).save(statement.model, metadata, data)
-    shown = ", ".join(f"{name} {value:.4g}" for name, value in details["metrics"].items())
-    return Outcome(
-        summary=f"trained {statement.model} ({statement.estimator}) on {rows} rows: {shown}"
+    store.save(statement.model, metadata, data)
+    return Outcome(summary=_summary(statement, metadata))
+
+
+def check_base_estimator(statement: ir.TrainStatement, estimator: str) -> None:
+    """A :class:`ModelError` unless the base model was trained by the statement's estimator."""
+    if estimator != statement.estimator:
+        raise ModelError(
+            f"USING {statement.base_model}: the base model was trained by {estimator}; "
+            f"TO TRAIN {statement.estimator} cannot continue it",
+            hint=f"continue it with TO TRAIN {estimator}, or leave out USING to train anew",
+        )
+
+
+def _base(statement: ir.TrainStatement, store: ModelStore, model_format: str) -> StoredModel:
+    """The base model named by USING, checked to be one the statement can continue."""
+    with _blame(f"USING {statement.base_model}"):
+        base = store.load(statement.base_model)
+    check_base_estimator(statement, base.metadata["estimator"])
+    if base.metadata["format"] != model_format:
+        raise ModelError(
+            f"USING {statement.base_model}: the base model is stored as "
+            f"{base.metadata['format']}, which this version of sqlml cannot continue",
+            hint="leave out USING to train anew",
+        )
+    return base
+
+
+def _labels(
+    statement: ir.TrainStatement, values: np.ndarray, base: StoredModel | None
+) -> tuple[LabelEncoding, np.ndarray]:
+    """The label encoding (fitted, or the base model's) and the encoded LABEL column."""
+    if base is not None:
+        labels = LabelEncoding.from_dict(base.metadata["labels"])
+        return labels, _encode(labels, statement.label, values, "the SELECT")
+    objective = statement.attributes.get("objective")
+    labels = fit_labels(statement.label, values, statement.task, objective)
+    return labels, labels.encode(values)
+
+
+def _check_label(label: str, columns: Columns, source: str) -> None:
+    if label not in columns:
+        raise ModelError(
+            f"LABEL column {label} is not in the result of {source}",
+            hint=f"{source} returns: {', '.join(columns)}",
+        )
+
+
+def _encode(labels: LabelEncoding, name: str, values: np.ndarray, source: str) -> np.ndarray:
+    """The LABEL column ``name`` read by ``source``, encoded like a trained model's labels.
+
+    Classes the model lacks are an error: it could never predict them.
+    """
+    check_not_null(name, values, source)
+    if labels.task == "regressor" and values.dtype.kind not in "biuf":
+        raise ModelError(
+            f"LABEL column {name} of {source} holds text, but the model is a regressor",
+            hint=f"select numbers as {name}",
+        )
+    unknown = labels.unknown(values)
+    if unknown:
+        raise ModelError(
+            f"LABEL column {name} of {source} has classes the model does not know: "
+            f"{', '.join(map(repr, unknown[:5]))}",
+            hint=f"the model's classes are {', '.join(map(repr, labels.classes))}; "
+            f"filter the other rows out of {source}",
+        )
+    return labels.encode(values)
+
+
+def _validation_rows(
+    statement: ir.TrainStatement, datasource: Datasource, rows: _Rows, labels: LabelEncoding
+) -> tuple[_Rows, _Rows | None, dict[str, Any] | None]:
+    """The training rows, the validation rows (None: no validation) and how they were chosen."""
+    attributes = statement.attributes
+    select = attributes.get("validation.select")
+    if select is not None:
+        with _blame("validation.select"):
+            columns = datasource.read(select)
+            check_rows(columns)
+        _check_label(statement.label, columns, "validation.select")
+        y = _encode(labels, statement.label, columns[statement.label], "validation.select")
+        return rows, _Rows(columns, y), {"select": select, "rows": len(y)}
+    share, seed = attributes["validation.split"], attributes["validation.seed"]
+    kept, held = split(rows.y, labels.task == "classifier", share, seed)
+    if not len(held):
+        return rows, None, None
+    return rows.take(kept), rows.take(held), {"split": share, "seed": seed, "rows": len(held)}
+
+
+def split(y: np.ndarray, stratify: bool, share: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """Indices of the training and the held-out rows: ``share`` of the rows, drawn with
+    ``seed`` (of each class's rows with ``stratify``), in their original order.
+
+    Every class (and any set of rows) keeps at least one training row.
+    """
+    order = np.random.default_rng(seed).permutation(len(y))
+    bounds = np.zeros(0, dtype=np.int64)
+    if stratify:  # by class, in random order within each class
+        order = order[np.argsort(y[order], kind="stable")]
+        bounds = np.flatnonzero(np.diff(y[order])) + 1
+    held = np.zeros(len(y), dtype=bool)
+    for group in np.split(order, bounds):
+        held[group[: min(round(share * len(group)), len(group) - 1)]] = True
+    return np.flatnonzero(~held), np.flatnonzero(held)
+
+
+@contextmanager
+def _blame(source: str | None) -> Iterator[None]:
+    """Errors in the body name ``source`` (when given) as their cause."""
+    try:
+        yield
+    except SqlmlError as error:
+        if source is None:
+            raise
+        raise type(error)(f"{source}: {error.message}", hint=error.hint) from None
+
+
+def _validation_metrics(
+    labels: LabelEncoding, truth: np.ndarray, scores: np.ndarray
+) -> dict[str, float]:
+    """TO EVALUATE's metrics on the validation rows, named ``validation_<metric>``.
+
+    Metrics the rows leave undefined (AUC of a single class) are left out.
+    """
+    compute = classifier_metrics if labels.task == "classifier" else regressor_metrics
+    metrics = compute(truth, scores)
+    return {f"validation_{name}": v for name, v in metrics.items() if math.isfinite(v)}
+
+
+def _summary(statement: ir.TrainStatement, metadata: dict[str, Any]) -> str:
+    base = f" from {statement.base_model}" if statement.base_model else ""
+    how = metadata["validation"]
+    if how is None:
+        validated = ""
+    else:
+        source = "validation.select" if "select" in how else "held-out"
+        validated = f", validated on {how['rows']} {source} rows"
+    shown = ", ".join(f"{name} {value:.4g}" for name, value in metadata["metrics"].items())
+    return (
+        f"trained {statement.model} ({statement.estimator}){base} on {metadata['rows']} rows"
+        f"{validated}: {shown}"
     )

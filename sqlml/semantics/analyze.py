@@ -3,6 +3,11 @@
 from __future__ import annotations
 
 import re
+from typing import Any
+
+import sqlglot
+from sqlglot.errors import TokenError
+from sqlglot.tokens import TokenType
 
 from sqlml import ir
 from sqlml.errors import CheckError
@@ -58,7 +63,7 @@ def _lower(statement: ast.Statement, prefix: str, dialect: str) -> ir.Statement:
         check_query(statement.text, statement.pos, dialect, None)
     match statement:
         case ast.TrainStatement():
-            return _train(statement, f"{prefix}-train-{_slug(str(statement.into))}")
+            return _train(statement, f"{prefix}-train-{_slug(str(statement.into))}", dialect)
         case ast.PredictStatement():
             return _predict(statement, f"{prefix}-predict-{_slug(str(statement.target))}")
         case ast.EvaluateStatement():
@@ -90,7 +95,7 @@ def _common(statement: ast.Statement, prefix: str, what: str) -> dict:
     return {"id": f"{prefix}-{_slug(what)}", "text": statement.text, **_where(statement.pos)}
 
 
-def _train(statement: ast.TrainStatement, step_id: str) -> ir.TrainStatement:
+def _train(statement: ast.TrainStatement, step_id: str, dialect: str) -> ir.TrainStatement:
     estimator = find_estimator(str(statement.estimator))
     if estimator is None:
         closest = closest_estimator(str(statement.estimator))
@@ -105,13 +110,10 @@ def _train(statement: ast.TrainStatement, step_id: str) -> ir.TrainStatement:
             statement.into.pos,
             "add LABEL <column> before INTO",
         )
-    if statement.using is not None:
-        raise _error(
-            "USING a base model in TO TRAIN is not supported yet",
-            statement.using.pos,
-            "train from scratch: remove the USING clause",
-        )
     attributes = check_attributes(statement.attributes, estimator.attributes, estimator.name)
+    _check_validation_select(statement, dialect, attributes)
+    if statement.using is not None:
+        attributes = _continued(statement, estimator.attributes, attributes)
     label = _single_part(statement.label, "LABEL column")
     return ir.TrainStatement(
         id=step_id,
@@ -125,7 +127,54 @@ def _train(statement: ast.TrainStatement, step_id: str) -> ir.TrainStatement:
         features=feature_columns(statement, estimator, label),
         label=label,
         model=str(statement.into),
+        base_model=str(statement.using) if statement.using is not None else None,
     )
+
+
+def _check_validation_select(
+    statement: ast.TrainStatement, dialect: str, attributes: dict[str, Any]
+) -> None:
+    """Check ``validation.select`` with sqlglot; a final ``;`` (and what follows) is dropped."""
+    select = attributes.get("validation.select")
+    if select is None:
+        return
+    select = select.strip()
+    try:
+        last = sqlglot.tokenize(select, read=dialect)[-1]
+    except (TokenError, IndexError):  # check_query says what is wrong
+        last = None
+    if last is not None and last.token_type == TokenType.SEMICOLON:
+        select = select[: last.start].rstrip()
+    attributes["validation.select"] = select
+    attribute = next(a for a in statement.attributes if a.name == "validation.select")
+    check_query(select, _value_pos(statement, attribute), dialect, None)
+
+
+def _value_pos(statement: ast.TrainStatement, attribute: ast.Attribute) -> ast.Position:
+    """Where a quoted attribute value's text starts (past its quote and leading blanks)."""
+    text, start = statement.text, attribute.pos.offset - statement.pos.offset
+    match = re.compile(r"[^=]*=\s*['\"`]\s*").match(text, start)
+    if match is None:
+        return attribute.pos
+    end = match.end()
+    newlines = text.count("\n", start, end)
+    column = end - text.rfind("\n", 0, end) if newlines else attribute.pos.column + end - start
+    return ast.Position(attribute.pos.line + newlines, column, statement.pos.offset + end)
+
+
+def _continued(
+    statement: ast.TrainStatement, schema: dict[str, Attr], attributes: dict[str, Any]
+) -> dict[str, Any]:
+    """The attributes of a training that continues a base model: the architecture is its."""
+    for attribute in statement.attributes:
+        if schema[attribute.name].architecture:
+            raise _error(
+                f"attribute {attribute.name} comes from the base model {statement.using}",
+                attribute.pos,
+                f"remove it: TO TRAIN ... USING {statement.using} keeps the base model's "
+                f"{', '.join(name for name, attr in schema.items() if attr.architecture)}",
+            )
+    return {name: value for name, value in attributes.items() if not schema[name].architecture}
 
 
 def _predict(statement: ast.PredictStatement, step_id: str) -> ir.PredictStatement:

@@ -36,6 +36,7 @@ class Attr:
     maximum: float | None = None
     exclusive_minimum: bool = False
     choices: tuple[str, ...] | None = None
+    architecture: bool = False  # defines the model: under TO TRAIN ... USING, the base model's
 
     def check(self, value: ast.Value) -> Any:
         """Return ``value`` converted to this attribute's type, or raise ValueError."""

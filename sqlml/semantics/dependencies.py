@@ -81,11 +81,17 @@ def _facts(statement: ir.Statement, dialect: str) -> _Facts:
         case ir.SqlStatement():
             return _sql_facts(statement.text, dialect)
         case ir.TrainStatement():
-            return _extended(statement.select, dialect, writes_models={statement.model})
+            validation = statement.attributes.get("validation.select")
+            return _extended(
+                [statement.select, *([validation] if validation else [])],
+                dialect,
+                reads_models=[statement.base_model] if statement.base_model else [],
+                writes_models={statement.model},
+            )
         case ir.PredictStatement() | ir.EvaluateStatement() | ir.ExplainStatement():
             table = {".".join(statement.table)} if statement.table else set()
             return _extended(
-                statement.select, dialect, reads_models={statement.model}, writes_tables=table
+                [statement.select], dialect, reads_models={statement.model}, writes_tables=table
             )
         case ir.ShowTrainStatement() | ir.DescribeModelStatement():
             return _Facts(StatementIO(reads_models=_names({statement.model})))
@@ -97,21 +103,23 @@ def _facts(statement: ir.Statement, dialect: str) -> _Facts:
 
 
 def _extended(
-    select: str,
+    selects: Sequence[str],
     dialect: str,
     *,
     reads_models: Iterable[str] = (),
     writes_models: Iterable[str] = (),
     writes_tables: Iterable[str] = (),
 ) -> _Facts:
-    """An extended statement: its SELECT's reads plus the given model and table effects."""
-    io = _sql_facts(select, dialect).io
+    """An extended statement: its SELECTs' reads plus the given model and table effects."""
+    ios = [_sql_facts(select, dialect).io for select in selects]
     return _Facts(
-        replace(
-            io,
-            writes_tables=io.writes_tables | _names(writes_tables),
+        StatementIO(
+            reads_tables=frozenset().union(*(io.reads_tables for io in ios)),
+            writes_tables=frozenset().union(*(io.writes_tables for io in ios))
+            | _names(writes_tables),
             reads_models=_names(reads_models),
             writes_models=_names(writes_models),
+            barrier=any(io.barrier for io in ios),
         )
     )
 

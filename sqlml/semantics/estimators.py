@@ -51,8 +51,16 @@ _XGB_COMMON = (
         "learning objective; inferred from the label when omitted "
         "(text labels: binary:logistic or multi:softprob, numbers: reg:squarederror)",
         choices=XGBOOST_OBJECTIVES,
+        architecture=True,
     ),
-    Attr("num_class", "int", None, "number of classes (multi:* objectives)", minimum=2),
+    Attr(
+        "num_class",
+        "int",
+        None,
+        "number of classes (multi:* objectives)",
+        minimum=2,
+        architecture=True,
+    ),
     Attr("eta", "float", 0.3, "learning rate (step size shrinkage)", minimum=0, maximum=1),
     Attr("lambda", "float", 1.0, "L2 regularisation on weights", minimum=0),
     Attr("alpha", "float", 0.0, "L1 regularisation on weights", minimum=0),
@@ -140,17 +148,51 @@ _KERAS_COMMON = (
 )
 
 _DNN = (
-    Attr("model.hidden_units", "int list", [64, 32], "units of each hidden layer", minimum=1),
+    Attr(
+        "model.hidden_units",
+        "int list",
+        [64, 32],
+        "units of each hidden layer",
+        minimum=1,
+        architecture=True,
+    ),
     Attr(
         "model.activation",
         "string",
         "relu",
         "activation of the hidden layers",
         choices=("relu", "tanh", "sigmoid", "elu", "gelu", "selu"),
+        architecture=True,
     ),
     Attr(
-        "model.dropout", "float", 0.0, "dropout rate after each hidden layer", minimum=0, maximum=1
+        "model.dropout",
+        "float",
+        0.0,
+        "dropout rate after each hidden layer",
+        minimum=0,
+        maximum=1,
+        architecture=True,
     ),
+)
+
+# Every estimator: how the rows that measure the trained model are chosen.
+_VALIDATION = (
+    Attr(
+        "validation.select",
+        "string",
+        None,
+        "a SELECT whose rows validate the model (instead of held-out training rows)",
+    ),
+    Attr(
+        "validation.split",
+        "float",
+        0.2,
+        "share of the training rows held out for validation without validation.select "
+        "(per class for classifiers); 0: no validation",
+        minimum=0,
+        maximum=0.9,
+    ),
+    Attr("validation.seed", "int", 0, "seed of the held-out rows' draw", minimum=0),
 )
 
 
@@ -174,7 +216,7 @@ ESTIMATORS: dict[str, Estimator] = {
             "xgboost.gbtree",
             "xgboost",
             "auto",
-            _attrs(*_XGB_COMMON, *_XGB_TREE),
+            _attrs(*_XGB_COMMON, *_XGB_TREE, *_VALIDATION),
             "gradient-boosted trees",
             {"booster": "gbtree"},
             XGBOOST_FEATURE_KINDS,
@@ -183,7 +225,7 @@ ESTIMATORS: dict[str, Estimator] = {
             "xgboost.dart",
             "xgboost",
             "auto",
-            _attrs(*_XGB_COMMON, *_XGB_TREE, *_XGB_DART),
+            _attrs(*_XGB_COMMON, *_XGB_TREE, *_XGB_DART, *_VALIDATION),
             "gradient-boosted trees with dropout (DART)",
             {"booster": "dart"},
             XGBOOST_FEATURE_KINDS,
@@ -192,7 +234,7 @@ ESTIMATORS: dict[str, Estimator] = {
             "xgboost.gblinear",
             "xgboost",
             "auto",
-            _attrs(*_XGB_COMMON, *_XGB_LINEAR),
+            _attrs(*_XGB_COMMON, *_XGB_LINEAR, *_VALIDATION),
             "boosted linear model",
             {"booster": "gblinear"},
             XGBOOST_FEATURE_KINDS,
@@ -208,9 +250,11 @@ ESTIMATORS: dict[str, Estimator] = {
                     None,
                     "number of classes; inferred from the label when omitted",
                     minimum=2,
+                    architecture=True,
                 ),
                 *_DNN,
                 *_KERAS_COMMON,
+                *_VALIDATION,
             ),
             "a fully connected neural network classifier (Keras)",
         ),

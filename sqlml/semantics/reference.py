@@ -17,7 +17,8 @@ def attributes_markdown() -> str:
     parts = [
         "# Attribute reference\n",
         "Generated from sqlml's attribute schemas by `python -m sqlml.semantics.reference`;",
-        "do not edit by hand. Bounds are inclusive unless marked with `>`.\n",
+        "do not edit by hand. Bounds are inclusive unless marked with `>`. Attributes marked",
+        "*(architecture)* define the model: TO TRAIN ... USING takes them from the base model.\n",
     ]
     for estimator in ESTIMATORS.values():
         fixed = ", ".join(f"{k} = {v}" for k, v in estimator.fixed.items())
@@ -43,7 +44,8 @@ def _table(schema: Mapping[str, Attr]) -> str:
     ]
     for attr in schema.values():
         default = "" if attr.default is None else f"`{attr.default}`"
-        lines.append(f"| `{attr.name}` | {attr.type} | {default} | {_allowed(attr)} | {attr.doc} |")
+        doc = f"{attr.doc} *(architecture)*" if attr.architecture else attr.doc
+        lines.append(f"| `{attr.name}` | {attr.type} | {default} | {_allowed(attr)} | {doc} |")
     return "\n".join(lines) + "\n"
 
 

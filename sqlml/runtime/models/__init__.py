@@ -14,7 +14,8 @@ FAMILIES = {
 def family(name: str) -> ModuleType:
     """The module that trains and predicts models of family ``name``.
 
-    Each has ``FORMAT``, ``train(features, y, labels, attributes) -> (bytes, details)`` and
+    Each has ``FORMAT``, ``train(features, y, labels, attributes, base=None) -> (bytes,
+    details)`` (``base``: a stored model of the same estimator whose training continues) and
     ``predict_scores(data, features, metadata, batch_size)``: class probabilities (rows x
     classes) for classifiers, values for regressors; ``features`` are
     :class:`~sqlml.runtime.feature_arrays.FeatureArrays`.

@@ -15,6 +15,7 @@ import numpy as np
 from sqlml.errors import ModelError
 from sqlml.runtime.feature_arrays import FeatureArrays
 from sqlml.runtime.labels import LabelEncoding
+from sqlml.runtime.model_store import StoredModel
 
 FORMAT = "keras-v3"
 
@@ -40,19 +41,22 @@ def _reject_nulls(features: FeatureArrays) -> None:
 
 
 def train(
-    features: FeatureArrays, y: np.ndarray, labels: LabelEncoding, attributes: dict[str, Any]
+    features: FeatureArrays,
+    y: np.ndarray,
+    labels: LabelEncoding,
+    attributes: dict[str, Any],
+    base: StoredModel | None = None,
 ) -> tuple[bytes, dict[str, Any]]:
+    """Fit ``train.epoch`` epochs, from scratch or from the weights of ``base``."""
     _reject_nulls(features)
     keras = _keras()
     keras.utils.set_random_seed(attributes["train.seed"])
-    n_classes = max(attributes.get("model.n_classes") or 0, len(labels.classes))
-    if attributes.get("model.n_classes") and attributes["model.n_classes"] < len(labels.classes):
-        raise ModelError(
-            f"model.n_classes is {attributes['model.n_classes']}, "
-            f"but the label has {len(labels.classes)} classes",
-            hint=f"set model.n_classes = {len(labels.classes)} or leave it out",
-        )
-    model = _dnn(keras, features, n_classes, attributes)
+    if base is None:
+        n_classes = _n_classes(labels, attributes)
+        model = _dnn(keras, features, n_classes, attributes)
+    else:
+        n_classes = base.metadata["params"]["n_classes"]
+        model = _load(keras, base.data)
     model.compile(
         optimizer=keras.optimizers.Adam(attributes["optimizer.learning_rate"]),
         loss="sparse_categorical_crossentropy",
@@ -71,6 +75,17 @@ def train(
         model.save(path)
         data = path.read_bytes()
     return data, {"params": {"n_classes": n_classes}, "metrics": metrics}
+
+
+def _n_classes(labels: LabelEncoding, attributes: dict[str, Any]) -> int:
+    """``model.n_classes``, or the number of classes of the label when it is omitted."""
+    given, found = attributes.get("model.n_classes"), len(labels.classes)
+    if given is not None and given < found:
+        raise ModelError(
+            f"model.n_classes is {given}, but the label has {found} classes",
+            hint=f"set model.n_classes = {found} or leave it out",
+        )
+    return given or found
 
 
 def _dnn(keras, features: FeatureArrays, n_classes: int, attributes: dict[str, Any]):
@@ -108,10 +123,14 @@ def predict_scores(
     data: bytes, features: FeatureArrays, metadata: dict[str, Any], batch_size: int
 ) -> np.ndarray:
     """Class probabilities (rows x classes)."""
-    keras = _keras()
+    model = _load(_keras(), data)
+    _reject_nulls(features)
+    return model.predict(features.inputs(), batch_size=batch_size, verbose=0)
+
+
+def _load(keras, data: bytes):
+    """A stored model, loaded in safe mode: no code in it runs."""
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "model.keras"
         path.write_bytes(data)
-        model = keras.saving.load_model(path, compile=False, safe_mode=True)
-    _reject_nulls(features)
-    return model.predict(features.inputs(), batch_size=batch_size, verbose=0)
+        return keras.saving.load_model(path, compile=False, safe_mode=True)

@@ -10,6 +10,7 @@ import xgboost as xgb
 from sqlml.errors import ModelError
 from sqlml.runtime.feature_arrays import FeatureArrays
 from sqlml.runtime.labels import LabelEncoding
+from sqlml.runtime.model_store import StoredModel
 
 FORMAT = "xgboost-ubj"
 
@@ -19,7 +20,7 @@ def booster_params(labels: LabelEncoding, attributes: dict[str, Any]) -> dict[st
     params = {
         key: value
         for key, value in attributes.items()
-        if not key.startswith("train.") and value is not None
+        if not key.startswith(("train.", "validation.")) and value is not None
     }
     n_classes = len(labels.classes)
     objective = params.get("objective")
@@ -47,8 +48,16 @@ def booster_params(labels: LabelEncoding, attributes: dict[str, Any]) -> dict[st
 
 
 def train(
-    features: FeatureArrays, y: np.ndarray, labels: LabelEncoding, attributes: dict[str, Any]
+    features: FeatureArrays,
+    y: np.ndarray,
+    labels: LabelEncoding,
+    attributes: dict[str, Any],
+    base: StoredModel | None = None,
 ) -> tuple[bytes, dict[str, Any]]:
+    """Boost ``train.num_boost_round`` rounds, from scratch or after those of ``base``."""
+    if base is not None:  # the objective is the base model's
+        kept = {key: base.metadata["params"].get(key) for key in ("objective", "num_class")}
+        attributes = {**attributes, **kept}
     params = booster_params(labels, attributes)
     history: dict[str, dict[str, list[float]]] = {}
     dtrain = xgb.DMatrix(_matrix(features, params)[0], label=y)
@@ -59,6 +68,7 @@ def train(
         evals=[(dtrain, "train")],
         evals_result=history,
         verbose_eval=False,
+        xgb_model=None if base is None else load(base.data),
     )
     metrics = {f"train_{name}": values[-1] for name, values in history["train"].items()}
     return bytes(booster.save_raw(raw_format="ubj")), {"params": params, "metrics": metrics}
