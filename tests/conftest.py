@@ -39,6 +39,14 @@ def load_iris(ds: Datasource) -> None:
     ds.write_table(["iris_test"], {k: v[held_out] for k, v in columns.items()})
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _input_cache_in_a_temporary_folder(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Tests never write to the user's cache folder."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("SQLML_CACHE_DIR", str(tmp_path_factory.mktemp("input-cache")))
+        yield
+
+
 @pytest.fixture
 def duckdb_url(tmp_path: Path) -> str:
     return f"duckdb:///{tmp_path / 'test.duckdb'}"

@@ -31,6 +31,12 @@ _VOLATILE = (exp.Rand, exp.CurrentTimestamp, exp.CurrentDate, exp.CurrentTime, e
 _NULLS = "__nulls__"
 
 
+def cached_read(datasource: Datasource, select: str) -> Columns:
+    """``datasource.read(select)`` through the cache the environment asks for, if any."""
+    cache = InputCache.from_environment()
+    return datasource.read(select) if cache is None else cache.read(datasource, select)
+
+
 class InputCache:
     """A folder of cached SELECT results, bounded in size."""
 

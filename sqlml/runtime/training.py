@@ -22,6 +22,7 @@ import sqlml
 from sqlml import ir
 from sqlml.errors import ModelError, SqlmlError
 from sqlml.metrics import classifier_metrics, regressor_metrics
+from sqlml.runtime.cache import cached_read
 from sqlml.runtime.datasource import Columns, Datasource
 from sqlml.runtime.execute import Outcome
 from sqlml.runtime.feature_arrays import transform
@@ -45,7 +46,7 @@ class _Rows:
 
 
 def train(statement: ir.TrainStatement, datasource: Datasource) -> Outcome:
-    columns = datasource.read(statement.select)
+    columns = cached_read(datasource, statement.select)
     check_rows(columns)
     _check_label(statement.label, columns, "the SELECT")
     store = ModelStore(datasource)
@@ -161,7 +162,7 @@ def _validation_rows(
     select = attributes.get("validation.select")
     if select is not None:
         with _blame("validation.select"):
-            columns = datasource.read(select)
+            columns = cached_read(datasource, select)
             check_rows(columns)
         _check_label(statement.label, columns, "validation.select")
         y = _encode(labels, statement.label, columns[statement.label], "validation.select")
