@@ -36,12 +36,15 @@ class FeatureColumn:
     """One feature: how a model reads ``column`` (or the feature columns in ``inputs``).
 
     docs/features.md describes each kind's ``params``; ``dataclasses.asdict`` gives its JSON.
+    ``target`` is the model input a feature feeds (``COLUMN ... FOR``), for estimators with
+    several: "linear" or "dnn" for the DNNLinearCombined estimators; None feeds them all.
     """
 
     kind: str  # one of FEATURE_KINDS
     column: str | None = None  # the column this node reads itself, if any
     params: dict[str, Any] = field(default_factory=dict)
     inputs: list[FeatureColumn] = field(default_factory=list)
+    target: str | None = None
 
     @property
     def name(self) -> str:
@@ -61,6 +64,7 @@ class FeatureColumn:
             data.get("column"),
             dict(data.get("params", {})),
             [cls.from_dict(item) for item in data.get("inputs", [])],
+            data.get("target"),
         )
 
 

@@ -1,7 +1,8 @@
 """Evaluation metrics, in NumPy (no scikit-learn needed).
 
 Precision, recall and F1 are macro averages over the classes; AUC is one-vs-rest, averaged
-over the classes that have both positive and negative rows.
+over the classes that have both positive and negative rows. NDCG (rankers) is averaged over
+the queries that have a relevant row.
 """
 
 from __future__ import annotations
@@ -12,7 +13,8 @@ import numpy as np
 
 CLASSIFIER_METRICS = ("accuracy", "precision", "recall", "f1", "auc", "log_loss")
 REGRESSOR_METRICS = ("mae", "mse", "rmse", "r2")
-METRICS = CLASSIFIER_METRICS + REGRESSOR_METRICS
+RANKER_METRICS = ("ndcg",)
+METRICS = CLASSIFIER_METRICS + REGRESSOR_METRICS + RANKER_METRICS
 
 
 def classifier_metrics(
@@ -56,6 +58,31 @@ def regressor_metrics(
         "r2": 1 - mse / variance if variance > 0 else float("nan"),
     }
     return {name: values[name] for name in names if name in values}
+
+
+def ranker_metrics(
+    truth: np.ndarray,
+    scores: np.ndarray,
+    groups: np.ndarray,
+    names: Sequence[str] = RANKER_METRICS,
+) -> dict[str, float]:
+    """Metrics of ranking ``scores`` against relevance ``truth`` within each query of ``groups``.
+
+    ``ndcg``: the discounted cumulative gain (gain ``2**relevance - 1``) of the rows ordered
+    by score, over that of the ideal order, averaged over the queries with a relevant row.
+    Tied scores count in the worst order.
+    """
+    values = []
+    for group in np.unique(groups):
+        rows = groups == group
+        relevance, score = truth[rows].astype(np.float64), scores[rows]
+        discount = 1 / np.log2(np.arange(2, len(relevance) + 2))
+        ideal = ((2 ** np.sort(relevance)[::-1] - 1) * discount).sum()
+        if ideal > 0:
+            ranked = relevance[np.lexsort((relevance, -score))]
+            values.append(((2**ranked - 1) * discount).sum() / ideal)
+    ndcg = float(np.mean(values)) if values else float("nan")
+    return {"ndcg": ndcg} if "ndcg" in names else {}
 
 
 def _ratio(selected: np.ndarray, reference: np.ndarray, cls: int) -> float:

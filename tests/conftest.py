@@ -97,6 +97,15 @@ def iris_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
 
 
 @pytest.fixture
+def iris_duckdb_url(duckdb_url: str) -> str:
+    """An embedded database holding iris_train and iris_test, for tests one database covers."""
+    ds = connect(duckdb_url)
+    load_iris(ds)
+    ds.close()
+    return duckdb_url
+
+
+@pytest.fixture
 def unique_name() -> str:
     """A table or model name no other test run uses (MySQL's database is shared)."""
     return f"t_{uuid.uuid4().hex[:10]}"

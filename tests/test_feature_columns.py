@@ -106,10 +106,10 @@ def test_feature_columns_lower_to_json():
     )
 
     def leaf(kind: str, column: str, **params) -> dict:
-        return {"kind": kind, "column": column, "params": params, "inputs": []}
+        return {"kind": kind, "column": column, "params": params, "inputs": [], "target": None}
 
     def node(kind: str, inputs: list, column: str | None = None, **params) -> dict:
-        return {"kind": kind, "column": column, "params": params, "inputs": inputs}
+        return {"kind": kind, "column": column, "params": params, "inputs": inputs, "target": None}
 
     numeric_d = leaf("numeric", "d", shape=1)
     assert [dataclasses.asdict(f) for f in statement.features] == [

@@ -44,6 +44,7 @@ class FeatureArrays:
     numbers: np.ndarray  # float32, rows x width; NULL is NaN
     owners: np.ndarray  # the feature (index in names) of each column of numbers
     categoricals: list[Categorical]
+    targets: list[str | None]  # per feature: the model input it feeds (COLUMN ... FOR), or all
 
     @property
     def rows(self) -> int:
@@ -67,9 +68,24 @@ class FeatureArrays:
             owners.append(np.full(block.shape[1], category.feature))
         return np.hstack(blocks), np.concatenate(owners)
 
+    def number_inputs(self) -> list[tuple[str, str | None, np.ndarray]]:
+        """The numbers by target, each a Keras input: its name, target and columns.
+
+        ``numbers`` holds those of the features without a target, ``numbers_<target>``
+        those of the features with one.
+        """
+        owner_targets = [self.targets[owner] for owner in self.owners]
+        blocks = []
+        for target in dict.fromkeys(owner_targets):
+            mine = np.array([t == target for t in owner_targets])
+            name = "numbers" if target is None else f"numbers_{target}"
+            blocks.append((name, target, self.numbers[:, mine]))
+        return blocks
+
     def inputs(self) -> dict[str, np.ndarray]:
-        """Named inputs of a Keras model: ``numbers``, and ``ids_<i>``, ``weights_<i>``."""
-        named = {"numbers": self.numbers} if self.numbers.shape[1] else {}
+        """Named inputs of a Keras model: those of :meth:`number_inputs`, and ``ids_<i>``,
+        ``weights_<i>`` of each category."""
+        named = {name: block for name, _, block in self.number_inputs()}
         for i, category in enumerate(self.categoricals):
             named[f"ids_{i}"] = category.ids
             named[f"weights_{i}"] = category.weights
@@ -104,6 +120,7 @@ def transform(columns: Columns, features: list[FeatureColumn]) -> FeatureArrays:
         numbers=np.hstack(blocks) if blocks else np.zeros((rows, 0), np.float32),
         owners=np.concatenate(owners) if owners else np.zeros(0, np.int64),
         categoricals=categoricals,
+        targets=[feature.target for feature in features],
     )
 
 

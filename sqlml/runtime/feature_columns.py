@@ -28,10 +28,13 @@ _SPARSE_INDEX = re.compile(r"(\d+):")
 _INTEGER = re.compile(r"[+-]?\d+")
 
 
-def derive(columns: Columns, features: list[FeatureColumn], label: str) -> list[FeatureColumn]:
-    """``features`` (all selected columns but ``label`` when empty) resolved from the data."""
+def derive(
+    columns: Columns, features: list[FeatureColumn], label: str, group: str | None = None
+) -> list[FeatureColumn]:
+    """``features`` resolved from the data; when empty, all selected columns but ``label``
+    and the ranking query id column ``group``."""
     if not features:
-        features = [FeatureColumn("auto", name) for name in columns if name != label]
+        features = [FeatureColumn("auto", name) for name in columns if name not in (label, group)]
     if not features:
         raise ModelError(
             "there are no feature columns", hint="select at least one column besides the LABEL"
@@ -61,7 +64,7 @@ def _sources(feature: FeatureColumn) -> list[str]:
 def _resolve(feature: FeatureColumn, columns: Columns) -> FeatureColumn:
     feature = replace(feature, inputs=[_resolve(item, columns) for item in feature.inputs])
     if feature.kind == "auto":
-        return _guess(feature.column, columns[feature.column])
+        return replace(_guess(feature.column, columns[feature.column]), target=feature.target)
     if feature.kind in ("category_id", "seq_category_id"):
         return _with_vocabulary(feature, columns[feature.column])
     return feature

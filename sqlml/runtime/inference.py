@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
@@ -12,19 +13,24 @@ from sqlml import ir
 from sqlml.errors import ModelError
 from sqlml.metrics import (
     CLASSIFIER_METRICS,
+    RANKER_METRICS,
     REGRESSOR_METRICS,
     classifier_metrics,
+    ranker_metrics,
     regressor_metrics,
 )
 from sqlml.runtime.datasource import Columns, Datasource, ResultSet
 from sqlml.runtime.execute import Outcome
 from sqlml.runtime.feature_arrays import FeatureArrays, transform
+from sqlml.runtime.feature_columns import value_texts
 from sqlml.runtime.features import check_rows
-from sqlml.runtime.labels import LabelEncoding
+from sqlml.runtime.labels import LabelEncoding, query_ids
 from sqlml.runtime.model_store import ModelStore, StoredModel
 from sqlml.runtime.models import family
 
 SCORE_BATCH = 65536
+MAX_COLUMN_NAME = 63  # PostgreSQL's limit (MySQL's is 64)
+_PLAIN_CLASS = re.compile(r"[a-z0-9_]+")
 
 
 @dataclass(frozen=True)
@@ -87,11 +93,28 @@ def apply(model_name: str, select: str, datasource: Datasource) -> Applied:
 def predict(statement: ir.PredictStatement, datasource: Datasource) -> Outcome:
     applied = apply(statement.model, statement.select, datasource)
     scores = applied.scores(batch_size=statement.attributes["predict.batch_size"])
-    if applied.labels.task == "classifier":
-        scores = scores.argmax(axis=1)
+    extras = statement.attributes.get("predict.extra_outputs") or ""
+    probabilities = "probabilities" in extras.split(",")
+    classifier = applied.labels.task == "classifier"
+    if probabilities and not classifier:
+        raise ModelError(
+            f"predict.extra_outputs = 'probabilities' needs a classifier; {statement.model} "
+            "predicts numbers",
+            hint="remove predict.extra_outputs",
+        )
     dropped = (applied.metadata["label"], statement.result_column)
     output = {name: values for name, values in applied.columns.items() if name not in dropped}
-    output[statement.result_column] = np.asarray(applied.labels.decode(scores))
+    predicted = scores.argmax(axis=1) if classifier else scores
+    output[statement.result_column] = np.asarray(applied.labels.decode(predicted))
+    if probabilities:
+        names = probability_columns(statement.result_column, applied.labels.classes)
+        taken = [name for name in names if name in output]
+        if taken:
+            raise ModelError(
+                f"predict.extra_outputs: the SELECT already returns {', '.join(taken)}",
+                hint="rename those columns in the SELECT, or choose another result column",
+            )
+        output.update({name: scores[:, i] for i, name in enumerate(names)})
     datasource.write_table(statement.table, output)
     return Outcome(
         summary=f"predicted {applied.features.rows} rows into {'.'.join(statement.table)}."
@@ -99,21 +122,48 @@ def predict(statement: ir.PredictStatement, datasource: Datasource) -> Outcome:
     )
 
 
+def probability_columns(result: str, classes: list[Any]) -> list[str]:
+    """The names of the class probability columns, in the order of the classes.
+
+    ``<result>_<class>`` when every class reads as lower-case letters, digits and ``_``
+    (booleans as ``true``/``false``) and the names fit every database; else
+    ``<result>_prob_<index>``.
+    """
+    texts = [
+        str(c).lower() if isinstance(c, bool) else text
+        for c, text in zip(classes, value_texts(np.array(classes, dtype=object)), strict=True)
+    ]
+    names = [f"{result}_{text}" for text in texts]
+    plain = all(_PLAIN_CLASS.fullmatch(text) for text in texts)
+    if plain and len(set(names)) == len(names) and max(map(len, names)) <= MAX_COLUMN_NAME:
+        return names
+    return [f"{result}_prob_{i}" for i in range(len(classes))]
+
+
 def evaluate(statement: ir.EvaluateStatement, datasource: Datasource) -> Outcome:
     applied = apply(statement.model, statement.select, datasource)
     truth = applied.truth(statement.label)
-    classifier = applied.labels.task == "classifier"
-    applicable = CLASSIFIER_METRICS if classifier else REGRESSOR_METRICS
+    group = applied.metadata["attributes"].get("train.group_column")
+    task = "ranker" if group else applied.labels.task
+    applicable = {
+        "classifier": CLASSIFIER_METRICS,
+        "regressor": REGRESSOR_METRICS,
+        "ranker": RANKER_METRICS,
+    }[task]
     chosen = statement.attributes.get("validation.metrics")
     names = chosen.split(",") if chosen else applicable
     if not set(names) <= set(applicable):
         raise ModelError(
-            f"{', '.join(sorted(set(names) - set(applicable)))} does not apply to a "
-            f"{applied.labels.task}",
+            f"{', '.join(sorted(set(names) - set(applicable)))} does not apply to a {task}",
             hint="choose from " + ", ".join(applicable),
         )
-    compute = classifier_metrics if classifier else regressor_metrics
-    metrics = compute(truth, applied.scores(), names)
+    if group:
+        groups = query_ids(applied.columns, group, "the SELECT")
+        metrics = ranker_metrics(truth, applied.scores(), groups, names)
+    elif task == "classifier":
+        metrics = classifier_metrics(truth, applied.scores(), names)
+    else:
+        metrics = regressor_metrics(truth, applied.scores(), names)
     datasource.write_table(
         statement.table, {name: np.array([value]) for name, value in metrics.items()}
     )

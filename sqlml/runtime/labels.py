@@ -1,4 +1,5 @@
-"""Labels: classes for classifiers (any column type), numbers for regressors."""
+"""Labels: classes for classifiers (any column type), numbers for regressors; and the query
+of each row for rankers."""
 
 from __future__ import annotations
 
@@ -8,6 +9,8 @@ from typing import Any
 import numpy as np
 
 from sqlml.errors import ModelError
+from sqlml.runtime.datasource import Columns
+from sqlml.runtime.feature_columns import value_texts
 
 CLASSIFIER_OBJECTIVE_PREFIXES = ("binary:", "multi:")
 
@@ -80,3 +83,20 @@ def check_not_null(name: str, values: np.ndarray, source: str) -> None:
             f"LABEL column {name} has NULL values",
             hint=f"filter them out: add WHERE {name} IS NOT NULL to {source}",
         )
+
+
+def query_ids(columns: Columns, group: str, source: str) -> np.ndarray:
+    """The query of each row as an id (ids ordered like the query values' text): the
+    ranking group column ``group`` of ``source``'s rows."""
+    if group not in columns:
+        raise ModelError(
+            f"train.group_column {group} is not in the result of {source}",
+            hint=f"{source} returns: {', '.join(columns)}",
+        )
+    texts = value_texts(columns[group])
+    if None in texts:
+        raise ModelError(
+            f"train.group_column {group} has NULL values",
+            hint=f"filter them out: add WHERE {group} IS NOT NULL to {source}",
+        )
+    return np.unique(np.array(texts, dtype=object), return_inverse=True)[1].reshape(-1)

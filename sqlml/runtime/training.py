@@ -1,7 +1,8 @@
 """TO TRAIN: read the SELECT, fit the estimator (or continue a base model), validate, store.
 
 The validation rows are those of ``validation.select``, or a seeded draw of
-``validation.split`` of the SELECT's rows (per class for classifiers), held out of training.
+``validation.split`` of the SELECT's rows (per class for classifiers, whole queries for
+rankers), held out of training.
 Features are derived from the training rows only; the validation metrics are TO EVALUATE's,
 computed on the trained model's scores for the validation rows and stored with the model.
 """
@@ -21,7 +22,7 @@ import numpy as np
 import sqlml
 from sqlml import ir
 from sqlml.errors import ModelError, SqlmlError
-from sqlml.metrics import classifier_metrics, regressor_metrics
+from sqlml.metrics import classifier_metrics, ranker_metrics, regressor_metrics
 from sqlml.runtime.cache import cached_read
 from sqlml.runtime.datasource import Columns, Datasource
 from sqlml.runtime.execute import Outcome
@@ -29,37 +30,46 @@ from sqlml.runtime.feature_arrays import transform
 from sqlml.runtime.feature_columns import check_columns, derive
 from sqlml.runtime.features import check_rows
 from sqlml.runtime.inference import SCORE_BATCH
-from sqlml.runtime.labels import LabelEncoding, check_not_null, fit_labels
+from sqlml.runtime.labels import LabelEncoding, check_not_null, fit_labels, query_ids
 from sqlml.runtime.model_store import ModelStore, StoredModel
 from sqlml.runtime.models import family
 
 
 @dataclass(frozen=True)
 class _Rows:
-    """Rows to train on or to validate with: their columns and encoded labels."""
+    """Rows to train on or to validate with: their columns, encoded labels and, for rankers,
+    the query of each row (as ids)."""
 
     columns: Columns
     y: np.ndarray
+    groups: np.ndarray | None
 
     def take(self, index: np.ndarray) -> _Rows:
-        return _Rows({name: values[index] for name, values in self.columns.items()}, self.y[index])
+        return _Rows(
+            {name: values[index] for name, values in self.columns.items()},
+            self.y[index],
+            None if self.groups is None else self.groups[index],
+        )
 
 
 def train(statement: ir.TrainStatement, datasource: Datasource) -> Outcome:
     columns = cached_read(datasource, statement.select)
     check_rows(columns)
     _check_label(statement.label, columns, "the SELECT")
+    group = statement.attributes.get("train.group_column")
     store = ModelStore(datasource)
     trainer = family(statement.family)
     base = _base(statement, store, trainer.FORMAT) if statement.base_model else None
     labels, y = _labels(statement, columns[statement.label], base)
-    training, validation, how = _validation_rows(statement, datasource, _Rows(columns, y), labels)
+    rows = _Rows(columns, y, query_ids(columns, group, "the SELECT") if group else None)
+    training, validation, how = _validation_rows(statement, datasource, rows, labels)
     if base is None:
-        features = derive(training.columns, statement.features, statement.label)
+        features = derive(training.columns, statement.features, statement.label, group)
     else:  # the base model's, vocabularies and all
         features = [ir.FeatureColumn.from_dict(f) for f in base.metadata["features"]]
     arrays = transform(training.columns, features)
-    data, details = trainer.train(arrays, training.y, labels, statement.attributes, base)
+    ranking = {} if training.groups is None else {"groups": training.groups}
+    data, details = trainer.train(arrays, training.y, labels, statement.attributes, base, **ranking)
     if validation is not None:
         source = "validation.select" if "select" in how else None
         if source:
@@ -67,7 +77,7 @@ def train(statement: ir.TrainStatement, datasource: Datasource) -> Outcome:
         with _blame(source):
             validation_arrays = transform(validation.columns, features)
         scores = trainer.predict_scores(data, validation_arrays, details, SCORE_BATCH)
-        details["metrics"].update(_validation_metrics(labels, validation.y, scores))
+        details["metrics"].update(_validation_metrics(labels, validation, scores))
     metadata = {
         "estimator": statement.estimator,
         "family": statement.family,
@@ -166,9 +176,14 @@ def _validation_rows(
             check_rows(columns)
         _check_label(statement.label, columns, "validation.select")
         y = _encode(labels, statement.label, columns[statement.label], "validation.select")
-        return rows, _Rows(columns, y), {"select": select, "rows": len(y)}
+        group = attributes.get("train.group_column")
+        groups = query_ids(columns, group, "validation.select") if group else None
+        return rows, _Rows(columns, y, groups), {"select": select, "rows": len(y)}
     share, seed = attributes["validation.split"], attributes["validation.seed"]
-    kept, held = split(rows.y, labels.task == "classifier", share, seed)
+    if rows.groups is None:
+        kept, held = split(rows.y, labels.task == "classifier", share, seed)
+    else:
+        kept, held = split_queries(rows.groups, share, seed)
     if not len(held):
         return rows, None, None
     return rows.take(kept), rows.take(held), {"split": share, "seed": seed, "rows": len(held)}
@@ -191,6 +206,15 @@ def split(y: np.ndarray, stratify: bool, share: float, seed: int) -> tuple[np.nd
     return np.flatnonzero(~held), np.flatnonzero(held)
 
 
+def split_queries(groups: np.ndarray, share: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """Indices of the training and the held-out rows: those of ``share`` of the queries,
+    drawn with ``seed``, in their original order. At least one query is kept for training."""
+    queries = np.random.default_rng(seed).permutation(np.unique(groups))
+    count = min(round(share * len(queries)), len(queries) - 1)
+    held = np.isin(groups, queries[:count])
+    return np.flatnonzero(~held), np.flatnonzero(held)
+
+
 @contextmanager
 def _blame(source: str | None) -> Iterator[None]:
     """Errors in the body name ``source`` (when given) as their cause."""
@@ -203,14 +227,18 @@ def _blame(source: str | None) -> Iterator[None]:
 
 
 def _validation_metrics(
-    labels: LabelEncoding, truth: np.ndarray, scores: np.ndarray
+    labels: LabelEncoding, validation: _Rows, scores: np.ndarray
 ) -> dict[str, float]:
     """TO EVALUATE's metrics on the validation rows, named ``validation_<metric>``.
 
     Metrics the rows leave undefined (AUC of a single class) are left out.
     """
-    compute = classifier_metrics if labels.task == "classifier" else regressor_metrics
-    metrics = compute(truth, scores)
+    if validation.groups is not None:
+        metrics = ranker_metrics(validation.y, scores, validation.groups)
+    elif labels.task == "classifier":
+        metrics = classifier_metrics(validation.y, scores)
+    else:
+        metrics = regressor_metrics(validation.y, scores)
     return {f"validation_{name}": v for name, v in metrics.items() if math.isfinite(v)}
 
 

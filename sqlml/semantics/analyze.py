@@ -14,13 +14,27 @@ from sqlml.errors import CheckError
 from sqlml.grammar import ast
 from sqlml.metrics import METRICS
 from sqlml.semantics.attributes import Attr, check_attributes
-from sqlml.semantics.estimators import closest_estimator, find_estimator
+from sqlml.semantics.estimators import (
+    RANKING_OBJECTIVES,
+    Estimator,
+    closest_estimator,
+    find_estimator,
+    user_estimator,
+)
 from sqlml.semantics.feature_columns import feature_columns
 from sqlml.semantics.sql_check import check_query, is_query
 
+EXTRA_OUTPUTS = ("probabilities",)
 PREDICT_ATTRIBUTES = {
     "predict.batch_size": Attr(
         "predict.batch_size", "int", 65536, "rows predicted and written per batch", minimum=1
+    ),
+    "predict.extra_outputs": Attr(
+        "predict.extra_outputs",
+        "string",
+        None,
+        "comma-separated extra result columns; 'probabilities' (classifiers): a column per "
+        "class, <result>_<class> (or <result>_prob_<i>), holding its probability",
     ),
 }
 EVALUATE_ATTRIBUTES = {
@@ -96,25 +110,25 @@ def _common(statement: ast.Statement, prefix: str, what: str) -> dict:
 
 
 def _train(statement: ast.TrainStatement, step_id: str, dialect: str) -> ir.TrainStatement:
-    estimator = find_estimator(str(statement.estimator))
-    if estimator is None:
-        closest = closest_estimator(str(statement.estimator))
-        raise _error(
-            f"unknown estimator {statement.estimator}",
-            statement.estimator.pos,
-            f"did you mean {closest}?" if closest else "see docs/language.md for the estimators",
-        )
+    estimator = _estimator(statement.estimator)
     if statement.label is None:
         raise _error(
             f"TO TRAIN {estimator.name} needs a LABEL: the column to learn to predict",
             statement.into.pos,
             "add LABEL <column> before INTO",
         )
-    attributes = check_attributes(statement.attributes, estimator.attributes, estimator.name)
+    attributes = check_attributes(
+        statement.attributes, estimator.attributes, estimator.name, estimator.open_prefix
+    )
     _check_validation_select(statement, dialect, attributes)
     if statement.using is not None:
         attributes = _continued(statement, estimator.attributes, attributes)
+    else:
+        _check_ranking(statement, attributes)
     label = _single_part(statement.label, "LABEL column")
+    task = estimator.task
+    if task == "auto" and estimator.family == "keras" and "model.n_classes" in attributes:
+        task = "classifier"
     return ir.TrainStatement(
         id=step_id,
         text=statement.text,
@@ -122,13 +136,60 @@ def _train(statement: ast.TrainStatement, step_id: str, dialect: str) -> ir.Trai
         select=statement.select,
         estimator=estimator.name,
         family=estimator.family,
-        task=estimator.task,
+        task=task,
         attributes={**attributes, **estimator.fixed},
         features=feature_columns(statement, estimator, label),
         label=label,
         model=str(statement.into),
         base_model=str(statement.using) if statement.using is not None else None,
     )
+
+
+def _estimator(name: ast.Name) -> Estimator:
+    """A known estimator, or the user's model builder a dotted name imports."""
+    estimator = find_estimator(str(name))
+    if estimator is None and len(name.parts) > 1:
+        hint = (
+            "a user model is a function (features, n_outputs, attributes) that builds Keras "
+            "layers; see docs/language.md"
+        )
+        try:
+            estimator = user_estimator(str(name))
+        except TypeError as error:
+            raise _error(f"estimator {name}: {error}", name.pos, hint) from None
+        except Exception as error:  # importing the user's module: any error it raises
+            raise _error(
+                f"estimator {name}: importing it failed: {type(error).__name__}: {error}",
+                name.pos,
+                hint,
+            ) from None
+    if estimator is None:
+        closest = closest_estimator(str(name))
+        raise _error(
+            f"unknown estimator {name}",
+            name.pos,
+            f"did you mean {closest}?" if closest else "see docs/language.md for the estimators",
+        )
+    return estimator
+
+
+def _check_ranking(statement: ast.TrainStatement, attributes: dict[str, Any]) -> None:
+    """A rank:* objective and train.group_column go together."""
+    ranking = attributes.get("objective") in RANKING_OBJECTIVES
+    given = {attribute.name: attribute for attribute in statement.attributes}
+    if ranking and "train.group_column" not in attributes:
+        raise _error(
+            f"objective {attributes['objective']} ranks the rows of each query; "
+            "name the column holding the query id",
+            given["objective"].pos,
+            "add train.group_column = '<column>'",
+        )
+    if not ranking and "train.group_column" in attributes:
+        raise _error(
+            "train.group_column is for ranking",
+            given["train.group_column"].pos,
+            "add objective = 'rank:ndcg' (or rank:pairwise, rank:map), or remove it",
+        )
 
 
 def _check_validation_select(
@@ -165,16 +226,23 @@ def _value_pos(statement: ast.TrainStatement, attribute: ast.Attribute) -> ast.P
 def _continued(
     statement: ast.TrainStatement, schema: dict[str, Attr], attributes: dict[str, Any]
 ) -> dict[str, Any]:
-    """The attributes of a training that continues a base model: the architecture is its."""
+    """The attributes of a training that continues a base model: the architecture is its.
+
+    Attributes outside the schema (a user model's own ``model.*``) are architecture too.
+    """
+
+    def architecture(name: str) -> bool:
+        return name not in schema or schema[name].architecture
+
     for attribute in statement.attributes:
-        if schema[attribute.name].architecture:
+        if architecture(attribute.name):
             raise _error(
                 f"attribute {attribute.name} comes from the base model {statement.using}",
                 attribute.pos,
                 f"remove it: TO TRAIN ... USING {statement.using} keeps the base model's "
                 f"{', '.join(name for name, attr in schema.items() if attr.architecture)}",
             )
-    return {name: value for name, value in attributes.items() if not schema[name].architecture}
+    return {name: value for name, value in attributes.items() if not architecture(name)}
 
 
 def _predict(statement: ast.PredictStatement, step_id: str) -> ir.PredictStatement:
@@ -186,6 +254,19 @@ def _predict(statement: ast.PredictStatement, step_id: str) -> ir.PredictStateme
             f"for example: TO PREDICT {target}_predicted.class",
         )
     attributes = check_attributes(statement.attributes, PREDICT_ATTRIBUTES, "TO PREDICT")
+    extras = attributes.get("predict.extra_outputs")
+    if extras is not None:
+        names = [name.strip().lower() for name in extras.split(",") if name.strip()]
+        unknown = [name for name in names if name not in EXTRA_OUTPUTS]
+        if unknown or not names:
+            attribute = next(a for a in statement.attributes if a.name == "predict.extra_outputs")
+            raise _error(
+                f"unknown extra output {', '.join(unknown) or repr(extras)} in "
+                "predict.extra_outputs",
+                attribute.pos,
+                "the extra outputs are " + ", ".join(EXTRA_OUTPUTS),
+            )
+        attributes["predict.extra_outputs"] = ",".join(dict.fromkeys(names))
     return ir.PredictStatement(
         id=step_id,
         text=statement.text,

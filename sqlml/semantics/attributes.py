@@ -37,6 +37,7 @@ class Attr:
     exclusive_minimum: bool = False
     choices: tuple[str, ...] | None = None
     architecture: bool = False  # defines the model: under TO TRAIN ... USING, the base model's
+    aliases: tuple[str, ...] = ()  # other libraries' names for it, suggested when used
 
     def check(self, value: ast.Value) -> Any:
         """Return ``value`` converted to this attribute's type, or raise ValueError."""
@@ -73,9 +74,16 @@ def _convert(kind: str, value: ast.Value) -> Any:
 
 
 def check_attributes(
-    given: Iterable[ast.Attribute], schema: Mapping[str, Attr], owner: str
+    given: Iterable[ast.Attribute],
+    schema: Mapping[str, Attr],
+    owner: str,
+    open_prefix: str | None = None,
 ) -> dict[str, Any]:
-    """Check WITH attributes against ``schema`` and fill in defaults."""
+    """Check WITH attributes against ``schema`` and fill in defaults.
+
+    Attributes outside the schema whose names start with ``open_prefix`` are taken as
+    written (lists as lists).
+    """
     values = {name: attr.default for name, attr in schema.items() if attr.default is not None}
     seen: set[str] = set()
     for attribute in given:
@@ -86,6 +94,9 @@ def check_attributes(
             )
         seen.add(attribute.name)
         spec = schema.get(attribute.name)
+        if spec is None and open_prefix and attribute.name.startswith(open_prefix):
+            values[attribute.name] = _plain(attribute.value)
+            continue
         if spec is None:
             raise CheckError(
                 f"{owner} has no attribute {attribute.name}",
@@ -105,7 +116,15 @@ def check_attributes(
     return values
 
 
+def _plain(value: ast.Value) -> Any:
+    """A WITH value as JSON-like Python: lists for lists."""
+    return [_plain(item) for item in value] if isinstance(value, tuple) else value
+
+
 def _suggestion(name: str, schema: Mapping[str, Attr]) -> str:
+    alias = next((attr.name for attr in schema.values() if name in attr.aliases), None)
+    if alias:
+        return f"sqlml calls it {alias}"
     close = difflib.get_close_matches(name, schema, n=1, cutoff=0.6)
     if close:
         return f"did you mean {close[0]}?"

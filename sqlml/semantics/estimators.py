@@ -3,27 +3,34 @@
 from __future__ import annotations
 
 import difflib
+import importlib
+import inspect
 from dataclasses import dataclass, field
 from typing import Any
 
 from sqlml.ir import FEATURE_KINDS
 from sqlml.semantics.attributes import Attr
 
-XGBOOST_OBJECTIVES = (
-    "reg:squarederror",
-    "reg:squaredlogerror",
-    "reg:logistic",
-    "reg:pseudohubererror",
-    "reg:absoluteerror",
+CLASSIFICATION_OBJECTIVES = (
     "binary:logistic",
     "binary:logitraw",
     "binary:hinge",
     "multi:softmax",
     "multi:softprob",
+)
+REGRESSION_OBJECTIVES = (
+    "reg:squarederror",
+    "reg:squaredlogerror",
+    "reg:logistic",
+    "reg:pseudohubererror",
+    "reg:absoluteerror",
     "count:poisson",
     "reg:gamma",
     "reg:tweedie",
 )
+# Learning to rank: the rows of a query (train.group_column) are ordered by relevance.
+RANKING_OBJECTIVES = ("rank:pairwise", "rank:ndcg", "rank:map")
+XGBOOST_OBJECTIVES = REGRESSION_OBJECTIVES + CLASSIFICATION_OBJECTIVES + RANKING_OBJECTIVES
 
 
 # XGBoost reads one numeric matrix: no learned embeddings, crosses, weights or sequences.
@@ -43,36 +50,61 @@ def _attrs(*attrs: Attr) -> dict[str, Attr]:
     return {attr.name: attr for attr in attrs}
 
 
+def _objective(choices: tuple[str, ...], doc: str) -> Attr:
+    return Attr("objective", "string", None, doc, choices=choices, architecture=True)
+
+
+_NUM_CLASS = Attr(
+    "num_class",
+    "int",
+    None,
+    "number of classes (multi:* objectives)",
+    minimum=2,
+    architecture=True,
+)
+# XGBoost's own parameter names, as SQLFlow uses them; the scikit-learn names are hints only.
 _XGB_COMMON = (
     Attr(
-        "objective",
-        "string",
-        None,
-        "learning objective; inferred from the label when omitted "
-        "(text labels: binary:logistic or multi:softprob, numbers: reg:squarederror)",
-        choices=XGBOOST_OBJECTIVES,
-        architecture=True,
+        "eta",
+        "float",
+        0.3,
+        "learning rate (step size shrinkage)",
+        minimum=0,
+        maximum=1,
+        aliases=("learning_rate",),
     ),
+    Attr("alpha", "float", 0.0, "L1 regularisation", minimum=0, aliases=("reg_alpha",)),
+    Attr("eval_metric", "string", None, "training metric, e.g. mlogloss, auc, rmse, ndcg"),
+    Attr("seed", "int", 0, "random seed", minimum=0, aliases=("random_state",)),
     Attr(
-        "num_class",
+        "train.num_boost_round",
         "int",
-        None,
-        "number of classes (multi:* objectives)",
-        minimum=2,
-        architecture=True,
+        10,
+        "number of boosting rounds",
+        minimum=1,
+        aliases=("n_estimators", "num_boost_round"),
     ),
-    Attr("eta", "float", 0.3, "learning rate (step size shrinkage)", minimum=0, maximum=1),
-    Attr("lambda", "float", 1.0, "L2 regularisation on weights", minimum=0),
-    Attr("alpha", "float", 0.0, "L1 regularisation on weights", minimum=0),
-    Attr("eval_metric", "string", None, "validation metric, e.g. mlogloss, auc, rmse"),
-    Attr("seed", "int", 0, "random seed", minimum=0),
-    Attr("train.num_boost_round", "int", 10, "number of boosting rounds", minimum=1),
+)
+_GROUP_COLUMN = Attr(
+    "train.group_column",
+    "string",
+    None,
+    "ranking (rank:* objectives, and only they): the selected column holding each row's "
+    "query id; not a feature unless listed in COLUMN",
 )
 
 _XGB_TREE = (
+    Attr("lambda", "float", 1.0, "L2 regularisation", minimum=0, aliases=("reg_lambda",)),
     Attr("max_depth", "int", 6, "maximum depth of a tree", minimum=0),
     Attr("min_child_weight", "float", 1.0, "minimum sum of instance weight in a child", minimum=0),
-    Attr("gamma", "float", 0.0, "minimum loss reduction to split a leaf", minimum=0),
+    Attr(
+        "gamma",
+        "float",
+        0.0,
+        "minimum loss reduction to split a leaf",
+        minimum=0,
+        aliases=("min_split_loss",),
+    ),
     Attr(
         "subsample",
         "float",
@@ -118,6 +150,14 @@ _XGB_DART = (
 
 _XGB_LINEAR = (
     Attr(
+        "lambda",
+        "float",
+        0.0,
+        "L2 regularisation, scaled by the number of training rows",
+        minimum=0,
+        aliases=("reg_lambda",),
+    ),
+    Attr(
         "updater",
         "string",
         "shotgun",
@@ -147,32 +187,47 @@ _KERAS_COMMON = (
     ),
 )
 
-_DNN = (
-    Attr(
-        "model.hidden_units",
-        "int list",
-        [64, 32],
-        "units of each hidden layer",
-        minimum=1,
-        architecture=True,
-    ),
-    Attr(
-        "model.activation",
-        "string",
-        "relu",
-        "activation of the hidden layers",
-        choices=("relu", "tanh", "sigmoid", "elu", "gelu", "selu"),
-        architecture=True,
-    ),
-    Attr(
-        "model.dropout",
-        "float",
-        0.0,
-        "dropout rate after each hidden layer",
-        minimum=0,
-        maximum=1,
-        architecture=True,
-    ),
+_ACTIVATIONS = ("relu", "tanh", "sigmoid", "elu", "gelu", "selu")
+
+
+def _dnn(prefix: str = "") -> tuple[Attr, ...]:
+    """The hidden layers' attributes: ``model.<prefix>hidden_units`` and the like."""
+    return (
+        Attr(
+            f"model.{prefix}hidden_units",
+            "int list",
+            [64, 32],
+            "units of each hidden layer",
+            minimum=1,
+            architecture=True,
+        ),
+        Attr(
+            f"model.{prefix}activation",
+            "string",
+            "relu",
+            "activation of the hidden layers",
+            choices=_ACTIVATIONS,
+            architecture=True,
+        ),
+        Attr(
+            f"model.{prefix}dropout",
+            "float",
+            0.0,
+            "dropout rate after each hidden layer",
+            minimum=0,
+            maximum=1,
+            architecture=True,
+        ),
+    )
+
+
+_N_CLASSES = Attr(
+    "model.n_classes",
+    "int",
+    None,
+    "number of classes; inferred from the label when omitted",
+    minimum=2,
+    architecture=True,
 )
 
 # Every estimator: how the rows that measure the trained model are chosen.
@@ -207,56 +262,163 @@ class Estimator:
     doc: str
     fixed: dict[str, Any] = field(default_factory=dict)  # parameters the name implies
     feature_kinds: tuple[str, ...] = FEATURE_KINDS  # the feature column kinds it takes
+    inputs: dict[str, str] = field(default_factory=dict)  # COLUMN ... FOR name -> input
+    open_prefix: str | None = None  # attributes with this prefix are taken unchecked
 
+
+# COLUMN ... FOR of the DNNLinearCombined estimators: SQLFlow's names and short ones.
+_COMBINED_INPUTS = {
+    "linear_feature_columns": "linear",
+    "dnn_feature_columns": "dnn",
+    "linear": "linear",
+    "dnn": "dnn",
+}
+
+
+def _xgboost(
+    name: str, task: str, doc: str, booster: str, objective: Attr, *attrs: Attr
+) -> Estimator:
+    return Estimator(
+        name,
+        "xgboost",
+        task,
+        _attrs(objective, *attrs, *_VALIDATION),
+        doc,
+        {"booster": booster},
+        XGBOOST_FEATURE_KINDS,
+    )
+
+
+def _keras(name: str, task: str, doc: str, architecture: str, *attrs: Attr) -> Estimator:
+    return Estimator(
+        name,
+        "keras",
+        task,
+        _attrs(*attrs, *_KERAS_COMMON, *_VALIDATION),
+        doc,
+        {"architecture": architecture},
+        inputs=_COMBINED_INPUTS if architecture == "dnn_linear_combined" else {},
+    )
+
+
+_ANY_OBJECTIVE = _objective(
+    XGBOOST_OBJECTIVES,
+    "learning objective; inferred from the label when omitted "
+    "(text labels: binary:logistic or multi:softprob, numbers: reg:squarederror); "
+    "rank:* objectives need train.group_column",
+)
+_CLASSIFIER_OBJECTIVE = _objective(
+    CLASSIFICATION_OBJECTIVES,
+    "learning objective; binary:logistic (two classes) or multi:softprob when omitted",
+)
+_REGRESSOR_OBJECTIVE = _objective(
+    REGRESSION_OBJECTIVES + RANKING_OBJECTIVES,
+    "learning objective; reg:squarederror when omitted; rank:* objectives need train.group_column",
+)
 
 ESTIMATORS: dict[str, Estimator] = {
     e.name: e
     for e in (
-        Estimator(
+        _xgboost(
             "xgboost.gbtree",
-            "xgboost",
             "auto",
-            _attrs(*_XGB_COMMON, *_XGB_TREE, *_VALIDATION),
             "gradient-boosted trees",
-            {"booster": "gbtree"},
-            XGBOOST_FEATURE_KINDS,
+            "gbtree",
+            _ANY_OBJECTIVE,
+            _NUM_CLASS,
+            *_XGB_COMMON,
+            *_XGB_TREE,
+            _GROUP_COLUMN,
         ),
-        Estimator(
+        _xgboost(
             "xgboost.dart",
-            "xgboost",
             "auto",
-            _attrs(*_XGB_COMMON, *_XGB_TREE, *_XGB_DART, *_VALIDATION),
             "gradient-boosted trees with dropout (DART)",
-            {"booster": "dart"},
-            XGBOOST_FEATURE_KINDS,
+            "dart",
+            _ANY_OBJECTIVE,
+            _NUM_CLASS,
+            *_XGB_COMMON,
+            *_XGB_TREE,
+            *_XGB_DART,
+            _GROUP_COLUMN,
         ),
-        Estimator(
+        _xgboost(
             "xgboost.gblinear",
-            "xgboost",
             "auto",
-            _attrs(*_XGB_COMMON, *_XGB_LINEAR, *_VALIDATION),
             "boosted linear model",
-            {"booster": "gblinear"},
-            XGBOOST_FEATURE_KINDS,
+            "gblinear",
+            _ANY_OBJECTIVE,
+            _NUM_CLASS,
+            *_XGB_COMMON,
+            *_XGB_LINEAR,
+            _GROUP_COLUMN,
         ),
-        Estimator(
-            "DNNClassifier",
-            "keras",
+        _xgboost(
+            "XGBClassifier",
             "classifier",
-            _attrs(
-                Attr(
-                    "model.n_classes",
-                    "int",
-                    None,
-                    "number of classes; inferred from the label when omitted",
-                    minimum=2,
-                    architecture=True,
-                ),
-                *_DNN,
-                *_KERAS_COMMON,
-                *_VALIDATION,
-            ),
+            "gradient-boosted trees that classify; every label (numbers too) is a class",
+            "gbtree",
+            _CLASSIFIER_OBJECTIVE,
+            _NUM_CLASS,
+            *_XGB_COMMON,
+            *_XGB_TREE,
+        ),
+        _xgboost(
+            "XGBRegressor",
+            "regressor",
+            "gradient-boosted trees that predict numbers, or rank rows (rank:* objectives)",
+            "gbtree",
+            _REGRESSOR_OBJECTIVE,
+            *_XGB_COMMON,
+            *_XGB_TREE,
+            _GROUP_COLUMN,
+        ),
+        _keras(
+            "DNNClassifier",
+            "classifier",
             "a fully connected neural network classifier (Keras)",
+            "dnn",
+            _N_CLASSES,
+            *_dnn(),
+        ),
+        _keras(
+            "DNNRegressor",
+            "regressor",
+            "a fully connected neural network regressor, trained on the mean squared error (Keras)",
+            "dnn",
+            *_dnn(),
+        ),
+        _keras(
+            "LinearClassifier",
+            "classifier",
+            "a linear (multinomial logistic) classifier over the features (Keras)",
+            "linear",
+            _N_CLASSES,
+        ),
+        _keras(
+            "LinearRegressor",
+            "regressor",
+            "a linear regressor over the features, trained on the mean squared error (Keras)",
+            "linear",
+        ),
+        _keras(
+            "DNNLinearCombinedClassifier",
+            "classifier",
+            "a wide and deep classifier: a linear part over the features COLUMN ... FOR "
+            "linear_feature_columns, a network over those FOR dnn_feature_columns; features "
+            "without FOR feed both (Keras)",
+            "dnn_linear_combined",
+            _N_CLASSES,
+            *_dnn("dnn_"),
+        ),
+        _keras(
+            "DNNLinearCombinedRegressor",
+            "regressor",
+            "a wide and deep regressor: a linear part over the features COLUMN ... FOR "
+            "linear_feature_columns, a network over those FOR dnn_feature_columns; features "
+            "without FOR feed both (Keras)",
+            "dnn_linear_combined",
+            *_dnn("dnn_"),
         ),
     )
 }
@@ -273,3 +435,50 @@ def closest_estimator(name: str) -> str | None:
     """The known estimator name nearest to ``name``, for "did you mean" hints."""
     found = difflib.get_close_matches(name.lower(), _BY_LOWER_NAME, n=1, cutoff=0.5)
     return _BY_LOWER_NAME[found[0]].name if found else None
+
+
+# A user's model builder takes these; its own model.* attributes pass to it unchecked.
+USER_MODEL_ATTRIBUTES = _attrs(
+    Attr(
+        "model.n_classes",
+        "int",
+        None,
+        "number of classes; when given, the model is a classifier even of numeric labels",
+        minimum=2,
+        architecture=True,
+    ),
+    *_KERAS_COMMON,
+    *_VALIDATION,
+)
+
+
+def user_estimator(name: str) -> Estimator | None:
+    """The Keras model builder a dotted ``module.function`` name imports, or None if the
+    module or the function does not exist.
+
+    Importing runs the module's code. A name that imports something other than a function
+    is a :class:`TypeError`; a module that fails to import raises its own error.
+    """
+    module_name, _, function = name.rpartition(".")
+    if not module_name:
+        return None
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as error:
+        if error.name and (module_name + ".").startswith(error.name + "."):
+            return None
+        raise
+    builder = getattr(module, function, None)
+    if builder is None:
+        return None
+    if not inspect.isfunction(builder):
+        raise TypeError(f"it names an object of type {type(builder).__name__}, not a function")
+    return Estimator(
+        name,
+        "keras",
+        "auto",
+        USER_MODEL_ATTRIBUTES,
+        f"a Keras model built by {name}",
+        {"architecture": "custom", "builder": name},
+        open_prefix="model.",
+    )

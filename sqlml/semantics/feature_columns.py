@@ -8,7 +8,7 @@ from __future__ import annotations
 import difflib
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from sqlml.errors import CheckError
@@ -100,25 +100,64 @@ _QUOTED = re.compile(r"'(?:[^'\\]|\\.|'')*'|\"(?:[^\"]|\"\")*\"|`(?:[^`]|``)*`")
 def feature_columns(
     statement: ast.TrainStatement, estimator: Estimator, label: str
 ) -> list[FeatureColumn]:
-    """The checked COLUMN clauses of ``statement``; empty when there are none."""
+    """The checked COLUMN clauses of ``statement``; empty when there are none.
+
+    A clause's ``FOR`` names the estimator input its features feed (``target``).
+    """
     lowering = _Lowering(statement, estimator, label)
     features: list[FeatureColumn] = []
     names: set[str] = set()
     for clause in statement.columns:
-        if clause.target is not None:
-            raise _error(
-                "COLUMN ... FOR is for estimators with several inputs; this one has one",
-                clause.target.pos,
-                "remove FOR <target>",
-            )
+        target = _target(clause, estimator)
         for column in clause.columns:
-            feature = lowering.top(column)
+            feature = replace(lowering.top(column), target=target)
             if feature.name in names:
                 what = "column" if isinstance(column, ast.Name) else "feature"
                 raise _error(f"{what} {feature.name} is listed twice", column.pos, None)
             names.add(feature.name)
             features.append(feature)
+    if estimator.inputs and features:
+        _check_every_input_fed(statement, estimator, features)
     return features
+
+
+def _target(clause: ast.ColumnClause, estimator: Estimator) -> str | None:
+    """The input a COLUMN clause feeds: None without FOR (every input)."""
+    if clause.target is None:
+        return None
+    name = str(clause.target)
+    if not estimator.inputs:
+        raise _error(
+            f"COLUMN ... FOR is for estimators with several inputs; {estimator.name} has one",
+            clause.target.pos,
+            "remove FOR <target>; the DNNLinearCombined estimators take "
+            "FOR linear_feature_columns and FOR dnn_feature_columns",
+        )
+    target = estimator.inputs.get(name.lower())
+    if target is None:
+        close = difflib.get_close_matches(name.lower(), estimator.inputs, n=1, cutoff=0.5)
+        raise _error(
+            f"{estimator.name} has no input {name}",
+            clause.target.pos,
+            (f"did you mean {close[0]}? " if close else "")
+            + f"its inputs are {', '.join(estimator.inputs)}",
+        )
+    return target
+
+
+def _check_every_input_fed(
+    statement: ast.TrainStatement, estimator: Estimator, features: list[FeatureColumn]
+) -> None:
+    fed = {feature.target for feature in features}
+    if None in fed:
+        return
+    for name, target in estimator.inputs.items():
+        if target not in fed:
+            raise _error(
+                f"{estimator.name}'s {target} part has no features",
+                statement.columns[0].pos,
+                f"add COLUMN ... FOR {name}, or list features without FOR to feed both parts",
+            )
 
 
 class _Source:

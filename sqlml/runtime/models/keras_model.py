@@ -5,6 +5,7 @@ TensorFlow is imported here only, when a Keras model is trained or used.
 
 from __future__ import annotations
 
+import importlib
 import os
 import tempfile
 from pathlib import Path
@@ -47,20 +48,34 @@ def train(
     attributes: dict[str, Any],
     base: StoredModel | None = None,
 ) -> tuple[bytes, dict[str, Any]]:
-    """Fit ``train.epoch`` epochs, from scratch or from the weights of ``base``."""
+    """Fit ``train.epoch`` epochs, from scratch or from the weights of ``base``.
+
+    Classifiers learn the cross-entropy of their class probabilities, regressors the mean
+    squared error.
+    """
     _reject_nulls(features)
     keras = _keras()
     keras.utils.set_random_seed(attributes["train.seed"])
-    if base is None:
-        n_classes = _n_classes(labels, attributes)
-        model = _dnn(keras, features, n_classes, attributes)
-    else:
-        n_classes = base.metadata["params"]["n_classes"]
+    classifier = labels.task == "classifier"
+    if base is not None:
+        params = base.metadata["params"]
         model = _load(keras, base.data)
+    elif classifier:
+        params = {"n_classes": _n_classes(labels, attributes)}
+        inputs, scores = _network(keras, features, params["n_classes"], attributes)
+        model = keras.Model(inputs, keras.layers.Activation("softmax")(scores))
+    else:
+        params = {}
+        inputs, scores = _network(keras, features, 1, attributes)
+        # Outputs in the label's units: the network learns the standardised label.
+        scale, offset = float(y.std()) or 1.0, float(y.mean())
+        model = keras.Model(inputs, keras.layers.Rescaling(scale, offset)(scores))
+    if base is None and attributes.get("architecture") == "custom":
+        _check_built_in(keras, model, attributes["builder"])
     model.compile(
         optimizer=keras.optimizers.Adam(attributes["optimizer.learning_rate"]),
-        loss="sparse_categorical_crossentropy",
-        metrics=["accuracy"],
+        loss="sparse_categorical_crossentropy" if classifier else "mean_squared_error",
+        metrics=["accuracy"] if classifier else ["mae"],
     )
     history = model.fit(
         features.inputs(),
@@ -74,7 +89,7 @@ def train(
         path = Path(folder) / "model.keras"
         model.save(path)
         data = path.read_bytes()
-    return data, {"params": {"n_classes": n_classes}, "metrics": metrics}
+    return data, {"params": params, "metrics": metrics}
 
 
 def _n_classes(labels: LabelEncoding, attributes: dict[str, Any]) -> int:
@@ -88,44 +103,141 @@ def _n_classes(labels: LabelEncoding, attributes: dict[str, Any]) -> int:
     return given or found
 
 
-def _dnn(keras, features: FeatureArrays, n_classes: int, attributes: dict[str, Any]):
-    """Numbers normalised with the training data's statistics and categories embedded or
-    one-hot encoded, side by side, then dense layers.
+def _network(keras, features: FeatureArrays, n_outputs: int, attributes: dict[str, Any]):
+    """The estimator's network: the feature inputs, and its ``n_outputs`` raw scores.
 
-    Only built-in layers, so the model loads in safe mode. An embedding is the weighted sum
-    of its row's id vectors (``Dot`` with the weights, which carry the combiner).
+    ``architecture``: "dnn" (dense layers), "linear" (one dense layer, no activation),
+    "dnn_linear_combined" (the sum of a linear part and a dense network, each over the
+    features meant for it) or "custom" (the user's ``builder``).
+    """
+    inputs, parts = _inputs(keras, features)
+    architecture = attributes.get("architecture", "dnn")  # IR of older versions: DNNClassifier
+    if architecture == "dnn":
+        outputs = _dnn(keras, _joined(keras, parts), n_outputs, attributes, "model.")
+    elif architecture == "linear":
+        outputs = keras.layers.Dense(n_outputs)(_joined(keras, parts))
+    elif architecture == "dnn_linear_combined":
+        wide = keras.layers.Dense(n_outputs)(_joined(keras, parts, "linear"))
+        deep = _dnn(keras, _joined(keras, parts, "dnn"), n_outputs, attributes, "model.dnn_")
+        outputs = keras.layers.Add()([wide, deep])
+    else:
+        outputs = _user_outputs(keras, _joined(keras, parts), n_outputs, attributes)
+    return inputs, outputs
+
+
+def _inputs(keras, features: FeatureArrays) -> tuple[dict[str, Any], list[tuple[str | None, Any]]]:
+    """The Keras inputs of the features, and each input's processed tensor with its target.
+
+    Numbers are normalised with the training data's statistics; categories embedded or
+    one-hot encoded. Only built-in layers, so the model loads in safe mode. An embedding is
+    the weighted sum of its row's id vectors (``Dot`` with the weights, which carry the
+    combiner).
     """
     inputs, parts = {}, []
-    if features.numbers.shape[1]:
-        inputs["numbers"] = keras.Input(shape=(features.numbers.shape[1],), name="numbers")
-        normalize = keras.layers.Normalization(name="normalize")
-        normalize.adapt(features.numbers)
-        parts.append(normalize(inputs["numbers"]))
+    for name, target, block in features.number_inputs():
+        inputs[name] = keras.Input(shape=(block.shape[1],), name=name)
+        normalize = keras.layers.Normalization()
+        normalize.adapt(block)
+        parts.append((target, normalize(inputs[name])))
     for i, category in enumerate(features.categoricals):
         ids = inputs[f"ids_{i}"] = keras.Input(shape=(None,), dtype="int32", name=f"ids_{i}")
         weights = inputs[f"weights_{i}"] = keras.Input(shape=(None,), name=f"weights_{i}")
         if category.encoding == "embedding":
             vectors = keras.layers.Embedding(category.buckets, category.dimension)(ids)
-            parts.append(keras.layers.Dot(axes=1)([weights, vectors]))
+            encoded = keras.layers.Dot(axes=1)([weights, vectors])
         else:
             encode = keras.layers.CategoryEncoding(category.buckets, output_mode="count")
-            parts.append(encode(ids, count_weights=weights))
-    hidden = parts[0] if len(parts) == 1 else keras.layers.Concatenate()(parts)
-    for units in attributes["model.hidden_units"]:
-        hidden = keras.layers.Dense(units, activation=attributes["model.activation"])(hidden)
-        if attributes["model.dropout"]:
-            hidden = keras.layers.Dropout(attributes["model.dropout"])(hidden)
-    outputs = keras.layers.Dense(n_classes, activation="softmax", name="classes")(hidden)
-    return keras.Model(inputs, outputs)
+            encoded = encode(ids, count_weights=weights)
+        parts.append((features.targets[category.feature], encoded))
+    return inputs, parts
+
+
+def _joined(keras, parts: list[tuple[str | None, Any]], target: str | None = None):
+    """The processed inputs meant for ``target`` (all without one), side by side."""
+    chosen = [tensor for feeds, tensor in parts if target is None or feeds in (None, target)]
+    return chosen[0] if len(chosen) == 1 else keras.layers.Concatenate()(chosen)
+
+
+def _dnn(keras, hidden, n_outputs: int, attributes: dict[str, Any], prefix: str):
+    """Dense layers as ``<prefix>hidden_units``, ``activation`` and ``dropout`` say."""
+    for units in attributes[f"{prefix}hidden_units"]:
+        hidden = keras.layers.Dense(units, activation=attributes[f"{prefix}activation"])(hidden)
+        if attributes[f"{prefix}dropout"]:
+            hidden = keras.layers.Dropout(attributes[f"{prefix}dropout"])(hidden)
+    return keras.layers.Dense(n_outputs)(hidden)
+
+
+def _user_outputs(keras, features, n_outputs: int, attributes: dict[str, Any]):
+    """The raw scores of the user's model builder ``builder``, called with the processed
+    features, ``n_outputs`` and the ``model.*`` attributes (without the prefix)."""
+    path = attributes["builder"]
+    module, _, function = path.rpartition(".")
+    own = {
+        name.removeprefix("model."): value
+        for name, value in attributes.items()
+        if name.startswith("model.") and name != "model.n_classes"
+    }
+    try:
+        outputs = getattr(importlib.import_module(module), function)(features, n_outputs, own)
+        if isinstance(outputs, keras.Model):
+            outputs = outputs(features)
+    except Exception as error:  # the user's code: any error it raises
+        raise ModelError(
+            f"building the model with {path} failed: {type(error).__name__}: {error}",
+            hint=_BUILDER_HINT,
+        ) from None
+    tensor = isinstance(outputs, keras.KerasTensor)
+    if not tensor or tuple(outputs.shape[1:]) != (n_outputs,):
+        got = f"shape {tuple(outputs.shape)}" if tensor else type(outputs).__name__
+        raise ModelError(
+            f"{path} must return the Keras tensor of {n_outputs} scores per row, got {got}",
+            hint=_BUILDER_HINT,
+        )
+    return outputs
+
+
+_BUILDER_HINT = (
+    "a user model is a function (features, n_outputs, attributes) returning the Keras tensor "
+    "of n_outputs raw scores computed from features (or a keras.Model taking features)"
+)
+
+
+def _check_built_in(keras, model, path: str) -> None:
+    """A :class:`ModelError` if the model holds anything but Keras's own layers and functions:
+    it could not be loaded without running the user's code."""
+    foreign = _foreign(keras.saving.serialize_keras_object(model))
+    if foreign:
+        raise ModelError(
+            f"the model built by {path} holds {foreign}, which cannot be loaded without "
+            "running code",
+            hint="build it from Keras's own layers only (no Lambda, no custom classes)",
+        )
+
+
+def _foreign(config: Any) -> str | None:
+    """The first object of a serialised Keras model that is not Keras's own, if any."""
+    if isinstance(config, list):
+        return next(filter(None, map(_foreign, config)), None)
+    if not isinstance(config, dict):
+        return None
+    name = config.get("class_name")
+    if name in ("Lambda", "__lambda__"):
+        return "a Lambda"
+    if isinstance(name, str) and not name.startswith("__"):
+        module, registered = config.get("module") or "", config.get("registered_name")
+        if module.split(".")[0] != "keras" or registered not in (None, name):
+            return f"{registered or name} (from {module or 'user code'})"
+    return next(filter(None, map(_foreign, config.values())), None)
 
 
 def predict_scores(
     data: bytes, features: FeatureArrays, metadata: dict[str, Any], batch_size: int
 ) -> np.ndarray:
-    """Class probabilities (rows x classes)."""
+    """Class probabilities (rows x classes) for classifiers, values for regressors."""
     model = _load(_keras(), data)
     _reject_nulls(features)
-    return model.predict(features.inputs(), batch_size=batch_size, verbose=0)
+    scores = model.predict(features.inputs(), batch_size=batch_size, verbose=0)
+    return scores[:, 0] if scores.shape[1] == 1 else scores  # a classifier has two or more
 
 
 def _load(keras, data: bytes):

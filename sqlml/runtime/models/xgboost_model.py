@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import numpy as np
@@ -53,25 +54,64 @@ def train(
     labels: LabelEncoding,
     attributes: dict[str, Any],
     base: StoredModel | None = None,
+    groups: np.ndarray | None = None,
 ) -> tuple[bytes, dict[str, Any]]:
-    """Boost ``train.num_boost_round`` rounds, from scratch or after those of ``base``."""
+    """Boost ``train.num_boost_round`` rounds, from scratch or after those of ``base``.
+
+    Rankers (rank:* objectives) learn the order of the rows within each query: ``groups``
+    holds the query id of each row.
+    """
     if base is not None:  # the objective is the base model's
         kept = {key: base.metadata["params"].get(key) for key in ("objective", "num_class")}
         attributes = {**attributes, **kept}
     params = booster_params(labels, attributes)
+    x = _matrix(features, params)[0]
+    if params["objective"].startswith("rank:"):
+        if groups is None:
+            raise ModelError(
+                f"objective {params['objective']} ranks the rows of each query; "
+                "name the column holding the query id",
+                hint="add train.group_column = '<column>'",
+            )
+        order = np.argsort(groups, kind="stable")  # XGBoost takes each query's rows together
+        dtrain = xgb.DMatrix(x[order], label=y[order], qid=groups[order])
+    elif groups is not None:
+        raise ModelError(
+            f"train.group_column is for ranking, but the objective is {params['objective']}",
+            hint="remove train.group_column",
+        )
+    else:
+        dtrain = xgb.DMatrix(x, label=y)
     history: dict[str, dict[str, list[float]]] = {}
-    dtrain = xgb.DMatrix(_matrix(features, params)[0], label=y)
-    booster = xgb.train(
-        params,
-        dtrain,
-        num_boost_round=attributes["train.num_boost_round"],
-        evals=[(dtrain, "train")],
-        evals_result=history,
-        verbose_eval=False,
-        xgb_model=None if base is None else load(base.data),
-    )
+    try:
+        booster = xgb.train(
+            params,
+            dtrain,
+            num_boost_round=attributes["train.num_boost_round"],
+            evals=[(dtrain, "train")],
+            evals_result=history,
+            verbose_eval=False,
+            xgb_model=None if base is None else load(base.data),
+        )
+    except xgb.core.XGBoostError as error:
+        raise ModelError(f"XGBoost: {_reason(error)}", hint=_hint(params)) from None
     metrics = {f"train_{name}": values[-1] for name, values in history["train"].items()}
     return bytes(booster.save_raw(raw_format="ubj")), {"params": params, "metrics": metrics}
+
+
+def _reason(error: Exception) -> str:
+    """XGBoost's message without its time, source location and stack trace."""
+    first = str(error).strip().splitlines()[0]
+    return re.sub(r"^(\[[^\]]*\]\s*)?\S+:\d+:\s*(Check failed: [^:]*:\s*)?", "", first)
+
+
+def _hint(params: dict[str, Any]) -> str:
+    objective = params["objective"]
+    if objective == "rank:ndcg":
+        return "rank:ndcg takes relevance degrees: integers from 0 to 31"
+    if objective == "rank:map":
+        return "rank:map takes relevance 0 or 1"
+    return f"check that the LABEL values suit objective {objective}"
 
 
 def load(data: bytes) -> xgb.Booster:
