@@ -132,17 +132,64 @@ class Datasource(ABC):
             raise
 
 
-def fetch_columns(cursor: Any, batch_rows: int = 10_000) -> tuple[list[str], list[list[Any]]]:
-    """Column names and values of a DB-API cursor's result, fetched in batches."""
+def fetch_columns(cursor: Any, kinds: Sequence[str], batch_rows: int = 10_000) -> Columns:
+    """A DB-API cursor's result as columns, fetched and converted to arrays batch by batch.
+
+    Only one batch of rows is held as Python values at a time. ``kinds`` gives each column's
+    declared kind: "int" (int64, or float64 with NaN if a NULL occurs), "float" (float64,
+    NULL as NaN), "object" (the driver's values) or "any" (decided from the values, for SQLite).
+    """
     names = [d[0] for d in cursor.description]
-    columns: list[list[Any]] = [[] for _ in names]
+    chunks: list[list[np.ndarray]] = [[] for _ in names]
+    seen: list[set[type]] = [set() for _ in names]  # Python types met in "any" columns
     while rows := cursor.fetchmany(batch_rows):
-        for column, values in zip(columns, zip(*rows, strict=True), strict=True):
-            column.extend(values)
-    return names, columns
+        for j, values in enumerate(zip(*rows, strict=True)):
+            kind = kinds[j]
+            if kind == "any":
+                types = set(map(type, values))
+                seen[j] |= types
+                kind = _inferred(types) if len(types) == 1 else "object"  # keep mixed values
+            chunks[j].append(batch_array(values, kind))
+    columns: Columns = {}
+    for j, (name, kind) in enumerate(zip(names, kinds, strict=True)):
+        columns[name] = join_chunks(chunks[j], _inferred(seen[j]) if kind == "any" else kind)
+        chunks[j] = []  # free the batches once their column is joined
+    return columns
 
 
-def object_array(values: list[Any]) -> np.ndarray:
+def batch_array(values: Sequence[Any], kind: str) -> np.ndarray:
+    """One batch of a column's values as an array of its kind ("int", "float" or "object")."""
+    if kind == "int" and None not in values:
+        return np.array(values, dtype=np.int64)
+    if kind in ("int", "float"):
+        return np.array(values, dtype=np.float64)  # None becomes NaN
+    return object_array(values)
+
+
+def join_chunks(chunks: list[np.ndarray], kind: str) -> np.ndarray:
+    """A column of ``kind`` from its batches' arrays; int64 batches join float64 ones as float64."""
+    if not chunks:
+        return np.empty(0, dtype=_EMPTY[kind])
+    if kind == "object":
+        chunks = [chunk.astype(object, copy=False) for chunk in chunks]
+    elif kind == "float":  # "any" columns: batches of mixed numbers and NULLs were kept as objects
+        chunks = [np.array(c.tolist(), np.float64) if c.dtype == object else c for c in chunks]
+    return chunks[0] if len(chunks) == 1 else np.concatenate(chunks)
+
+
+_EMPTY = {"int": np.int64, "float": np.float64, "object": object}
+
+
+def _inferred(types: set[type]) -> str:
+    """The kind of a column holding values of ``types``: SQLite types each value alone."""
+    if types == {int}:
+        return "int"
+    if types & {int, float} and types <= {int, float, type(None)}:
+        return "float"
+    return "object"
+
+
+def object_array(values: Sequence[Any]) -> np.ndarray:
     """A 1-D object array holding ``values`` as they are (numpy would split sequences)."""
     array = np.empty(len(values), dtype=object)
     array[:] = values

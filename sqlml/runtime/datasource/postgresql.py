@@ -6,7 +6,6 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, ClassVar
 
-import numpy as np
 import psycopg
 
 from sqlml.errors import DatasourceError
@@ -15,7 +14,6 @@ from sqlml.runtime.datasource.base import (
     Datasource,
     ResultSet,
     fetch_columns,
-    object_array,
     python_values,
     returns_rows,
 )
@@ -68,14 +66,9 @@ class PostgreSQLSource(Datasource):
         try:
             with self._con.transaction(), self._con.cursor(name="sqlml_read") as cursor:
                 cursor.execute(select)
-                type_codes = [d.type_code for d in cursor.description]
-                names, chunks = fetch_columns(cursor)
+                return fetch_columns(cursor, [_kind(d.type_code) for d in cursor.description])
         except psycopg.Error as error:
             raise DatasourceError(f"PostgreSQL: {_message(error)}") from None
-        return {
-            name: _array(values, code)
-            for name, values, code in zip(names, chunks, type_codes, strict=True)
-        }
 
     def _insert(self, table: str, columns: Columns) -> None:
         names = ", ".join(self.quote([name]) for name in columns)
@@ -108,9 +101,7 @@ def _message(error: psycopg.Error) -> str:
     return str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
 
 
-def _array(values: list[Any], type_code: int) -> np.ndarray:
-    if type_code in _INTEGER_TYPES and None not in values:
-        return np.array(values, dtype=np.int64)
-    if type_code in _INTEGER_TYPES or type_code in _FLOAT_TYPES:
-        return np.array([np.nan if v is None else float(v) for v in values], dtype=np.float64)
-    return object_array(values)
+def _kind(type_code: int) -> str:
+    if type_code in _INTEGER_TYPES:
+        return "int"
+    return "float" if type_code in _FLOAT_TYPES else "object"

@@ -7,15 +7,12 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, ClassVar
 
-import numpy as np
-
 from sqlml.errors import DatasourceError
 from sqlml.runtime.datasource.base import (
     Columns,
     Datasource,
     ResultSet,
     fetch_columns,
-    object_array,
     python_values,
     returns_rows,
 )
@@ -50,10 +47,10 @@ class SQLiteSource(Datasource):
 
     def read(self, select: str) -> Columns:
         try:
-            names, chunks = fetch_columns(self._con.execute(select))
+            cursor = self._con.execute(select)
+            return fetch_columns(cursor, ["any"] * len(cursor.description))
         except sqlite3.Error as error:
             raise DatasourceError(f"SQLite: {error}") from None
-        return {name: _array(values) for name, values in zip(names, chunks, strict=True)}
 
     def table_exists(self, table: Sequence[str]) -> bool:
         *schema, name = table
@@ -88,13 +85,3 @@ class SQLiteSource(Datasource):
 
     def close(self) -> None:
         self._con.close()
-
-
-def _array(values: list[Any]) -> np.ndarray:
-    """SQLite values are typed one by one: integers, numbers (NULL as NaN) or objects."""
-    present = [v for v in values if v is not None]
-    if present and all(isinstance(v, int) for v in present) and len(present) == len(values):
-        return np.array(values, dtype=np.int64)
-    if present and all(isinstance(v, int | float) for v in present):
-        return np.array([np.nan if v is None else v for v in values], dtype=np.float64)
-    return object_array(values)
