@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 import uuid
 from abc import ABC, abstractmethod
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -20,6 +20,8 @@ from sqlml.runtime.datasource.url import DatasourceURL
 
 # Columns of a result: name -> 1-D array (float64/int64/bool, or object for text).
 Columns = dict[str, np.ndarray]
+
+BATCH_ROWS = 65_536  # rows per batch read
 
 # Statements whose result rows are shown to the user.
 _QUERY_WORDS = {
@@ -72,9 +74,17 @@ class Datasource(ABC):
     def execute(self, sql: str, params: Sequence[Any] = ()) -> ResultSet | None:
         """Run one statement; return its rows if it is a query."""
 
-    @abstractmethod
     def read(self, select: str) -> Columns:
-        """Run a SELECT and return its result as columns."""
+        """Run a SELECT and return its result as columns: its batches joined."""
+        return join_batches(self.read_batches(select))
+
+    @abstractmethod
+    def read_batches(self, select: str, batch_rows: int = BATCH_ROWS) -> Iterator[Columns]:
+        """Run a SELECT and yield its result in batches of at most ``batch_rows`` rows.
+
+        Only about one batch is held at a time. An empty result is one batch of empty
+        columns. Stopping early (closing the iterator) leaves the connection usable.
+        """
 
     @abstractmethod
     def _insert(self, table: str, columns: Columns) -> None:
@@ -132,28 +142,44 @@ class Datasource(ABC):
             raise
 
 
-def fetch_columns(cursor: Any, kinds: Sequence[str], batch_rows: int = 10_000) -> Columns:
-    """A DB-API cursor's result as columns, fetched and converted to arrays batch by batch.
+def fetch_batches(
+    cursor: Any, kinds: Sequence[str], batch_rows: int = BATCH_ROWS
+) -> Iterator[Columns]:
+    """A DB-API cursor's result in batches of columns, each fetched and converted at once.
 
-    Only one batch of rows is held as Python values at a time. ``kinds`` gives each column's
-    declared kind: "int" (int64, or float64 with NaN if a NULL occurs), "float" (float64,
-    NULL as NaN), "object" (the driver's values) or "any" (decided from the values, for SQLite).
+    ``kinds`` gives each column's declared kind: "int" (int64, or float64 with NaN if a NULL
+    occurs in the batch), "float" (float64, NULL as NaN), "object" (the driver's values) or
+    "any" (decided from each batch's values, for SQLite).
     """
     names = [d[0] for d in cursor.description]
-    chunks: list[list[np.ndarray]] = [[] for _ in names]
-    seen: list[set[type]] = [set() for _ in names]  # Python types met in "any" columns
+    fetched = False
     while rows := cursor.fetchmany(batch_rows):
-        for j, values in enumerate(zip(*rows, strict=True)):
-            kind = kinds[j]
+        fetched = True
+        batch: Columns = {}
+        for name, kind, values in zip(names, kinds, zip(*rows, strict=True), strict=True):
             if kind == "any":
-                types = set(map(type, values))
-                seen[j] |= types
-                kind = _inferred(types) if len(types) == 1 else "object"  # keep mixed values
-            chunks[j].append(batch_array(values, kind))
+                kind = _inferred(set(map(type, values)))
+            batch[name] = batch_array(values, kind)
+        yield batch
+    if not fetched:
+        yield {
+            name: np.empty(0, dtype=_EMPTY.get(kind, object))
+            for name, kind in zip(names, kinds, strict=True)
+        }
+
+
+def join_batches(batches: Iterable[Columns]) -> Columns:
+    """One result from its batches: int64 batches join float64 ones as float64; a column with
+    any batch of objects is objects (NaN in its numeric batches becomes None)."""
+    chunks: dict[str, list[np.ndarray]] = {}
+    for batch in batches:
+        if not chunks:
+            chunks = {name: [] for name in batch}
+        for name, values in batch.items():
+            chunks[name].append(values)
     columns: Columns = {}
-    for j, (name, kind) in enumerate(zip(names, kinds, strict=True)):
-        columns[name] = join_chunks(chunks[j], _inferred(seen[j]) if kind == "any" else kind)
-        chunks[j] = []  # free the batches once their column is joined
+    for name in list(chunks):
+        columns[name] = join_chunks(chunks.pop(name))  # free each column's batches once joined
     return columns
 
 
@@ -166,22 +192,33 @@ def batch_array(values: Sequence[Any], kind: str) -> np.ndarray:
     return object_array(values)
 
 
-def join_chunks(chunks: list[np.ndarray], kind: str) -> np.ndarray:
-    """A column of ``kind`` from its batches' arrays; int64 batches join float64 ones as float64."""
-    if not chunks:
-        return np.empty(0, dtype=_EMPTY[kind])
-    if kind == "object":
-        chunks = [chunk.astype(object, copy=False) for chunk in chunks]
-    elif kind == "float":  # "any" columns: batches of mixed numbers and NULLs were kept as objects
-        chunks = [np.array(c.tolist(), np.float64) if c.dtype == object else c for c in chunks]
-    return chunks[0] if len(chunks) == 1 else np.concatenate(chunks)
+def join_chunks(chunks: list[np.ndarray]) -> np.ndarray:
+    """A column from its batches' arrays (see :func:`join_batches`)."""
+    if len(chunks) == 1:
+        return chunks[0]
+    if all(c.dtype != object or _all_null(c) for c in chunks) and not all(map(_all_null, chunks)):
+        chunks = [np.full(len(c), np.nan) if c.dtype == object else c for c in chunks]
+    if any(chunk.dtype == object for chunk in chunks):
+        chunks = [_objects(chunk) for chunk in chunks]
+    return np.concatenate(chunks)
+
+
+def _all_null(values: np.ndarray) -> bool:
+    """Whether an object batch holds only NULLs (SQLite: such a batch has no type)."""
+    return values.dtype == object and all(v is None for v in values.tolist())
+
+
+def _objects(values: np.ndarray) -> np.ndarray:
+    if values.dtype == object:
+        return values
+    return object_array(python_values(values))
 
 
 _EMPTY = {"int": np.int64, "float": np.float64, "object": object}
 
 
 def _inferred(types: set[type]) -> str:
-    """The kind of a column holding values of ``types``: SQLite types each value alone."""
+    """The kind of a batch holding values of ``types``: SQLite types each value alone."""
     if types == {int}:
         return "int"
     if types & {int, float} and types <= {int, float, type(None)}:

@@ -12,7 +12,13 @@ import duckdb
 import numpy as np
 
 from sqlml.errors import DatasourceError
-from sqlml.runtime.datasource.base import Columns, Datasource, ResultSet, returns_rows
+from sqlml.runtime.datasource.base import (
+    BATCH_ROWS,
+    Columns,
+    Datasource,
+    ResultSet,
+    returns_rows,
+)
 from sqlml.runtime.datasource.url import DatasourceURL
 
 
@@ -52,11 +58,31 @@ class DuckDBSource(Datasource):
             raise DatasourceError(f"DuckDB: {error}") from None
 
     def read(self, select: str) -> Columns:
+        """The whole result at once: DuckDB fills the arrays itself (what joined batches hold)."""
         try:
             data = self._con.execute(select).fetchnumpy()
         except duckdb.Error as error:
             raise DatasourceError(f"DuckDB: {error}") from None
         return {name: _unmasked(values) for name, values in data.items()}
+
+    def read_batches(self, select: str, batch_rows: int = BATCH_ROWS) -> Iterator[Columns]:
+        """The result is materialised in a temporary table (DuckDB's buffer manager spills it
+        to disk when memory runs short), then fetched as arrays by ranges of row ids."""
+        table = self.quote([f"sqlml_batches_{uuid.uuid4().hex[:12]}"])
+        try:
+            self._con.execute(f"CREATE TEMPORARY TABLE {table} AS {select}")
+            try:
+                rows = self._con.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
+                for start in range(0, max(rows, 1), batch_rows):
+                    data = self._con.execute(
+                        f"SELECT * FROM {table} WHERE rowid >= ? AND rowid < ? ORDER BY rowid",
+                        [start, start + batch_rows],
+                    ).fetchnumpy()
+                    yield {name: _unmasked(values) for name, values in data.items()}
+            finally:
+                self._con.execute(f"DROP TABLE IF EXISTS {table}")
+        except duckdb.Error as error:
+            raise DatasourceError(f"DuckDB: {error}") from None
 
     def _insert(self, table: str, columns: Columns) -> None:
         view = f"sqlml_columns_{uuid.uuid4().hex[:12]}"

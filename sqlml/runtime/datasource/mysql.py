@@ -23,11 +23,11 @@ from pymysql.protocol import FieldDescriptorPacket, MysqlPacket
 
 from sqlml.errors import DatasourceError
 from sqlml.runtime.datasource.base import (
+    BATCH_ROWS,
     Columns,
     Datasource,
     ResultSet,
-    fetch_columns,
-    join_chunks,
+    fetch_batches,
     object_array,
     python_values,
     returns_rows,
@@ -115,14 +115,16 @@ class MySQLSource(Datasource):
         except pymysql.MySQLError as error:
             raise DatasourceError(f"MySQL: {_message(error)}") from None
 
-    def read(self, select: str) -> Columns:
+    def read_batches(self, select: str, batch_rows: int = BATCH_ROWS) -> Iterator[Columns]:
         try:
-            columns = _read_binary(self._con, select)
-            if columns is not None:
-                return columns
-            with self._con.cursor(pymysql.cursors.SSCursor) as cursor:
+            batches = _read_binary(self._con, select, batch_rows)
+            if batches is not None:
+                yield from batches
+                return
+            with self._con.cursor(pymysql.cursors.SSCursor) as cursor:  # closing drains it
                 cursor.execute(select)
-                return fetch_columns(cursor, [_kind(d[1]) for d in cursor.description])
+                kinds = [_kind(d[1]) for d in cursor.description]
+                yield from fetch_batches(cursor, kinds, batch_rows)
         except pymysql.MySQLError as error:
             raise DatasourceError(f"MySQL: {_message(error)}") from None
 
@@ -177,7 +179,7 @@ class _Column:
     """How to decode one result column from binary row packets."""
 
     name: str
-    kind: str  # "int", "float" or "object", as in fetch_columns
+    kind: str  # "int", "float" or "object", as in fetch_batches
     dtype: str | None  # the binary value's type if fixed-width; None if length-prefixed
     encoding: str | None  # text's encoding; None for bytes
 
@@ -202,8 +204,9 @@ def _columns(fields: list[FieldDescriptorPacket], encoding: str) -> list[_Column
     return columns
 
 
-def _read_binary(con: pymysql.Connection, select: str) -> Columns | None:
-    """``select``'s result read in the binary protocol; None if it needs pymysql's text protocol."""
+def _read_binary(con: pymysql.Connection, select: str, batch_rows: int) -> Iterator[Columns] | None:
+    """``select``'s result read in the binary protocol, in batches; None if it needs pymysql's
+    text protocol."""
     try:
         con._execute_command(COMMAND.COM_STMT_PREPARE, select)
         prepared = con._read_packet()
@@ -216,19 +219,26 @@ def _read_binary(con: pymysql.Connection, select: str) -> Columns | None:
         _definitions(con, n_params)
         columns = _columns(_definitions(con, n_columns), con.encoding)
         if n_params or not columns:
+            _close_statement(con, statement)
             return None
         con._execute_command(COMMAND.COM_STMT_EXECUTE, struct.pack("<IBI", statement, 0, 1))
         count = con._read_packet().read_length_encoded_integer()
         columns = _columns(_definitions(con, count), con.encoding)
-        batches = _row_batches(con)
-        if columns is None:  # the executed statement's types differ from the prepared one's
-            for _ in batches:
-                pass
-            return None
-        return _convert(columns, batches)
-    finally:
-        if con.open:
-            con._execute_command(COMMAND.COM_STMT_CLOSE, struct.pack("<I", statement))
+    except BaseException:
+        _close_statement(con, statement)
+        raise
+    batches = _row_batches(con, batch_rows)
+    if columns is None:  # the executed statement's types differ from the prepared one's
+        for _ in batches:
+            pass
+        _close_statement(con, statement)
+        return None
+    return _convert(con, statement, columns, batches)
+
+
+def _close_statement(con: pymysql.Connection, statement: int) -> None:
+    if con.open:
+        con._execute_command(COMMAND.COM_STMT_CLOSE, struct.pack("<I", statement))
 
 
 def _definitions(con: pymysql.Connection, count: int) -> list[FieldDescriptorPacket]:
@@ -240,8 +250,9 @@ def _definitions(con: pymysql.Connection, count: int) -> list[FieldDescriptorPac
     return fields
 
 
-def _row_batches(con: pymysql.Connection) -> Iterator[tuple[bytes, np.ndarray]]:
-    """The binary rows being received, in batches: their payloads joined, and where each starts.
+def _row_batches(con: pymysql.Connection, batch_rows: int) -> Iterator[tuple[bytes, np.ndarray]]:
+    """The binary rows being received, in batches of at most ``batch_rows`` rows and about
+    ``_BATCH_BYTES``: their payloads joined, and where each starts.
 
     Reads the packets itself: pymysql would make Python values of every field of every row.
     Each batch ends with 8 zero bytes, so fixed-width reads past the last field stay inside.
@@ -262,7 +273,7 @@ def _row_batches(con: pymysql.Connection) -> Iterator[tuple[bytes, np.ndarray]]:
             break
         starts.append(len(batch))
         batch += payload
-        if len(batch) >= _BATCH_BYTES:
+        if len(batch) >= _BATCH_BYTES or len(starts) == batch_rows:
             yield bytes(batch + bytes(8)), np.array(starts, dtype=np.int64)
             batch, starts = bytearray(), []
     con._next_seq_id = sequence
@@ -291,22 +302,32 @@ def _out_of_sequence(con: pymysql.Connection, got: int, expected: int) -> None:
     raise pymysql.err.InternalError(f"Packet sequence number wrong - got {got} expected {expected}")
 
 
-def _convert(columns: list[_Column], batches: Iterator[tuple[bytes, np.ndarray]]) -> Columns:
-    """Columns from the row batches, converted batch by batch."""
-    chunks: list[list[np.ndarray]] = [[] for _ in columns]
+def _convert(
+    con: pymysql.Connection,
+    statement: int,
+    columns: list[_Column],
+    batches: Iterator[tuple[bytes, np.ndarray]],
+) -> Iterator[Columns]:
+    """Columns from the row batches, batch by batch; the prepared statement is closed after."""
     try:
+        empty = True
         for data, starts in batches:
-            for chunk, values in zip(chunks, _batch_arrays(columns, data, starts), strict=True):
-                chunk.append(values)
-    except BaseException:
+            empty = False
+            arrays = _batch_arrays(columns, data, starts)
+            yield {column.name: values for column, values in zip(columns, arrays, strict=True)}
+        if empty:
+            yield {column.name: _EMPTY[column.kind] for column in columns}
+    finally:
         for _ in batches:  # read the rest of the rows: the connection stays usable
             pass
-        raise
-    result: Columns = {}
-    for j, column in enumerate(columns):
-        result[column.name] = join_chunks(chunks[j], column.kind)
-        chunks[j] = []  # free the batches once their column is joined
-    return result
+        _close_statement(con, statement)
+
+
+_EMPTY = {
+    "int": np.empty(0, np.int64),
+    "float": np.empty(0, np.float64),
+    "object": np.empty(0, object),
+}
 
 
 def _batch_arrays(columns: list[_Column], data: bytes, starts: np.ndarray) -> Iterator[np.ndarray]:

@@ -10,10 +10,11 @@ import psycopg
 
 from sqlml.errors import DatasourceError
 from sqlml.runtime.datasource.base import (
+    BATCH_ROWS,
     Columns,
     Datasource,
     ResultSet,
-    fetch_columns,
+    fetch_batches,
     python_values,
     returns_rows,
 )
@@ -62,11 +63,14 @@ class PostgreSQLSource(Datasource):
         except psycopg.Error as error:
             raise DatasourceError(f"PostgreSQL: {_message(error)}") from None
 
-    def read(self, select: str) -> Columns:
+    def read_batches(self, select: str, batch_rows: int = BATCH_ROWS) -> Iterator[Columns]:
+        """The rows come through a server-side cursor, one batch at a time."""
         try:
             with self._con.transaction(), self._con.cursor(name="sqlml_read") as cursor:
+                cursor.itersize = batch_rows
                 cursor.execute(select)
-                return fetch_columns(cursor, [_kind(d.type_code) for d in cursor.description])
+                kinds = [_kind(d.type_code) for d in cursor.description]
+                yield from fetch_batches(cursor, kinds, batch_rows)
         except psycopg.Error as error:
             raise DatasourceError(f"PostgreSQL: {_message(error)}") from None
 

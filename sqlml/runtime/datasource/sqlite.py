@@ -9,10 +9,11 @@ from typing import Any, ClassVar
 
 from sqlml.errors import DatasourceError
 from sqlml.runtime.datasource.base import (
+    BATCH_ROWS,
     Columns,
     Datasource,
     ResultSet,
-    fetch_columns,
+    fetch_batches,
     python_values,
     returns_rows,
 )
@@ -45,10 +46,13 @@ class SQLiteSource(Datasource):
         except sqlite3.Error as error:
             raise DatasourceError(f"SQLite: {error}") from None
 
-    def read(self, select: str) -> Columns:
+    def read_batches(self, select: str, batch_rows: int = BATCH_ROWS) -> Iterator[Columns]:
         try:
             cursor = self._con.execute(select)
-            return fetch_columns(cursor, ["any"] * len(cursor.description))
+            try:
+                yield from fetch_batches(cursor, ["any"] * len(cursor.description), batch_rows)
+            finally:
+                cursor.close()
         except sqlite3.Error as error:
             raise DatasourceError(f"SQLite: {error}") from None
 
