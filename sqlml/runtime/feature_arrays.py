@@ -56,6 +56,8 @@ class FeatureArrays:
         A single-valued plain category is one column holding its id (NaN for NULL), for
         trees; other categories, and all with ``one_hot``, are counts per id (one-hot).
         """
+        if not self.categoricals:
+            return self.numbers, self.owners  # no copy
         blocks, owners = [self.numbers], [self.owners]
         for category in self.categoricals:
             if category.encoding == "id" and category.ids.shape[1] == 1 and not one_hot:
@@ -107,28 +109,39 @@ def transform(columns: Columns, features: list[FeatureColumn]) -> FeatureArrays:
     """Apply derived feature columns (see :func:`derive`) to the rows in ``columns``."""
     check_columns(columns, features)
     rows = len(next(iter(columns.values())))
-    blocks, owners, categoricals = [], [], []
-    for index, feature in enumerate(features):
-        if feature.kind in _NUMBER_KINDS:
-            block = _numbers(feature, columns[feature.column])
-            blocks.append(block)
-            owners.append(np.full(block.shape[1], index))
-        else:
-            categoricals.append(_categorical(index, feature, columns))
+    numeric = [(i, f) for i, f in enumerate(features) if f.kind in _NUMBER_KINDS]
+    width = sum(feature.params["shape"] for _, feature in numeric)
+    # Filled column by column: each value converted to float32 once, with no joining copy.
+    numbers = np.empty((rows, width), np.float32)
+    owners = np.empty(width, np.int64)
+    at = 0
+    for index, feature in numeric:
+        shape = feature.params["shape"]
+        _numbers(feature, columns[feature.column], numbers[:, at : at + shape])
+        owners[at : at + shape] = index
+        at += shape
     return FeatureArrays(
         names=[feature.name for feature in features],
-        numbers=np.hstack(blocks) if blocks else np.zeros((rows, 0), np.float32),
-        owners=np.concatenate(owners) if owners else np.zeros(0, np.int64),
-        categoricals=categoricals,
+        numbers=numbers,
+        owners=owners,
+        categoricals=[
+            _categorical(index, feature, columns)
+            for index, feature in enumerate(features)
+            if feature.kind not in _NUMBER_KINDS
+        ],
         targets=[feature.target for feature in features],
     )
 
 
-def _numbers(feature: FeatureColumn, values: np.ndarray) -> np.ndarray:
-    """NUMERIC, DENSE or SPARSE values as a float32 rows x shape block."""
+def _numbers(
+    feature: FeatureColumn, values: np.ndarray, out: np.ndarray | None = None
+) -> np.ndarray:
+    """NUMERIC, DENSE or SPARSE values as a float32 rows x shape block, written into ``out``
+    when given."""
     shape = feature.params["shape"]
+    block = np.empty((len(values), shape), np.float32) if out is None else out
     if feature.kind == "sparse":
-        return _sparse(feature, values)
+        return _sparse(feature, values, block)
     if values.dtype.kind in "biuf":
         if shape != 1:
             raise ModelError(
@@ -136,9 +149,10 @@ def _numbers(feature: FeatureColumn, values: np.ndarray) -> np.ndarray:
                 f"but its shape is {shape}",
                 hint="give a shape of 1, or select comma-separated numbers",
             )
-        return values.astype(np.float32).reshape(-1, 1)
+        block[:, 0] = values
+        return block
     delimiter = feature.params.get("delimiter", ",")
-    block = np.full((len(values), shape), np.nan, np.float32)
+    block[:] = np.nan
     for row, text in enumerate(value_texts(values)):
         if text is None or not text.strip():  # NULL or blank: NaN
             continue
@@ -153,10 +167,11 @@ def _numbers(feature: FeatureColumn, values: np.ndarray) -> np.ndarray:
     return block
 
 
-def _sparse(feature: FeatureColumn, values: np.ndarray) -> np.ndarray:
-    """``index:value`` lists (a bare index means value 1); indices past the shape are dropped."""
+def _sparse(feature: FeatureColumn, values: np.ndarray, block: np.ndarray) -> np.ndarray:
+    """``index:value`` lists (a bare index means value 1) written into ``block``; indices
+    past the shape are dropped."""
     shape = feature.params["shape"]
-    block = np.zeros((len(values), shape), np.float32)
+    block[:] = 0
     for row, text in enumerate(value_texts(values)):
         for token in split(text, feature.params["delimiter"]):
             index, value = _sparse_entry(feature, token)

@@ -26,6 +26,11 @@ class LabelEncoding:
     def encode(self, values: np.ndarray) -> np.ndarray:
         if self.task == "regressor":
             return values.astype(np.float32)
+        if values.dtype.kind in "biuf" and all(isinstance(c, int | float) for c in self.classes):
+            classes = np.array(self.classes)  # sorted
+            ids = np.searchsorted(classes, values).clip(0, len(classes) - 1)
+            if np.array_equal(classes[ids], values):  # every value a class
+                return ids.astype(np.int32)
         index = {value: i for i, value in enumerate(self.classes)}
         return np.array([index[value] for value in values.tolist()], dtype=np.int32)
 
@@ -33,7 +38,8 @@ class LabelEncoding:
         """The classes in ``values`` that this encoding lacks (none for a regressor)."""
         if self.task == "regressor":
             return []
-        return sorted(set(values.tolist()) - set(self.classes), key=str)
+        present = np.unique(values) if values.dtype.kind in "biuf" else values
+        return sorted(set(present.tolist()) - set(self.classes), key=str)
 
     def decode(self, predictions: np.ndarray) -> np.ndarray:
         if self.task == "regressor":
@@ -67,7 +73,7 @@ def fit_labels(name: str, values: np.ndarray, task: str, objective: str | None) 
                 hint="use a classification objective, e.g. objective = 'multi:softprob'",
             )
         return LabelEncoding("regressor", [], values.dtype.kind)
-    classes = sorted(set(values.tolist()))
+    classes = np.unique(values).tolist() if numeric else sorted(set(values.tolist()))
     if len(classes) < 2:
         raise ModelError(
             f"LABEL column {name} has a single class ({classes[0]!r}); a classifier needs two",
@@ -78,7 +84,11 @@ def fit_labels(name: str, values: np.ndarray, task: str, objective: str | None) 
 
 def check_not_null(name: str, values: np.ndarray, source: str) -> None:
     """A :class:`ModelError` if the LABEL column ``name`` read by ``source`` has NULLs."""
-    if (values.dtype.kind == "f" and np.isnan(values).any()) or None in values.tolist():
+    if values.dtype.kind == "f":
+        null = bool(np.isnan(values).any())
+    else:
+        null = values.dtype == object and None in values.tolist()
+    if null:
         raise ModelError(
             f"LABEL column {name} has NULL values",
             hint=f"filter them out: add WHERE {name} IS NOT NULL to {source}",

@@ -180,6 +180,8 @@ def _validation_rows(
         groups = query_ids(columns, group, "validation.select") if group else None
         return rows, _Rows(columns, y, groups), {"select": select, "rows": len(y)}
     share, seed = attributes["validation.split"], attributes["validation.seed"]
+    if not share:
+        return rows, None, None
     if rows.groups is None:
         kept, held = split(rows.y, labels.task == "classifier", share, seed)
     else:

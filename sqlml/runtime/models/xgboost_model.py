@@ -82,21 +82,39 @@ def train(
         )
     else:
         dtrain = xgb.DMatrix(x, label=y)
-    history: dict[str, dict[str, list[float]]] = {}
     try:
-        booster = xgb.train(
-            params,
-            dtrain,
-            num_boost_round=attributes["train.num_boost_round"],
-            evals=[(dtrain, "train")],
-            evals_result=history,
-            verbose_eval=False,
-            xgb_model=None if base is None else load(base.data),
-        )
+        booster = boost(params, dtrain, attributes["train.num_boost_round"], base)
+        metrics = _train_metrics(booster, dtrain)
     except xgb.core.XGBoostError as error:
         raise ModelError(f"XGBoost: {_reason(error)}", hint=_hint(params)) from None
-    metrics = {f"train_{name}": values[-1] for name, values in history["train"].items()}
     return bytes(booster.save_raw(raw_format="ubj")), {"params": params, "metrics": metrics}
+
+
+def boost(
+    params: dict[str, Any], dtrain: xgb.DMatrix, rounds: int, base: StoredModel | None
+) -> xgb.Booster:
+    """``rounds`` boosting rounds on ``dtrain``, after those of ``base`` if given.
+
+    The booster's own update loop: ``xgb.train`` would evaluate an empty watch list after
+    every round, which costs about a quarter of a second per 20 rounds of 1,000,000 rows.
+    """
+    booster = xgb.Booster(params, [dtrain], model_file=None if base is None else load(base.data))
+    start = booster.num_boosted_rounds()
+    for iteration in range(start, start + rounds):
+        booster.update(dtrain, iteration)
+    return booster
+
+
+def _train_metrics(booster: xgb.Booster, dtrain: xgb.DMatrix) -> dict[str, float]:
+    """The training metrics after the last round, evaluated once (not after every round).
+
+    XGBoost reports them as ``[0]\ttrain-<metric>:<value>...``.
+    """
+    fields = booster.eval(dtrain, "train").split("\t")[1:]
+    return {
+        f"train_{name.removeprefix('train-')}": float(value)
+        for name, value in (field.rsplit(":", 1) for field in fields)
+    }
 
 
 def _reason(error: Exception) -> str:
