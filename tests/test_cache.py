@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 import pytest
 
@@ -79,3 +81,24 @@ def test_environment_switch(monkeypatch, tmp_path):
     monkeypatch.setenv("SQLML_CACHE_MAX_BYTES", "1000")
     cache = InputCache.from_environment()
     assert (cache.folder, cache.max_bytes) == (tmp_path, 1000)
+
+
+def test_mysql_fingerprints_settled_tables_by_their_update_time(mysql_url, unique_name):
+    from sqlml.runtime.datasource import connect
+
+    ds = connect(mysql_url)
+    try:
+        ds.write_table([unique_name], {"x": np.arange(3, dtype=np.int64)})
+        fresh = ds.table_fingerprint([unique_name])
+        assert not fresh.startswith("created")  # changed within 2 s: the rows' checksum
+        time.sleep(2.2)
+        settled = ds.table_fingerprint([unique_name])
+        assert settled.startswith("created") and "x bigint" in settled
+        assert ds.table_fingerprint([unique_name]) == settled
+        ds.execute(f"UPDATE {unique_name} SET x = x + 1 WHERE x = 0")
+        changed = ds.table_fingerprint([unique_name])
+        time.sleep(2.2)
+        assert changed != settled != ds.table_fingerprint([unique_name])
+    finally:
+        ds.execute(f"DROP TABLE IF EXISTS {unique_name}")
+        ds.close()

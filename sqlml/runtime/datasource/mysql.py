@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import struct
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -84,6 +84,7 @@ class MySQLSource(Datasource):
 
     def __init__(self, url: DatasourceURL) -> None:
         super().__init__(url)
+        self._exact_times = False
         try:
             self._con = pymysql.connect(
                 host=url.host,
@@ -101,6 +102,29 @@ class MySQLSource(Datasource):
                 hint="check that the server is running and that the URL given with "
                 "--datasource or SQLML_DATASOURCE is right",
             ) from None
+
+    def table_fingerprint(self, table: Sequence[str]) -> str | None:
+        """The table's columns, creation and update times when the server keeps the update
+        time and it is two seconds old or more (so a later change gets a later one: times have
+        whole seconds); otherwise ``CHECKSUM TABLE``, which reads every row."""
+        if not self._exact_times:  # MySQL 8 caches these times for a day unless told not to
+            with suppress(DatasourceError):  # MariaDB has no such cache, nor the variable
+                self.execute("SET SESSION information_schema_stats_expiry = 0")
+            self._exact_times = True
+        *schema, name = table
+        found = self.execute(
+            "SELECT CREATE_TIME, UPDATE_TIME, UPDATE_TIME <= NOW() - INTERVAL 2 SECOND, "
+            "(SELECT GROUP_CONCAT(c.COLUMN_NAME, ' ', c.COLUMN_TYPE ORDER BY c.ORDINAL_POSITION) "
+            "FROM information_schema.columns AS c WHERE c.table_schema = t.table_schema "
+            "AND c.table_name = t.table_name) "
+            "FROM information_schema.tables AS t "
+            "WHERE t.table_schema = COALESCE(%s, DATABASE()) AND t.table_name = %s",
+            [schema[-1] if schema else None, name],
+        )
+        if found and found.rows and found.rows[0][1] is not None and found.rows[0][2]:
+            created, updated, _, columns = found.rows[0]
+            return f"created {created}, updated {updated}, columns {columns}"
+        return super().table_fingerprint(table)
 
     def quote(self, parts: Sequence[str]) -> str:
         return ".".join("`" + part.replace("`", "``") + "`" for part in parts)
