@@ -56,3 +56,7 @@ class DatasourceError(SqlmlError):
 
 class ModelError(SqlmlError):
     """A model is missing, unreadable, or does not fit the data it is given."""
+
+
+class KubernetesError(SqlmlError):
+    """A workflow or job for Kubernetes cannot be built as asked (settings, missing extra)."""

@@ -4,7 +4,17 @@ Each sqlml statement becomes one step whose parameters are the statement's IR, s
 IR runs in-process (local backend) or in a container (``python -m sqlml.runtime.step``).
 """
 
+from types import SimpleNamespace
+
+from sqlml.steps import katib, kubeflow
 from sqlml.steps.statements import evaluate, explain, model_admin, predict, sql, train
+
+# Distributed jobs, named as in the step zoo: tensorflow.train, pytorch.train, xgboost.train,
+# mpi.train (Kubeflow training jobs) and katib.run (a Katib Experiment).
+tensorflow = SimpleNamespace(train=kubeflow.tensorflow_train)
+pytorch = SimpleNamespace(train=kubeflow.pytorch_train)
+xgboost = SimpleNamespace(train=kubeflow.xgboost_train)
+mpi = SimpleNamespace(train=kubeflow.mpi_train)
 
 # The step function for each IR statement kind.
 STEP_FOR_KIND = {
@@ -19,4 +29,18 @@ STEP_FOR_KIND = {
     "drop_model": "model_admin",
 }
 
-__all__ = ["STEP_FOR_KIND", "evaluate", "explain", "model_admin", "predict", "sql", "train"]
+__all__ = [
+    "STEP_FOR_KIND",
+    "evaluate",
+    "explain",
+    "katib",
+    "kubeflow",
+    "model_admin",
+    "mpi",
+    "predict",
+    "pytorch",
+    "sql",
+    "tensorflow",
+    "train",
+    "xgboost",
+]
