@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from pathlib import Path
 from types import ModuleType
 from typing import Any
 
@@ -21,6 +22,7 @@ from sqlml.metrics import (
 )
 from sqlml.runtime.datasource import Columns, Datasource, ResultSet
 from sqlml.runtime.execute import Outcome
+from sqlml.runtime.explain_plot import feature_values, save_summary_plot
 from sqlml.runtime.feature_arrays import FeatureArrays, transform
 from sqlml.runtime.feature_columns import value_texts
 from sqlml.runtime.features import check_rows
@@ -172,6 +174,13 @@ def evaluate(statement: ir.EvaluateStatement, datasource: Datasource) -> Outcome
 
 
 def explain(statement: ir.ExplainStatement, datasource: Datasource) -> Outcome:
+    """Rank the features by importance; with ``explain.plot``, also draw the attributions.
+
+    TreeExplainer: XGBoost's own SHAP contributions of every row (per class for
+    multiclass models); a feature's importance is their mean absolute value, summed over
+    the classes. PermutationExplainer: per row, how much the loss grows when the feature's
+    values are shuffled; the importance is its mean.
+    """
     applied = apply(statement.model, statement.select, datasource)
     explainer = statement.explainer or (
         "TreeExplainer" if applied.metadata["family"] == "xgboost" else "PermutationExplainer"
@@ -183,42 +192,67 @@ def explain(statement: ir.ExplainStatement, datasource: Datasource) -> Outcome:
                 f"{applied.metadata['estimator']}",
                 hint="use PermutationExplainer",
             )
-        contributions = applied.trainer.contributions(
+        attributions = applied.trainer.contributions(
             applied.model.data, applied.features, applied.metadata
         )
-        importance = np.abs(contributions).mean(axis=0)
+        importance = np.abs(attributions).mean(axis=0)
         if importance.ndim == 2:  # classes x features: sum over the classes
             importance = importance.sum(axis=0)
+        measure = "SHAP value (contribution to the raw score)"
     else:
-        importance = _permutation_importance(applied, statement.attributes["explain.seed"])
+        attributions = _permutation_effects(applied, statement.attributes["explain.seed"])
+        importance = attributions.mean(axis=0)
+        measure = "loss increase when the feature is shuffled"
     features = np.array(applied.features.names, dtype=object)
     order = np.argsort(-importance, kind="stable")
     table = {"feature": features[order], "importance": importance[order].astype(np.float64)}
+    plot = statement.attributes.get("explain.plot")
+    saved = None
+    if plot is not None:
+        path = _plot_path(plot, datasource)
+        classes = [str(c) for c in value_texts(np.array(applied.labels.classes, dtype=object))]
+        save_summary_plot(
+            path,
+            attributions,
+            applied.features.names,
+            feature_values(applied.features),
+            classes,
+            measure,
+        )
+        saved = f"plot of {statement.model} saved to {path}"
     if statement.table is None:
         rows = list(zip(table["feature"].tolist(), table["importance"].tolist(), strict=True))
-        return Outcome(result=ResultSet(["feature", "importance"], rows))
+        return Outcome(result=ResultSet(["feature", "importance"], rows), summary=saved)
     datasource.write_table(statement.table, table)
-    return Outcome(
-        summary=f"explained {statement.model} with {explainer} into {'.'.join(statement.table)}"
-    )
+    into = f"explained {statement.model} with {explainer} into {'.'.join(statement.table)}"
+    return Outcome(summary=into if saved is None else f"{into}; {saved}")
 
 
-def _permutation_importance(applied: Applied, seed: int) -> np.ndarray:
-    """How much the score drops when each feature's values (all its arrays) are shuffled."""
+def _plot_path(plot: str, datasource: Datasource) -> Path:
+    """``explain.plot`` as a path: a relative one from the program's folder (else the
+    working folder)."""
+    path = Path(plot).expanduser()
+    return path if path.is_absolute() else (datasource.base_dir or Path.cwd()) / path
+
+
+def _permutation_effects(applied: Applied, seed: int) -> np.ndarray:
+    """Rows x features: how much each row's loss grows when a feature's values (all its
+    arrays) are shuffled. The loss is the log loss for classifiers, the squared error else."""
     truth = applied.truth(applied.metadata["label"])
     rng = np.random.default_rng(seed)
 
-    def score(features: FeatureArrays) -> float:
+    def losses(features: FeatureArrays) -> np.ndarray:
         predicted = applied.scores(features)
         if applied.labels.task == "classifier":
-            return float(np.mean(predicted.argmax(axis=1) == truth))
-        return -float(np.mean((predicted - truth) ** 2))
+            chosen = predicted[np.arange(len(truth)), truth].astype(np.float64)
+            return -np.log(np.clip(chosen, 1e-15, 1))
+        return (predicted.astype(np.float64) - truth.astype(np.float64)) ** 2
 
     features = applied.features
-    baseline = score(features)
-    return np.array(
+    baseline = losses(features)
+    return np.column_stack(
         [
-            baseline - score(features.permuted(j, rng.permutation(features.rows)))
+            losses(features.permuted(j, rng.permutation(features.rows))) - baseline
             for j in range(len(features.names))
         ]
     )

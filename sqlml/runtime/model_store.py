@@ -89,17 +89,24 @@ class ModelStore:
             "PRIMARY KEY (name, version, seq))"
         )
 
-    def load(self, name: str) -> StoredModel:
-        """The newest version of ``name``; a :class:`ModelError` if there is none."""
+    def load(self, name: str, version: int | None = None) -> StoredModel:
+        """``version`` of ``name`` (default: the newest); a :class:`ModelError` if none."""
         p = self._ds.param
         found = None
+        chosen = "" if version is None else f" AND version = {p}"
         if self._ds.table_exists([TABLE]):
             found = self._ds.execute(
-                f"SELECT version, size, metadata FROM {self._models} WHERE name = {p} "
+                f"SELECT version, size, metadata FROM {self._models} WHERE name = {p}{chosen} "
                 "ORDER BY version DESC LIMIT 1",
-                [name],
+                [name] if version is None else [name, version],
             )
         if not found or not found.rows:
+            stored = self.list_versions(name) if version is not None else []
+            if stored:
+                raise ModelError(
+                    f"model {name} has no version {version} in {self._ds.url}",
+                    hint=f"its stored versions are {', '.join(map(str, stored))}",
+                )
             raise ModelError(
                 f"model {name} does not exist in {self._ds.url}",
                 hint=f"train it first with ... TO TRAIN <estimator> ... INTO {name}",
@@ -126,6 +133,16 @@ class ModelStore:
             f"(SELECT MAX(version) FROM {self._models} AS n WHERE n.name = m.name) ORDER BY name"
         )
         return [(n, int(v), json.loads(meta)) for n, v, meta in rows.rows] if rows else []
+
+    def list_versions(self, name: str) -> list[int]:
+        """The stored versions of ``name``, oldest first."""
+        if not self._ds.table_exists([TABLE]):
+            return []
+        rows = self._ds.execute(
+            f"SELECT version FROM {self._models} WHERE name = {self._ds.param} ORDER BY version",
+            [name],
+        )
+        return [int(v) for (v,) in rows.rows] if rows else []
 
     def drop(self, name: str) -> bool:
         """Delete every version of ``name``; whether there was one."""

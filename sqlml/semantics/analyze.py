@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import Any
 
 import sqlglot
@@ -49,6 +50,13 @@ EVALUATE_ATTRIBUTES = {
 EXPLAINERS = ("TreeExplainer", "PermutationExplainer")
 EXPLAIN_ATTRIBUTES = {
     "explain.seed": Attr("explain.seed", "int", 0, "seed for PermutationExplainer's shuffles"),
+    "explain.plot": Attr(
+        "explain.plot",
+        "string",
+        None,
+        "also save a summary plot of the attributions to this PNG file (relative paths: from "
+        "the program's folder); needs the plot extra",
+    ),
 }
 
 
@@ -322,6 +330,14 @@ def _explain(statement: ast.ExplainStatement, step_id: str) -> ir.ExplainStateme
                 statement.explainer.pos,
                 "the explainers are " + ", ".join(EXPLAINERS),
             )
+    plot = attributes.get("explain.plot")
+    if plot is not None and not plot.lower().endswith(".png"):
+        where = next(a for a in statement.attributes if a.name.lower() == "explain.plot")
+        raise _error(
+            f"explain.plot must name a .png file, not {plot!r}",
+            where.pos,
+            f"e.g. explain.plot = '{Path(plot).stem or 'explain'}.png'",
+        )
     return ir.ExplainStatement(
         id=step_id,
         text=statement.text,

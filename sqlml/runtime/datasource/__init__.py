@@ -11,9 +11,15 @@ from sqlml.runtime.datasource.url import DatasourceURL, parse_url
 def connect(url: str | None = None, base_dir: Path | None = None) -> Datasource:
     """Open the datasource named by ``url`` (default: ``$SQLML_DATASOURCE`` or a DuckDB file).
 
-    ``base_dir`` is where relative file paths in statements are looked up (DuckDB).
+    ``base_dir`` is where relative file paths in statements are looked up (the files DuckDB
+    reads, ``explain.plot``); it is kept as the datasource's ``base_dir``.
     """
-    parsed = parse_url(url)
+    source = _open(parse_url(url), base_dir)
+    source.base_dir = base_dir
+    return source
+
+
+def _open(parsed: DatasourceURL, base_dir: Path | None) -> Datasource:
     if parsed.scheme == "duckdb":
         from sqlml.runtime.datasource.duckdb import DuckDBSource
 

@@ -12,6 +12,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, ClassVar
 
 import numpy as np
@@ -63,6 +64,7 @@ class Datasource(ABC):
     types: ClassVar[dict[str, str]]  # "int", "float", "bool", "text", "blob", "key" -> SQL
     current_schema: ClassVar[str]  # SQL expression naming the default schema
     fingerprint_sql: ClassVar[str | None] = None  # a query on {table}; None: unsupported
+    base_dir: Path | None = None  # where relative file paths resolve; None: the working folder
 
     def __init__(self, url: DatasourceURL) -> None:
         self.url = url
@@ -102,6 +104,10 @@ class Datasource(ABC):
     @abstractmethod
     def close(self) -> None:
         """Release the connection."""
+
+    def interrupt(self) -> None:
+        """Ask the statement running on this connection (in another thread) to stop; it then
+        fails with a DatasourceError. Does nothing where the driver cannot interrupt."""
 
     def quote(self, parts: Sequence[str]) -> str:
         """Quote a possibly qualified identifier, part by part."""
