@@ -17,6 +17,7 @@ from sqlml.errors import SqlmlError
 from sqlml.output import FORMATS
 
 if TYPE_CHECKING:
+    from sqlml.codegen import ArgoOptions
     from sqlml.semantics.dependencies import StatementIO
 
 USAGE_ERROR = 2
@@ -48,14 +49,40 @@ def _parser() -> argparse.ArgumentParser:
 
     compile_ = commands.add_parser("compile", help="emit a program's workflow")
     compile_.add_argument("file", metavar="FILE")
-    compile_.add_argument("--target", choices=["python"], default="python")
+    compile_.add_argument("--target", choices=["python", "argo"], default="python")
     compile_.add_argument("-o", "--output", metavar="OUT", help="write here instead of stdout")
+    _dialect(compile_)
+    _argo_options(compile_)
 
     parse = commands.add_parser("parse", help="print a program's statements and their DAG")
     parse.add_argument("file", metavar="FILE")
     parse.add_argument("--json", action="store_true", help="print JSON instead of a summary")
     _dialect(parse)
     return parser
+
+
+def _argo_options(parser: argparse.ArgumentParser) -> None:
+    argo = parser.add_argument_group("--target argo")
+    argo.add_argument("--image", help="the step image (default: sqlml:VERSION)")
+    argo.add_argument("--namespace", help="the workflow's namespace")
+    argo.add_argument("--service-account", metavar="NAME", help="the pods' service account")
+    argo.add_argument(
+        "--secret",
+        metavar="NAME",
+        default="sqlml-datasource",
+        help="the Secret holding the datasource URL (default: sqlml-datasource)",
+    )
+    argo.add_argument(
+        "--secret-key", metavar="KEY", default="url", help="the URL's key in it (default: url)"
+    )
+    argo.add_argument("--cpu", help="CPU request of every step pod, e.g. 500m")
+    argo.add_argument("--memory", help="memory request of every step pod, e.g. 2Gi")
+    argo.add_argument("--cpu-limit", metavar="CPU", help="CPU limit of every step pod")
+    argo.add_argument("--memory-limit", metavar="MEMORY", help="memory limit of every step pod")
+    argo.add_argument(
+        "--run-as-user", type=int, default=1000, metavar="UID", help="non-root user id (1000)"
+    )
+    argo.add_argument("--retries", type=int, default=0, help="retries of a failed step (0)")
 
 
 def _dialect(parser: argparse.ArgumentParser) -> None:
@@ -100,7 +127,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "check":
             return _check(args.files, args.datasource, args.dialect)
         if args.command == "compile":
-            return _compile(args.file, args.output)
+            return _compile(args)
         if args.command == "parse":
             return _parse(args.file, args.dialect or "duckdb", args.json)
     except SqlmlError as error:  # errors outside any program text, e.g. an unreadable file
@@ -165,20 +192,44 @@ def _dialect_of(datasource_url: str | None) -> str:
     return DIALECTS[parse_url(datasource_url).scheme]
 
 
-def _compile(file: str, output: str | None) -> int:
-    from sqlml.codegen import to_python
+def _compile(args: argparse.Namespace) -> int:
+    from sqlml.codegen import to_argo_yaml, to_python
 
+    file, dialect = args.file, args.dialect or "duckdb"
     try:
-        statements = _statements(_read(file))
+        statements = _statements(_read(file), dialect)
     except SqlmlError as error:
         print(error.render(file), file=sys.stderr)
         return 1
-    code = to_python(statements, Path(file).stem, base_dir=str(Path(file).parent))
-    if output:
-        Path(output).write_text(code, encoding="utf-8")
+    if args.target == "argo":
+        code = to_argo_yaml(statements, Path(file).stem, _argo(args), dialect)
+    else:
+        code = to_python(statements, Path(file).stem, base_dir=str(Path(file).parent))
+    if args.output:
+        Path(args.output).write_text(code, encoding="utf-8")
     else:
         sys.stdout.write(code)
     return 0
+
+
+def _argo(args: argparse.Namespace) -> ArgoOptions:
+    from sqlml.codegen import ArgoOptions
+
+    def quantities(cpu: str | None, memory: str | None) -> dict[str, str]:
+        return {key: value for key, value in (("cpu", cpu), ("memory", memory)) if value}
+
+    image = {"image": args.image} if args.image else {}
+    return ArgoOptions(
+        **image,
+        namespace=args.namespace,
+        service_account=args.service_account,
+        secret=args.secret,
+        secret_key=args.secret_key,
+        requests=quantities(args.cpu, args.memory),
+        limits=quantities(args.cpu_limit, args.memory_limit),
+        run_as_user=args.run_as_user,
+        retries=args.retries,
+    )
 
 
 def _parse(file: str, dialect: str, as_json: bool) -> int:

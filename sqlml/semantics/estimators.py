@@ -250,6 +250,27 @@ _VALIDATION = (
     Attr("validation.seed", "int", 0, "seed of the held-out rows' draw", minimum=0),
 )
 
+# Every estimator: how a TO TRAIN runs on Kubernetes (sqlml compile --target argo).
+_DISTRIBUTED = (
+    Attr(
+        "train.distributed",
+        "bool",
+        None,
+        "on Kubernetes (compile --target argo), train in a Kubeflow job: a TFJob (Keras) or "
+        "an XGBoostJob (XGBoost); unset: when train.workers or train.ps is given. Local runs "
+        "train in-process",
+    ),
+    Attr(
+        "train.workers",
+        "int",
+        None,
+        "worker pods of the distributed job, besides its chief (TFJob) or master "
+        "(XGBoostJob); 2 when unset",
+        minimum=1,
+    ),
+)
+_PS = Attr("train.ps", "int", None, "parameter-server pods of the TFJob (Keras)", minimum=1)
+
 
 @dataclass(frozen=True)
 class Estimator:
@@ -282,7 +303,7 @@ def _xgboost(
         name,
         "xgboost",
         task,
-        _attrs(objective, *attrs, *_VALIDATION),
+        _attrs(objective, *attrs, *_VALIDATION, *_DISTRIBUTED),
         doc,
         {"booster": booster},
         XGBOOST_FEATURE_KINDS,
@@ -294,7 +315,7 @@ def _keras(name: str, task: str, doc: str, architecture: str, *attrs: Attr) -> E
         name,
         "keras",
         task,
-        _attrs(*attrs, *_KERAS_COMMON, *_VALIDATION),
+        _attrs(*attrs, *_KERAS_COMMON, *_VALIDATION, *_DISTRIBUTED, _PS),
         doc,
         {"architecture": architecture},
         inputs=_COMBINED_INPUTS if architecture == "dnn_linear_combined" else {},
@@ -449,6 +470,8 @@ USER_MODEL_ATTRIBUTES = _attrs(
     ),
     *_KERAS_COMMON,
     *_VALIDATION,
+    *_DISTRIBUTED,
+    _PS,
 )
 
 

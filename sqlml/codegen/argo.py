@@ -1,0 +1,313 @@
+"""Emit a program as an Argo Workflow, built with hera's typed Argo models.
+
+One template per kind of step, not per statement: every statement step is a DAG task that
+passes the statement's IR, as JSON, to its kind's container template, which runs
+``python -m sqlml.runtime.step``. A TO TRAIN with ``train.distributed`` (or worker counts)
+becomes a TFJob (Keras) or XGBoostJob (XGBoost) created by the one ``resource`` template.
+Tasks depend on each other as the program's dependency analysis says. The datasource URL
+reaches every pod from a Kubernetes Secret, never from the workflow.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import yaml
+
+import sqlml
+from sqlml import ir, steps
+from sqlml.errors import KubernetesError
+from sqlml.semantics.dependencies import dependencies
+from sqlml.steps import kubeflow
+from sqlml.workflow.core import Step, Workflow
+
+STEP_COMMAND = ("python", "-m", "sqlml.runtime.step")
+DATASOURCE_ENV = "SQLML_DATASOURCE"
+DEFAULT_WORKERS = 2  # worker pods of a distributed TO TRAIN that gives no count
+
+
+@dataclass(frozen=True)
+class ArgoOptions:
+    """Where and how the workflow's pods run.
+
+    Args:
+        image: the step image (see the Dockerfile).
+        namespace: the workflow's namespace (default: the one it is submitted to).
+        service_account: the service account of the workflow's pods.
+        secret: the Secret holding the datasource URL.
+        secret_key: the key of the URL in that Secret.
+        requests: resource requests of every step container and job pod.
+        limits: resource limits of the same.
+        run_as_user: the non-root user id every container runs as.
+        retries: retries of a failed step (with exponential backoff).
+        image_pull_policy: ``Always``, ``IfNotPresent`` or ``Never`` (default: the cluster's).
+        job_run_policy: the RunPolicy of distributed training jobs.
+    """
+
+    image: str = f"sqlml:{sqlml.__version__}"
+    namespace: str | None = None
+    service_account: str | None = None
+    secret: str = "sqlml-datasource"
+    secret_key: str = "url"
+    requests: Mapping[str, str] = field(default_factory=dict)
+    limits: Mapping[str, str] = field(default_factory=dict)
+    run_as_user: int = 1000
+    retries: int = 0
+    image_pull_policy: str | None = None
+    job_run_policy: kubeflow.RunPolicy = field(default_factory=kubeflow.RunPolicy)
+
+
+def to_argo_yaml(
+    statements: Sequence[ir.Statement],
+    name: str,
+    options: ArgoOptions | None = None,
+    dialect: str = "duckdb",
+) -> str:
+    """The Argo Workflow of ``statements`` as YAML."""
+    document = to_argo(statements, name, options, dialect).model_dump(
+        mode="json", by_alias=True, exclude_none=True
+    )
+    dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+    return yaml.dump(document, Dumper=dumper, sort_keys=False, width=1 << 20)
+
+
+def to_argo(
+    statements: Sequence[ir.Statement],
+    name: str,
+    options: ArgoOptions | None = None,
+    dialect: str = "duckdb",
+) -> Any:
+    """The Argo Workflow of ``statements`` (a hera ``Workflow`` model)."""
+    options = options or ArgoOptions()
+    return render(program_workflow(statements, name, options, dialect), options)
+
+
+def program_workflow(
+    statements: Sequence[ir.Statement], name: str, options: ArgoOptions, dialect: str
+) -> Workflow:
+    """One step per statement, each after the statements the dependency analysis names."""
+    graph = dependencies(statements, dialect)
+    workflow = Workflow(_dns_name(name))
+    added: dict[str, Step] = {}
+    for statement in statements:
+        after = [added[step_id] for step_id in graph.after[statement.id]]
+        if _distributed(statement):
+            step = _training_job(statement, workflow.name, options, after)
+        else:
+            make = getattr(steps, steps.STEP_FOR_KIND[statement.kind])
+            step = make(statement, after=after)
+        added[step.name] = workflow.add(step)
+    return workflow
+
+
+def render(workflow: Workflow, options: ArgoOptions) -> Any:
+    """A workflow of statement and resource steps as a hera ``Workflow`` model."""
+    from hera.workflows import models as m
+
+    if options.run_as_user == 0:
+        raise KubernetesError(
+            "workflow pods run as a non-root user; --run-as-user is 0 (root)",
+            hint="give the image's non-root user id, e.g. 1000",
+        )
+    kinds = sorted({step.template for step in workflow.steps})
+    templates = [_dag(m, workflow.steps), *(_template(m, kind, options) for kind in kinds)]
+    return m.Workflow(
+        api_version="argoproj.io/v1alpha1",
+        kind="Workflow",
+        metadata=m.ObjectMeta(generate_name=f"{workflow.name}-", namespace=options.namespace),
+        spec=m.WorkflowSpec(
+            entrypoint="main",
+            service_account_name=options.service_account,
+            security_context=m.PodSecurityContext(
+                run_as_non_root=True,
+                run_as_user=options.run_as_user,
+                run_as_group=options.run_as_user,
+                seccomp_profile=m.SeccompProfile(type="RuntimeDefault"),
+            ),
+            templates=templates,
+        ),
+    )
+
+
+def _dag(m: Any, workflow_steps: Sequence[Step]) -> Any:
+    return m.Template(
+        name="main",
+        dag=m.DAGTemplate(
+            tasks=[
+                m.DAGTask(
+                    name=step.name,
+                    template=_template_name(step.template),
+                    dependencies=list(step.after) or None,
+                    arguments=m.Arguments(
+                        parameters=[
+                            m.Parameter(name=key, value=value)
+                            for key, value in _arguments(step).items()
+                        ]
+                    ),
+                )
+                for step in workflow_steps
+            ]
+        ),
+    )
+
+
+def _arguments(step: Step) -> dict[str, str]:
+    if step.template == kubeflow.RESOURCE_TEMPLATE:
+        return {
+            "manifest": literal_json(step.params["manifest"]),
+            "success-condition": step.params["success_condition"],
+            "failure-condition": step.params["failure_condition"],
+        }
+    return {"ir": literal_json(step.params)}
+
+
+def _template(m: Any, kind: str, options: ArgoOptions) -> Any:
+    retry = (
+        m.RetryStrategy(
+            limit=m.IntOrString(options.retries),
+            backoff=m.Backoff(duration="10s", factor=m.IntOrString(2)),
+        )
+        if options.retries
+        else None
+    )
+    if kind == kubeflow.RESOURCE_TEMPLATE:
+        return m.Template(
+            name=_template_name(kind),
+            inputs=_inputs(m, "manifest", "success-condition", "failure-condition"),
+            resource=m.ResourceTemplate(
+                action="create",
+                manifest="{{inputs.parameters.manifest}}",
+                success_condition="{{inputs.parameters.success-condition}}",
+                failure_condition="{{inputs.parameters.failure-condition}}",
+                set_owner_reference=True,
+            ),
+            retry_strategy=retry,
+        )
+    if kind not in steps.STEP_FOR_KIND:
+        raise KubernetesError(
+            f"steps of kind {kind!r} have no Argo template",
+            hint="compile programs of sqlml statements and Kubeflow job steps",
+        )
+    return m.Template(
+        name=_template_name(kind),
+        inputs=_inputs(m, "ir"),
+        container=m.Container(
+            name="main",
+            image=options.image,
+            image_pull_policy=options.image_pull_policy,
+            command=list(STEP_COMMAND),
+            args=["{{inputs.parameters.ir}}"],
+            env=[
+                m.EnvVar(
+                    name=DATASOURCE_ENV,
+                    value_from=m.EnvVarSource(
+                        secret_key_ref=m.SecretKeySelector(
+                            name=options.secret, key=options.secret_key
+                        )
+                    ),
+                )
+            ],
+            resources=_resources(m, options),
+            security_context=m.SecurityContext(
+                allow_privilege_escalation=False,
+                run_as_non_root=True,
+                capabilities=m.Capabilities(drop=["ALL"]),
+            ),
+        ),
+        retry_strategy=retry,
+    )
+
+
+def _inputs(m: Any, *names: str) -> Any:
+    return m.Inputs(parameters=[m.Parameter(name=name) for name in names])
+
+
+def _resources(m: Any, options: ArgoOptions) -> Any:
+    if not (options.requests or options.limits):
+        return None
+    return m.ResourceRequirements(
+        requests={key: m.Quantity(value) for key, value in options.requests.items()} or None,
+        limits={key: m.Quantity(value) for key, value in options.limits.items()} or None,
+    )
+
+
+def _distributed(statement: ir.Statement) -> bool:
+    """A TO TRAIN runs as a Kubeflow job when ``train.distributed`` says so or, unset, when
+    it asks for workers or parameter servers."""
+    if not isinstance(statement, ir.TrainStatement):
+        return False
+    attributes = statement.attributes
+    flag = attributes.get("train.distributed")
+    if flag is None:
+        return "train.workers" in attributes or "train.ps" in attributes
+    return bool(flag)
+
+
+def _training_job(
+    statement: ir.TrainStatement, program: str, options: ArgoOptions, after: Sequence[Step]
+) -> Step:
+    """A TFJob (Keras) or XGBoostJob (XGBoost) whose pods run the statement's step."""
+    attributes = statement.attributes
+
+    def replica(count: int = 1) -> kubeflow.Replica:
+        return kubeflow.Replica(
+            image=options.image,
+            command=STEP_COMMAND,
+            args=(json.dumps(statement.to_dict(), separators=(",", ":")),),
+            replicas=count,
+            secret_env={DATASOURCE_ENV: (options.secret, options.secret_key)},
+            requests=options.requests,
+            limits=options.limits,
+            service_account=options.service_account,
+            run_as_user=options.run_as_user,
+            run_as_group=options.run_as_user,
+            image_pull_policy=options.image_pull_policy,
+        )
+
+    workers = attributes.get("train.workers", DEFAULT_WORKERS)
+    name = _dns_name(f"{program}-{statement.id}")
+    common = {"namespace": options.namespace, "run_policy": options.job_run_policy}
+    if statement.family == "xgboost":
+        step = kubeflow.xgboost_train(
+            name, master=replica(), workers=replica(workers), **common, after=after
+        )
+    else:
+        ps = attributes.get("train.ps")
+        step = kubeflow.tensorflow_train(
+            name,
+            chief=replica(),
+            workers=replica(workers),
+            ps=replica(ps) if ps else None,
+            **common,
+            after=after,
+        )
+    # Many runs of one workflow coexist: the job's name is a prefix Kubernetes completes.
+    manifest = step.params["manifest"]
+    metadata = {**manifest["metadata"], "generateName": f"{name[:57]}-"}
+    del metadata["name"]
+    params = {**step.params, "manifest": {**manifest, "metadata": metadata}}
+    return Step(statement.id, step.template, params, step.after)
+
+
+def literal_json(value: Any) -> str:
+    """``value`` as compact JSON that Argo passes on unchanged.
+
+    Argo expands ``{{...}}`` in parameter values. Outside strings JSON never has two
+    braces in a row, so escaping every ``{`` followed by another as ``\\u007b`` (inside a
+    string, where it decodes to the same text) leaves nothing for Argo to expand.
+    """
+    return re.sub(r"\{(?=\{)", r"\\u007b", json.dumps(value, separators=(",", ":")))
+
+
+def _template_name(kind: str) -> str:
+    return kind.replace("_", "-").replace(".", "-")
+
+
+def _dns_name(text: str) -> str:
+    """``text`` as a Kubernetes name: lower-case letters, digits and '-', at most 63."""
+    name = re.sub(r"[^a-z0-9-]+", "-", text.lower()).strip("-")[:63].rstrip("-")
+    return name or "sqlml"
