@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from sqlml import __version__
 from sqlml.errors import SqlmlError
 from sqlml.output import FORMATS
+from sqlml.workflow import add_run_options
 
 if TYPE_CHECKING:
     from sqlml.codegen import ArgoOptions
@@ -37,6 +38,7 @@ def _parser() -> argparse.ArgumentParser:
     run = commands.add_parser("run", help="run .sql programs")
     run.add_argument("files", nargs="+", metavar="FILE")
     _common(run)
+    add_run_options(run)
 
     check = commands.add_parser("check", help="parse and check programs without running them")
     check.add_argument("files", nargs="+", metavar="FILE")
@@ -58,6 +60,18 @@ def _parser() -> argparse.ArgumentParser:
     parse.add_argument("file", metavar="FILE")
     parse.add_argument("--json", action="store_true", help="print JSON instead of a summary")
     _dialect(parse)
+
+    export = commands.add_parser(
+        "export", help="write a stored model to a file in its native format, metadata beside it"
+    )
+    export.add_argument("model", metavar="MODEL")
+    export.add_argument(
+        "file", metavar="FILE", help="XGBoost: .json or .ubj; Keras: .keras (+ FILE.sqlml.json)"
+    )
+    export.add_argument(
+        "--datasource", metavar="URL", help="the database holding the model (as for run)"
+    )
+    export.add_argument("--version", type=int, metavar="N", help="the model version (newest)")
     return parser
 
 
@@ -119,8 +133,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                 parser.error("use either -e SQL or a command, not both")
             return _run_text(args.execute, "<-e>", datasource, Path.cwd(), fmt)
         if args.command == "run":
+            if args.resume and len(args.files) > 1:
+                parser.error("--resume resumes the run of one program: give one FILE")
             for file in args.files:
-                status = _run_text(_read(file), file, datasource, Path(file).parent, fmt)
+                status = _run_text(_read(file), file, datasource, Path(file).parent, fmt, args)
                 if status:
                     return status
             return 0
@@ -130,6 +146,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _compile(args)
         if args.command == "parse":
             return _parse(args.file, args.dialect or "duckdb", args.json)
+        if args.command == "export":
+            return _export(args.model, Path(args.file), datasource, args.version)
     except SqlmlError as error:  # errors outside any program text, e.g. an unreadable file
         print(error.render("sqlml"), file=sys.stderr)
         return 1
@@ -152,18 +170,31 @@ def _statements(text: str, dialect: str = "duckdb") -> list:
     return analyze(parse(text), dialect)
 
 
-def _run_text(text: str, source: str, datasource: str | None, base_dir: Path, fmt: str) -> int:
+def _run_text(
+    text: str,
+    source: str,
+    datasource: str | None,
+    base_dir: Path,
+    fmt: str,
+    options: argparse.Namespace | None = None,
+) -> int:
+    """Run a program's text as a workflow (``options``: those of ``add_run_options``)."""
     from sqlml.codegen import to_workflow
-    from sqlml.workflow.report import run_and_report
+    from sqlml.workflow import run
 
+    dialect = _dialect_of(datasource)
     try:
-        statements = _statements(text, _dialect_of(datasource))
+        statements = _statements(text, dialect)
     except SqlmlError as error:
         print(error.render(source), file=sys.stderr)
         return 1
-    return run_and_report(
-        to_workflow(statements, Path(source).stem), datasource, base_dir, fmt, source
-    )
+    workflow = to_workflow(statements, Path(source).stem, dialect)
+    if options is None:  # a string: no run id to announce, nothing to resume
+        options = argparse.Namespace(
+            backend="local", jobs=None, resume=None, retries=0, timeout=None
+        )
+        return run(workflow, options, datasource, base_dir, fmt, source, announce=False)
+    return run(workflow, options, datasource, base_dir, fmt, source)
 
 
 def _check(files: list[str], datasource_url: str | None, dialect: str | None) -> int:
@@ -204,7 +235,7 @@ def _compile(args: argparse.Namespace) -> int:
     if args.target == "argo":
         code = to_argo_yaml(statements, Path(file).stem, _argo(args), dialect)
     else:
-        code = to_python(statements, Path(file).stem, base_dir=str(Path(file).parent))
+        code = to_python(statements, Path(file).stem, str(Path(file).parent), dialect)
     if args.output:
         Path(args.output).write_text(code, encoding="utf-8")
     else:
@@ -230,6 +261,19 @@ def _argo(args: argparse.Namespace) -> ArgoOptions:
         run_as_user=args.run_as_user,
         retries=args.retries,
     )
+
+
+def _export(model: str, file: Path, datasource_url: str | None, version: int | None) -> int:
+    from sqlml.runtime.datasource import connect
+    from sqlml.runtime.model_export import export_model
+
+    datasource = connect(datasource_url)
+    try:
+        stored, metadata = export_model(datasource, model, file, version)
+    finally:
+        datasource.close()
+    print(f"exported model {model} version {stored.version} to {file} (metadata: {metadata})")
+    return 0
 
 
 def _parse(file: str, dialect: str, as_json: bool) -> int:

@@ -8,17 +8,22 @@ from collections.abc import Sequence
 
 import sqlml
 from sqlml import ir, steps
+from sqlml.semantics.dependencies import dependencies
 
 
-def to_python(statements: Sequence[ir.Statement], name: str, base_dir: str = ".") -> str:
+def to_python(
+    statements: Sequence[ir.Statement], name: str, base_dir: str = ".", dialect: str = "duckdb"
+) -> str:
     """A program that builds the workflow and, run as a script, executes it.
 
-    Steps run in program order: each waits for the one before it.
+    Each step waits for the statements it depends on (the program's dependency DAG, standard
+    SQL read in sqlglot's ``dialect``); independent ones run in parallel.
     """
+    graph = dependencies(statements, dialect)
     lines = [
         f'"""Workflow {name}, compiled by sqlml {sqlml.__version__}.',
         "",
-        "Run it with: python THIS_FILE.py [--datasource URL]",
+        "Run it with: python THIS_FILE.py [--datasource URL] [--backend local|argo] [--jobs N]",
         '"""',
         "",
         "from sqlml import ir, steps",
@@ -27,14 +32,13 @@ def to_python(statements: Sequence[ir.Statement], name: str, base_dir: str = "."
         f"workflow = Workflow({name!r})",
         "",
     ]
-    previous: str | None = None
     for statement in statements:
-        variable = _variable(statement.id)
-        after = f", after=[{previous}]" if previous else ""
-        lines.append(f"{variable} = workflow.add(steps.{steps.STEP_FOR_KIND[statement.kind]}(")
+        waits = ", ".join(map(_variable, graph.after[statement.id]))
+        after = f",\n    after=[{waits}]," if waits else ""
+        step = steps.STEP_FOR_KIND[statement.kind]
+        lines.append(f"{_variable(statement.id)} = workflow.add(steps.{step}(")
         lines.append(f"    {_constructor(statement)}{after}")
         lines.append("))")
-        previous = variable
     lines += [
         "",
         'if __name__ == "__main__":',

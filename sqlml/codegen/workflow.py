@@ -5,14 +5,19 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from sqlml import ir, steps
+from sqlml.semantics.dependencies import dependencies
 from sqlml.workflow.core import Step, Workflow
 
 
-def to_workflow(statements: Sequence[ir.Statement], name: str) -> Workflow:
-    """One step per statement; each waits for the one before it."""
+def to_workflow(statements: Sequence[ir.Statement], name: str, dialect: str = "duckdb") -> Workflow:
+    """One step per statement, each after the statements it depends on (the program's
+    dependency DAG, standard SQL read in sqlglot's ``dialect``): independent ones have no
+    edge between them."""
+    graph = dependencies(statements, dialect)
     workflow = Workflow(name)
-    previous: list[Step] = []
+    added: dict[str, Step] = {}
     for statement in statements:
         make = getattr(steps, steps.STEP_FOR_KIND[statement.kind])
-        previous = [workflow.add(make(statement, after=previous))]
+        after = [added[step_id] for step_id in graph.after[statement.id]]
+        added[statement.id] = workflow.add(make(statement, after=after))
     return workflow

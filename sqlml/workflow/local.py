@@ -1,30 +1,388 @@
-"""The local backend: runs a workflow's steps in this process, in order."""
+"""The local backend: runs a workflow's steps on this machine, independent ones in parallel.
+
+A pool of ``jobs`` worker threads runs the steps whose dependencies are done; each worker
+opens its own connection to the datasource (an in-memory database has one connection, so
+its steps run one at a time). The coordinating thread keeps the run record: every step's
+content hash, state, attempts, times and error. After a failure no new step starts (the
+rest are ``omitted``); the exit handlers run last, whatever the outcome.
+
+Resuming a run (``resume``) skips each step that succeeded in it when its content hash (its
+definition plus the fingerprints of the tables it reads) is unchanged and no step it waits
+for ran again; the others run.
+"""
 
 from __future__ import annotations
 
+import hashlib
+import json
+import os
+import threading
+import time
+import uuid
 from collections.abc import Callable
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
 
 from sqlml import ir
-from sqlml.runtime.datasource import Datasource
-from sqlml.runtime.execute import Outcome, execute
-from sqlml.workflow.core import Step, Workflow
+from sqlml.runtime.datasource import Datasource, connect, parse_url
+from sqlml.runtime.execute import Outcome
+from sqlml.workflow import record as rec
+from sqlml.workflow.core import (
+    CONTAINER,
+    RESOURCE,
+    SCRIPT,
+    Ref,
+    Retry,
+    Step,
+    Workflow,
+    WorkflowError,
+)
+from sqlml.workflow.tasks import Task, TaskResult, holds, run_task
 
 StatementDone = Callable[[Step, Outcome], None]
+MODEL_TABLE = "sqlml_model_versions"  # a statement that reads a model reads this table
+
+
+@dataclass
+class RunResult:
+    """How a run ended: its id, each step's state, and the first error."""
+
+    run_id: str
+    states: dict[str, str]
+    error: BaseException | None = None
+
+    @property
+    def succeeded(self) -> bool:
+        return self.error is None
+
+
+@dataclass
+class _Mapped:
+    """A step being run as several instances: their results as they come."""
+
+    step: Step
+    results: list[TaskResult | None]
+    hash: str
+    started_at: float = field(default_factory=time.time)
 
 
 class LocalExecutor:
-    """Run steps one after another against one datasource."""
+    """Run workflows against the datasource at ``url`` with ``jobs`` workers.
 
-    def __init__(self, datasource: Datasource, on_done: StatementDone | None = None) -> None:
-        self._datasource = datasource
+    ``retry`` and ``timeout`` apply to steps without their own. ``run_dir`` receives each
+    run's step logs and artifacts (``RUN_DIR/RUN_ID/STEP.log``). ``on_done`` is called with
+    each statement step's outcome, in the workflow's order; ``progress`` (if given) gets the
+    run id at the start and the steps a resumed run skips.
+    """
+
+    def __init__(
+        self,
+        url: str | None = None,
+        base_dir: Path | None = None,
+        *,
+        jobs: int | None = None,
+        retry: Retry | None = None,
+        timeout: float | None = None,
+        run_dir: Path | None = None,
+        on_done: StatementDone | None = None,
+        progress: IO[str] | None = None,
+    ) -> None:
+        self._url = url
+        self._base_dir = (base_dir or Path.cwd()).resolve()
+        self._shared = parse_url(url).path == ":memory:"
+        self._jobs = 1 if self._shared else max(1, jobs or os.cpu_count() or 1)
+        self._retry = retry or Retry(limit=0)
+        self._timeout = timeout
+        self._run_dir = run_dir or Path(os.environ.get("SQLML_RUN_DIR", ".sqlml/runs"))
         self._on_done = on_done
+        self._progress = progress
 
-    def run(self, workflow: Workflow) -> list[Outcome]:
-        """Run every step; the first failure stops the run and propagates."""
-        outcomes = []
-        for step in workflow.steps:
-            outcome = execute(ir.from_dict(step.params), self._datasource)
-            if self._on_done is not None:
-                self._on_done(step, outcome)
-            outcomes.append(outcome)
-        return outcomes
+    def run(self, workflow: Workflow, resume: str | None = None) -> RunResult:
+        """Run ``workflow`` (resuming the run ``resume``); SqlmlErrors end up in the result."""
+        datasource = connect(self._url, self._base_dir)
+        try:
+            return _Run(self, workflow, datasource, resume).run()
+        finally:
+            datasource.close()
+
+
+class _Run:
+    """One run of a workflow: the scheduling loop and its bookkeeping."""
+
+    def __init__(
+        self, executor: LocalExecutor, workflow: Workflow, ds: Datasource, resume: str | None
+    ) -> None:
+        self.x, self.workflow, self.ds = executor, workflow, ds
+        self.record = rec.RunRecord(ds)
+        self.previous = self.record.steps(resume) if resume else {}
+        self.resume = resume
+        self.run_id = time.strftime("%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:6]
+        self.run_dir = executor._run_dir / self.run_id
+        self.states: dict[str, str] = {}
+        self.outputs: dict[str, dict[str, str]] = {}
+        self.outcomes: dict[str, Outcome] = {}
+        self.error: BaseException | None = None
+        self._reported = 0
+        self._local = threading.local()
+        self._connections: list[Datasource] = []
+        self._lock = threading.Lock()
+
+    def run(self) -> RunResult:
+        self.run_dir.mkdir(parents=True, exist_ok=True)
+        resumed = f" (resuming {self.resume})" if self.resume else ""
+        self._note(f"run {self.run_id}{resumed}: {len(self.workflow.steps)} steps, logs in "
+                   f"{self.run_dir}")  # fmt: skip
+        self.record.start_run(self.run_id, self.workflow.name, self.resume, time.time())
+        pool = _InlinePool() if self.x._jobs == 1 else ThreadPoolExecutor(self.x._jobs)
+        try:
+            self._schedule(self.workflow.steps, pool)
+            status = "Succeeded" if self.error is None else "Failed"
+            for handler in self.workflow.exit_handlers:
+                self._schedule([handler], pool, {"workflow.status": status}, exit_handler=True)
+        finally:
+            pool.shutdown(wait=True)
+            for connection in self._connections:
+                connection.close()
+        state = rec.SUCCEEDED if self.error is None else rec.FAILED
+        self.record.end_run(self.run_id, state, time.time())
+        return RunResult(self.run_id, self.states, self.error)
+
+    def _schedule(
+        self,
+        steps: list[Step],
+        pool: Any,
+        values: dict[str, str] | None = None,
+        exit_handler: bool = False,
+    ) -> None:
+        """Run ``steps`` as their dependencies allow, until all have ended."""
+        pending = list(steps)
+        running: dict[Future[TaskResult], tuple[_Mapped, int]] = {}
+        while pending or running:
+            for step in [s for s in pending if all(d in self.states for d in s.after)]:
+                pending.remove(step)
+                if self.error is not None and not exit_handler:
+                    self._finish_unrun(step, rec.OMITTED, "the run failed before it started")
+                elif any(self.states[d] not in rec.DONE_STATES for d in step.after):
+                    self._finish_unrun(step, rec.OMITTED, "a step it waits for failed")
+                else:
+                    self._start(step, pool, running, values or {})
+            if running:
+                done, _ = wait(running, return_when=FIRST_COMPLETED)
+                for future in done:
+                    mapped, index = running.pop(future)
+                    mapped.results[index] = future.result()
+                    if all(result is not None for result in mapped.results):
+                        self._finish(mapped)
+            elif pending and not any(all(d in self.states for d in s.after) for s in pending):
+                raise WorkflowError("the workflow's steps wait for each other in a cycle")
+
+    def _start(self, step: Step, pool: Any, running: dict, values: dict[str, str]) -> None:
+        try:
+            if step.when is not None and not holds(step.when, self._resolve):
+                self._finish_unrun(step, rec.SKIPPED, None)
+                return
+            content_hash = self._hash(step)
+            before = self.previous.get(step.name)
+            if (
+                before is not None
+                and before.state in (rec.SUCCEEDED, rec.CACHED)
+                and before.content_hash == content_hash
+                and not any(self.states[d] == rec.SUCCEEDED for d in step.after)
+            ):
+                self.outputs[step.name] = before.outputs
+                self._finish_unrun(step, rec.CACHED, None, content_hash)
+                return
+            items = self._items(step)
+        except Exception as error:
+            self._fail(error)
+            self._finish_unrun(step, rec.FAILED, _describe(error))
+            return
+        mapped = _Mapped(step, [None] * (1 if items is None else len(items)), content_hash)
+        self.record.start_step(self.run_id, step.name, content_hash, mapped.started_at)
+        if items == []:
+            self._finish(mapped)
+            return
+        for index, item in enumerate([None] if items is None else items):
+            task = self._task(step, index if items is not None else None, item, values)
+            running[pool.submit(run_task, task, self._connection)] = (mapped, index)
+
+    def _task(self, step: Step, index: int | None, item: Any, values: dict[str, str]) -> Task:
+        values = dict(values)
+        for name, value in step.inputs.items():
+            values[f"inputs.parameters.{name}"] = (
+                self._resolve(value) if isinstance(value, Ref) else _text(value)
+            )
+        if index is not None:
+            values["item"] = _text(item)
+            if isinstance(item, dict):
+                values.update({f"item.{key}": _text(value) for key, value in item.items()})
+        return Task(
+            name=step.name if index is None else f"{step.name}[{index}]",
+            step=step,
+            values=values,
+            artifacts={a.name: Path(self._resolve(a.source)) for a in step.input_artifacts},
+            prerequisites=[self.workflow.prerequisites[name] for name in step.prerequisites],
+            resolve=self._resolve,
+            retry=step.retry or self.x._retry,
+            timeout=step.timeout if step.timeout is not None else self.x._timeout,
+            run_dir=self.run_dir,
+            base_dir=self.x._base_dir,
+        )
+
+    def _finish(self, mapped: _Mapped) -> None:
+        """Record a started step's end from its instances' results."""
+        step, results = mapped.step, [r for r in mapped.results if r is not None]
+        errors = [r.error for r in results if r.error is not None]
+        if mapped.step.items is None:
+            outputs = results[0].outputs
+        else:
+            names = {name for r in results for name in r.outputs}
+            outputs = {n: json.dumps([r.outputs.get(n) for r in results]) for n in names}
+            outputs.setdefault("result", "[]")
+        state = rec.FAILED if errors else rec.SUCCEEDED
+        if errors:
+            self._fail(errors[0])
+        else:
+            self.outputs[step.name] = outputs
+        if results and results[0].outcome is not None and step.items is None:
+            self.outcomes[step.name] = results[0].outcome
+        self.record.end_step(
+            self.run_id,
+            rec.StepRecord(
+                step.name,
+                mapped.hash,
+                state,
+                sum(r.attempts for r in results),
+                mapped.started_at,
+                max((r.ended_at for r in results), default=time.time()),
+                _describe(errors[0]) if errors else None,
+                outputs if not errors else {},
+            ),
+        )
+        self._set_state(step.name, state)
+
+    def _finish_unrun(
+        self, step: Step, state: str, error: str | None, content_hash: str = ""
+    ) -> None:
+        now = time.time()
+        outputs = self.outputs.get(step.name, {}) if state == rec.CACHED else {}
+        self.record.end_step(
+            self.run_id,
+            rec.StepRecord(step.name, content_hash, state, 0, now, now, error, outputs),
+            new=True,
+        )
+        self._set_state(step.name, state)
+
+    def _set_state(self, name: str, state: str) -> None:
+        self.states[name] = state
+        if state == rec.CACHED:
+            self._note(f"step {name} skipped: unchanged since run {self.resume}")
+        self._report()
+
+    def _report(self) -> None:
+        """Pass finished statement outcomes on, in the workflow's order."""
+        steps = self.workflow.steps
+        while self._reported < len(steps) and steps[self._reported].name in self.states:
+            step = steps[self._reported]
+            self._reported += 1
+            if step.name in self.outcomes and self.x._on_done is not None:
+                self.x._on_done(step, self.outcomes[step.name])
+
+    def _fail(self, error: BaseException) -> None:
+        if self.error is None:
+            self.error = error
+
+    def _resolve(self, ref: Ref) -> str:
+        outputs = self.outputs.get(ref.step)
+        if outputs is None or ref.name not in outputs:
+            raise WorkflowError(
+                f"step {ref.step} has no output {ref.name} (it was skipped, failed, or "
+                "does not produce it)",
+                hint="read outputs only of steps that run before, and name them right",
+            )
+        return outputs[ref.name]
+
+    def _items(self, step: Step) -> list[Any] | None:
+        if step.items is None:
+            return None
+        if not isinstance(step.items, Ref):
+            return list(step.items)
+        text = self._resolve(step.items)
+        try:
+            items = json.loads(text)
+        except json.JSONDecodeError:
+            items = None
+        if not isinstance(items, list):
+            raise WorkflowError(
+                f"step {step.name} maps over {step.items.step}'s output {step.items.name}, "
+                f"which is not a JSON list: {text[:80]!r}",
+                hint="make that step print a JSON list, e.g. json.dumps([...])",
+            )
+        return items
+
+    def _hash(self, step: Step) -> str:
+        """The step's definition, the values it reads and the fingerprints of its tables."""
+        content: dict[str, Any] = {
+            "template": step.template,
+            "params": step.params,
+            "inputs": {
+                name: self._resolve(value) if isinstance(value, Ref) else value
+                for name, value in step.inputs.items()
+            },
+            "items": self._resolve(step.items) if isinstance(step.items, Ref) else step.items,
+            "tables": self._fingerprints(step),
+        }
+        text = json.dumps(content, sort_keys=True, default=str)
+        return hashlib.sha256(text.encode()).hexdigest()
+
+    def _fingerprints(self, step: Step) -> dict[str, str | None]:
+        if step.template in (CONTAINER, SCRIPT, RESOURCE):
+            return {}
+        from sqlml.semantics.dependencies import dependencies
+
+        statement = ir.from_dict(step.params)
+        io = dependencies([statement], self.ds.dialect).io[statement.id]
+        tables = set(io.reads_tables)
+        if io.reads_models or io.reads_all_models:
+            tables.add(MODEL_TABLE)
+        return {name: self.ds.table_fingerprint(name.split(".")) for name in sorted(tables)}
+
+    def _connection(self) -> Datasource:
+        """This worker thread's datasource connection (the shared one for in-memory ones)."""
+        if self.x._shared:
+            return self.ds
+        connection = getattr(self._local, "connection", None)
+        if connection is None:
+            connection = connect(self.x._url, self.x._base_dir)
+            self._local.connection = connection
+            with self._lock:
+                self._connections.append(connection)
+        return connection
+
+    def _note(self, message: str) -> None:
+        if self.x._progress is not None:
+            print(f"sqlml: {message}", file=self.x._progress, flush=True)
+
+
+class _InlinePool:
+    """Runs each submitted call at once in this thread: one worker, no thread switching."""
+
+    def submit(self, fn: Callable[..., TaskResult], *args: Any) -> Future[TaskResult]:
+        future: Future[TaskResult] = Future()
+        future.set_result(fn(*args))
+        return future
+
+    def shutdown(self, wait: bool = True) -> None:
+        """Nothing runs in the background."""
+
+
+def _describe(error: BaseException) -> str:
+    from sqlml.errors import SqlmlError
+
+    return error.message if isinstance(error, SqlmlError) else repr(error)
+
+
+def _text(value: Any) -> str:
+    return value if isinstance(value, str) else json.dumps(value, default=str)

@@ -7,9 +7,8 @@ from pathlib import Path
 
 from sqlml.errors import SqlmlError
 from sqlml.output import render
-from sqlml.runtime.datasource import connect
 from sqlml.runtime.execute import Outcome
-from sqlml.workflow.core import Step, Workflow
+from sqlml.workflow.core import Retry, Step, Workflow
 from sqlml.workflow.local import LocalExecutor
 
 
@@ -19,8 +18,15 @@ def run_and_report(
     base_dir: Path | None,
     fmt: str = "table",
     source: str | None = None,
+    *,
+    jobs: int | None = None,
+    resume: str | None = None,
+    retries: int = 0,
+    timeout: float | None = None,
+    announce: bool = True,
 ) -> int:
-    """Run ``workflow`` locally; results go to stdout, summaries and errors to stderr.
+    """Run ``workflow`` locally; results go to stdout in program order, the run id, summaries
+    and errors to stderr.
 
     Returns 0 on success and 1 on a user error (reported as ``source:line:col: message``).
     """
@@ -32,13 +38,25 @@ def run_and_report(
             sys.stdout.write(render(outcome.result, fmt))
             sys.stdout.flush()
 
+    executor = LocalExecutor(
+        datasource,
+        base_dir,
+        jobs=jobs,
+        retry=Retry(limit=retries),
+        timeout=timeout,
+        on_done=show,
+        progress=sys.stderr if announce else None,
+    )
     try:
-        ds = connect(datasource, base_dir)
-        try:
-            LocalExecutor(ds, on_done=show).run(workflow)
-        finally:
-            ds.close()
+        result = executor.run(workflow, resume)
     except SqlmlError as error:
         print(error.render(source), file=sys.stderr)
         return 1
+    if isinstance(result.error, SqlmlError):
+        print(result.error.render(source), file=sys.stderr)
+        if announce:
+            print(f"  resume with: --resume {result.run_id}", file=sys.stderr)
+        return 1
+    if result.error is not None:
+        raise result.error
     return 0

@@ -107,6 +107,9 @@ class DuckDBSource(Datasource):
             raise
         self.execute("COMMIT")
 
+    def interrupt(self) -> None:
+        self._con.interrupt()
+
     def close(self) -> None:
         self._con.close()
 

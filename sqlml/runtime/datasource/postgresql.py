@@ -97,6 +97,9 @@ class PostgreSQLSource(Datasource):
         with self._con.transaction():
             yield
 
+    def interrupt(self) -> None:
+        self._con.cancel()
+
     def close(self) -> None:
         self._con.close()
 

@@ -87,5 +87,8 @@ class SQLiteSource(Datasource):
             raise
         self.execute("COMMIT")
 
+    def interrupt(self) -> None:
+        self._con.interrupt()
+
     def close(self) -> None:
         self._con.close()
