@@ -59,13 +59,7 @@ def fit_labels(name: str, values: np.ndarray, task: str, objective: str | None) 
     """Decide the task (for ``auto``) and the classes of a label column."""
     numeric = values.dtype.kind in "iuf"
     check_not_null(name, values, "the SELECT")
-    if task == "auto":
-        if objective:
-            task = (
-                "classifier" if objective.startswith(CLASSIFIER_OBJECTIVE_PREFIXES) else "regressor"
-            )
-        else:
-            task = "regressor" if numeric else "classifier"
+    task = decide_task(values, task, objective)
     if task == "regressor":
         if not numeric:
             raise ModelError(
@@ -80,6 +74,16 @@ def fit_labels(name: str, values: np.ndarray, task: str, objective: str | None) 
             hint="check the SELECT's WHERE clause",
         )
     return LabelEncoding("classifier", classes, values.dtype.kind)
+
+
+def decide_task(values: np.ndarray, task: str, objective: str | None) -> str:
+    """The estimator's task, or for ``auto`` the objective's, or else the label's: numbers
+    are regressed, anything else classified."""
+    if task != "auto":
+        return task
+    if objective:
+        return "classifier" if objective.startswith(CLASSIFIER_OBJECTIVE_PREFIXES) else "regressor"
+    return "regressor" if values.dtype.kind in "iuf" else "classifier"
 
 
 def check_not_null(name: str, values: np.ndarray, source: str) -> None:

@@ -15,6 +15,7 @@ import math
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from types import ModuleType
 from typing import Any
 
 import numpy as np
@@ -52,50 +53,97 @@ class _Rows:
         )
 
 
+@dataclass(frozen=True)
+class Fitted:
+    """A trained model and what its metadata records: the training rows' count, features and
+    labels, and the validation rows' labels and scores (how they were chosen in ``how``)."""
+
+    data: bytes
+    details: dict[str, Any]
+    features: list[ir.FeatureColumn]
+    labels: LabelEncoding
+    rows: int
+    how: dict[str, Any] | None = None
+    validation_y: np.ndarray | None = None
+    validation_scores: np.ndarray | None = None
+    validation_groups: np.ndarray | None = None
+
+
 def train(statement: ir.TrainStatement, datasource: Datasource) -> Outcome:
-    columns = cached_read(datasource, statement.select)
-    check_rows(columns)
-    _check_label(statement.label, columns, "the SELECT")
-    group = statement.attributes.get("train.group_column")
     store = ModelStore(datasource)
     trainer = family(statement.family)
     base = _base(statement, store, trainer.FORMAT) if statement.base_model else None
-    labels, y = _labels(statement, columns[statement.label], base)
-    rows = _Rows(columns, y, query_ids(columns, group, "the SELECT") if group else None)
-    training, validation, how = _validation_rows(statement, datasource, rows, labels)
-    if base is None:
-        features = derive(training.columns, statement.features, statement.label, group)
-    else:  # the base model's, vocabularies and all
-        features = [ir.FeatureColumn.from_dict(f) for f in base.metadata["features"]]
-    arrays = transform(training.columns, features)
-    ranking = {} if training.groups is None else {"groups": training.groups}
-    data, details = trainer.train(arrays, training.y, labels, statement.attributes, base, **ranking)
-    if validation is not None:
-        source = "validation.select" if "select" in how else None
-        if source:
-            check_columns(validation.columns, features, source)
-        with _blame(source):
-            validation_arrays = transform(validation.columns, features)
-        scores = trainer.predict_scores(data, validation_arrays, details, SCORE_BATCH)
-        details["metrics"].update(_validation_metrics(labels, validation, scores))
+    if statement.attributes.get("train.external_memory"):
+        from sqlml.runtime.external_memory import fit_batches
+
+        fitted = fit_batches(statement, datasource, trainer, base)
+    else:
+        fitted = _fit(statement, datasource, trainer, base)
+    details = fitted.details
+    if fitted.validation_scores is not None:
+        details["metrics"].update(_validation_metrics(fitted))
     metadata = {
         "estimator": statement.estimator,
         "family": statement.family,
         "format": trainer.FORMAT,
         "attributes": statement.attributes,
-        "features": [dataclasses.asdict(feature) for feature in features],
+        "features": [dataclasses.asdict(feature) for feature in fitted.features],
         "label": statement.label,
-        "labels": labels.to_dict(),
+        "labels": fitted.labels.to_dict(),
         "statement": statement.text,
-        "rows": arrays.rows,
-        "validation": how,
+        "rows": fitted.rows,
+        "validation": fitted.how,
         "base_model": None if base is None else {"name": base.name, "version": base.version},
         "trained_at": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
         "sqlml_version": sqlml.__version__,
         **details,
     }
-    store.save(statement.model, metadata, data)
+    store.save(statement.model, metadata, fitted.data)
     return Outcome(summary=_summary(statement, metadata))
+
+
+def _fit(
+    statement: ir.TrainStatement,
+    datasource: Datasource,
+    trainer: ModuleType,
+    base: StoredModel | None,
+) -> Fitted:
+    """Train on the SELECT's rows, read at once (through the input cache)."""
+    columns = cached_read(datasource, statement.select)
+    check_rows(columns)
+    check_label(statement.label, columns, "the SELECT")
+    group = statement.attributes.get("train.group_column")
+    labels, y = _labels(statement, columns[statement.label], base)
+    rows = _Rows(columns, y, query_ids(columns, group, "the SELECT") if group else None)
+    training, validation, how = _validation_rows(statement, datasource, rows, labels)
+    del columns, rows  # the training rows are a copy when some are held out
+    if base is None:
+        features = derive(training.columns, statement.features, statement.label, group)
+    else:  # the base model's, vocabularies and all
+        features = base_features(base)
+    arrays = transform(training.columns, features)
+    ranking = {} if training.groups is None else {"groups": training.groups}
+    data, details = trainer.train(arrays, training.y, labels, statement.attributes, base, **ranking)
+    fitted = Fitted(data, details, features, labels, arrays.rows, how)
+    if validation is None:
+        return fitted
+    source = "validation.select" if "select" in how else None
+    if source:
+        check_columns(validation.columns, features, source)
+    with blame(source):
+        validation_arrays = transform(validation.columns, features)
+    scores = trainer.predict_scores(data, validation_arrays, details, SCORE_BATCH)
+    return dataclasses.replace(
+        fitted,
+        validation_y=validation.y,
+        validation_scores=scores,
+        validation_groups=validation.groups,
+    )
+
+
+def base_features(base: StoredModel) -> list[ir.FeatureColumn]:
+    """The feature columns a stored model was trained with."""
+    return [ir.FeatureColumn.from_dict(f) for f in base.metadata["features"]]
 
 
 def check_base_estimator(statement: ir.TrainStatement, estimator: str) -> None:
@@ -110,7 +158,7 @@ def check_base_estimator(statement: ir.TrainStatement, estimator: str) -> None:
 
 def _base(statement: ir.TrainStatement, store: ModelStore, model_format: str) -> StoredModel:
     """The base model named by USING, checked to be one the statement can continue."""
-    with _blame(f"USING {statement.base_model}"):
+    with blame(f"USING {statement.base_model}"):
         base = store.load(statement.base_model)
     check_base_estimator(statement, base.metadata["estimator"])
     if base.metadata["format"] != model_format:
@@ -128,13 +176,13 @@ def _labels(
     """The label encoding (fitted, or the base model's) and the encoded LABEL column."""
     if base is not None:
         labels = LabelEncoding.from_dict(base.metadata["labels"])
-        return labels, _encode(labels, statement.label, values, "the SELECT")
+        return labels, encode_label(labels, statement.label, values, "the SELECT")
     objective = statement.attributes.get("objective")
     labels = fit_labels(statement.label, values, statement.task, objective)
     return labels, labels.encode(values)
 
 
-def _check_label(label: str, columns: Columns, source: str) -> None:
+def check_label(label: str, columns: Columns, source: str) -> None:
     if label not in columns:
         raise ModelError(
             f"LABEL column {label} is not in the result of {source}",
@@ -142,7 +190,7 @@ def _check_label(label: str, columns: Columns, source: str) -> None:
         )
 
 
-def _encode(labels: LabelEncoding, name: str, values: np.ndarray, source: str) -> np.ndarray:
+def encode_label(labels: LabelEncoding, name: str, values: np.ndarray, source: str) -> np.ndarray:
     """The LABEL column ``name`` read by ``source``, encoded like a trained model's labels.
 
     Classes the model lacks are an error: it could never predict them.
@@ -171,11 +219,11 @@ def _validation_rows(
     attributes = statement.attributes
     select = attributes.get("validation.select")
     if select is not None:
-        with _blame("validation.select"):
+        with blame("validation.select"):
             columns = cached_read(datasource, select)
             check_rows(columns)
-        _check_label(statement.label, columns, "validation.select")
-        y = _encode(labels, statement.label, columns[statement.label], "validation.select")
+        check_label(statement.label, columns, "validation.select")
+        y = encode_label(labels, statement.label, columns[statement.label], "validation.select")
         group = attributes.get("train.group_column")
         groups = query_ids(columns, group, "validation.select") if group else None
         return rows, _Rows(columns, y, groups), {"select": select, "rows": len(y)}
@@ -218,7 +266,7 @@ def split_queries(groups: np.ndarray, share: float, seed: int) -> tuple[np.ndarr
 
 
 @contextmanager
-def _blame(source: str | None) -> Iterator[None]:
+def blame(source: str | None) -> Iterator[None]:
     """Errors in the body name ``source`` (when given) as their cause."""
     try:
         yield
@@ -228,19 +276,18 @@ def _blame(source: str | None) -> Iterator[None]:
         raise type(error)(f"{source}: {error.message}", hint=error.hint) from None
 
 
-def _validation_metrics(
-    labels: LabelEncoding, validation: _Rows, scores: np.ndarray
-) -> dict[str, float]:
+def _validation_metrics(fitted: Fitted) -> dict[str, float]:
     """TO EVALUATE's metrics on the validation rows, named ``validation_<metric>``.
 
     Metrics the rows leave undefined (AUC of a single class) are left out.
     """
-    if validation.groups is not None:
-        metrics = ranker_metrics(validation.y, scores, validation.groups)
-    elif labels.task == "classifier":
-        metrics = classifier_metrics(validation.y, scores)
+    y, scores = fitted.validation_y, fitted.validation_scores
+    if fitted.validation_groups is not None:
+        metrics = ranker_metrics(y, scores, fitted.validation_groups)
+    elif fitted.labels.task == "classifier":
+        metrics = classifier_metrics(y, scores)
     else:
-        metrics = regressor_metrics(validation.y, scores)
+        metrics = regressor_metrics(y, scores)
     return {f"validation_{name}": v for name, v in metrics.items() if math.isfinite(v)}
 
 

@@ -175,16 +175,30 @@ class MySQLSource(Datasource):
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
-        self._con.begin()
+        with _driver_errors():
+            self._con.begin()
         try:
             yield
         except BaseException:
-            self._con.rollback()
+            if self._con.open:  # a lost connection took its transaction with it
+                with _driver_errors():
+                    self._con.rollback()
             raise
-        self._con.commit()
+        with _driver_errors():
+            self._con.commit()
 
     def close(self) -> None:
-        self._con.close()
+        if self._con.open:
+            self._con.close()
+
+
+@contextmanager
+def _driver_errors() -> Iterator[None]:
+    """pymysql's errors as :class:`DatasourceError`."""
+    try:
+        yield
+    except pymysql.MySQLError as error:
+        raise DatasourceError(f"MySQL: {_message(error)}") from None
 
 
 def _message(error: pymysql.MySQLError) -> str:

@@ -94,8 +94,11 @@ class PostgreSQLSource(Datasource):
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
-        with self._con.transaction():
-            yield
+        try:
+            with self._con.transaction():
+                yield
+        except psycopg.Error as error:  # e.g. the connection was lost
+            raise DatasourceError(f"PostgreSQL: {_message(error)}") from None
 
     def interrupt(self) -> None:
         self._con.cancel()
