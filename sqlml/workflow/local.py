@@ -3,8 +3,9 @@
 A pool of ``jobs`` worker threads runs the steps whose dependencies are done; each worker
 opens its own connection to the datasource (an in-memory database has one connection, so
 its steps run one at a time). The coordinating thread keeps the run record: every step's
-content hash, state, attempts, times and error. After a failure no new step starts (the
-rest are ``omitted``); the exit handlers run last, whatever the outcome.
+content hash, state, attempts, times and error. A failed step's downstream steps are
+``omitted``; the others still run, and the run fails. Exit handlers run last, whatever the
+outcome.
 
 Resuming a run (``resume``) skips each step that succeeded in it when its content hash (its
 definition plus the fingerprints of the tables it reads) is unchanged and no step it waits
@@ -95,7 +96,7 @@ class LocalExecutor:
         self._jobs = 1 if self._shared else max(1, jobs or os.cpu_count() or 1)
         self._retry = retry or Retry(limit=0)
         self._timeout = timeout
-        self._run_dir = run_dir or Path(os.environ.get("SQLML_RUN_DIR", ".sqlml/runs"))
+        self._run_dir = run_dir or default_run_dir()
         self._on_done = on_done
         self._progress = progress
 
@@ -106,6 +107,14 @@ class LocalExecutor:
             return _Run(self, workflow, datasource, resume).run()
         finally:
             datasource.close()
+
+
+def default_run_dir() -> Path:
+    """``$SQLML_RUN_DIR``, else ``runs`` in sqlml's cache folder (``$SQLML_CACHE_DIR``, else
+    ``~/.cache/sqlml``)."""
+    if os.environ.get("SQLML_RUN_DIR"):
+        return Path(os.environ["SQLML_RUN_DIR"])
+    return Path(os.environ.get("SQLML_CACHE_DIR") or Path.home() / ".cache" / "sqlml") / "runs"
 
 
 class _Run:
@@ -140,7 +149,7 @@ class _Run:
             self._schedule(self.workflow.steps, pool)
             status = "Succeeded" if self.error is None else "Failed"
             for handler in self.workflow.exit_handlers:
-                self._schedule([handler], pool, {"workflow.status": status}, exit_handler=True)
+                self._schedule([handler], pool, {"workflow.status": status})
         finally:
             pool.shutdown(wait=True)
             for connection in self._connections:
@@ -154,7 +163,6 @@ class _Run:
         steps: list[Step],
         pool: Any,
         values: dict[str, str] | None = None,
-        exit_handler: bool = False,
     ) -> None:
         """Run ``steps`` as their dependencies allow, until all have ended."""
         pending = list(steps)
@@ -162,9 +170,7 @@ class _Run:
         while pending or running:
             for step in [s for s in pending if all(d in self.states for d in s.after)]:
                 pending.remove(step)
-                if self.error is not None and not exit_handler:
-                    self._finish_unrun(step, rec.OMITTED, "the run failed before it started")
-                elif any(self.states[d] not in rec.DONE_STATES for d in step.after):
+                if any(self.states[d] not in rec.DONE_STATES for d in step.after):
                     self._finish_unrun(step, rec.OMITTED, "a step it waits for failed")
                 else:
                     self._start(step, pool, running, values or {})
@@ -255,7 +261,7 @@ class _Run:
                 mapped.hash,
                 state,
                 sum(r.attempts for r in results),
-                mapped.started_at,
+                min((r.started_at for r in results), default=mapped.started_at),
                 max((r.ended_at for r in results), default=time.time()),
                 _describe(errors[0]) if errors else None,
                 outputs if not errors else {},
