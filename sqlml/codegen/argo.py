@@ -23,7 +23,7 @@ from sqlml import ir, steps
 from sqlml.errors import KubernetesError
 from sqlml.semantics.dependencies import dependencies
 from sqlml.steps import kubeflow
-from sqlml.workflow.core import Step, Workflow
+from sqlml.workflow.core import RESOURCE, Step, Workflow
 
 STEP_COMMAND = ("python", "-m", "sqlml.runtime.step")
 DATASOURCE_ENV = "SQLML_DATASOURCE"
@@ -156,7 +156,7 @@ def _dag(m: Any, workflow_steps: Sequence[Step]) -> Any:
 
 
 def _arguments(step: Step) -> dict[str, str]:
-    if step.template == kubeflow.RESOURCE_TEMPLATE:
+    if step.template == RESOURCE:
         return {
             "manifest": literal_json(step.params["manifest"]),
             "success-condition": step.params["success_condition"],
@@ -174,7 +174,7 @@ def _template(m: Any, kind: str, options: ArgoOptions) -> Any:
         if options.retries
         else None
     )
-    if kind == kubeflow.RESOURCE_TEMPLATE:
+    if kind == RESOURCE:
         return m.Template(
             name=_template_name(kind),
             inputs=_inputs(m, "manifest", "success-condition", "failure-condition"),

@@ -20,8 +20,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from sqlml.errors import KubernetesError
-from sqlml.steps.kubeflow import check_name, resource_step
+from sqlml.steps.kubeflow import check_name
 from sqlml.workflow.core import Step
+from sqlml.workflow.templates import run_job
 
 API_VERSION = "kubeflow.org/v1beta1"
 PARAMETER_TYPES = ("double", "int", "categorical", "discrete")
@@ -199,7 +200,7 @@ def run(
         "metadata": metadata,
         "spec": _present(spec),
     }
-    return resource_step(
+    return run_job(
         name,
         manifest,
         "status.completionTime",

@@ -17,10 +17,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sqlml.errors import KubernetesError
-from sqlml.workflow.core import Step, names
+from sqlml.workflow.core import Step
+from sqlml.workflow.templates import run_job
 
 API_VERSION = "kubeflow.org/v1"
-RESOURCE_TEMPLATE = "resource"  # the step kind of every Kubernetes resource step
 CLEAN_POD_POLICIES = ("None", "Running", "All")
 RESTART_POLICIES = ("Always", "OnFailure", "Never", "ExitCode")
 
@@ -295,31 +295,6 @@ def mpi_train(
     )
 
 
-def resource_step(
-    name: str,
-    manifest: dict[str, Any],
-    success_condition: str,
-    failure_condition: str,
-    after: Sequence[Step] = (),
-) -> Step:
-    """A step that creates a Kubernetes object and waits for a condition on its status.
-
-    Args:
-        name: the step's name.
-        manifest: the object, as plain JSON values.
-        success_condition: Argo's label-selector-like test on the object that ends the step
-            with success, e.g. ``status.replicaStatuses.Master.succeeded > 0``.
-        failure_condition: the test that ends it with failure.
-        after: steps that must finish first.
-    """
-    params = {
-        "manifest": manifest,
-        "success_condition": success_condition,
-        "failure_condition": failure_condition,
-    }
-    return Step(name, RESOURCE_TEMPLATE, params, names(after))
-
-
 def training_models() -> Any:
     """The Kubeflow training SDK's models module; a KubernetesError without the extra."""
     try:
@@ -366,9 +341,7 @@ def _job_step(
         spec=make_spec(m, specs),
     )
     status = f"status.replicaStatuses.{primary}"
-    return resource_step(
-        name, to_plain(job), f"{status}.succeeded > 0", f"{status}.failed > 0", after
-    )
+    return run_job(name, to_plain(job), f"{status}.succeeded > 0", f"{status}.failed > 0", after)
 
 
 def _replica_spec(m: Any, role: str, replica: Replica, container_name: str) -> Any:
