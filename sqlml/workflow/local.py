@@ -141,8 +141,8 @@ class _Run:
     def run(self) -> RunResult:
         self.run_dir.mkdir(parents=True, exist_ok=True)
         resumed = f" (resuming {self.resume})" if self.resume else ""
-        self._note(f"run {self.run_id}{resumed}: {len(self.workflow.steps)} steps, logs in "
-                   f"{self.run_dir}")  # fmt: skip
+        steps = len(self.workflow.steps)
+        self._note(f"run {self.run_id}{resumed}: {steps} steps, logs in {self.run_dir}")
         self.record.start_run(self.run_id, self.workflow.name, self.resume, time.time())
         pool = _InlinePool() if self.x._jobs == 1 else ThreadPoolExecutor(self.x._jobs)
         try:
