@@ -54,3 +54,102 @@ def test_an_empty_result_is_one_batch_of_empty_columns(datasource, table):
     assert len(batches) == 1
     assert list(batches[0]) == ["id", "tag"]
     assert all(len(values) == 0 for values in batches[0].values())
+
+
+# Training from batches -------------------------------------------------------------------------
+
+TRAIN_ROWS, TEST_ROWS = 4000, 1000
+
+
+def churn(rows: int, seed: int) -> dict[str, np.ndarray]:
+    """Numbers, a text category and a text label that depends on both."""
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal((rows, 4))
+    plan = rng.choice(["basic", "plus", "pro"], rows)
+    score = x[:, 0] - x[:, 1] + 0.5 * x[:, 2] + np.where(plan == "pro", 1.0, 0.0)
+    churned = score + 0.3 * rng.standard_normal(rows) > 0.3
+    columns = {f"x{i}": x[:, i] for i in range(4)}
+    columns["plan"] = plan.astype(object)
+    columns["churned"] = np.where(churned, "yes", "no").astype(object)
+    return columns
+
+
+@pytest.fixture
+def churn_url(request, tmp_path, unique_name):
+    """A datasource (DuckDB, MySQL) holding <name>_train and <name>_test."""
+    from conftest import datasource_url
+
+    from sqlml.runtime.datasource import connect
+
+    url = datasource_url(request.param, tmp_path)
+    ds = connect(url)
+    ds.write_table([f"{unique_name}_train"], churn(TRAIN_ROWS, 1))
+    ds.write_table([f"{unique_name}_test"], churn(TEST_ROWS, 2))
+    ds.close()
+    yield url
+    ds = connect(url)
+    for suffix in ("train", "test"):
+        ds.execute(f"DROP TABLE IF EXISTS {unique_name}_{suffix}")
+    ds.close()
+
+
+def trained(url: str, statement: str, model: str) -> dict:
+    from sqlml.cli import main
+    from sqlml.runtime.datasource import connect
+    from sqlml.runtime.model_store import ModelStore
+
+    assert main(["-e", statement, "--datasource", url]) == 0
+    ds = connect(url)
+    try:
+        metadata = ModelStore(ds).load(model).metadata
+        ModelStore(ds).drop(model)
+    finally:
+        ds.close()
+    return metadata
+
+
+@pytest.mark.parametrize("churn_url", ["duckdb", "mysql"], indirect=True)
+@pytest.mark.parametrize("estimator", ["xgboost.gbtree", "xgboost.gblinear"])
+def test_external_memory_xgboost_matches_in_memory(churn_url, unique_name, estimator, monkeypatch):
+    from sqlml.runtime import external_memory
+
+    monkeypatch.setattr(external_memory, "BATCH_ROWS", 500)  # 8 batches
+    monkeypatch.setattr(external_memory, "SAMPLE_ROWS", 1000)  # features from 2 of them
+    more = "updater = 'coord_descent', " if estimator == "xgboost.gblinear" else ""
+    accuracy = {}
+    for mode in ("false", "true"):
+        model = f"{unique_name}_{mode}"
+        statement = (
+            f"SELECT * FROM {unique_name}_train TO TRAIN {estimator} "
+            f"WITH train.num_boost_round = 30, train.external_memory = {mode}, {more}"
+            f"validation.select = 'SELECT * FROM {unique_name}_test' "
+            f"LABEL churned INTO {model};"
+        )
+        metadata = trained(churn_url, statement, model)
+        assert metadata["rows"] == TRAIN_ROWS
+        assert metadata["labels"]["classes"] == ["no", "yes"]
+        assert metadata["validation"]["rows"] == TEST_ROWS
+        plan = next(f for f in metadata["features"] if f["column"] == "plan")
+        assert plan["params"]["vocabulary"] == ["basic", "plus", "pro"]
+        accuracy[mode] = metadata["metrics"]["validation_accuracy"]
+    assert accuracy["false"] > 0.85
+    assert abs(accuracy["true"] - accuracy["false"]) <= 0.02
+
+
+def test_external_memory_refuses_what_cannot_stream(iris_duckdb_url, capsys):
+    from sqlml.cli import main
+
+    gblinear = (
+        "SELECT * FROM iris_train TO TRAIN xgboost.gblinear WITH train.external_memory = true "
+        "LABEL class INTO m;"
+    )
+    assert main(["-e", gblinear, "--datasource", iris_duckdb_url]) == 1
+    err = capsys.readouterr().err
+    assert "shotgun updater learns from the first batch" in err
+    assert "updater = 'coord_descent'" in err
+    ranker = (
+        "SELECT * FROM iris_train TO TRAIN XGBRegressor WITH objective = 'rank:pairwise', "
+        "train.group_column = 'class', train.external_memory = true LABEL id INTO m;"
+    )
+    assert main(["-e", ranker, "--datasource", iris_duckdb_url]) == 1
+    assert "cannot train rankers" in capsys.readouterr().err

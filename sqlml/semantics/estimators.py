@@ -230,6 +230,16 @@ _N_CLASSES = Attr(
     architecture=True,
 )
 
+# Every estimator: data larger than memory.
+_EXTERNAL_MEMORY = Attr(
+    "train.external_memory",
+    "bool",
+    False,
+    "stream the rows in batches instead of reading them all into memory (XGBoost: "
+    "external memory; Keras: tf.data); features derived from the first 100,000 rows; "
+    "not for rankers",
+)
+
 # Every estimator: how the rows that measure the trained model are chosen.
 _VALIDATION = (
     Attr(
@@ -303,7 +313,7 @@ def _xgboost(
         name,
         "xgboost",
         task,
-        _attrs(objective, *attrs, *_VALIDATION, *_DISTRIBUTED),
+        _attrs(objective, *attrs, _EXTERNAL_MEMORY, *_VALIDATION, *_DISTRIBUTED),
         doc,
         {"booster": booster},
         XGBOOST_FEATURE_KINDS,
@@ -315,7 +325,7 @@ def _keras(name: str, task: str, doc: str, architecture: str, *attrs: Attr) -> E
         name,
         "keras",
         task,
-        _attrs(*attrs, *_KERAS_COMMON, *_VALIDATION, *_DISTRIBUTED, _PS),
+        _attrs(*attrs, *_KERAS_COMMON, _EXTERNAL_MEMORY, *_VALIDATION, *_DISTRIBUTED, _PS),
         doc,
         {"architecture": architecture},
         inputs=_COMBINED_INPUTS if architecture == "dnn_linear_combined" else {},
@@ -469,6 +479,7 @@ USER_MODEL_ATTRIBUTES = _attrs(
         architecture=True,
     ),
     *_KERAS_COMMON,
+    _EXTERNAL_MEMORY,
     *_VALIDATION,
     *_DISTRIBUTED,
     _PS,

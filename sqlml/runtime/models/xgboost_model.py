@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import re
+import tempfile
+from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -61,10 +64,7 @@ def train(
     Rankers (rank:* objectives) learn the order of the rows within each query: ``groups``
     holds the query id of each row.
     """
-    if base is not None:  # the objective is the base model's
-        kept = {key: base.metadata["params"].get(key) for key in ("objective", "num_class")}
-        attributes = {**attributes, **kept}
-    params = booster_params(labels, attributes)
+    params = _params(labels, attributes, base)
     x = _matrix(features, params)[0]
     if params["objective"].startswith("rank:"):
         if groups is None:
@@ -88,6 +88,78 @@ def train(
     except xgb.core.XGBoostError as error:
         raise ModelError(f"XGBoost: {_reason(error)}", hint=_hint(params)) from None
     return bytes(booster.save_raw(raw_format="ubj")), {"params": params, "metrics": metrics}
+
+
+def _params(
+    labels: LabelEncoding, attributes: dict[str, Any], base: StoredModel | None
+) -> dict[str, Any]:
+    """The booster's parameters; continuing ``base``, its objective."""
+    if base is not None:
+        kept = {key: base.metadata["params"].get(key) for key in ("objective", "num_class")}
+        attributes = {**attributes, **kept}
+    return booster_params(labels, attributes)
+
+
+def train_batches(
+    batches: Callable[[], Iterator[tuple[FeatureArrays, np.ndarray]]],
+    sample: FeatureArrays,
+    sample_y: np.ndarray,
+    labels: LabelEncoding,
+    attributes: dict[str, Any],
+    base: StoredModel | None = None,
+) -> tuple[bytes, dict[str, Any]]:
+    """Boost like :func:`train`, on training rows that ``batches()`` yields pass after pass
+    (external memory: XGBoost keeps them in cache files in a temporary folder)."""
+    params = _params(labels, attributes, base)
+    one_hot = params.get("booster") == "gblinear"
+    if one_hot and params.get("updater") == "shotgun":
+        raise ModelError(
+            "XGBoost's shotgun updater learns from the first batch of external memory only",
+            hint="add updater = 'coord_descent', or leave out train.external_memory",
+        )
+    with tempfile.TemporaryDirectory(prefix="sqlml-xgboost-") as folder:
+        rows = _Batches(batches, one_hot, str(Path(folder) / "cache"))
+        try:
+            if params.get("tree_method") == "hist" and not one_hot:
+                dtrain = xgb.ExtMemQuantileDMatrix(rows)
+            else:
+                dtrain = xgb.DMatrix(rows)
+            booster = boost(params, dtrain, attributes["train.num_boost_round"], base)
+            metrics = _train_metrics(booster, dtrain)
+        except xgb.core.XGBoostError as error:
+            raise ModelError(f"XGBoost: {_reason(error)}", hint=_hint(params)) from None
+        del dtrain  # its cache files, before their folder goes
+    return bytes(booster.save_raw(raw_format="ubj")), {"params": params, "metrics": metrics}
+
+
+class _Batches(xgb.DataIter):
+    """Passes over training batches, for XGBoost's external memory."""
+
+    def __init__(
+        self,
+        batches: Callable[[], Iterator[tuple[FeatureArrays, np.ndarray]]],
+        one_hot: bool,
+        cache_prefix: str,
+    ) -> None:
+        super().__init__(cache_prefix=cache_prefix, release_data=True)
+        self._batches = batches
+        self._one_hot = one_hot
+        self._pass: Iterator[tuple[FeatureArrays, np.ndarray]] | None = None
+
+    def next(self, input_data: Callable[..., None]) -> bool:
+        if self._pass is None:
+            self._pass = self._batches()
+        batch = next(self._pass, None)
+        if batch is None:
+            return False
+        features, y = batch
+        input_data(data=features.matrix(self._one_hot)[0], label=y)
+        return True
+
+    def reset(self) -> None:
+        if self._pass is not None:
+            self._pass.close()  # a pass stopped early leaves the connection usable
+        self._pass = None
 
 
 def _training_matrix(params: dict[str, Any], x: np.ndarray, **meta: np.ndarray) -> xgb.DMatrix:
