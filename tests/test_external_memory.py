@@ -136,6 +136,31 @@ def test_external_memory_xgboost_matches_in_memory(churn_url, unique_name, estim
     assert abs(accuracy["true"] - accuracy["false"]) <= 0.02
 
 
+@pytest.mark.keras
+@pytest.mark.parametrize("churn_url", ["duckdb"], indirect=True)
+def test_external_memory_keras_matches_in_memory(churn_url, unique_name, monkeypatch):
+    from sqlml.runtime import external_memory
+
+    monkeypatch.setattr(external_memory, "BATCH_ROWS", 500)
+    monkeypatch.setattr(external_memory, "SAMPLE_ROWS", 1000)
+    accuracy = {}
+    for mode in ("false", "true"):
+        model = f"{unique_name}_{mode}"
+        statement = (
+            f"SELECT * FROM {unique_name}_train TO TRAIN DNNClassifier "
+            f"WITH model.hidden_units = [16], train.epoch = 8, train.batch_size = 64, "
+            f"train.external_memory = {mode}, "
+            f"validation.select = 'SELECT * FROM {unique_name}_test' "
+            f"LABEL churned INTO {model};"
+        )
+        metadata = trained(churn_url, statement, model)
+        assert metadata["rows"] == TRAIN_ROWS
+        assert "train_accuracy" in metadata["metrics"]
+        accuracy[mode] = metadata["metrics"]["validation_accuracy"]
+    assert accuracy["false"] > 0.85
+    assert abs(accuracy["true"] - accuracy["false"]) <= 0.03
+
+
 def test_external_memory_refuses_what_cannot_stream(iris_duckdb_url, capsys):
     from sqlml.cli import main
 

@@ -235,9 +235,10 @@ _EXTERNAL_MEMORY = Attr(
     "train.external_memory",
     "bool",
     False,
-    "stream the rows in batches instead of reading them all into memory (XGBoost: "
-    "external memory; Keras: tf.data); features derived from the first 100,000 rows; "
-    "not for rankers",
+    "stream the rows in batches instead of reading them all into memory (XGBoost: external "
+    "memory, cache files in a temporary folder; Keras: tf.data); feature columns (and Keras's "
+    "normalisation) are derived from the first 100,000 rows, the classes from SELECT DISTINCT "
+    "label; validation.split holds out rows of each batch, not stratified; not for rankers",
 )
 
 # Every estimator: how the rows that measure the trained model are chosen.

@@ -8,6 +8,7 @@ from __future__ import annotations
 import importlib
 import os
 import tempfile
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -55,6 +56,75 @@ def train(
     """
     _reject_nulls(features)
     keras = _keras()
+    model, params = _compiled(keras, features, y, labels, attributes, base)
+    history = model.fit(
+        features.inputs(),
+        y,
+        epochs=attributes["train.epoch"],
+        batch_size=attributes["train.batch_size"],
+        verbose=0,
+    )
+    return _saved(model), {"params": params, "metrics": _metrics(history)}
+
+
+def train_batches(
+    batches: Callable[[], Iterator[tuple[FeatureArrays, np.ndarray]]],
+    sample: FeatureArrays,
+    sample_y: np.ndarray,
+    labels: LabelEncoding,
+    attributes: dict[str, Any],
+    base: StoredModel | None = None,
+) -> tuple[bytes, dict[str, Any]]:
+    """Fit like :func:`train`, on training rows that ``batches()`` yields pass after pass
+    (one pass an epoch), through a ``tf.data`` pipeline of whole gradient-step batches.
+
+    The network (input widths, normalisation, a regressor's output scale) is built from
+    the ``sample`` rows; each batch's rows are shuffled within it.
+    """
+    _reject_nulls(sample)
+    keras = _keras()
+    import tensorflow as tf
+
+    model, params = _compiled(keras, sample, sample_y, labels, attributes, base)
+    size = attributes["train.batch_size"]
+    shuffle = np.random.default_rng(attributes["train.seed"])
+
+    def steps() -> Iterator[tuple[dict[str, np.ndarray], np.ndarray]]:
+        for features, y in batches():
+            _reject_nulls(features)
+            inputs, order = features.inputs(), shuffle.permutation(len(y))
+            for start in range(0, len(y), size):
+                rows = order[start : start + size]
+                yield {name: values[rows] for name, values in inputs.items()}, y[rows]
+
+    signature = (
+        {
+            name: tf.TensorSpec((None, values.shape[1] if name.startswith("numbers") else None),
+                                tf.as_dtype(values.dtype))
+            for name, values in sample.inputs().items()
+        },
+        tf.TensorSpec((None,), tf.as_dtype(sample_y.dtype)),
+    )  # fmt: skip
+    dataset = tf.data.Dataset.from_generator(steps, output_signature=signature)
+    history = model.fit(
+        dataset.prefetch(tf.data.AUTOTUNE),
+        epochs=attributes["train.epoch"],
+        shuffle=False,  # shuffled batch by batch above
+        verbose=0,
+    )
+    return _saved(model), {"params": params, "metrics": _metrics(history)}
+
+
+def _compiled(
+    keras,
+    features: FeatureArrays,
+    y: np.ndarray,
+    labels: LabelEncoding,
+    attributes: dict[str, Any],
+    base: StoredModel | None,
+):
+    """The compiled model to fit (the base model, or a new network for ``features``) and
+    the parameters stored with it."""
     keras.utils.set_random_seed(attributes["train.seed"])
     classifier = labels.task == "classifier"
     if base is not None:
@@ -77,19 +147,19 @@ def train(
         loss="sparse_categorical_crossentropy" if classifier else "mean_squared_error",
         metrics=["accuracy"] if classifier else ["mae"],
     )
-    history = model.fit(
-        features.inputs(),
-        y,
-        epochs=attributes["train.epoch"],
-        batch_size=attributes["train.batch_size"],
-        verbose=0,
-    )
-    metrics = {f"train_{name}": float(values[-1]) for name, values in history.history.items()}
+    return model, params
+
+
+def _metrics(history) -> dict[str, float]:
+    return {f"train_{name}": float(values[-1]) for name, values in history.history.items()}
+
+
+def _saved(model) -> bytes:
+    """The model in the ``.keras`` format."""
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "model.keras"
         model.save(path)
-        data = path.read_bytes()
-    return data, {"params": params, "metrics": metrics}
+        return path.read_bytes()
 
 
 def _n_classes(labels: LabelEncoding, attributes: dict[str, Any]) -> int:
