@@ -178,3 +178,35 @@ def test_external_memory_refuses_what_cannot_stream(iris_duckdb_url, capsys):
     )
     assert main(["-e", ranker, "--datasource", iris_duckdb_url]) == 1
     assert "cannot train rankers" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("churn_url", ["duckdb"], indirect=True)
+def test_external_memory_never_reads_the_select_whole(churn_url, unique_name, monkeypatch):
+    """Only batches are read (and the distinct labels); validation.split holds out a seeded
+    fifth of each batch's rows."""
+    from sqlml.runtime import external_memory
+    from sqlml.runtime.datasource.duckdb import DuckDBSource
+
+    monkeypatch.setattr(external_memory, "BATCH_ROWS", 500)
+    whole_reads: list[str] = []
+    read = DuckDBSource.read
+
+    def recording(self, select):
+        whole_reads.append(select)
+        return read(self, select)
+
+    monkeypatch.setattr(DuckDBSource, "read", recording)
+    statement = (
+        f"SELECT * FROM {unique_name}_train TO TRAIN xgboost.gbtree "
+        f"WITH train.external_memory = true LABEL churned INTO {unique_name};"
+    )
+    first = trained(churn_url, statement, unique_name)
+    assert whole_reads and all(s.startswith("SELECT DISTINCT") for s in whole_reads)
+    held = first["validation"]["rows"]
+    assert first["validation"]["split"] == 0.2
+    assert first["rows"] + held == TRAIN_ROWS
+    assert 0.17 * TRAIN_ROWS < held < 0.23 * TRAIN_ROWS
+    assert first["metrics"]["validation_accuracy"] > 0.85
+    again = trained(churn_url, statement, unique_name)
+    assert again["validation"] == first["validation"]
+    assert again["metrics"] == first["metrics"]
