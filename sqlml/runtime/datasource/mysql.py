@@ -18,7 +18,7 @@ from typing import Any, ClassVar
 import numpy as np
 import pymysql
 from pymysql.connections import MAX_PACKET_LEN
-from pymysql.constants import COMMAND, FIELD_TYPE, FLAG
+from pymysql.constants import CLIENT, COMMAND, FIELD_TYPE, FLAG
 from pymysql.protocol import FieldDescriptorPacket, MysqlPacket
 
 from sqlml.errors import DatasourceError
@@ -29,9 +29,10 @@ from sqlml.runtime.datasource.base import (
     ResultSet,
     fetch_batches,
     object_array,
-    python_values,
     returns_rows,
 )
+from sqlml.runtime.datasource.bulk import check_finite, text_chunks
+from sqlml.runtime.datasource.mysql_load import insert_rows, load_data
 from sqlml.runtime.datasource.url import DatasourceURL
 
 _INTEGER_TYPES = {
@@ -85,23 +86,8 @@ class MySQLSource(Datasource):
     def __init__(self, url: DatasourceURL) -> None:
         super().__init__(url)
         self._exact_times = False
-        try:
-            self._con = pymysql.connect(
-                host=url.host,
-                port=url.port or 3306,
-                user=url.user or None,
-                password=url.password,
-                database=url.path,
-                charset="utf8mb4",
-                autocommit=True,
-                connect_timeout=10,
-            )
-        except pymysql.MySQLError as error:
-            raise DatasourceError(
-                f"cannot connect to {url}: {_message(error)}",
-                hint="check that the server is running and that the URL given with "
-                "--datasource or SQLML_DATASOURCE is right",
-            ) from None
+        self._con = _connect(url)
+        self._load_con: pymysql.Connection | None = None
 
     def table_fingerprint(self, table: Sequence[str]) -> str | None:
         """The table's columns, creation and update times when the server keeps the update
@@ -153,13 +139,38 @@ class MySQLSource(Datasource):
             raise DatasourceError(f"MySQL: {_message(error)}") from None
 
     def _insert(self, table: str, columns: Columns) -> None:
-        placeholders = ", ".join([self.param] * len(columns))
-        rows = list(zip(*(python_values(values) for values in columns.values()), strict=True))
+        """``LOAD DATA LOCAL INFILE`` streamed from memory where the server allows it (on a
+        connection of its own: the others never read local files), else multi-row INSERTs."""
+        check_finite(columns)
+        names = [self.quote([name]) for name in columns]
+        rows = len(next(iter(columns.values()), ()))
         try:
-            with self._con.cursor() as cursor:
-                cursor.executemany(f"INSERT INTO {table} VALUES ({placeholders})", rows)
+            loader = self._loader()
+            if loader is None:
+                insert_rows(self._con, table, names, columns, self._max_packet())
+            elif rows:
+                chunks = text_chunks(columns)
+                load_data(loader, table, names, chunks, rows, self._max_packet())
         except pymysql.MySQLError as error:
             raise DatasourceError(f"MySQL: {_message(error)}") from None
+
+    def _loader(self) -> pymysql.Connection | None:
+        """The connection for LOAD DATA LOCAL, or None if the server has ``local_infile`` off."""
+        if self._load_con is not None and self._load_con.open:
+            self._load_con.ping(reconnect=True)
+            return self._load_con
+        if not self._local_infile():
+            return None
+        self._load_con = _connect(self.url, local_infile=True)
+        return self._load_con
+
+    def _local_infile(self) -> bool:
+        found = self.execute("SELECT @@local_infile")
+        return bool(found and found.rows[0][0])
+
+    def _max_packet(self) -> int:
+        found = self.execute("SELECT @@max_allowed_packet")
+        return int(found.rows[0][0]) if found else 1 << 20
 
     def _swap(self, staging: list[str], target: list[str]) -> None:
         *schema, name = target
@@ -188,6 +199,8 @@ class MySQLSource(Datasource):
             self._con.commit()
 
     def close(self) -> None:
+        if self._load_con is not None and self._load_con.open:
+            self._load_con.close()
         if self._con.open:
             self._con.close()
 
@@ -199,6 +212,28 @@ def _driver_errors() -> Iterator[None]:
         yield
     except pymysql.MySQLError as error:
         raise DatasourceError(f"MySQL: {_message(error)}") from None
+
+
+def _connect(url: DatasourceURL, local_infile: bool = False) -> pymysql.Connection:
+    try:
+        return pymysql.connect(
+            host=url.host,
+            port=url.port or 3306,
+            user=url.user or None,
+            password=url.password,
+            database=url.path,
+            charset="utf8mb4",
+            autocommit=True,
+            connect_timeout=10,
+            # LOAD DATA LOCAL allowed, yet pymysql never opens a file the server names
+            client_flag=CLIENT.LOCAL_FILES if local_infile else 0,
+        )
+    except pymysql.MySQLError as error:
+        raise DatasourceError(
+            f"cannot connect to {url}: {_message(error)}",
+            hint="check that the server is running and that the URL given with "
+            "--datasource or SQLML_DATASOURCE is right",
+        ) from None
 
 
 def _message(error: pymysql.MySQLError) -> str:

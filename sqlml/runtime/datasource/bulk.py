@@ -1,0 +1,224 @@
+"""Columns as the byte streams of the databases' bulk loads, built with numpy a chunk at a time.
+
+- :func:`text_chunks`: the text of MySQL's ``LOAD DATA`` with its default FIELDS and LINES
+  clauses: a tab after each field but the last, a newline after each row, ``\\N`` for NULL,
+  and backslash, tab, newline and NUL inside values escaped with a backslash. Floats are
+  written in their shortest form that reads back exactly.
+- :func:`binary_chunks`: PostgreSQL's binary ``COPY``: big-endian values, each with its length.
+
+NaN is written as NULL, as every datasource does. Each chunk of rows is laid out as a byte
+matrix, one table row per matrix row, and compacted once: no Python work per number. Text and
+bytes are Python objects, so they are encoded one value at a time, then escaped in bulk.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+import numpy as np
+
+from sqlml.errors import DatasourceError
+from sqlml.runtime.datasource.base import Columns
+from sqlml.runtime.datasource.decimal_text import float_text, int_text
+
+CHUNK_BYTES = 8 << 20  # about the size of one chunk's byte matrix
+
+PG_HEADER = b"PGCOPY\n\xff\r\n\x00" + bytes(8)  # signature, flags, header extension length
+PG_TRAILER = b"\xff\xff"
+
+_BACKSLASH = ord("\\")
+_ESCAPED = np.zeros(256, dtype=bool)  # bytes that LOAD DATA reads as a backslash sequence
+_ESCAPED[[_BACKSLASH, ord("\t"), ord("\n"), 0]] = True
+_ESCAPE_CODE = np.zeros(256, dtype=np.uint8)  # the letter after the backslash
+_ESCAPE_CODE[[_BACKSLASH, ord("\t"), ord("\n"), 0]] = [_BACKSLASH, ord("t"), ord("n"), ord("0")]
+_WIDTHS = {"f": 24, "i": 21, "u": 21, "b": 2}  # bytes per value in a chunk's matrix, about
+_GUESSED_WIDTH = 32  # of a text value
+
+
+@dataclass(frozen=True)
+class Cells:
+    """A column's values in some rows: row i's bytes are ``data[i][keep[i]]``."""
+
+    data: np.ndarray  # uint8, rows x width
+    keep: np.ndarray | None  # bool, rows x width; None: every byte
+    null: np.ndarray | None  # bool, rows; None: no NULL
+
+
+def text_chunks(columns: Columns) -> Iterator[bytes]:
+    """``columns`` as ``LOAD DATA`` text, in chunks of about :data:`CHUNK_BYTES`."""
+    check_finite(columns)
+    return _chunks(columns, _text_cells, _text_rows)
+
+
+def binary_chunks(columns: Columns) -> Iterator[bytes]:
+    """``columns`` as a binary ``COPY`` stream: header, rows in chunks, trailer."""
+    yield PG_HEADER
+    yield from _chunks(columns, _binary_cells, _binary_rows)
+    yield PG_TRAILER
+
+
+def check_finite(columns: Columns) -> None:
+    """Raise if a float column holds an infinity, which MySQL cannot store."""
+    for name, values in columns.items():
+        if values.dtype.kind == "f" and np.isinf(values).any():
+            raise DatasourceError(
+                f"column {name} holds an infinite value, which MySQL cannot store",
+                hint="replace infinities in the SELECT (e.g. with NULL) before writing to MySQL",
+            )
+
+
+def _chunks(
+    columns: Columns,
+    cells: Callable[[np.ndarray], Cells],
+    rows_of: Callable[[list[Cells]], bytes],
+) -> Iterator[bytes]:
+    arrays = [_checked(name, values) for name, values in columns.items()]
+    rows = len(arrays[0]) if arrays else 0
+    step = max(1, CHUNK_BYTES // sum(_WIDTHS.get(a.dtype.kind, _GUESSED_WIDTH) for a in arrays))
+    for start in range(0, rows, step):
+        yield from _chunk([a[start : start + step] for a in arrays], cells, rows_of)
+
+
+def _chunk(
+    arrays: list[np.ndarray],
+    cells: Callable[[np.ndarray], Cells],
+    rows_of: Callable[[list[Cells]], bytes],
+) -> Iterator[bytes]:
+    """One chunk's bytes; halved while its matrix would be far over budget (long values)."""
+    made = [cells(values) for values in arrays]
+    rows = len(arrays[0])
+    if rows > 1 and rows * sum(c.data.shape[1] for c in made) > 4 * CHUNK_BYTES:
+        half = rows // 2
+        yield from _chunk([a[:half] for a in arrays], cells, rows_of)
+        yield from _chunk([a[half:] for a in arrays], cells, rows_of)
+        return
+    yield rows_of(made)
+
+
+def _checked(name: str, values: np.ndarray) -> np.ndarray:
+    if values.dtype.kind == "u" and values.size and values.max() > np.iinfo(np.int64).max:
+        raise DatasourceError(
+            f"column {name} holds integers above 2**63 - 1, more than a BIGINT holds",
+            hint="cast the column to a floating-point type in the SELECT",
+        )
+    if values.dtype.kind not in "fiub" and values.dtype != object:
+        return values.astype(object)  # numpy strings, dates: their Python values
+    return values
+
+
+def _text_rows(made: list[Cells]) -> bytes:
+    """Rows of tab-separated fields; NULL as ``\\N``."""
+    blocks, keeps = [], []
+    for j, cells in enumerate(made):
+        data, keep = cells.data, _keep(cells)
+        if cells.null is not None:
+            if data.shape[1] < 2:
+                data, keep = np.pad(data, ((0, 0), (0, 1))), np.pad(keep, ((0, 0), (0, 1)))
+            data[cells.null, :2] = (_BACKSLASH, ord("N"))
+            keep[cells.null] = np.arange(data.shape[1]) < 2
+        end = ord("\n") if j == len(made) - 1 else ord("\t")
+        blocks += [data, np.full((len(data), 1), end, np.uint8)]
+        keeps += [keep, np.ones((len(data), 1), bool)]
+    return _compact(blocks, keeps)
+
+
+def _binary_rows(made: list[Cells]) -> bytes:
+    """Rows of the binary COPY format: the field count, then each field's length and bytes."""
+    rows = len(made[0].data)
+    blocks = [_big_endian(np.full(rows, len(made)), ">i2")]
+    keeps = [np.ones((rows, 2), bool)]
+    for cells in made:
+        keep = _keep(cells)
+        length = keep.sum(axis=1)
+        if cells.null is not None:
+            length[cells.null] = -1
+            keep[cells.null] = False
+        blocks += [_big_endian(length, ">i4"), cells.data]
+        keeps += [np.ones((rows, 4), bool), keep]
+    return _compact(blocks, keeps)
+
+
+def _keep(cells: Cells) -> np.ndarray:
+    if cells.keep is None:
+        return np.ones(cells.data.shape, bool)
+    return cells.keep.copy()
+
+
+def _big_endian(values: np.ndarray, dtype: str) -> np.ndarray:
+    return values.astype(dtype).view(np.uint8).reshape(len(values), -1)
+
+
+def _compact(blocks: list[np.ndarray], keeps: list[np.ndarray]) -> bytes:
+    """The rows of the blocks side by side, with only the bytes marked to keep."""
+    matrix = np.concatenate(blocks, axis=1)
+    keep = np.concatenate(keeps, axis=1)
+    return matrix.tobytes() if keep.all() else matrix[keep].tobytes()
+
+
+def _text_cells(values: np.ndarray) -> Cells:
+    kind = values.dtype.kind
+    if kind == "b":
+        return Cells((values.astype(np.uint8) + ord("0")).reshape(-1, 1), None, None)
+    if kind in "iu":
+        return Cells(*int_text(values), None)
+    if kind == "f":
+        values = values.astype(np.float64, copy=False)  # float32 too: its exact value
+        return Cells(*float_text(values), _nulls(np.isnan(values)))
+    return _object_cells(values, escape=True)
+
+
+def _binary_cells(values: np.ndarray) -> Cells:
+    kind = values.dtype.kind
+    if kind == "b":
+        return Cells(values.astype(np.uint8).reshape(-1, 1), None, None)
+    if kind in "iu":
+        return Cells(_big_endian(values, ">i8"), None, None)
+    if kind == "f":
+        return Cells(_big_endian(values, ">f8"), None, _nulls(np.isnan(values)))
+    return _object_cells(values, escape=False)
+
+
+def _nulls(null: np.ndarray) -> np.ndarray | None:
+    return null if null.any() else None
+
+
+def _object_cells(values: np.ndarray, escape: bool) -> Cells:
+    """Text (UTF-8) and bytes, encoded one value at a time; None is NULL."""
+    items = values.tolist()
+    null = np.fromiter((v is None for v in items), bool, len(items))
+    parts = [_encoded(v) for v in items if v is not None]
+    flat = np.frombuffer(b"".join(parts), np.uint8)
+    lengths = np.fromiter(map(len, parts), np.int64, len(parts))
+    if escape:
+        flat, lengths = _escaped(flat, lengths)
+    length = np.zeros(len(items), np.int64)
+    length[~null] = lengths
+    keep = np.arange(max(int(lengths.max(initial=0)), 1)) < length[:, None]
+    data = np.zeros(keep.shape, np.uint8)
+    data[keep] = flat  # row by row, in order
+    return Cells(data, keep, _nulls(null))
+
+
+def _encoded(value: object) -> bytes:
+    if isinstance(value, str):
+        return value.encode()
+    if isinstance(value, bytes | bytearray | memoryview):
+        return bytes(value)
+    return str(value).encode()
+
+
+def _escaped(flat: np.ndarray, lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each backslash, tab, newline and NUL byte as a backslash and a letter (UTF-8 never has
+    these bytes inside a character)."""
+    special = _ESCAPED[flat]
+    count = int(special.sum())
+    if not count:
+        return flat, lengths
+    owner = np.repeat(np.arange(len(lengths)), lengths)
+    lengths = lengths + np.bincount(owner[special], minlength=len(lengths))
+    escaped = np.repeat(flat, np.where(special, 2, 1))
+    first = np.flatnonzero(special) + np.arange(count)  # where each special byte lands
+    escaped[first + 1] = _ESCAPE_CODE[flat[special]]
+    escaped[first] = _BACKSLASH
+    return escaped, lengths
