@@ -254,4 +254,15 @@ def _kind(values: np.ndarray) -> str:
         return "int"
     if values.dtype.kind == "f":
         return "float"
+    if values.dtype.kind == "S" or _all_bytes(values):
+        return "blob"
     return "text"
+
+
+def _all_bytes(values: np.ndarray) -> bool:
+    """Whether an object column holds bytes, and nothing else but NULLs."""
+    if values.dtype != object:
+        return False
+    items = values.tolist()
+    first = next((v for v in items if v is not None), None)  # text columns stop here
+    return isinstance(first, bytes) and all(v is None or isinstance(v, bytes) for v in items)
