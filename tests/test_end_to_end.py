@@ -72,6 +72,8 @@ def test_predict_replaces_an_existing_table(duckdb_url, capsys):
         "pred",
         "sqlml_model_chunks",
         "sqlml_model_versions",
+        "sqlml_run_steps",  # the run record
+        "sqlml_runs",
     ]
 
 
