@@ -229,3 +229,16 @@ def test_resume_on_mysql(tmp_path, mysql_url, unique_name, capsys):
         for table in (src, missing):
             ds.execute(f"DROP TABLE IF EXISTS {table}")
         ds.close()
+
+
+def test_sqlite_steps_share_one_connection_and_resume(tmp_path, capsys):
+    url = f"sqlite:///{tmp_path / 'test.db'}"
+    file = program(tmp_path, "CREATE TABLE a AS SELECT 1 AS x;\nSELECT count(*) AS n FROM b;\n")
+    status, first, _, _ = run(file, url, capsys, "--jobs", "4")
+    assert status == 1
+    ds = connect(url)
+    ds.execute("CREATE TABLE b AS SELECT 1 AS y")
+    ds.close()
+    status, second, out, _ = run(file, url, capsys, "--resume", first, "--format", "csv")
+    assert status == 0 and out.split() == ["n", "1"]
+    assert states(record(url, second)) == {"s1-create": "cached", "s2-select": "succeeded"}

@@ -192,12 +192,6 @@ class Workflow:
     def exit_handlers(self) -> list[Step]:
         return list(self._exit_handlers.values())
 
-    def step(self, name: str) -> Step:
-        """The step named ``name``."""
-        if name not in self._steps:
-            raise WorkflowError(f"workflow {self.name} has no step named {name}")
-        return self._steps[name]
-
     def add(self, step: Step) -> Step:
         """Add ``step``; its name must be new and the steps it waits for or reads already
         added. Steps whose outputs it reads are added to its ``after``. Returns it as added."""

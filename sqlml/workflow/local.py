@@ -1,11 +1,11 @@
 """The local backend: runs a workflow's steps on this machine, independent ones in parallel.
 
 A pool of ``jobs`` worker threads runs the steps whose dependencies are done; each worker
-opens its own connection to the datasource (an in-memory database has one connection, so
-its steps run one at a time). The coordinating thread keeps the run record: every step's
-content hash, state, attempts, times and error. A failed step's downstream steps are
-``omitted``; the others still run, and the run fails. Exit handlers run last, whatever the
-outcome.
+opens its own connection to the datasource (an in-memory database has one connection, and
+SQLite one writer at a time: their steps run one at a time on one connection). The
+coordinating thread keeps the run record: every step's content hash, state, attempts, times
+and error. A failed step's downstream steps are ``omitted``; the others still run, and the
+run fails. Exit handlers run last, whatever the outcome.
 
 Resuming a run (``resume``) skips each step that succeeded in it when its content hash (its
 definition plus the fingerprints of the tables it reads) is unchanged and no step it waits
@@ -92,7 +92,8 @@ class LocalExecutor:
     ) -> None:
         self._url = url
         self._base_dir = (base_dir or Path.cwd()).resolve()
-        self._shared = parse_url(url).path == ":memory:"
+        parsed = parse_url(url)  # SQLite has one writer at a time: no parallel connections
+        self._shared = parsed.scheme == "sqlite" or parsed.path == ":memory:"
         self._jobs = 1 if self._shared else max(1, jobs or os.cpu_count() or 1)
         self._retry = retry or Retry(limit=0)
         self._timeout = timeout
