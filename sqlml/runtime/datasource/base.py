@@ -105,7 +105,7 @@ class Datasource(ABC):
     def close(self) -> None:
         """Release the connection."""
 
-    def interrupt(self) -> None:
+    def interrupt(self) -> None:  # noqa: B027 (a deliberate no-op where drivers cannot)
         """Ask the statement running on this connection (in another thread) to stop; it then
         fails with a DatasourceError. Does nothing where the driver cannot interrupt."""
 
