@@ -13,7 +13,8 @@ local_infile) and a DuckDB file. Both sides train the same booster (binary:logis
   (MySQL: pymysql's streaming SSCursor, ``fetchmany`` batches made numpy arrays; DuckDB:
   ``fetchnumpy``), ``xgboost.train`` on a DMatrix, the model saved to a file.
 
-Each is a fresh process, timed from start to exit (best of REPEATS); the input cache is off.
+Each is a fresh process, timed from start to exit: wall time and CPU time (best of REPEATS,
+the three commands taking turns); the input cache is off.
 Target: sqlml <= 1.15x the script's time. ``python benchmarks/train.py`` uses
 ``$SQLML_TEST_MYSQL`` or mysql://root@127.0.0.1:3306/test; prints a table; leaves nothing
 behind (the table and the models are dropped, the DuckDB file deleted).
@@ -22,6 +23,7 @@ behind (the table and the models are dropped, the DuckDB file deleted).
 from __future__ import annotations
 
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -146,15 +148,23 @@ def hand_written(database: str, location: str) -> None:
         booster.save_model(Path(folder) / "model.ubj")
 
 
-def timed(command: list[str]) -> float:
-    """Best wall time of REPEATS runs of ``command``, each a fresh process."""
+def timed(commands: dict[str, list[str]]) -> dict[str, tuple[float, float]]:
+    """Each command's best wall time and best CPU time (user + system) of REPEATS runs, each
+    a fresh process. The commands take turns, so that a busy machine slows them alike."""
     env = {**os.environ, "SQLML_CACHE": "off"}
-    runs = []
+    runs: dict[str, list[tuple[float, float]]] = {name: [] for name in commands}
     for _ in range(REPEATS):
-        start = time.perf_counter()
-        subprocess.run(command, check=True, env=env, capture_output=True)
-        runs.append(time.perf_counter() - start)
-    return min(runs)
+        for name, command in commands.items():
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
+            start = time.perf_counter()
+            subprocess.run(command, check=True, env=env, capture_output=True)
+            wall = time.perf_counter() - start
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+            runs[name].append((wall, cpu))
+    return {
+        name: (min(w for w, _ in times), min(c for _, c in times)) for name, times in runs.items()
+    }
 
 
 def main() -> None:
@@ -164,33 +174,53 @@ def main() -> None:
         load(duckdb_path, MYSQL_URL)
         print(f"{ROWS:,} rows x {FEATURES} DOUBLE + 0/1 label, loaded in "
               f"{time.perf_counter() - start:.1f} s")  # fmt: skip
-        results: dict[tuple[str, str], float] = {}
+        results: dict[tuple[str, str], tuple[float, float]] = {}
         try:
             for database, url, location in (
                 ("mysql", MYSQL_URL, MYSQL_URL),
                 ("duckdb", f"duckdb:///{duckdb_path}", str(duckdb_path)),
             ):
-                script = [sys.executable, __file__, "--hand-written", database, location]
-                results[database, "hand-written"] = timed(script)
-                for name, split in (("sqlml, validation.split = 0", 0), ("sqlml, default", None)):
-                    command = [sys.executable, "-m", "sqlml", "-e", statement(split)]
-                    results[database, name] = timed([*command, "--datasource", url])
+                sqlml = [sys.executable, "-m", "sqlml", "--datasource", url, "-e"]
+                commands = {
+                    "hand-written": [
+                        sys.executable,
+                        __file__,
+                        "--hand-written",
+                        database,
+                        location,
+                    ],
+                    "sqlml, validation.split = 0": [*sqlml, statement(0)],
+                    "sqlml, default": [*sqlml, statement(None)],
+                }
+                for name, seconds in timed(commands).items():
+                    results[database, name] = seconds
                 drop = ["-e", f"DROP MODEL {MODEL};", "--datasource", url]
                 subprocess.run([sys.executable, "-m", "sqlml", *drop], check=True)
         finally:
             with mysql_connection(MYSQL_URL) as mysql, mysql.cursor() as cursor:
                 cursor.execute(f"DROP TABLE IF EXISTS {TABLE}")
-    print(f"binary:logistic, {ROUNDS} rounds, hist; best of {REPEATS} runs, each a fresh process\n")
-    print("| database | run | time | / hand-written |")
-    print("| --- | --- | ---: | ---: |")
-    for (database, name), seconds in results.items():
-        ratio = seconds / results[database, "hand-written"]
-        print(f"| {database} | {name} | {seconds:.2f} s | {ratio:.2f}x |")
+    print(f"binary:logistic, {ROUNDS} rounds, hist; best of {REPEATS} runs, each a fresh process")
+    print("CPU time: user + system seconds of the process, less sensitive to a busy machine\n")
+    print("| database | run | wall time | / hand-written | CPU time | / hand-written |")
+    print("| --- | --- | ---: | ---: | ---: | ---: |")
+    for (database, name), (wall, cpu) in results.items():
+        hand_wall, hand_cpu = results[database, "hand-written"]
+        print(
+            f"| {database} | {name} | {wall:.2f} s | {wall / hand_wall:.2f}x "
+            f"| {cpu:.2f} s | {cpu / hand_cpu:.2f}x |"
+        )
     print()
     for database in ("mysql", "duckdb"):
-        ratio = results[database, "sqlml, validation.split = 0"] / results[database, "hand-written"]
-        verdict = "met" if ratio <= 1.15 else "NOT met"
-        print(f"{database}: sqlml = {ratio:.2f}x the script's time (target <= 1.15x): {verdict}")
+        ratios = [
+            results[database, "sqlml, validation.split = 0"][i]
+            / results[database, "hand-written"][i]
+            for i in (0, 1)
+        ]
+        verdict = "met" if max(ratios) <= 1.15 else "NOT met"
+        print(
+            f"{database}: sqlml = {ratios[0]:.2f}x the script's wall time, {ratios[1]:.2f}x its "
+            f"CPU time (target <= 1.15x): {verdict}"
+        )
 
 
 if __name__ == "__main__":

@@ -14,8 +14,8 @@ Each pass over the data reads the SELECT again, batch by batch; nothing is cache
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from itertools import islice
+from collections.abc import Iterator
+from contextlib import closing
 from types import ModuleType
 
 import numpy as np
@@ -40,9 +40,6 @@ from sqlml.runtime.training import (
 
 SAMPLE_ROWS = 100_000
 
-# A pass over training rows: each batch's features and encoded labels.
-Batches = Callable[[], Iterator[tuple[FeatureArrays, np.ndarray]]]
-
 
 def fit_batches(
     statement: ir.TrainStatement,
@@ -58,9 +55,7 @@ def fit_batches(
             "rows must be together in memory",
             hint="leave out train.external_memory",
         )
-    sample = join_batches(
-        islice(datasource.read_batches(statement.select, BATCH_ROWS), _sample_batches())
-    )
+    sample = _sample(datasource, statement.select)
     check_rows(sample)
     check_label(label, sample, "the SELECT")
     labels = _labels(statement, datasource, sample[label], base)
@@ -72,11 +67,12 @@ def fit_batches(
 
     def training() -> Iterator[tuple[FeatureArrays, np.ndarray]]:
         rows[0] = 0
-        for index, columns in enumerate(datasource.read_batches(statement.select, BATCH_ROWS)):
-            kept = _rows(columns, ~_held(index, columns, share, seed))
-            if len(kept[label]):
-                rows[0] += len(kept[label])
-                yield _arrays(kept, features, labels, label, "the SELECT")
+        with closing(datasource.read_batches(statement.select, BATCH_ROWS)) as stream:
+            for index, columns in enumerate(stream):
+                kept = _rows(columns, ~_held(index, columns, share, seed))
+                if len(kept[label]):
+                    rows[0] += len(kept[label])
+                    yield _arrays(kept, features, labels, label, "the SELECT")
 
     sample_y = encode_label(labels, label, sample[label], "the SELECT")
     data, details = trainer.train_batches(
@@ -114,8 +110,16 @@ def fit_batches(
     )
 
 
-def _sample_batches() -> int:
-    return max(1, SAMPLE_ROWS // BATCH_ROWS)
+def _sample(datasource: Datasource, select: str) -> Columns:
+    """The first ``SAMPLE_ROWS`` rows of ``select`` (all its columns, even if none)."""
+    batches, rows = [], 0
+    with closing(datasource.read_batches(select, BATCH_ROWS)) as stream:
+        for batch in stream:
+            batches.append(batch)
+            rows += len(next(iter(batch.values())))
+            if rows >= SAMPLE_ROWS:
+                break
+    return {name: values[:SAMPLE_ROWS] for name, values in join_batches(batches).items()}
 
 
 def _labels(
