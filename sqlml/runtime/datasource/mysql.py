@@ -156,9 +156,12 @@ class MySQLSource(Datasource):
 
     def _loader(self) -> pymysql.Connection | None:
         """The connection for LOAD DATA LOCAL, or None if the server has ``local_infile`` off."""
-        if self._load_con is not None and self._load_con.open:
-            self._load_con.ping(reconnect=True)
-            return self._load_con
+        if self._load_con is not None:
+            try:
+                self._load_con.ping(reconnect=False)
+                return self._load_con
+            except pymysql.MySQLError:  # lost (server restarted, idle too long): a new one
+                self._load_con = None
         if not self._local_infile():
             return None
         self._load_con = _connect(self.url, local_infile=True)

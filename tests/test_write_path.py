@@ -1,0 +1,319 @@
+"""The bulk write path: exact round trips of awkward values on every database, both MySQL
+paths (LOAD DATA LOCAL INFILE and multi-row INSERTs), and TO PREDICT writes that fail or are
+killed half way, which must leave the previous result table as it was."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+from sqlml.cli import main
+from sqlml.errors import DatasourceError
+from sqlml.runtime.datasource import bulk, connect
+from sqlml.runtime.datasource.decimal_text import float_text, int_text
+from sqlml.runtime.model_store import ModelStore
+
+TEXTS = ["a\tb", None, "c\\\r\n é😀", "NULL", "\\N", "", "o'q; --", '"x"', "\\", "tab\t"]
+
+
+def awkward_columns() -> dict[str, np.ndarray]:
+    """Ten rows of values that text formats get wrong: escapes, NULL look-alikes, extremes."""
+    return {
+        "k": np.arange(10),
+        "i": np.array([1, -(2**63), 2**63 - 1, 0, -1, 10, 99, -100, 123456789012345678, 7]),
+        "f": np.array(
+            [0.1, np.nan, 5e-324, -0.0, 1 / 3, 2.2250738585072014e-308, 1e22, 1e23, -1.5, 0.3]
+        ),
+        "g": np.array([1.7976931348623157e308, -2.5e-310, 1e-7, 100.0, 2**53 + 2.0] * 2),
+        "h": np.array([1.5, 0.1, -2.75, 3e38, 1e-30] * 2, dtype=np.float32),
+        "s": np.array(TEXTS, dtype=object),
+        "y": np.array([b"\x00\xff\n", b"", None, b"\\N\t", b"\r\\", *[b"x"] * 5], dtype=object),
+        "b": np.array([True, False] * 5),
+    }
+
+
+def assert_same(back: dict[str, np.ndarray], sent: dict[str, np.ndarray]) -> None:
+    assert list(back) == list(sent)
+    for name, values in sent.items():
+        got = back[name]
+        if values.dtype.kind == "f":
+            expected = values.astype(np.float64)
+            assert np.array_equal(np.isnan(got), np.isnan(expected)), name
+            assert np.array_equal(got[~np.isnan(got)], expected[~np.isnan(expected)]), name
+        elif values.dtype.kind == "b":
+            assert [bool(v) for v in got.tolist()] == values.tolist(), name
+        elif values.dtype == object:
+            as_sent = [bytes(v) if isinstance(v, bytearray) else v for v in got.tolist()]
+            assert as_sent == values.tolist(), name
+        else:
+            assert got.tolist() == values.tolist(), name
+
+
+def round_trip(datasource, table: str, columns: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    datasource.write_table([table], columns)
+    try:
+        return datasource.read(f"SELECT * FROM {datasource.quote([table])} ORDER BY k")
+    finally:
+        datasource.execute(f"DROP TABLE {datasource.quote([table])}")
+
+
+def random_doubles(count: int, seed: int) -> np.ndarray:
+    """Finite doubles from random bit patterns (every exponent, subnormals included)."""
+    bits = np.random.default_rng(seed).integers(0, 2**64 - 1, count, dtype=np.uint64)
+    values = bits.view(np.float64)
+    return values[np.isfinite(values)]
+
+
+def test_awkward_values_round_trip_exactly(datasource, unique_name):
+    columns = awkward_columns()
+    assert_same(round_trip(datasource, unique_name, columns), columns)
+
+
+def test_many_rows_in_small_chunks_round_trip_exactly(datasource, unique_name, monkeypatch):
+    monkeypatch.setattr(bulk, "CHUNK_BYTES", 4096)  # many chunks and packets, halved ones too
+    doubles = random_doubles(30_000, seed=4)
+    rows = len(doubles)
+    texts = np.array([None if i % 7 == 0 else f"{i}\t{i % 3}\n" for i in range(rows)], object)
+    texts[5] = "long " * 5000  # a value far wider than the others: its chunk is split
+    columns = {
+        "k": np.arange(rows),
+        "x": doubles,
+        "n": np.random.default_rng(5).standard_normal(rows),
+        "t": texts,
+    }
+    assert_same(round_trip(datasource, unique_name, columns), columns)
+
+
+def test_an_empty_result_writes_an_empty_table(datasource, unique_name):
+    columns = {"k": np.empty(0, np.int64), "x": np.empty(0), "s": np.empty(0, object)}
+    back = round_trip(datasource, unique_name, columns)
+    assert list(back) == ["k", "x", "s"] and all(len(v) == 0 for v in back.values())
+
+
+def test_mysql_writes_through_load_data(mysql_url, unique_name):
+    ds = connect(mysql_url)
+    try:
+        before = _status(ds, "Com_insert")
+        columns = awkward_columns()
+        assert_same(round_trip(ds, unique_name, columns), columns)
+        assert ds._load_con is not None and ds._load_con.open  # the LOAD DATA connection
+        assert _status(ds, "Com_insert") == before  # no INSERT on the main connection
+    finally:
+        ds.close()
+
+
+def test_mysql_falls_back_to_multi_row_inserts(mysql_url, unique_name, monkeypatch):
+    ds = connect(mysql_url)
+    monkeypatch.setattr(ds, "_local_infile", lambda: False)  # as if the server had it off
+    try:
+        columns = awkward_columns()
+        assert_same(round_trip(ds, unique_name, columns), columns)
+        doubles = random_doubles(20_000, seed=6)
+        before = _status(ds, "Com_insert")
+        many = {"k": np.arange(len(doubles)), "x": doubles, "p%s": -doubles}
+        assert_same(round_trip(ds, unique_name, many), many)
+        statements = _status(ds, "Com_insert") - before
+        assert ds._load_con is None
+    finally:
+        ds.close()
+    # about 1 MB of values: one statement per 10,000 rows, not one per row
+    assert 2 <= statements <= 4, statements
+
+
+def _status(ds, name: str) -> int:
+    return int(ds.execute(f"SHOW SESSION STATUS LIKE '{name}'").rows[0][1])
+
+
+def test_mysql_cannot_store_infinity(mysql_url, unique_name):
+    ds = connect(mysql_url)
+    try:
+        with pytest.raises(DatasourceError) as caught:
+            ds.write_table([unique_name], {"x": np.array([1.0, np.inf])})
+        assert not ds.table_exists([unique_name])
+    finally:
+        ds.close()
+    assert "column x holds an infinite value" in caught.value.message
+    assert caught.value.hint
+
+
+@pytest.mark.parametrize("kind", ["mysql", "postgresql"])
+def test_integers_beyond_bigint_are_refused(kind, tmp_path, unique_name):
+    from conftest import datasource_url
+
+    ds = connect(datasource_url(kind, tmp_path))
+    try:
+        with pytest.raises(DatasourceError, match="above 2\\*\\*63 - 1"):
+            ds.write_table([unique_name], {"u": np.array([1, 2**64 - 1], dtype=np.uint64)})
+        assert not ds.table_exists([unique_name])
+    finally:
+        ds.close()
+
+
+def test_floats_as_17_digit_decimals_read_back_exactly():
+    values = np.concatenate([random_doubles(300_000, seed=1), [0.0, -0.0, 5e-324, 1e23, 0.5]])
+    data, keep = float_text(values)
+    back = np.array(_texts(data, keep), dtype=np.float64)
+    assert np.array_equal(back.view(np.uint64), values.view(np.uint64))
+    assert _texts(*float_text(np.array([1.5, -0.0, 100.0, 0.1]))) == [
+        "15e-1",
+        "-0e0",
+        "1e2",
+        "10000000000000001e-17",
+    ]
+
+
+def test_integers_as_decimals():
+    values = np.array([0, 7, -7, 10, 2**63 - 1, -(2**63), 1000000000, -999999999])
+    assert _texts(*int_text(values)) == [str(v) for v in values.tolist()]
+
+
+def _texts(data: np.ndarray, keep: np.ndarray) -> list[str]:
+    return [bytes(row[mask]).decode() for row, mask in zip(data, keep, strict=True)]
+
+
+TRAIN = """
+    SELECT sepal_length, sepal_width, petal_length, petal_width, class FROM iris_train
+    TO TRAIN xgboost.gbtree
+    WITH objective = "multi:softprob", max_depth = 3, train.num_boost_round = 3
+    LABEL class INTO {model};
+    SELECT * FROM iris_test TO PREDICT {table}.class USING {model};
+"""
+
+
+def _trained(url: str, name: str, capsys) -> tuple[str, str, list[tuple]]:
+    """Train a model and predict iris_test into a table; the model, table and table rows."""
+    model, table = f"{name}_model", f"{name}_pred"
+    code = main(["-e", TRAIN.format(model=model, table=table), "--datasource", url])
+    assert code == 0, capsys.readouterr().err
+    return model, table, _rows(url, table)
+
+
+def _rows(url: str, table: str) -> list[tuple]:
+    ds = connect(url)
+    try:
+        return ds.execute(f"SELECT * FROM {table} ORDER BY id").rows
+    finally:
+        ds.close()
+
+
+def _source_class(url: str) -> type:
+    ds = connect(url)
+    ds.close()
+    return type(ds)
+
+
+def _clean_up(url: str, model: str, table: str) -> list[str]:
+    """Drop the model, the table and any staging table; the staging tables' names."""
+    ds = connect(url)
+    try:
+        staging = [t for t in _tables(ds) if t.startswith(f"{table}__sqlml")]
+        for name in [table, *staging]:
+            ds.execute(f"DROP TABLE IF EXISTS {ds.quote([name])}")
+        ModelStore(ds).drop(model)
+        return staging
+    finally:
+        ds.close()
+
+
+def _tables(ds) -> list[str]:
+    if ds.dialect == "sqlite":
+        return [r[0] for r in ds.execute("SELECT name FROM sqlite_master").rows]
+    found = ds.execute(
+        f"SELECT table_name FROM information_schema.tables WHERE table_schema = {ds.current_schema}"
+    )
+    return [r[0] for r in found.rows]
+
+
+def test_a_predict_that_fails_half_way_leaves_the_old_table(iris_url, unique_name, capsys):
+    model, table, old = _trained(iris_url, unique_name, capsys)
+    datasource_class = _source_class(iris_url)
+    real_insert = datasource_class._insert
+
+    def half_then_fail(self, staging, columns):
+        real_insert(self, staging, {k: v[: len(v) // 2] for k, v in columns.items()})
+        raise DatasourceError("the connection was lost (injected)")
+
+    try:
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(datasource_class, "_insert", half_then_fail)
+            program = f"SELECT * FROM iris_train TO PREDICT {table}.class USING {model};"
+            assert main(["-e", program, "--datasource", iris_url]) == 1
+        assert "injected" in capsys.readouterr().err
+        assert _rows(iris_url, table) == old
+    finally:
+        staging = _clean_up(iris_url, model, table)
+    assert len(old) == 30
+    assert staging == []  # the half-written staging table was dropped
+
+
+CHILD = """
+import sys, time
+from sqlml.cli import main
+from sqlml.runtime.datasource import bulk, duckdb, mysql, postgresql, sqlite
+
+url, table, model = sys.argv[1:4]
+source_class = sqlite.SQLiteSource if url.startswith("sqlite") else duckdb.DuckDBSource
+real_insert = source_class._insert
+
+def pause():
+    print("writing", flush=True)
+    time.sleep(600)
+
+def paused_stream(chunks):
+    def stream(columns):
+        for i, chunk in enumerate(chunks(columns)):
+            if i == 3:
+                pause()  # killed here, inside the LOAD DATA or COPY statement
+            yield chunk
+    return stream
+
+def half_then_pause(self, staging, columns):
+    real_insert(self, staging, {k: v[: len(v) // 2] for k, v in columns.items()})
+    pause()
+
+bulk.CHUNK_BYTES = 4096
+mysql.text_chunks = paused_stream(mysql.text_chunks)
+postgresql.binary_chunks = paused_stream(postgresql.binary_chunks)
+if url.startswith(("duckdb", "sqlite")):
+    source_class._insert = half_then_pause
+main(["-e", f"SELECT * FROM big TO PREDICT {table}.class USING {model};", "--datasource", url])
+"""
+
+
+def test_a_predict_killed_half_way_leaves_the_old_table(iris_url, unique_name, capsys):
+    model, table, old = _trained(iris_url, unique_name, capsys)
+    ds = connect(iris_url)
+    rng = np.random.default_rng(7)
+    names = ["sepal_length", "sepal_width", "petal_length", "petal_width"]
+    big = {"id": np.arange(20_000)} | {n: rng.uniform(0, 8, 20_000) for n in names}
+    ds.write_table(["big"], big)
+    ds.close()  # a DuckDB file has one writer: the child
+    child = subprocess.Popen(
+        [sys.executable, "-c", textwrap.dedent(CHILD), iris_url, table, model],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "SQLML_CACHE": "off"},
+    )
+    try:
+        line = child.stdout.readline()
+        assert line == "writing\n", child.stderr.read() if child.poll() is not None else line
+        os.kill(child.pid, signal.SIGKILL)
+        assert child.wait(timeout=30) == -signal.SIGKILL
+        assert _rows(iris_url, table) == old
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+        child.stdout.close()
+        child.stderr.close()
+        ds = connect(iris_url)
+        ds.execute("DROP TABLE IF EXISTS big")
+        ds.close()
+        _clean_up(iris_url, model, table)
