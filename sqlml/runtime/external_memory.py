@@ -23,7 +23,7 @@ import numpy as np
 from sqlml import ir
 from sqlml.errors import ModelError
 from sqlml.runtime.datasource import Columns, Datasource
-from sqlml.runtime.datasource.base import BATCH_ROWS, join_batches
+from sqlml.runtime.datasource.base import join_batches
 from sqlml.runtime.feature_arrays import FeatureArrays, transform
 from sqlml.runtime.feature_columns import check_columns, derive
 from sqlml.runtime.features import check_rows
@@ -39,6 +39,9 @@ from sqlml.runtime.training import (
 )
 
 SAMPLE_ROWS = 100_000
+# Rows per batch, and so per XGBoost page: memory holds about one batch; bigger pages train
+# faster (1,000,000 rows x 10 columns: 30 s of CPU with 262,144-row pages, 47 s with 65,536).
+BATCH_ROWS = 262_144
 
 
 def fit_batches(
