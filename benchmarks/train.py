@@ -23,7 +23,6 @@ behind (the table and the models are dropped, the DuckDB file deleted).
 from __future__ import annotations
 
 import os
-import resource
 import subprocess
 import sys
 import tempfile
@@ -104,8 +103,9 @@ def load(duckdb_path: Path, mysql_url: str) -> None:
             )
 
 
-def statement(split: float | None) -> str:
-    """The TO TRAIN statement: ``PARAMS`` as attributes; ``split`` None: the default split."""
+def statement(split: float | None, external: bool = False) -> str:
+    """The TO TRAIN statement: ``PARAMS`` as attributes; ``split`` None: the default split;
+    ``external``: streaming the rows through XGBoost's external memory."""
     attrs = [
         f"{key} = {value!r}" if isinstance(value, str) else f"{key} = {value}"
         for key, value in PARAMS.items()
@@ -114,6 +114,8 @@ def statement(split: float | None) -> str:
     attrs.append(f"train.num_boost_round = {ROUNDS}")
     if split is not None:
         attrs.append(f"validation.split = {split}")
+    if external:
+        attrs.append("train.external_memory = true")
     return f"SELECT * FROM {TABLE} TO TRAIN xgboost.gbtree WITH {', '.join(attrs)} " \
         f"LABEL label INTO {MODEL};"  # fmt: skip
 
@@ -148,22 +150,24 @@ def hand_written(database: str, location: str) -> None:
         booster.save_model(Path(folder) / "model.ubj")
 
 
-def timed(commands: dict[str, list[str]]) -> dict[str, tuple[float, float]]:
-    """Each command's best wall time and best CPU time (user + system) of REPEATS runs, each
-    a fresh process. The commands take turns, so that a busy machine slows them alike."""
+def timed(commands: dict[str, list[str]]) -> dict[str, tuple[float, float, float]]:
+    """Each command's best wall time, best CPU time (user + system) and largest peak RSS (MiB)
+    of REPEATS runs, each a fresh process. The commands take turns, so that a busy machine
+    slows them alike."""
     env = {**os.environ, "SQLML_CACHE": "off"}
-    runs: dict[str, list[tuple[float, float]]] = {name: [] for name in commands}
+    runs: dict[str, list[tuple[float, float, float]]] = {name: [] for name in commands}
     for _ in range(REPEATS):
         for name, command in commands.items():
-            before = resource.getrusage(resource.RUSAGE_CHILDREN)
             start = time.perf_counter()
-            subprocess.run(command, check=True, env=env, capture_output=True)
+            process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL)
+            _, status, usage = os.wait4(process.pid, 0)
             wall = time.perf_counter() - start
-            after = resource.getrusage(resource.RUSAGE_CHILDREN)
-            cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
-            runs[name].append((wall, cpu))
+            if os.waitstatus_to_exitcode(status):
+                raise SystemExit(f"{name} failed")
+            runs[name].append((wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024))
     return {
-        name: (min(w for w, _ in times), min(c for _, c in times)) for name, times in runs.items()
+        name: (min(r[0] for r in times), min(r[1] for r in times), max(r[2] for r in times))
+        for name, times in runs.items()
     }
 
 
@@ -174,7 +178,7 @@ def main() -> None:
         load(duckdb_path, MYSQL_URL)
         print(f"{ROWS:,} rows x {FEATURES} DOUBLE + 0/1 label, loaded in "
               f"{time.perf_counter() - start:.1f} s")  # fmt: skip
-        results: dict[tuple[str, str], tuple[float, float]] = {}
+        results: dict[tuple[str, str], tuple[float, float, float]] = {}
         try:
             for database, url, location in (
                 ("mysql", MYSQL_URL, MYSQL_URL),
@@ -191,6 +195,7 @@ def main() -> None:
                     ],
                     "sqlml, validation.split = 0": [*sqlml, statement(0)],
                     "sqlml, default": [*sqlml, statement(None)],
+                    "sqlml, train.external_memory": [*sqlml, statement(0, external=True)],
                 }
                 for name, seconds in timed(commands).items():
                     results[database, name] = seconds
@@ -201,13 +206,13 @@ def main() -> None:
                 cursor.execute(f"DROP TABLE IF EXISTS {TABLE}")
     print(f"binary:logistic, {ROUNDS} rounds, hist; best of {REPEATS} runs, each a fresh process")
     print("CPU time: user + system seconds of the process, less sensitive to a busy machine\n")
-    print("| database | run | wall time | / hand-written | CPU time | / hand-written |")
-    print("| --- | --- | ---: | ---: | ---: | ---: |")
-    for (database, name), (wall, cpu) in results.items():
-        hand_wall, hand_cpu = results[database, "hand-written"]
+    print("| database | run | wall time | / hand-written | CPU time | / hand-written | peak RSS |")
+    print("| --- | --- | ---: | ---: | ---: | ---: | ---: |")
+    for (database, name), (wall, cpu, peak) in results.items():
+        hand_wall, hand_cpu, _ = results[database, "hand-written"]
         print(
             f"| {database} | {name} | {wall:.2f} s | {wall / hand_wall:.2f}x "
-            f"| {cpu:.2f} s | {cpu / hand_cpu:.2f}x |"
+            f"| {cpu:.2f} s | {cpu / hand_cpu:.2f}x | {peak:,.0f} MiB |"
         )
     print()
     for database in ("mysql", "duckdb"):
