@@ -114,7 +114,7 @@ def fit_batches(
 
 
 def _sample(datasource: Datasource, select: str) -> Columns:
-    """The first ``SAMPLE_ROWS`` rows of ``select`` (all its columns, even if none)."""
+    """The first ``SAMPLE_ROWS`` rows of ``select``: its columns, empty if it has no rows."""
     batches, rows = [], 0
     with closing(datasource.read_batches(select, BATCH_ROWS)) as stream:
         for batch in stream:
