@@ -7,6 +7,7 @@ Exit status: 0 on success, 1 on a user error (reported as ``file:line:column: me
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -19,7 +20,10 @@ from sqlml.workflow import add_run_options
 
 if TYPE_CHECKING:
     from sqlml.codegen import ArgoOptions
+    from sqlml.junit import JUnitReport
     from sqlml.semantics.dependencies import StatementIO
+    from sqlml.workflow.kube import Cluster
+    from sqlml.workflow.local import RunResult
 
 USAGE_ERROR = 2
 
@@ -39,6 +43,12 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("files", nargs="+", metavar="FILE")
     _common(run)
     add_run_options(run)
+    _batch_options(run)
+    _argo_options(run, "--backend argo", retries=False)
+    _cluster_options(run)
+    run.add_argument(
+        "--detach", action="store_true", help="--backend argo: submit, print the run name, return"
+    )
 
     check = commands.add_parser("check", help="parse and check programs without running them")
     check.add_argument("files", nargs="+", metavar="FILE")
@@ -48,18 +58,22 @@ def _parser() -> argparse.ArgumentParser:
         help="also check tables, columns and models against this database",
     )
     _dialect(check)
+    _junit_option(check)
 
     compile_ = commands.add_parser("compile", help="emit a program's workflow")
     compile_.add_argument("file", metavar="FILE")
     compile_.add_argument("--target", choices=["python", "argo"], default="python")
     compile_.add_argument("-o", "--output", metavar="OUT", help="write here instead of stdout")
     _dialect(compile_)
-    _argo_options(compile_)
+    _argo_options(compile_, "--target argo")
 
     parse = commands.add_parser("parse", help="print a program's statements and their DAG")
     parse.add_argument("file", metavar="FILE")
     parse.add_argument("--json", action="store_true", help="print JSON instead of a summary")
     _dialect(parse)
+
+    repl = commands.add_parser("repl", help="an interactive shell (also plain `sqlml`)")
+    _common(repl)
 
     export = commands.add_parser(
         "export", help="write a stored model to a file in its native format, metadata beside it"
@@ -72,11 +86,30 @@ def _parser() -> argparse.ArgumentParser:
         "--datasource", metavar="URL", help="the database holding the model (as for run)"
     )
     export.add_argument("--version", type=int, metavar="N", help="the model version (newest)")
+
+    status = commands.add_parser("status", help="the state of a run and of its steps")
+    status.add_argument("run", metavar="RUN", help="the run id (local) or name (argo)")
+    status.add_argument(
+        "--backend", choices=["local", "argo"], default="local", help="where the run ran (local)"
+    )
+    _common(status)
+    _cluster_options(status, namespace=True)
+    logs = commands.add_parser("logs", help="print the logs of an Argo run's steps")
+    logs.add_argument("run", metavar="RUN", help="the run name sqlml run --backend argo printed")
+    logs.add_argument("--step", metavar="NAME", help="only this step's (a statement id)")
+    logs.add_argument("-f", "--follow", action="store_true", help="follow them to the run's end")
+    _cluster_options(logs, namespace=True)
+    stop = commands.add_parser("stop", help="stop an Argo run")
+    stop.add_argument("run", metavar="RUN", help="the run name sqlml run --backend argo printed")
+    stop.add_argument(
+        "--terminate", action="store_true", help="end at once, without running exit handlers"
+    )
+    _cluster_options(stop, namespace=True)
     return parser
 
 
-def _argo_options(parser: argparse.ArgumentParser) -> None:
-    argo = parser.add_argument_group("--target argo")
+def _argo_options(parser: argparse.ArgumentParser, title: str, retries: bool = True) -> None:
+    argo = parser.add_argument_group(title)
     argo.add_argument("--image", help="the step image (default: sqlml:VERSION)")
     argo.add_argument("--namespace", help="the workflow's namespace")
     argo.add_argument("--service-account", metavar="NAME", help="the pods' service account")
@@ -96,7 +129,36 @@ def _argo_options(parser: argparse.ArgumentParser) -> None:
     argo.add_argument(
         "--run-as-user", type=int, default=1000, metavar="UID", help="non-root user id (1000)"
     )
-    argo.add_argument("--retries", type=int, default=0, help="retries of a failed step (0)")
+    if retries:  # else add_run_options gave it
+        argo.add_argument("--retries", type=int, default=0, help="retries of a failed step (0)")
+
+
+def _cluster_options(parser: argparse.ArgumentParser, namespace: bool = False) -> None:
+    cluster = parser.add_argument_group("Kubernetes")
+    if namespace:
+        cluster.add_argument("-n", "--namespace", help="the run's namespace (the context's)")
+    cluster.add_argument(
+        "--kubeconfig",
+        metavar="PATH",
+        help="the cluster's configuration (default: $KUBECONFIG, else ~/.kube/config, "
+        "else the pod's service account)",
+    )
+    cluster.add_argument("--context", metavar="NAME", help="its context (default: the current)")
+
+
+def _batch_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--keep-going",
+        action="store_true",
+        help="run every FILE even if an earlier one fails (default: stop at the first failure)",
+    )
+    _junit_option(parser)
+
+
+def _junit_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--junit", metavar="FILE", help="also write a JUnit XML report (for CI) to FILE"
+    )
 
 
 def _dialect(parser: argparse.ArgumentParser) -> None:
@@ -135,19 +197,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "run":
             if args.resume and len(args.files) > 1:
                 parser.error("--resume resumes the run of one program: give one FILE")
-            for file in args.files:
-                status = _run_text(_read(file), file, datasource, Path(file).parent, fmt, args)
-                if status:
-                    return status
-            return 0
+            if args.backend == "argo" and (args.resume or args.timeout or args.junit):
+                parser.error("--resume, --timeout and --junit are for the local backend")
+            return _run_files(args, datasource, fmt)
         if args.command == "check":
-            return _check(args.files, args.datasource, args.dialect)
+            return _check(args.files, args.datasource, args.dialect, args.junit)
         if args.command == "compile":
             return _compile(args)
         if args.command == "parse":
             return _parse(args.file, args.dialect or "duckdb", args.json)
         if args.command == "export":
             return _export(args.model, Path(args.file), datasource, args.version)
+        if args.command in ("status", "logs", "stop"):
+            return _run_command(args, datasource, fmt)
+        if args.command == "repl" or (args.command is None and _on_terminal()):
+            return _repl(datasource, fmt)
     except SqlmlError as error:  # errors outside any program text, e.g. an unreadable file
         print(error.render("sqlml"), file=sys.stderr)
         return 1
@@ -162,12 +226,69 @@ def _read(file: str) -> str:
         raise SqlmlError(f"cannot read {file}: {error}") from None
 
 
+def _on_terminal() -> bool:
+    return sys.stdin.isatty() and sys.stdout.isatty()
+
+
+def _repl(datasource: str | None, fmt: str) -> int:
+    try:
+        from sqlml.repl.shell import run_shell
+    except ModuleNotFoundError as error:
+        if error.name not in ("prompt_toolkit", "pygments"):
+            raise
+        raise SqlmlError(
+            f"the interactive shell needs {error.name}, which is not installed",
+            hint="install the repl extra: pip install 'sqlml[repl]'",
+        ) from None
+    return run_shell(datasource, fmt)
+
+
 def _statements(text: str, dialect: str = "duckdb") -> list:
     """Parse and check ``text`` (standard SQL in sqlglot's ``dialect``); raises SqlmlError."""
     from sqlml.grammar import parse
     from sqlml.semantics import analyze
 
     return analyze(parse(text), dialect)
+
+
+def _run_files(args: argparse.Namespace, datasource: str | None, fmt: str) -> int:
+    """Run each FILE in turn: all of them with --keep-going, else up to the first failure."""
+    from sqlml.junit import JUnitReport
+
+    report = JUnitReport() if args.junit else None
+    status = 0
+    try:
+        for file in args.files:
+            if status and not args.keep_going:
+                if report is not None:
+                    _not_run(report, file, _dialect_of(datasource))
+                continue
+            try:
+                text = _read(file)
+            except SqlmlError as error:
+                print(error.render("sqlml"), file=sys.stderr)
+                if report is not None:
+                    report.add_error(file, error, "read")
+                status = 1
+                continue
+            status = (
+                _run_text(text, file, datasource, Path(file).parent, fmt, args, report) or status
+            )
+    finally:
+        if report is not None:
+            report.write(args.junit)
+    return status
+
+
+def _not_run(report: JUnitReport, file: str, dialect: str) -> None:
+    """Report the statements of a file left out after an earlier file failed."""
+    try:
+        statements = _statements(_read(file), dialect)
+    except SqlmlError as error:
+        report.add_error(file, error)
+        return
+    reason = "not run: an earlier file failed (--keep-going runs every file)"
+    report.add_not_run(file, statements, reason)
 
 
 def _run_text(
@@ -177,8 +298,10 @@ def _run_text(
     base_dir: Path,
     fmt: str,
     options: argparse.Namespace | None = None,
+    report: JUnitReport | None = None,
 ) -> int:
-    """Run a program's text as a workflow (``options``: those of ``add_run_options``)."""
+    """Run a program's text as a workflow (``options``: those of ``add_run_options``);
+    ``report`` gets its statements' outcomes."""
     from sqlml.codegen import to_workflow
     from sqlml.workflow import run
 
@@ -187,31 +310,103 @@ def _run_text(
         statements = _statements(text, dialect)
     except SqlmlError as error:
         print(error.render(source), file=sys.stderr)
+        if report is not None:
+            report.add_error(source, error)
         return 1
+    if options is not None and options.backend == "argo":
+        return _run_argo(statements, source, datasource, dialect, options)
     workflow = to_workflow(statements, Path(source).stem, dialect)
     if options is None:  # a string: no run id to announce, nothing to resume
         options = argparse.Namespace(
             backend="local", jobs=None, resume=None, retries=0, timeout=None
         )
         return run(workflow, options, datasource, base_dir, fmt, source, announce=False)
-    return run(workflow, options, datasource, base_dir, fmt, source)
+    results: list[RunResult] = []
+    status = run(workflow, options, datasource, base_dir, fmt, source, on_result=results.append)
+    if report is not None:
+        report.add_run(source, statements, results[0] if results else None)
+    return status
 
 
-def _check(files: list[str], datasource_url: str | None, dialect: str | None) -> int:
+def _run_argo(
+    statements: list, source: str, datasource: str | None, dialect: str, args: argparse.Namespace
+) -> int:
+    """Submit a program to Argo Workflows and watch it to its end (unless ``--detach``)."""
+    from sqlml.codegen.argo import to_argo
+    from sqlml.workflow import argo_backend
+
+    try:
+        workflow = to_argo(statements, Path(source).stem, _argo(args), dialect)
+        workflow.spec.parallelism = args.jobs
+        return argo_backend.run(
+            _cluster(args),
+            workflow.model_dump(mode="json", by_alias=True, exclude_none=True),
+            (args.secret, args.secret_key),
+            datasource or os.environ.get("SQLML_DATASOURCE"),
+            detach=args.detach,
+            positions={s.id: (s.line, s.column) for s in statements},
+        )
+    except SqlmlError as error:
+        print(error.render(source), file=sys.stderr)
+        return 1
+
+
+def _run_command(args: argparse.Namespace, datasource: str | None, fmt: str) -> int:
+    """``sqlml status``, ``logs`` and ``stop``."""
+    from sqlml.workflow import argo_backend
+    from sqlml.workflow.kube import Kube
+
+    if args.command == "status":
+        from sqlml.output import render
+        from sqlml.workflow.status import argo_status, local_status
+
+        if args.backend == "argo":
+            state, steps = argo_status(_cluster(args), args.run)
+        else:
+            state, steps = local_status(datasource, args.run)
+        print(f"run {args.run}: {state}", file=sys.stderr)
+        sys.stdout.write(render(steps, fmt))
+    elif args.command == "logs":
+        argo_backend.logs(Kube(_cluster(args)), args.run, args.step, args.follow)
+    else:
+        argo_backend.stop(Kube(_cluster(args)), args.run, args.terminate)
+        how = "terminate (no exit handlers)" if args.terminate else "stop"
+        print(f"asked run {args.run} to {how}", file=sys.stderr)
+    return 0
+
+
+def _cluster(args: argparse.Namespace) -> Cluster:
+    from sqlml.workflow.kube import Cluster
+
+    return Cluster(args.kubeconfig, args.context, args.namespace)
+
+
+def _check(
+    files: list[str], datasource_url: str | None, dialect: str | None, junit: str | None = None
+) -> int:
     from sqlml.checking import check_program
+    from sqlml.junit import JUnitReport
     from sqlml.runtime.datasource import connect
 
     datasource = connect(datasource_url) if datasource_url else None
     dialect = dialect or _dialect_of(datasource_url)
+    report = JUnitReport()
     status = 0
     try:
         for file in files:
-            for error in check_program(_read(file), dialect, datasource):
+            try:
+                errors = check_program(_read(file), dialect, datasource)
+            except SqlmlError as error:  # unreadable file
+                errors = [error]
+            for error in errors:
                 print(error.render(file), file=sys.stderr)
                 status = 1
+            report.add_errors(file, errors, "check")
     finally:
         if datasource is not None:
             datasource.close()
+        if junit:
+            report.write(junit)
     return status
 
 

@@ -87,9 +87,11 @@ class Statement:
 
 @dataclass(frozen=True)
 class SqlStatement(Statement):
-    """Standard SQL, run by the database as written."""
+    """Standard SQL, run by the database as written; ``params`` binds its ``:name``
+    placeholders as the driver's parameters."""
 
     kind: ClassVar[str] = "sql"
+    params: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -109,6 +111,30 @@ class TrainStatement(Statement):
     label: str
     model: str
     base_model: str | None = None  # USING: the stored model whose training continues
+
+
+@dataclass(frozen=True)
+class SearchStatement(TrainStatement):
+    """A TO TRAIN with candidate values: trials of the training, the best saved as ``model``.
+
+    ``space``: searched attribute -> ``{"kind": "choice", "values": [...]}`` or
+    ``{"kind": "uniform" | "log_uniform" | "int_range", "low": x, "high": y}`` (and its
+    schema ``type``); ``search``: ``trials``, ``algorithm``, ``seed``, ``metric`` (None: from
+    the task), ``goal``, ``parallel`` and ``trials_table`` (its name's parts).
+    """
+
+    kind: ClassVar[str] = "search"
+    space: dict[str, dict[str, Any]] = field(default_factory=dict)
+    search: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class TrialStatement(SearchStatement):
+    """One trial of a search: ``trial`` holds its key (``"trial"``) and each searched
+    attribute's value as text (as Katib passes them)."""
+
+    kind: ClassVar[str] = "trial"
+    trial: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -179,11 +205,28 @@ class DropModelStatement(Statement):
     if_exists: bool
 
 
+@dataclass(frozen=True)
+class AssertStatement(Statement):
+    """Fail unless ``condition`` (SQL) holds; ``select`` evaluates it: 1 true, 0 false, NULL.
+
+    ``observed`` pairs a label with the SQL of each scalar subquery of the condition, whose
+    values a failure reports.
+    """
+
+    kind: ClassVar[str] = "assert"
+    condition: str
+    message: str | None
+    select: str
+    observed: list[list[str]]
+
+
 _KINDS: dict[str, type[Statement]] = {
     cls.kind: cls
     for cls in (
         SqlStatement,
         TrainStatement,
+        SearchStatement,
+        TrialStatement,
         PredictStatement,
         EvaluateStatement,
         ExplainStatement,
@@ -191,6 +234,7 @@ _KINDS: dict[str, type[Statement]] = {
         ShowModelsStatement,
         DescribeModelStatement,
         DropModelStatement,
+        AssertStatement,
     )
 }
 
@@ -199,6 +243,6 @@ def from_dict(data: dict[str, Any]) -> Statement:
     """Rebuild a statement from :meth:`Statement.to_dict` output."""
     fields = dict(data)
     kind = fields.pop("kind")
-    if kind == TrainStatement.kind:
+    if kind in (TrainStatement.kind, SearchStatement.kind, TrialStatement.kind):
         fields["features"] = [FeatureColumn.from_dict(item) for item in fields["features"]]
     return _KINDS[kind](**fields)

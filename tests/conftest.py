@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import csv
+import importlib
 import os
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -68,6 +70,13 @@ def datasource_url(kind: str, folder: Path) -> str:
     if kind in ("duckdb", "sqlite"):
         return f"{kind}:///{folder / f'test.{kind}'}"
     return _server_or_skip(MYSQL_URL if kind == "mysql" else POSTGRESQL_URL)
+
+
+def import_or_skip(module: str) -> Any:
+    """``module``, or a skip where it is not installed; in CI (CI=true) it must be there."""
+    if os.environ.get("CI") == "true":
+        return importlib.import_module(module)
+    return pytest.importorskip(module)
 
 
 @pytest.fixture

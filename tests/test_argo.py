@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from typing import Any
 
 import pytest
@@ -289,3 +290,14 @@ def test_distributed_attributes_are_checked(attributes, message):
 def test_parameter_servers_are_a_keras_attribute():
     with pytest.raises(CheckError, match=r"no attribute train\.ps"):
         statements("SELECT x, y FROM t TO TRAIN xgboost.gbtree WITH train.ps = 1 LABEL y INTO m;")
+
+
+def test_compiling_to_argo_without_hera_says_which_extra(tmp_path, monkeypatch, capsys):
+    program = tmp_path / "p.sql"
+    program.write_text("SELECT 1;\n")
+    for name in ("hera", "hera.workflows", "hera.workflows.models"):
+        monkeypatch.setitem(sys.modules, name, None)  # importing it raises ImportError
+    assert main(["compile", str(program), "--target", "argo"]) == 1
+    err = capsys.readouterr().err
+    assert "hera's Argo models, which are not installed" in err
+    assert "pip install 'sqlml[kubernetes]'" in err and "Traceback" not in err

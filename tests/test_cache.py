@@ -83,22 +83,24 @@ def test_environment_switch(monkeypatch, tmp_path):
     assert (cache.folder, cache.max_bytes) == (tmp_path, 1000)
 
 
-def test_mysql_fingerprints_settled_tables_by_their_update_time(mysql_url, unique_name):
-    from sqlml.runtime.datasource import connect
+def test_mysql_fingerprints_tables_by_their_update_time(mysql_url, unique_name, monkeypatch):
+    """A table written a moment ago is fingerprinted once its update time's second is over,
+    so the fingerprint asked at once and the one asked later are the same."""
+    from sqlml.runtime.datasource import connect, mysql
 
     ds = connect(mysql_url)
     try:
         ds.write_table([unique_name], {"x": np.arange(3, dtype=np.int64)})
         fresh = ds.table_fingerprint([unique_name])
-        assert not fresh.startswith("created")  # changed within 2 s: the rows' checksum
-        time.sleep(2.2)
-        settled = ds.table_fingerprint([unique_name])
-        assert settled.startswith("created") and "x bigint" in settled
-        assert ds.table_fingerprint([unique_name]) == settled
+        assert fresh.startswith("created") and "x bigint" in fresh
+        time.sleep(1.1)
+        assert ds.table_fingerprint([unique_name]) == fresh
         ds.execute(f"UPDATE {unique_name} SET x = x + 1 WHERE x = 0")
         changed = ds.table_fingerprint([unique_name])
-        time.sleep(2.2)
-        assert changed != settled != ds.table_fingerprint([unique_name])
+        assert changed.startswith("created") and changed != fresh
+        ds.execute(f"UPDATE {unique_name} SET x = x + 1 WHERE x = 1")
+        monkeypatch.setattr(mysql, "SETTLE_SECONDS", 0.0)  # as if written to without a pause
+        assert not ds.table_fingerprint([unique_name]).startswith("created")  # the checksum
     finally:
         ds.execute(f"DROP TABLE IF EXISTS {unique_name}")
         ds.close()

@@ -72,6 +72,7 @@ KINDS: dict[str, tuple[type, dict[str, Any]]] = {
     "show_models": (ast.ShowModelsStatement, {}),
     "describe_model": (ast.DescribeModelStatement, {"model": REQUIRED}),
     "drop_model": (ast.DropModelStatement, {"model": REQUIRED, "if_exists": False}),
+    "assert": (ast.AssertStatement, {"condition": REQUIRED, "message": None}),
 }
 OPTIONAL = {"kind", "at", "text"}
 _PLAIN_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_$]*")
@@ -103,8 +104,11 @@ def render_argument(arg: ast.Argument) -> str:
     return repr(arg)
 
 
-def plain(value: ast.Value) -> Any:
-    """An attribute value as YAML reads it: tuples become lists."""
+def plain(value: ast.Value | ast.Candidates) -> Any:
+    """An attribute value as YAML reads it: tuples become lists, candidates
+    ``{FUNCTION: [values]}``."""
+    if isinstance(value, ast.Candidates):
+        return {value.function: [plain(v) for v in value.values]}
     return [plain(v) for v in value] if isinstance(value, tuple) else value
 
 
@@ -133,6 +137,8 @@ def fields(statement: ast.Statement) -> dict[str, Any]:
         ]
     if isinstance(statement, ast.DropModelStatement):
         found["if_exists"] = statement.if_exists
+    if isinstance(statement, ast.AssertStatement):
+        found.update(condition=statement.condition, message=statement.message)
     return found
 
 

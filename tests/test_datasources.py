@@ -114,3 +114,25 @@ def test_identifiers_are_quoted(datasource, unique_name):
     finally:
         datasource.execute(f"DROP TABLE {datasource.quote([hostile])}")
     assert not datasource.table_exists([hostile])
+
+
+def test_sqlite_bulk_insert_is_one_transaction(tmp_path, monkeypatch):
+    """In autocommit every row would commit (a disk sync per row): the rows of a write go in
+    one transaction."""
+    from sqlml.runtime.datasource import connect, sqlite
+
+    ds = connect(f"sqlite:///{tmp_path / 'x.sqlite'}")
+    seen: list[bool] = []
+    real = sqlite.python_values
+
+    def watched(values: np.ndarray) -> list:
+        for value in real(values):
+            seen.append(ds._con.in_transaction)
+            yield value
+
+    monkeypatch.setattr(sqlite, "python_values", watched)
+    ds.write_table(["t"], {"id": np.arange(100), "x": np.linspace(0, 1, 100)})
+    assert len(seen) == 200 and all(seen)
+    assert not ds._con.in_transaction
+    assert ds.execute("SELECT count(*), sum(id) FROM t").rows == [(100, 4950)]
+    ds.close()

@@ -7,13 +7,14 @@ from typing import Any
 
 import pydantic
 import pytest
+from conftest import import_or_skip
 
 from sqlml import steps
 from sqlml.errors import KubernetesError
 from sqlml.steps import katib, kubeflow
 from sqlml.steps.kubeflow import Replica, RunPolicy, SchedulingPolicy
 
-training = pytest.importorskip("kubeflow.training")
+training = import_or_skip("kubeflow.training")
 
 _PRIMITIVES = {"str": str, "int": int, "bool": bool, "float": (int, float)}
 
@@ -290,7 +291,7 @@ def _experiment(**settings: Any):
 def test_katib_experiment_is_valid():
     # Katib's SDK pins protobuf<5, which TensorFlow excludes: installed without its
     # dependencies in the development environment (pip install --no-deps kubeflow-katib).
-    katib_models = pytest.importorskip("kubeflow.katib.models")
+    katib_models = import_or_skip("kubeflow.katib.models")
 
     step = _experiment()
     manifest = step.params["manifest"]

@@ -190,10 +190,10 @@ def test_a_statement_past_its_timeout_is_interrupted(tmp_path, duckdb_url, capsy
     assert step.state == "failed" and step.ended_at - step.started_at < 30
 
 
-def test_argo_backend_is_a_clear_error_until_it_exists(tmp_path, duckdb_url, capsys):
+def test_argo_backend_refuses_a_file_database_its_pods_cannot_open(tmp_path, duckdb_url, capsys):
     file = program(tmp_path, "SELECT 1;")
     assert main(["run", file, "--datasource", duckdb_url, "--backend", "argo"]) == 1
-    assert "Argo backend cannot run workflows yet" in capsys.readouterr().err
+    assert "pods of an Argo run cannot open the file database" in capsys.readouterr().err
 
 
 def test_in_memory_databases_run_on_one_connection(capsys):

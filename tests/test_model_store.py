@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import threading
+
 import pytest
 
 from sqlml.errors import DatasourceError, ModelError
 from sqlml.runtime import model_store
+from sqlml.runtime.datasource import Datasource, connect
 from sqlml.runtime.model_store import ModelStore
 
 
@@ -68,3 +71,41 @@ def test_missing_chunks_are_detected(datasource, unique_name):
     with pytest.raises(ModelError, match="does not exist"):
         store.load(unique_name)
     assert not store.drop(unique_name)
+
+
+def test_first_saves_on_parallel_duckdb_connections(tmp_path):
+    """The local executor's workers each have a connection: two first saves at once race to
+    create the store's tables (a DuckDB catalog conflict), and both must still land."""
+    for trial in range(5):
+        url = f"duckdb:///{tmp_path / f'race{trial}.duckdb'}"
+        connections = [connect(url), connect(url)]
+        assert _save_at_once(connections) == []
+        store = ModelStore(connections[0])
+        assert [(m.name, m.data) for m in map(store.load, ("m0", "m1"))] == [
+            ("m0", b"m0"),
+            ("m1", b"m1"),
+        ]
+        for ds in connections:
+            ds.close()
+
+
+def _save_at_once(connections: list[Datasource]) -> list[DatasourceError]:
+    """Save model ``m<i>`` through connection i, all at once; the errors raised."""
+    barrier = threading.Barrier(len(connections))
+    errors: list[DatasourceError] = []
+
+    def save(ds: Datasource, name: str) -> None:
+        barrier.wait()
+        try:
+            ModelStore(ds).save(name, {"name": name}, name.encode())
+        except DatasourceError as error:
+            errors.append(error)
+
+    threads = [
+        threading.Thread(target=save, args=(ds, f"m{i}")) for i, ds in enumerate(connections)
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return errors

@@ -4,6 +4,8 @@ One template per kind of step, not per statement: every statement step is a DAG 
 passes the statement's IR, as JSON, to its kind's container template, which runs
 ``python -m sqlml.runtime.step``. A TO TRAIN with ``train.distributed`` (or worker counts)
 becomes a TFJob (Keras) or XGBoostJob (XGBoost) created by the one ``resource`` template.
+A TO TRAIN with candidates (a hyperparameter search) becomes a Katib Experiment, created by
+the same template, then a ``search`` step that keeps the best trial.
 Tasks depend on each other as the program's dependency analysis says. The datasource URL
 reaches every pod from a Kubernetes Secret, never from the workflow.
 """
@@ -95,6 +97,13 @@ def program_workflow(
     added: dict[str, Step] = {}
     for statement in statements:
         after = [added[step_id] for step_id in graph.after[statement.id]]
+        if isinstance(statement, ir.SearchStatement):  # a Katib Experiment, then the best kept
+            name = _dns_name(f"{workflow.name}-{statement.id}")
+            replica = _replica(options, ())
+            added[statement.id] = steps.katib_search(
+                workflow, statement, name, replica, options.namespace, after
+            )
+            continue
         if _distributed(statement):
             step = _training_job(statement, workflow.name, options, after)
         else:
@@ -106,7 +115,13 @@ def program_workflow(
 
 def render(workflow: Workflow, options: ArgoOptions) -> Any:
     """A workflow of statement and resource steps as a hera ``Workflow`` model."""
-    from hera.workflows import models as m
+    try:
+        from hera.workflows import models as m
+    except ImportError:
+        raise KubernetesError(
+            "emitting Argo Workflows needs hera's Argo models, which are not installed",
+            hint="install them with: pip install 'sqlml[kubernetes]'",
+        ) from None
 
     if options.run_as_user == 0:
         raise KubernetesError(
@@ -252,21 +267,10 @@ def _training_job(
 ) -> Step:
     """A TFJob (Keras) or XGBoostJob (XGBoost) whose pods run the statement's step."""
     attributes = statement.attributes
+    args = (json.dumps(statement.to_dict(), separators=(",", ":")),)
 
     def replica(count: int = 1) -> kubeflow.Replica:
-        return kubeflow.Replica(
-            image=options.image,
-            command=STEP_COMMAND,
-            args=(json.dumps(statement.to_dict(), separators=(",", ":")),),
-            replicas=count,
-            secret_env={DATASOURCE_ENV: (options.secret, options.secret_key)},
-            requests=options.requests,
-            limits=options.limits,
-            service_account=options.service_account,
-            run_as_user=options.run_as_user,
-            run_as_group=options.run_as_user,
-            image_pull_policy=options.image_pull_policy,
-        )
+        return _replica(options, args, count)
 
     workers = attributes.get("train.workers", DEFAULT_WORKERS)
     name = _dns_name(f"{program}-{statement.id}")
@@ -291,6 +295,23 @@ def _training_job(
     del metadata["name"]
     params = {**step.params, "manifest": {**manifest, "metadata": metadata}}
     return Step(statement.id, step.template, params, step.after)
+
+
+def _replica(options: ArgoOptions, args: Sequence[str], count: int = 1) -> kubeflow.Replica:
+    """Pods running the step image's statement command with ``args``, as ``options`` say."""
+    return kubeflow.Replica(
+        image=options.image,
+        command=STEP_COMMAND,
+        args=tuple(args),
+        replicas=count,
+        secret_env={DATASOURCE_ENV: (options.secret, options.secret_key)},
+        requests=options.requests,
+        limits=options.limits,
+        service_account=options.service_account,
+        run_as_user=options.run_as_user,
+        run_as_group=options.run_as_user,
+        image_pull_policy=options.image_pull_policy,
+    )
 
 
 def literal_json(value: Any) -> str:

@@ -36,6 +36,11 @@ def to_python(
         waits = ", ".join(map(_variable, graph.after[statement.id]))
         after = f",\n    after=[{waits}]," if waits else ""
         step = steps.STEP_FOR_KIND[statement.kind]
+        if isinstance(statement, ir.SearchStatement):  # adds its trials and a fan-in step
+            lines.append(f"{_variable(statement.id)} = steps.{step}(")
+            lines.append(f"    workflow,\n    {_constructor(statement)}{after}")
+            lines.append(")")
+            continue
         lines.append(f"{_variable(statement.id)} = workflow.add(steps.{step}(")
         lines.append(f"    {_constructor(statement)}{after}")
         lines.append("))")

@@ -19,5 +19,8 @@ def to_workflow(statements: Sequence[ir.Statement], name: str, dialect: str = "d
     for statement in statements:
         make = getattr(steps, steps.STEP_FOR_KIND[statement.kind])
         after = [added[step_id] for step_id in graph.after[statement.id]]
+        if isinstance(statement, ir.SearchStatement):  # trials, then the best kept
+            added[statement.id] = steps.hyperparameter_search(workflow, statement, after)
+            continue
         added[statement.id] = workflow.add(make(statement, after=after))
     return workflow

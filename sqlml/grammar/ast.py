@@ -31,11 +31,22 @@ Value = int | float | str | bool | tuple["Value", ...]
 
 
 @dataclass(frozen=True)
+class Candidates:
+    """``CHOICE(...)``, ``UNIFORM(low, high)``, ``LOG_UNIFORM(low, high)`` or
+    ``INT_RANGE(low, high)``: the values a hyperparameter search tries, each where it starts."""
+
+    function: str  # upper-cased
+    values: tuple[Value, ...]
+    positions: tuple[Position, ...]
+    pos: Position
+
+
+@dataclass(frozen=True)
 class Attribute:
     """``name = value`` in a WITH clause."""
 
     name: str
-    value: Value
+    value: Value | Candidates
     pos: Position
 
 
@@ -158,6 +169,17 @@ class DropModelStatement:
     if_exists: bool
 
 
+@dataclass(frozen=True)
+class AssertStatement:
+    """``ASSERT <condition> [MESSAGE '<text>']``: fail the run unless the condition holds."""
+
+    text: str
+    pos: Position
+    condition: str  # a SQL boolean expression, as written
+    condition_pos: Position
+    message: str | None
+
+
 Statement = (
     SqlStatement
     | TrainStatement
@@ -168,6 +190,7 @@ Statement = (
     | ShowModelsStatement
     | DescribeModelStatement
     | DropModelStatement
+    | AssertStatement
 )
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 from contextvars import ContextVar
 from functools import cache
@@ -16,6 +17,7 @@ from sqlml.grammar import ast
 _source: ContextVar[str] = ContextVar("sqlml_source")
 # Where the last attribute value ended: a TO EXPLAIN statement may end with its WITH clause.
 _value_end: ContextVar[int] = ContextVar("sqlml_value_end", default=0)
+_INT64 = 2**63
 
 # How terminals are named in error messages.
 _TERMINAL_WORDS = {
@@ -25,8 +27,11 @@ _TERMINAL_WORDS = {
     "BACKQUOTED_IDENT": "a quoted name",
     "STRING": "a string",
     "SIGNED_NUMBER": "a number",
+    "SEARCH_FUNCTION": "candidates like CHOICE(...)",
     "SQL_TEXT": "a SQL statement",
     "SQL_COMMAND": "a SQL statement",
+    "ASSERT_CONDITION": "a condition",
+    "_MESSAGE": "MESSAGE",
     "TRUE": "TRUE",
     "FALSE": "FALSE",
     "_SEMI": "';'",
@@ -54,6 +59,17 @@ def _unquote(token: Token) -> str:
     if token.type == "STRING":
         return text[1:-1].replace("''", "'").replace("\\'", "'")
     return text
+
+
+def _position_after(offset: int) -> ast.Position:
+    """Where the first token at or after ``offset`` starts (blanks and comments skipped)."""
+    text = _source.get()
+    start = _BLANKS.match(text, offset).end()
+    line = text.count("\n", 0, start) + 1
+    return ast.Position(line, start - text.rfind("\n", 0, start), start)
+
+
+_BLANKS = re.compile(r"(?:\s+|--[^\n]*|/\*(?:[^*]|\*+[^*/])*\*+/)*")
 
 
 def _text(start: Token, end_pos: int) -> str:
@@ -157,6 +173,18 @@ class _ToAst(Transformer):
             _text(keyword, model.end), _pos(keyword), model, if_exists is not None
         )
 
+    def assertion(
+        self, keyword: Token, condition: Token, message: Token | None
+    ) -> ast.AssertStatement:
+        end = message.end_pos if message is not None else condition.end_pos
+        return ast.AssertStatement(
+            _text(keyword, end).rstrip(),
+            _pos(keyword),
+            str(condition).rstrip(),
+            _pos(condition),
+            _unquote(message) if message is not None else None,
+        )
+
     def with_clause(self, *attributes: ast.Attribute) -> tuple[str, tuple]:
         return "with", attributes
 
@@ -187,6 +215,17 @@ class _ToAst(Transformer):
         _value_end.set(items[-1].end_pos)  # the closing "]"
         return tuple(item for item in items if item is not None and not isinstance(item, Token))
 
+    def candidates(self, function: Token, *items) -> ast.Candidates:
+        _value_end.set(items[-1].end_pos)  # the closing ")"
+        items = tuple(item for item in items if item is not None)
+        values, positions = [], []
+        for separator, value in zip(items[:-1:2], items[1:-1:2], strict=False):
+            values.append(value)
+            positions.append(_position_after(separator.end_pos))
+        return ast.Candidates(
+            str(function).upper(), tuple(values), tuple(positions), _pos(function)
+        )
+
     def name(self, *parts: Token) -> ast.Name:
         return ast.Name(tuple(_unquote(p) for p in parts), _pos(parts[0]), parts[-1].end_pos)
 
@@ -197,10 +236,21 @@ class _ToAst(Transformer):
     def number(self, token: Token) -> int | float:
         _value_end.set(token.end_pos)
         text = str(token)
+        value: int | float
         try:
-            return int(text)
-        except ValueError:
-            return float(text)
+            value = int(text)
+        except ValueError:  # a fraction, an exponent, or more digits than int() takes
+            value = float(text)
+        in_range = math.isfinite(value) if isinstance(value, float) else -_INT64 <= value < _INT64
+        if not in_range:
+            shown = text if len(text) <= 24 else text[:20] + "..."
+            raise ParseError(
+                f"the number {shown} is out of range",
+                line=token.line,
+                column=token.column,
+                hint="integers take at most 64 bits, other numbers up to about 1.8e308",
+            )
+        return value
 
     def string(self, token: Token) -> str:
         _value_end.set(token.end_pos)

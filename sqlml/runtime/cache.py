@@ -2,7 +2,7 @@
 
 An entry is keyed by the datasource (without its password), the SELECT text and a
 fingerprint of every table the SELECT reads, computed by the database itself (MySQL: the
-table's update time once it is settled, else ``CHECKSUM TABLE``; a hash aggregate
+table's update time, else ``CHECKSUM TABLE``; a hash aggregate
 elsewhere): a changed table is a new key. A SELECT
 that reads no table, a table that cannot be fingerprinted, or a non-deterministic function
 (random numbers, the clock) is never cached.

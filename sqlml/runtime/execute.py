@@ -28,14 +28,20 @@ def execute(statement: ir.Statement, datasource: Datasource) -> Outcome:
 
 
 def _runner(kind: str) -> Callable[[Any, Datasource], Outcome]:
-    from sqlml.runtime import inference, model_admin, training
+    from sqlml.runtime import assertion, inference, model_admin, search, training
+    from sqlml.runtime.bound_parameters import bound
 
     return {
-        "sql": lambda statement, ds: Outcome(result=ds.execute(statement.text)),
+        "sql": lambda statement, ds: Outcome(
+            result=ds.execute(*bound(statement.text, statement.params, ds))
+        ),
         "train": training.train,
+        "trial": search.run_trial,
+        "search": search.finish,
         "predict": inference.predict,
         "evaluate": inference.evaluate,
         "explain": inference.explain,
+        "assert": assertion.check,
         "show_train": model_admin.show_train,
         "show_models": model_admin.show_models,
         "describe_model": model_admin.describe_model,

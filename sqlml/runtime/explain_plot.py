@@ -41,7 +41,7 @@ def save_summary_plot(
     ``values``: each feature's value per row for the colour, or None; ``classes``: the
     names of the classes of a 3-D ``attributions``.
     """
-    figure_class, canvas_class = _matplotlib()
+    figure_class, canvas_class = matplotlib_figure("explain.plot")
     per_class = attributions.ndim == 3
     magnitude = np.abs(attributions).mean(axis=0)
     order = np.argsort(-(magnitude.sum(axis=0) if per_class else magnitude), kind="stable")
@@ -60,7 +60,7 @@ def save_summary_plot(
     axes.set_ylim(-0.7, len(shown) - 0.3)
     for side in ("top", "right"):
         axes.spines[side].set_visible(False)
-    _write(figure, path)
+    write_png(figure, path, "explain.plot")
 
 
 def feature_values(features: FeatureArrays) -> list[np.ndarray | None]:
@@ -74,13 +74,15 @@ def feature_values(features: FeatureArrays) -> list[np.ndarray | None]:
     return values
 
 
-def _matplotlib() -> tuple[Any, Any]:
+def matplotlib_figure(attribute: str) -> tuple[Any, Any]:
+    """matplotlib's Figure and Agg canvas classes, imported now; ``attribute``: the one that
+    asked for a plot, named when matplotlib is missing."""
     try:
         from matplotlib.backends.backend_agg import FigureCanvasAgg
         from matplotlib.figure import Figure
     except ImportError:
         raise ModelError(
-            "explain.plot needs matplotlib, which is not installed",
+            f"{attribute} needs matplotlib, which is not installed",
             hint="pip install 'sqlml[plot]'",
         ) from None
     return Figure, FigureCanvasAgg
@@ -164,8 +166,9 @@ def _scaled(value: np.ndarray) -> np.ndarray | None:
     return np.clip((value - low) / (high - low), 0, 1)
 
 
-def _write(figure: Any, path: Path) -> None:
-    """Save as PNG through a temporary file beside ``path``: a reader never sees half a plot."""
+def write_png(figure: Any, path: Path, attribute: str) -> None:
+    """Save as PNG through a temporary file beside ``path``: a reader never sees half a plot.
+    ``attribute``: the one that named the file, for the error's hint."""
     temporary = path.with_name(f".{path.name}.{uuid.uuid4().hex[:8]}.tmp")
     try:
         with temporary.open("xb") as file:
@@ -175,5 +178,5 @@ def _write(figure: Any, path: Path) -> None:
         temporary.unlink(missing_ok=True)
         raise ModelError(
             f"cannot write the plot {path}: {error.strerror}",
-            hint="explain.plot must name a file in an existing folder you can write to",
+            hint=f"{attribute} must name a file in an existing folder you can write to",
         ) from None

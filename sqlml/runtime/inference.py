@@ -20,13 +20,15 @@ from sqlml.metrics import (
     ranker_metrics,
     regressor_metrics,
 )
+from sqlml.runtime import progress
 from sqlml.runtime.datasource import Columns, Datasource, ResultSet
+from sqlml.runtime.evaluate_plot import save_evaluation_plot
 from sqlml.runtime.execute import Outcome
 from sqlml.runtime.explain_plot import feature_values, save_summary_plot
 from sqlml.runtime.feature_arrays import FeatureArrays, transform
 from sqlml.runtime.feature_columns import value_texts
 from sqlml.runtime.features import check_rows
-from sqlml.runtime.labels import LabelEncoding, query_ids
+from sqlml.runtime.labels import LabelEncoding, check_not_null, query_ids
 from sqlml.runtime.model_store import ModelStore, StoredModel
 from sqlml.runtime.models import family
 
@@ -64,6 +66,7 @@ class Applied:
                 hint=f"the SELECT returns: {', '.join(self.columns)}",
             )
         values = self.columns[label]
+        check_not_null(label, values, "the SELECT")
         unknown = self.labels.unknown(values)
         if unknown:
             raise ModelError(
@@ -94,7 +97,8 @@ def apply(model_name: str, select: str, datasource: Datasource) -> Applied:
 
 def predict(statement: ir.PredictStatement, datasource: Datasource) -> Outcome:
     applied = apply(statement.model, statement.select, datasource)
-    scores = applied.scores(batch_size=statement.attributes["predict.batch_size"])
+    with progress.stage("predicting", total=applied.features.rows):
+        scores = applied.scores(batch_size=statement.attributes["predict.batch_size"])
     extras = statement.attributes.get("predict.extra_outputs") or ""
     probabilities = "probabilities" in extras.split(",")
     classifier = applied.labels.task == "classifier"
@@ -159,18 +163,35 @@ def evaluate(statement: ir.EvaluateStatement, datasource: Datasource) -> Outcome
             f"{', '.join(sorted(set(names) - set(applicable)))} does not apply to a {task}",
             hint="choose from " + ", ".join(applicable),
         )
+    plot = statement.attributes.get("evaluate.plot")
+    if plot is not None and group:
+        raise ModelError(
+            f"evaluate.plot draws classifiers and regressors; {statement.model} is a ranker",
+            hint="remove evaluate.plot",
+        )
+    scores = applied.scores()
     if group:
         groups = query_ids(applied.columns, group, "the SELECT")
-        metrics = ranker_metrics(truth, applied.scores(), groups, names)
+        metrics = ranker_metrics(truth, scores, groups, names)
     elif task == "classifier":
-        metrics = classifier_metrics(truth, applied.scores(), names)
+        metrics = classifier_metrics(truth, scores, names)
     else:
-        metrics = regressor_metrics(truth, applied.scores(), names)
+        metrics = regressor_metrics(truth, scores, names)
+    saved = ""
+    if plot is not None:
+        path = _plot_path(plot, datasource)
+        save_evaluation_plot(path, task, truth, scores, _class_names(applied.labels))
+        saved = f"; plot saved to {path}"
     datasource.write_table(
         statement.table, {name: np.array([value]) for name, value in metrics.items()}
     )
     shown = ", ".join(f"{name} {value:.4g}" for name, value in metrics.items())
-    return Outcome(summary=f"evaluated {statement.model} on {len(truth)} rows: {shown}")
+    return Outcome(summary=f"evaluated {statement.model} on {len(truth)} rows: {shown}{saved}")
+
+
+def _class_names(labels: LabelEncoding) -> list[str]:
+    """The classes as the plots name them."""
+    return [str(c) for c in value_texts(np.array(labels.classes, dtype=object))]
 
 
 def explain(statement: ir.ExplainStatement, datasource: Datasource) -> Outcome:
@@ -210,7 +231,7 @@ def explain(statement: ir.ExplainStatement, datasource: Datasource) -> Outcome:
     saved = None
     if plot is not None:
         path = _plot_path(plot, datasource)
-        classes = [str(c) for c in value_texts(np.array(applied.labels.classes, dtype=object))]
+        classes = _class_names(applied.labels)
         save_summary_plot(
             path,
             attributions,
@@ -229,8 +250,8 @@ def explain(statement: ir.ExplainStatement, datasource: Datasource) -> Outcome:
 
 
 def _plot_path(plot: str, datasource: Datasource) -> Path:
-    """``explain.plot`` as a path: a relative one from the program's folder (else the
-    working folder)."""
+    """``explain.plot`` or ``evaluate.plot`` as a path: a relative one from the program's
+    folder (else the working folder)."""
     path = Path(plot).expanduser()
     return path if path.is_absolute() else (datasource.base_dir or Path.cwd()) / path
 

@@ -89,12 +89,14 @@ def decide_task(values: np.ndarray, task: str, objective: str | None) -> str:
 def check_not_null(name: str, values: np.ndarray, source: str) -> None:
     """A :class:`ModelError` if the LABEL column ``name`` read by ``source`` has NULLs."""
     if values.dtype.kind == "f":
-        null = bool(np.isnan(values).any())
+        nulls = int(np.isnan(values).sum())
+    elif values.dtype == object:
+        nulls = sum(value is None or value != value for value in values.tolist())  # NaN != NaN
     else:
-        null = values.dtype == object and None in values.tolist()
-    if null:
+        nulls = 0
+    if nulls:
         raise ModelError(
-            f"LABEL column {name} has NULL values",
+            f"LABEL column {name} has NULL (or NaN) values in {nulls} of {len(values)} rows",
             hint=f"filter them out: add WHERE {name} IS NOT NULL to {source}",
         )
 

@@ -10,6 +10,8 @@ every byte is there. Nothing stored is ever unpickled or executed.
 from __future__ import annotations
 
 import json
+import random
+import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,7 +22,7 @@ TABLE = "sqlml_model_versions"
 CHUNKS = "sqlml_model_chunks"
 CHUNK_BYTES = 4 << 20  # well below MySQL's default max_allowed_packet, even escaped
 KEEP_VERSIONS = 3  # the newest versions kept per model
-SAVE_ATTEMPTS = 3  # concurrent saves of one model may race for a version number
+SAVE_ATTEMPTS = 3  # attempts of a save that lost a race with a concurrent one
 
 
 @dataclass(frozen=True)
@@ -40,16 +42,21 @@ class ModelStore:
         self._chunks = datasource.quote([CHUNKS])
 
     def save(self, name: str, metadata: dict[str, Any], data: bytes) -> int:
-        """Store ``data`` as the next version of ``name``; returns the version."""
-        self._create_tables()
+        """Store ``data`` as the next version of ``name``; returns the version.
+
+        Concurrent saves may race for a version number, or (DuckDB) for creating the tables:
+        the loser tries again after a short, random pause (the winner commits meanwhile).
+        """
         attempt = 1
         while True:
             try:
+                self._create_tables()
                 with self._ds.transaction():
                     return self._save_version(name, metadata, data)
             except DatasourceError:
                 if attempt == SAVE_ATTEMPTS:
                     raise
+                time.sleep(random.uniform(0.05, 0.2) * attempt)
                 attempt += 1
 
     def _save_version(self, name: str, metadata: dict[str, Any], data: bytes) -> int:

@@ -30,8 +30,8 @@ def main(argv: list[str]) -> int:
     except SqlmlError as error:
         print(error.render(statement.id), file=sys.stderr)
         return 1
-    if outcome.summary:
-        print(outcome.summary, file=sys.stderr)
+    if outcome.summary:  # a search's trial: its name=value metric lines for Katib's collector
+        print(outcome.summary, file=sys.stdout if statement.kind == "trial" else sys.stderr)
     if outcome.result is not None:
         sys.stdout.write(render(outcome.result))
     return 0

@@ -70,6 +70,16 @@ class Fitted:
 
 
 def train(statement: ir.TrainStatement, datasource: Datasource) -> Outcome:
+    metadata = train_and_save(statement, datasource)
+    return Outcome(summary=_summary(statement, metadata))
+
+
+def train_and_save(
+    statement: ir.TrainStatement,
+    datasource: Datasource,
+    extra_metadata: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """Train, validate and store the model with ``extra_metadata``; its metadata."""
     store = ModelStore(datasource)
     trainer = family(statement.family)
     base = _base(statement, store, trainer.FORMAT) if statement.base_model else None
@@ -97,9 +107,10 @@ def train(statement: ir.TrainStatement, datasource: Datasource) -> Outcome:
         "trained_at": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
         "sqlml_version": sqlml.__version__,
         **details,
+        **(extra_metadata or {}),
     }
     store.save(statement.model, metadata, fitted.data)
-    return Outcome(summary=_summary(statement, metadata))
+    return metadata
 
 
 def _fit(

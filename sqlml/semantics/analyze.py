@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from pathlib import Path
 from typing import Any
@@ -14,6 +15,8 @@ from sqlml import ir
 from sqlml.errors import CheckError
 from sqlml.grammar import ast
 from sqlml.metrics import METRICS
+from sqlml.semantics import search
+from sqlml.semantics.assertions import lower_assertion
 from sqlml.semantics.attributes import Attr, check_attributes
 from sqlml.semantics.estimators import (
     RANKING_OBJECTIVES,
@@ -45,6 +48,14 @@ EVALUATE_ATTRIBUTES = {
         None,
         "comma-separated metrics to compute, e.g. 'accuracy,auc' (default: all that apply): "
         + ", ".join(METRICS),
+    ),
+    "evaluate.plot": Attr(
+        "evaluate.plot",
+        "string",
+        None,
+        "also save a plot to this PNG file (relative paths: from the program's folder): ROC "
+        "and precision-recall curves for binary classifiers, a confusion matrix for more "
+        "classes, predicted against actual values for regressors; needs the plot extra",
     ),
 }
 EXPLAINERS = ("TreeExplainer", "PermutationExplainer")
@@ -108,6 +119,9 @@ def _lower(statement: ast.Statement, prefix: str, dialect: str) -> ir.Statement:
                 model=str(statement.model),
                 if_exists=statement.if_exists,
             )
+        case ast.AssertStatement():
+            step_id = f"{prefix}-assert-{_slug(statement.condition)}"
+            return lower_assertion(statement, step_id, dialect)
     first_word = statement.text.split(None, 1)[0]
     return ir.SqlStatement(**_common(statement, prefix, first_word))
 
@@ -125,19 +139,30 @@ def _train(statement: ast.TrainStatement, step_id: str, dialect: str) -> ir.Trai
             statement.into.pos,
             "add LABEL <column> before INTO",
         )
+    plain, candidates, settings = search.split(statement.attributes)
     attributes = check_attributes(
-        statement.attributes, estimator.attributes, estimator.name, estimator.open_prefix
+        plain, estimator.attributes, estimator.name, estimator.open_prefix
     )
     _check_validation_select(statement, dialect, attributes)
     if statement.using is not None:
-        attributes = _continued(statement, estimator.attributes, attributes)
+        trained = dataclasses.replace(statement, attributes=plain + candidates)
+        attributes = _continued(trained, estimator.attributes, attributes)
     else:
         _check_ranking(statement, attributes)
     label = _single_part(statement.label, "LABEL column")
     task = estimator.task
     if task == "auto" and estimator.family == "keras" and "model.n_classes" in attributes:
         task = "classifier"
-    return ir.TrainStatement(
+    searched: dict[str, Any] = {}
+    if candidates or settings:
+        space, settings_ = search.check(
+            estimator, candidates, settings, attributes, task, str(statement.into)
+        )
+        searched = {"space": space, "search": settings_}
+        for name in space:
+            attributes.pop(name, None)
+    make = ir.SearchStatement if searched else ir.TrainStatement
+    return make(
         id=step_id,
         text=statement.text,
         **_where(statement.pos),
@@ -150,6 +175,7 @@ def _train(statement: ast.TrainStatement, step_id: str, dialect: str) -> ir.Trai
         label=label,
         model=str(statement.into),
         base_model=str(statement.using) if statement.using is not None else None,
+        **searched,
     )
 
 
@@ -299,6 +325,7 @@ def _evaluate(statement: ast.EvaluateStatement, step_id: str) -> ir.EvaluateStat
                 "the metrics are " + ", ".join(METRICS),
             )
         attributes["validation.metrics"] = ",".join(_metric_names(metrics))
+    _check_plot(statement, attributes, "evaluate.plot", "evaluation")
     return ir.EvaluateStatement(
         id=step_id,
         text=statement.text,
@@ -309,6 +336,23 @@ def _evaluate(statement: ast.EvaluateStatement, step_id: str) -> ir.EvaluateStat
         table=list(statement.into.parts),
         attributes=attributes,
     )
+
+
+def _check_plot(
+    statement: ast.EvaluateStatement | ast.ExplainStatement,
+    attributes: dict,
+    name: str,
+    example: str,
+) -> None:
+    """A :class:`CheckError` unless the plot attribute ``name`` (if given) names a .png file."""
+    plot = attributes.get(name)
+    if plot is not None and not plot.lower().endswith(".png"):
+        where = next(a for a in statement.attributes if a.name.lower() == name)
+        raise _error(
+            f"{name} must name a .png file, not {plot!r}",
+            where.pos,
+            f"e.g. {name} = '{Path(plot).stem or example}.png'",
+        )
 
 
 def _metric_names(text: str) -> list[str]:
@@ -330,14 +374,7 @@ def _explain(statement: ast.ExplainStatement, step_id: str) -> ir.ExplainStateme
                 statement.explainer.pos,
                 "the explainers are " + ", ".join(EXPLAINERS),
             )
-    plot = attributes.get("explain.plot")
-    if plot is not None and not plot.lower().endswith(".png"):
-        where = next(a for a in statement.attributes if a.name.lower() == "explain.plot")
-        raise _error(
-            f"explain.plot must name a .png file, not {plot!r}",
-            where.pos,
-            f"e.g. explain.plot = '{Path(plot).stem or 'explain'}.png'",
-        )
+    _check_plot(statement, attributes, "explain.plot", "explain")
     return ir.ExplainStatement(
         id=step_id,
         text=statement.text,

@@ -93,6 +93,14 @@ def check_attributes(
                 f"attribute {attribute.name} is given twice", line=pos.line, column=pos.column
             )
         seen.add(attribute.name)
+        if isinstance(attribute.value, ast.Candidates):
+            raise CheckError(
+                f"{attribute.value.function}(...) gives candidates to a hyperparameter search, "
+                f"which {owner} does not run",
+                line=attribute.value.pos.line,
+                column=attribute.value.pos.column,
+                hint="only TO TRAIN searches: give one value here",
+            )
         spec = schema.get(attribute.name)
         if spec is None and open_prefix and attribute.name.startswith(open_prefix):
             values[attribute.name] = _plain(attribute.value)

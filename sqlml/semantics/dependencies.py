@@ -11,7 +11,8 @@ conservative:
 - a statement sqlglot cannot parse, or one whose effects are not plain table reads and
   writes (``SET``, ``USE``, ``COPY``, ``CREATE FUNCTION``, ...), is a barrier: it runs
   after every earlier statement and before every later one;
-- ``SHOW MODELS`` reads every model.
+- ``SHOW MODELS`` reads every model;
+- an ``ASSERT`` reads the tables of its condition's subqueries.
 
 Edges are direct dependencies only: an edge implied by others is left out.
 """
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from functools import lru_cache
 
 import sqlglot
 from sqlglot import exp
@@ -87,6 +89,9 @@ def _facts(statement: ir.Statement, dialect: str) -> _Facts:
                 dialect,
                 reads_models=[statement.base_model] if statement.base_model else [],
                 writes_models={statement.model},
+                writes_tables={".".join(statement.search["trials_table"])}
+                if isinstance(statement, ir.SearchStatement)
+                else set(),
             )
         case ir.PredictStatement() | ir.EvaluateStatement() | ir.ExplainStatement():
             table = {".".join(statement.table)} if statement.table else set()
@@ -99,6 +104,8 @@ def _facts(statement: ir.Statement, dialect: str) -> _Facts:
             return _Facts(StatementIO(writes_models=_names({statement.model})))
         case ir.ShowModelsStatement():
             return _Facts(StatementIO(reads_all_models=True))
+        case ir.AssertStatement():
+            return _extended([statement.select], dialect)
     return _Facts(StatementIO(barrier=True))
 
 
@@ -124,11 +131,12 @@ def _extended(
     )
 
 
+@lru_cache(maxsize=64)  # a program is analysed more than once (its DAG, then each step)
 def _sql_facts(text: str, dialect: str) -> _Facts:
     """A standard SQL statement's table reads and writes; a barrier if not understood."""
     try:
         tree = sqlglot.parse_one(text, read=dialect)
-    except SqlglotError:
+    except (SqlglotError, RecursionError):  # too deeply nested for sqlglot's parser
         return _Facts(StatementIO(barrier=True))
     kind, kinds = str(tree.args.get("kind") or "").upper(), _WRITE_KINDS.get(type(tree))
     if not isinstance(tree, _UNDERSTOOD) or (kinds is not None and kind not in kinds):

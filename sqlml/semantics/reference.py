@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from sqlml.semantics.analyze import EVALUATE_ATTRIBUTES, EXPLAIN_ATTRIBUTES, PREDICT_ATTRIBUTES
 from sqlml.semantics.attributes import Attr
 from sqlml.semantics.estimators import ESTIMATORS
+from sqlml.semantics.search import SEARCH_ATTRIBUTES
 
 
 def attributes_markdown() -> str:
@@ -31,6 +32,7 @@ def attributes_markdown() -> str:
         ("TO PREDICT", PREDICT_ATTRIBUTES),
         ("TO EVALUATE", EVALUATE_ATTRIBUTES),
         ("TO EXPLAIN", EXPLAIN_ATTRIBUTES),
+        ("TO TRAIN: hyperparameter search", SEARCH_ATTRIBUTES),
     ):
         parts.append(f"## {statement}\n")
         parts.append(_table(schema))

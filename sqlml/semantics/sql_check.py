@@ -9,6 +9,8 @@ program. Errors point into the program text.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from typing import TypeVar
 
 import sqlglot
 from sqlglot import exp
@@ -23,6 +25,7 @@ DIALECTS = {"duckdb": "duckdb", "mysql": "mysql", "sqlite": "sqlite", "postgresq
 
 _CLAUSES = frozenset({"Where", "Having", "Group", "Order", "Limit", "From", "Join", "Qualify"})
 QUERY_WORDS = frozenset({"select", "with", "values", "from", "table"})
+T = TypeVar("T")
 
 
 def is_query(sql: str) -> bool:
@@ -36,14 +39,7 @@ def check_query(sql: str, pos: ast.Position, dialect: str, clause: str | None) -
     ``clause`` names the extended clause the query feeds (``TO TRAIN``), for messages.
     """
     what = f"the SELECT before {clause}" if clause else "this query"
-    try:
-        expressions = sqlglot.parse(sql, read=dialect)
-    except SqlglotParseError as error:
-        raise _located(error, pos) from None
-    except TokenError as error:
-        raise CheckError(
-            f"{what} cannot be read: {error}", line=pos.line, column=pos.column
-        ) from None
+    expressions = _parsed(lambda: sqlglot.parse(sql, read=dialect), pos, what)
     query = expressions[0] if len(expressions) == 1 else None
     if not isinstance(query, exp.Query):
         raise CheckError(
@@ -53,6 +49,32 @@ def check_query(sql: str, pos: ast.Position, dialect: str, clause: str | None) -
             hint="write the data to use as SELECT ... FROM ...",
         )
     return query
+
+
+def check_condition(sql: str, pos: ast.Position, dialect: str) -> exp.Expression:
+    """Parse ``sql`` (starting at ``pos`` in the program) as one SQL condition in ``dialect``."""
+    return _parsed(
+        lambda: sqlglot.parse_one(sql, read=dialect, into=exp.Condition), pos, "this condition"
+    )
+
+
+def _parsed(parse: Callable[[], T], pos: ast.Position, what: str) -> T:
+    """``parse()``'s result; sqlglot's failures as CheckErrors at ``pos`` about ``what``."""
+    try:
+        return parse()
+    except SqlglotParseError as error:
+        raise _located(error, pos) from None
+    except TokenError as error:
+        raise CheckError(
+            f"{what} cannot be read: {error}", line=pos.line, column=pos.column
+        ) from None
+    except RecursionError:  # sqlglot's parser recurses about 20 calls deep per parenthesis
+        raise CheckError(
+            f"{what} is nested too deeply to be checked",
+            line=pos.line,
+            column=pos.column,
+            hint="use fewer nested parentheses or subqueries, e.g. name the inner parts with WITH",
+        ) from None
 
 
 def _located(error: SqlglotParseError, pos: ast.Position) -> CheckError:

@@ -7,7 +7,8 @@ IR runs in-process (local backend) or in a container (``python -m sqlml.runtime.
 from types import SimpleNamespace
 
 from sqlml.steps import katib, kubeflow
-from sqlml.steps.statements import evaluate, explain, model_admin, predict, sql, train
+from sqlml.steps.search import hyperparameter_search, katib_search
+from sqlml.steps.statements import assertion, evaluate, explain, model_admin, predict, sql, train
 
 # Distributed jobs, named as in the step zoo: tensorflow.train, pytorch.train, xgboost.train,
 # mpi.train (Kubeflow training jobs) and katib.run (a Katib Experiment).
@@ -23,17 +24,22 @@ STEP_FOR_KIND = {
     "predict": "predict",
     "evaluate": "evaluate",
     "explain": "explain",
+    "assert": "assertion",
     "show_train": "model_admin",
     "show_models": "model_admin",
     "describe_model": "model_admin",
     "drop_model": "model_admin",
+    "search": "hyperparameter_search",  # takes the workflow: it adds the trials and a fan-in
 }
 
 __all__ = [
     "STEP_FOR_KIND",
+    "assertion",
     "evaluate",
     "explain",
+    "hyperparameter_search",
     "katib",
+    "katib_search",
     "kubeflow",
     "model_admin",
     "mpi",

@@ -117,7 +117,8 @@ def run(
         trial_spec: the object each trial creates, as plain JSON values, with
             ``${trialParameters.NAME}`` placeholders.
         parameters: the searched hyperparameters.
-        trial_parameters: placeholder name -> the searched parameter it takes.
+        trial_parameters: placeholder name -> the searched parameter it takes, or the
+            trial's metadata (``${trialSpec.Name}``, ``${trialSpec.Namespace}``...).
         objective_metric: the metric each trial reports (e.g. ``accuracy``).
         goal: ``maximize`` or ``minimize`` the objective metric.
         objective_goal: stop early once a trial reaches this value.
@@ -146,7 +147,11 @@ def run(
     if resume_policy is not None:
         _check_choice("resume policy", resume_policy, RESUME_POLICIES)
     searched = {parameter.name for parameter in parameters}
-    unknown = sorted(set(trial_parameters.values()) - searched)
+    unknown = sorted(
+        reference
+        for reference in set(trial_parameters.values()) - searched
+        if not reference.startswith("${trialSpec.")  # the trial's own metadata, e.g. its Name
+    )
     if unknown:
         raise KubernetesError(
             f"trial parameters refer to {', '.join(unknown)}, which are not searched",

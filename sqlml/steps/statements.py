@@ -1,4 +1,4 @@
-"""Steps that run sqlml statements: standard SQL, TO TRAIN and TO PREDICT."""
+"""Steps that run sqlml statements: standard SQL, TO TRAIN, TO PREDICT, ASSERT..."""
 
 from __future__ import annotations
 
@@ -73,6 +73,16 @@ def model_admin(
 
     Args:
         statement: the statement's IR.
+        after: steps that must finish first.
+    """
+    return _step(statement, after)
+
+
+def assertion(statement: ir.AssertStatement, after: Sequence[Step] = ()) -> Step:
+    """Fail unless an ASSERT's condition holds on the data.
+
+    Args:
+        statement: the ASSERT statement's IR.
         after: steps that must finish first.
     """
     return _step(statement, after)

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from sqlml.errors import SqlmlError
 from sqlml.output import FORMATS
@@ -30,6 +31,9 @@ from sqlml.workflow.core import (
 )
 from sqlml.workflow.prerequisites import Prerequisite, fetch_data, packages, script
 from sqlml.workflow.templates import run_container, run_job, run_script
+
+if TYPE_CHECKING:
+    from sqlml.workflow.local import RunResult
 
 
 def add_run_options(parser: argparse.ArgumentParser) -> None:
@@ -61,16 +65,17 @@ def run(
     fmt: str,
     source: str | None = None,
     announce: bool = True,
+    on_result: Callable[[RunResult], None] | None = None,
 ) -> int:
     """Run ``workflow`` as the options of :func:`add_run_options` say; the exit status.
 
     ``announce``: print the run id at the start and how to resume a failed run.
+    ``on_result``: called with the run's result when it ran.
     """
     if args.backend == "argo":
         error = WorkflowError(
-            "the Argo backend cannot run workflows yet in this version of sqlml",
-            hint="run with --backend local, or emit the workflow with: "
-            "sqlml compile FILE --target argo",
+            "a compiled workflow program runs locally only",
+            hint="submit the .sql program to Argo with: sqlml run FILE.sql --backend argo",
         )
         print(error.render(source or "sqlml"), file=sys.stderr)
         return 1
@@ -87,6 +92,7 @@ def run(
         retries=args.retries,
         timeout=args.timeout,
         announce=announce,
+        on_result=on_result,
     )
 
 

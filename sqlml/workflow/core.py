@@ -135,8 +135,8 @@ class Step:
     RESOURCE); ``params`` is its JSON-serialisable definition; it runs after ``after``.
 
     Parameters, ``{{item}}`` and ``{{workflow.status}}`` are substituted, Argo style
-    (``{{inputs.parameters.NAME}}``), into a container's command, arguments and environment
-    and into a script's source.
+    (``{{inputs.parameters.NAME}}``), into a container's command, arguments and environment,
+    into a script's source, and into the strings of a mapped statement step's IR.
     """
 
     name: str

@@ -48,11 +48,12 @@ MODEL_TABLE = "sqlml_model_versions"  # a statement that reads a model reads thi
 
 @dataclass
 class RunResult:
-    """How a run ended: its id, each step's state, and the first error."""
+    """How a run ended: its id, each step's state, the first error and each step's record."""
 
     run_id: str
     states: dict[str, str]
     error: BaseException | None = None
+    steps: dict[str, rec.StepRecord] = field(default_factory=dict)
 
     @property
     def succeeded(self) -> bool:
@@ -133,6 +134,7 @@ class _Run:
         self.states: dict[str, str] = {}
         self.outputs: dict[str, dict[str, str]] = {}
         self.outcomes: dict[str, Outcome] = {}
+        self.records: dict[str, rec.StepRecord] = {}  # as written to the run record
         self.error: BaseException | None = None
         self._reported = 0
         self._local = threading.local()
@@ -157,7 +159,7 @@ class _Run:
                 connection.close()
         state = rec.SUCCEEDED if self.error is None else rec.FAILED
         self.record.end_run(self.run_id, state, time.time())
-        return RunResult(self.run_id, self.states, self.error)
+        return RunResult(self.run_id, self.states, self.error, self.records)
 
     def _schedule(
         self,
@@ -255,8 +257,7 @@ class _Run:
             self.outputs[step.name] = outputs
         if results and results[0].outcome is not None and step.items is None:
             self.outcomes[step.name] = results[0].outcome
-        self.record.end_step(
-            self.run_id,
+        self._end_step(
             rec.StepRecord(
                 step.name,
                 mapped.hash,
@@ -275,12 +276,14 @@ class _Run:
     ) -> None:
         now = time.time()
         outputs = self.outputs.get(step.name, {}) if state == rec.CACHED else {}
-        self.record.end_step(
-            self.run_id,
-            rec.StepRecord(step.name, content_hash, state, 0, now, now, error, outputs),
-            new=True,
+        self._end_step(
+            rec.StepRecord(step.name, content_hash, state, 0, now, now, error, outputs), new=True
         )
         self._set_state(step.name, state)
+
+    def _end_step(self, step: rec.StepRecord, new: bool = False) -> None:
+        self.records[step.step] = step
+        self.record.end_step(self.run_id, step, new)
 
     def _set_state(self, name: str, state: str) -> None:
         self.states[name] = state

@@ -3,14 +3,19 @@
 ``sqlml_runs`` holds one row per run, ``sqlml_run_steps`` one row per step of a run: its
 content hash (statement or definition plus the fingerprints of the tables it reads), state,
 attempts, start and end times (seconds since the epoch), error and outputs (JSON).
+
+A write to the record that fails is tried again for a few seconds, so that a database server
+restarting during a run still gets its steps' states once it is back.
 """
 
 from __future__ import annotations
 
 import json
+import time
 from dataclasses import dataclass
 from typing import Any
 
+from sqlml.errors import DatasourceError
 from sqlml.runtime.datasource import Datasource
 from sqlml.workflow.core import WorkflowError
 
@@ -21,6 +26,7 @@ STEPS = "sqlml_run_steps"
 RUNNING, SUCCEEDED, CACHED, SKIPPED = "running", "succeeded", "cached", "skipped"
 FAILED, OMITTED = "failed", "omitted"  # omitted: not run because the run failed first
 DONE_STATES = (SUCCEEDED, CACHED, SKIPPED)
+WRITE_DELAYS = (0.5, 1.0, 2.0, 4.0)  # seconds before each new try of a failed record write
 
 
 @dataclass(frozen=True)
@@ -64,7 +70,7 @@ class RunRecord:
                      state=RUNNING, started_at=started_at)  # fmt: skip
 
     def end_run(self, run_id: str, state: str, ended_at: float) -> None:
-        self._ds.execute(
+        self._write(
             f"UPDATE {self._runs} SET state = {self._ds.param}, ended_at = {self._ds.param} "
             f"WHERE run_id = {self._ds.param}",
             [state, ended_at, run_id],
@@ -90,20 +96,26 @@ class RunRecord:
             return
         p = self._ds.param
         assignments = ", ".join(f"{self._ds.quote([column])} = {p}" for column in values)
-        self._ds.execute(
+        self._write(
             f"UPDATE {self._steps} SET {assignments} WHERE run_id = {p} AND step = {p}",
             [*values.values(), run_id, step.step],
         )
 
-    def steps(self, run_id: str) -> dict[str, StepRecord]:
-        """The recorded steps of ``run_id``; a WorkflowError if there is no such run."""
+    def state(self, run_id: str) -> str:
+        """The state of ``run_id``; a WorkflowError if there is no such run."""
         p = self._ds.param
-        found = self._ds.execute(f"SELECT run_id FROM {self._runs} WHERE run_id = {p}", [run_id])
+        found = self._ds.execute(f"SELECT state FROM {self._runs} WHERE run_id = {p}", [run_id])
         if not found or not found.rows:
             raise WorkflowError(
                 f"there is no run {run_id!r} in this datasource's run record ({RUNS})",
                 hint="give the run id printed when the run started, with the same --datasource",
             )
+        return found.rows[0][0]
+
+    def steps(self, run_id: str) -> dict[str, StepRecord]:
+        """The recorded steps of ``run_id``; a WorkflowError if there is no such run."""
+        p = self._ds.param
+        self.state(run_id)
         rows = self._ds.execute(
             "SELECT step, content_hash, state, attempts, started_at, ended_at, error, outputs "
             f"FROM {self._steps} WHERE run_id = {p}",
@@ -117,7 +129,17 @@ class RunRecord:
     def _insert(self, table: str, **values: Any) -> None:
         columns = ", ".join(self._ds.quote([column]) for column in values)
         marks = ", ".join([self._ds.param] * len(values))
-        self._ds.execute(
+        self._write(
             f"INSERT INTO {self._ds.quote([table])} ({columns}) VALUES ({marks})",
             list(values.values()),
         )
+
+    def _write(self, sql: str, params: list[Any]) -> None:
+        """Run a write, tried again after each of :data:`WRITE_DELAYS` while it fails."""
+        for delay in WRITE_DELAYS:
+            try:
+                self._ds.execute(sql, params)
+                return
+            except DatasourceError:
+                time.sleep(delay)
+        self._ds.execute(sql, params)

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from sqlml.errors import SqlmlError
 from sqlml.output import render
+from sqlml.runtime import progress
 from sqlml.runtime.execute import Outcome
 from sqlml.workflow.core import Retry, Step, Workflow
-from sqlml.workflow.local import LocalExecutor
+from sqlml.workflow.local import LocalExecutor, RunResult
 
 
 def run_and_report(
@@ -24,11 +26,13 @@ def run_and_report(
     retries: int = 0,
     timeout: float | None = None,
     announce: bool = True,
+    on_result: Callable[[RunResult], None] | None = None,
 ) -> int:
-    """Run ``workflow`` locally; results go to stdout in program order, the run id, summaries
-    and errors to stderr.
+    """Run ``workflow`` locally; results go to stdout in program order, the run id, summaries,
+    errors and (on a terminal) progress bars to stderr.
 
     Returns 0 on success and 1 on a user error (reported as ``source:line:col: message``).
+    ``on_result`` gets the run's result when it ran (for reports such as JUnit).
     """
 
     def show(step: Step, outcome: Outcome) -> None:
@@ -48,10 +52,13 @@ def run_and_report(
         progress=sys.stderr if announce else None,
     )
     try:
-        result = executor.run(workflow, resume)
+        with progress.reporting(progress.terminal(sys.stderr)):
+            result = executor.run(workflow, resume)
     except SqlmlError as error:
         print(error.render(source), file=sys.stderr)
         return 1
+    if on_result is not None:
+        on_result(result)
     if isinstance(result.error, SqlmlError):
         print(result.error.render(source), file=sys.stderr)
         if announce:

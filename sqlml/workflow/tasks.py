@@ -183,7 +183,10 @@ def _attempt(
 
 def _statement(task: Task, datasource: Datasource, log: IO[str]) -> Outcome:
     """Run the statement; past the timeout, ask the database to stop it."""
-    statement = ir.from_dict(task.step.params)
+    params = task.step.params
+    if task.step.items is not None:  # a mapped statement: its {{item...}} placeholders filled
+        params = _substituted(params, task.values)
+    statement = ir.from_dict(params)
     expired = threading.Event()
     timer = None
     if task.timeout is not None:
@@ -210,6 +213,17 @@ def _statement(task: Task, datasource: Datasource, log: IO[str]) -> Outcome:
     if outcome.result is not None:
         _log(log, f"{len(outcome.result.rows)} rows")
     return outcome
+
+
+def _substituted(value: Any, values: Mapping[str, str]) -> Any:
+    """``value`` with :func:`substitute` applied to every string in it."""
+    if isinstance(value, str):
+        return substitute(value, values)
+    if isinstance(value, dict):
+        return {key: _substituted(item, values) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_substituted(item, values) for item in value]
+    return value
 
 
 def _process(task: Task, workdir: Path, env: dict[str, str], log: IO[str]) -> str:

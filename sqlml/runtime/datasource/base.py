@@ -10,13 +10,15 @@ import re
 import uuid
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
 import numpy as np
 
+from sqlml.errors import DatasourceError
+from sqlml.runtime import progress
 from sqlml.runtime.datasource.url import DatasourceURL
 
 # Columns of a result: name -> 1-D array (float64/int64/bool, or object for text).
@@ -78,7 +80,8 @@ class Datasource(ABC):
 
     def read(self, select: str) -> Columns:
         """Run a SELECT and return its result as columns: its batches joined."""
-        return join_batches(self.read_batches(select))
+        with progress.stage("reading"):
+            return join_batches(counted(self.read_batches(select)))
 
     @abstractmethod
     def read_batches(self, select: str, batch_rows: int = BATCH_ROWS) -> Iterator[Columns]:
@@ -134,7 +137,7 @@ class Datasource(ABC):
     def write_table(self, table: Sequence[str], columns: Columns) -> None:
         """Create or replace ``table`` with ``columns``; readers see the old or the new table."""
         *schema, name = table
-        staging = [*schema, f"{name}__sqlml_new_{uuid.uuid4().hex[:12]}"]
+        staging = [*schema, f"{short_name(name)}__sqlml_new_{uuid.uuid4().hex[:12]}"]
         definition = ", ".join(
             f"{self.quote([column])} {self.types[_kind(values)]}"
             for column, values in columns.items()
@@ -144,8 +147,31 @@ class Datasource(ABC):
             self._insert(self.quote(staging), columns)
             self._swap(staging, list(table))
         except BaseException:
-            self.execute(f"DROP TABLE IF EXISTS {self.quote(staging)}")
+            self._drop_staging(staging)
             raise
+
+    def _drop_staging(self, staging: list[str]) -> None:
+        """Drop a failed write's staging table, on a new connection if the write lost its
+        own; one the database cannot drop now stays behind under its own name, unseen."""
+        for _ in range(2):
+            with suppress(DatasourceError):
+                self.execute(f"DROP TABLE IF EXISTS {self.quote(staging)}")
+                return
+
+
+def lost_in_transaction(url: DatasourceURL) -> DatasourceError:
+    """The error of a connection lost in a transaction: the server rolled it back, and going
+    on in a new connection would commit only the transaction's end."""
+    return DatasourceError(
+        f"the connection to {url} was lost in a transaction, which the server rolled back",
+        hint="run the statement again (sqlml run --resume RUN, or --retries N)",
+    )
+
+
+def short_name(name: str) -> str:
+    """The start of a table name (at most 24 bytes), to build helper tables' names from:
+    they stay within MySQL's 64 characters and PostgreSQL's 63 bytes."""
+    return name.encode()[:24].decode(errors="ignore")
 
 
 def fetch_batches(
@@ -172,6 +198,13 @@ def fetch_batches(
             name: np.empty(0, dtype=_EMPTY.get(kind, object))
             for name, kind in zip(names, kinds, strict=True)
         }
+
+
+def counted(batches: Iterable[Columns]) -> Iterator[Columns]:
+    """``batches``, each one's rows reported to the current progress stage."""
+    for batch in batches:
+        progress.advance(len(next(iter(batch.values()), ())))
+        yield batch
 
 
 def join_batches(batches: Iterable[Columns]) -> Columns:

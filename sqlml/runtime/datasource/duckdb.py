@@ -12,6 +12,7 @@ import duckdb
 import numpy as np
 
 from sqlml.errors import DatasourceError
+from sqlml.runtime import progress
 from sqlml.runtime.datasource.base import (
     BATCH_ROWS,
     Columns,
@@ -41,9 +42,12 @@ class DuckDBSource(Datasource):
         try:
             self._con = duckdb.connect(url.path)
         except duckdb.Error as error:
+            in_use = "Could not set lock" in str(error)  # one process opens a file at a time
             raise DatasourceError(
                 f"cannot open the DuckDB database {url}: {error}",
-                hint="check the path in --datasource or SQLML_DATASOURCE",
+                hint="another process has the file open: run again once it has ended"
+                if in_use
+                else "check the path in --datasource or SQLML_DATASOURCE",
             ) from None
         if base_dir is not None:  # relative file paths in the program resolve next to it
             self.execute("SET file_search_path = ?", [str(base_dir.resolve())])
@@ -60,7 +64,9 @@ class DuckDBSource(Datasource):
     def read(self, select: str) -> Columns:
         """The whole result at once: DuckDB fills the arrays itself (what joined batches hold)."""
         try:
-            data = self._con.execute(select).fetchnumpy()
+            with progress.stage("reading"):
+                data = self._con.execute(select).fetchnumpy()
+                progress.advance(len(next(iter(data.values()), ())))
         except duckdb.Error as error:
             raise DatasourceError(f"DuckDB: {error}") from None
         return {name: _unmasked(values) for name, values in data.items()}
@@ -92,10 +98,16 @@ class DuckDBSource(Datasource):
         finally:
             self._con.unregister(view)
 
-    def _swap(self, staging: list[str], target: list[str]) -> None:
+    def write_table(self, table: Sequence[str], columns: Columns) -> None:
+        """The whole write (staging table, rows, swap) in one transaction: a process killed
+        half way leaves nothing behind, as DuckDB drops what no commit ended."""
         with self.transaction():
-            self.execute(f"DROP TABLE IF EXISTS {self.quote(target)}")
-            self.execute(f"ALTER TABLE {self.quote(staging)} RENAME TO {self.quote(target[-1:])}")
+            super().write_table(table, columns)
+
+    def _swap(self, staging: list[str], target: list[str]) -> None:
+        """In :meth:`write_table`'s transaction."""
+        self.execute(f"DROP TABLE IF EXISTS {self.quote(target)}")
+        self.execute(f"ALTER TABLE {self.quote(staging)} RENAME TO {self.quote(target[-1:])}")
 
     @contextmanager
     def transaction(self) -> Iterator[None]:

@@ -9,7 +9,9 @@ and results with other column types (dates, FLOAT, BIT, ...) stream through pymy
 
 from __future__ import annotations
 
+import hashlib
 import struct
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
@@ -28,8 +30,10 @@ from sqlml.runtime.datasource.base import (
     Datasource,
     ResultSet,
     fetch_batches,
+    lost_in_transaction,
     object_array,
     returns_rows,
+    short_name,
 )
 from sqlml.runtime.datasource.bulk import check_finite, text_chunks
 from sqlml.runtime.datasource.mysql_load import insert_rows, load_data
@@ -67,6 +71,8 @@ _STRING_TYPES = {
 }
 _BINARY_CHARSET = 63
 _BATCH_BYTES = 4 << 20
+SETTLE_SECONDS = 3.0  # the longest a fingerprint waits for a table's update time to settle
+WRITE_LOCK_SECONDS = 3600  # how long a write waits while another writes into its table
 
 
 class MySQLSource(Datasource):
@@ -88,36 +94,45 @@ class MySQLSource(Datasource):
         self._exact_times = False
         self._con = _connect(url)
         self._load_con: pymysql.Connection | None = None
+        self._in_transaction = False
 
     def table_fingerprint(self, table: Sequence[str]) -> str | None:
         """The table's columns, creation and update times when the server keeps the update
-        time and it is two seconds old or more (so a later change gets a later one: times have
-        whole seconds); otherwise ``CHECKSUM TABLE``, which reads every row."""
+        time, else ``CHECKSUM TABLE``, which reads every row. Times have whole seconds, so a
+        table changed in the current second is asked again once that second is over (a later
+        change then gets a later time): the same unchanged table always gets the same form of
+        fingerprint, whenever it is asked, and a resumed run recognises it."""
         if not self._exact_times:  # MySQL 8 caches these times for a day unless told not to
             with suppress(DatasourceError):  # MariaDB has no such cache, nor the variable
                 self.execute("SET SESSION information_schema_stats_expiry = 0")
             self._exact_times = True
         *schema, name = table
-        found = self.execute(
-            "SELECT CREATE_TIME, UPDATE_TIME, UPDATE_TIME <= NOW() - INTERVAL 2 SECOND, "
-            "(SELECT GROUP_CONCAT(c.COLUMN_NAME, ' ', c.COLUMN_TYPE ORDER BY c.ORDINAL_POSITION) "
-            "FROM information_schema.columns AS c WHERE c.table_schema = t.table_schema "
-            "AND c.table_name = t.table_name) "
-            "FROM information_schema.tables AS t "
-            "WHERE t.table_schema = COALESCE(%s, DATABASE()) AND t.table_name = %s",
-            [schema[-1] if schema else None, name],
-        )
-        if found and found.rows and found.rows[0][1] is not None and found.rows[0][2]:
-            created, updated, _, columns = found.rows[0]
-            return f"created {created}, updated {updated}, columns {columns}"
-        return super().table_fingerprint(table)
+        deadline = time.monotonic() + SETTLE_SECONDS
+        while True:
+            found = self.execute(
+                "SELECT CREATE_TIME, UPDATE_TIME, UPDATE_TIME < NOW(), "
+                "(SELECT GROUP_CONCAT(c.COLUMN_NAME, ' ', c.COLUMN_TYPE "
+                "ORDER BY c.ORDINAL_POSITION) FROM information_schema.columns AS c "
+                "WHERE c.table_schema = t.table_schema AND c.table_name = t.table_name) "
+                "FROM information_schema.tables AS t "
+                "WHERE t.table_schema = COALESCE(%s, DATABASE()) AND t.table_name = %s",
+                [schema[-1] if schema else None, name],
+            )
+            if not (found and found.rows and found.rows[0][1] is not None):
+                return super().table_fingerprint(table)
+            created, updated, settled, columns = found.rows[0]
+            if settled:
+                return f"created {created}, updated {updated}, columns {columns}"
+            if time.monotonic() >= deadline:  # written to without a pause: read the rows
+                return super().table_fingerprint(table)
+            time.sleep(0.1)
 
     def quote(self, parts: Sequence[str]) -> str:
         return ".".join("`" + part.replace("`", "``") + "`" for part in parts)
 
     def execute(self, sql: str, params: Sequence[Any] = ()) -> ResultSet | None:
         try:
-            with self._con.cursor() as cursor:
+            with self._live().cursor() as cursor:
                 cursor.execute(sql, tuple(params) or None)
                 if not returns_rows(sql) or cursor.description is None:
                     return None
@@ -127,7 +142,7 @@ class MySQLSource(Datasource):
 
     def read_batches(self, select: str, batch_rows: int = BATCH_ROWS) -> Iterator[Columns]:
         try:
-            batches = _read_binary(self._con, select, batch_rows)
+            batches = _read_binary(self._live(), select, batch_rows)
             if batches is not None:
                 yield from batches
                 return
@@ -147,7 +162,7 @@ class MySQLSource(Datasource):
         try:
             loader = self._loader()
             if loader is None:
-                insert_rows(self._con, table, names, columns, self._max_packet())
+                insert_rows(self._live(), table, names, columns, self._max_packet())
             elif rows:
                 chunks = text_chunks(columns)
                 load_data(loader, table, names, chunks, rows, self._max_packet())
@@ -175,9 +190,37 @@ class MySQLSource(Datasource):
         found = self.execute("SELECT @@max_allowed_packet")
         return int(found.rows[0][0]) if found else 1 << 20
 
+    def write_table(self, table: Sequence[str], columns: Columns) -> None:
+        """Writes into one table take turns, under a named lock of the server (released with
+        the connection, should this process die); each first drops the staging tables that
+        writes killed half way left behind, as no live write holds one."""
+        *schema, name = table
+        database = schema[-1] if schema else self.url.path
+        lock = "sqlml_write_" + hashlib.sha256(f"{database}.{name}".encode()).hexdigest()[:40]
+        found = self.execute("SELECT GET_LOCK(%s, %s)", [lock, WRITE_LOCK_SECONDS])
+        if not found or found.rows[0][0] != 1:
+            raise DatasourceError(
+                f"MySQL: another write into {'.'.join(table)} went on for over "
+                f"{WRITE_LOCK_SECONDS} s",
+                hint="run the statement again once the other write has ended",
+            )
+        try:
+            leftovers = self.execute(
+                "SELECT table_name FROM information_schema.tables "
+                "WHERE table_schema = COALESCE(%s, DATABASE()) "
+                "AND LOCATE(BINARY %s, table_name) = 1",
+                [schema[-1] if schema else None, f"{name}__sqlml_"],
+            )
+            for (leftover,) in leftovers.rows if leftovers else []:
+                self.execute(f"DROP TABLE IF EXISTS {self.quote([*schema, leftover])}")
+            super().write_table(table, columns)
+        finally:
+            with suppress(DatasourceError):
+                self.execute("SELECT RELEASE_LOCK(%s)", [lock])
+
     def _swap(self, staging: list[str], target: list[str]) -> None:
         *schema, name = target
-        old = [*schema, f"{name}__sqlml_old_{staging[-1][-12:]}"]
+        old = [*schema, f"{short_name(name)}__sqlml_old_{staging[-1][-12:]}"]
         if self.table_exists(target):
             self.execute(
                 f"RENAME TABLE {self.quote(target)} TO {self.quote(old)}, "
@@ -189,17 +232,45 @@ class MySQLSource(Datasource):
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
+        con = self._live()
         with _driver_errors():
-            self._con.begin()
+            con.begin()
+        self._in_transaction = True
         try:
-            yield
-        except BaseException:
-            if self._con.open:  # a lost connection took its transaction with it
-                with _driver_errors():
-                    self._con.rollback()
-            raise
-        with _driver_errors():
-            self._con.commit()
+            try:
+                yield
+            except BaseException:
+                if con.open:  # a lost connection took its transaction with it
+                    with _driver_errors():
+                        con.rollback()
+                raise
+            with _driver_errors():
+                con.commit()
+        finally:
+            self._in_transaction = False
+
+    def _live(self) -> pymysql.Connection:
+        """The connection; a new one if it was lost (the server restarted, the link dropped)
+        outside a transaction. Within one, the loss is the transaction's error."""
+        if not self._con.open:
+            if self._in_transaction:
+                raise lost_in_transaction(self.url)
+            self._con = _connect(self.url)
+            self._exact_times = False
+        return self._con
+
+    def interrupt(self) -> None:
+        """``KILL QUERY`` from a connection of its own: the running statement fails, the
+        connections stay open."""
+        running = [con.thread_id() for con in (self._con, self._load_con) if con and con.open]
+        with suppress(DatasourceError, pymysql.MySQLError):
+            killer = _connect(self.url)
+            try:
+                with killer.cursor() as cursor:
+                    for thread in running:
+                        cursor.execute("KILL QUERY %s", (thread,))
+            finally:
+                killer.close()
 
     def close(self) -> None:
         if self._load_con is not None and self._load_con.open:

@@ -15,6 +15,7 @@ from sqlml.runtime.datasource.base import (
     Datasource,
     ResultSet,
     fetch_batches,
+    lost_in_transaction,
     returns_rows,
 )
 from sqlml.runtime.datasource.bulk import binary_chunks
@@ -36,26 +37,12 @@ class PostgreSQLSource(Datasource):
 
     def __init__(self, url: DatasourceURL) -> None:
         super().__init__(url)
-        try:
-            self._con = psycopg.connect(
-                host=url.host,
-                port=url.port or 5432,
-                user=url.user or None,
-                password=url.password or None,
-                dbname=url.path,
-                autocommit=True,
-                connect_timeout=10,
-            )
-        except psycopg.Error as error:
-            raise DatasourceError(
-                f"cannot connect to {url}: {_message(error)}",
-                hint="check that the server is running and that the URL given with "
-                "--datasource or SQLML_DATASOURCE is right",
-            ) from None
+        self._con = _connect(url)
+        self._in_transaction = False
 
     def execute(self, sql: str, params: Sequence[Any] = ()) -> ResultSet | None:
         try:
-            with self._con.cursor() as cursor:
+            with self._live().cursor() as cursor:
                 cursor.execute(sql, tuple(params) or None)
                 if not returns_rows(sql) or cursor.description is None:
                     return None
@@ -66,7 +53,8 @@ class PostgreSQLSource(Datasource):
     def read_batches(self, select: str, batch_rows: int = BATCH_ROWS) -> Iterator[Columns]:
         """The rows come through a server-side cursor, one batch at a time."""
         try:
-            with self._con.transaction(), self._con.cursor(name="sqlml_read") as cursor:
+            con = self._live()
+            with con.transaction(), con.cursor(name="sqlml_read") as cursor:
                 cursor.itersize = batch_rows
                 cursor.execute(select)
                 kinds = [_kind(d.type_code) for d in cursor.description]
@@ -79,7 +67,7 @@ class PostgreSQLSource(Datasource):
         names = ", ".join(self.quote([name]) for name in columns)
         try:
             with (
-                self._con.cursor() as cursor,
+                self._live().cursor() as cursor,
                 cursor.copy(f"COPY {table} ({names}) FROM STDIN (FORMAT BINARY)") as copy,
             ):
                 for chunk in binary_chunks(columns):
@@ -88,23 +76,63 @@ class PostgreSQLSource(Datasource):
             raise DatasourceError(f"PostgreSQL: {_message(error)}") from None
 
     def _swap(self, staging: list[str], target: list[str]) -> None:
+        """Swaps into one table take turns (a transaction's advisory lock): two first writes
+        would otherwise both rename their staging table to the missing target."""
+        *schema, name = target
         with self.transaction():
+            self.execute(
+                "SELECT pg_advisory_xact_lock(hashtext('sqlml write'), "
+                "hashtext(COALESCE(%s, current_schema()) || '.' || %s))",
+                [schema[-1] if schema else None, name],
+            )
             self.execute(f"DROP TABLE IF EXISTS {self.quote(target)}")
             self.execute(f"ALTER TABLE {self.quote(staging)} RENAME TO {self.quote(target[-1:])}")
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
+        con = self._live()
+        self._in_transaction = True
         try:
-            with self._con.transaction():
+            with con.transaction():
                 yield
         except psycopg.Error as error:  # e.g. the connection was lost
             raise DatasourceError(f"PostgreSQL: {_message(error)}") from None
+        finally:
+            self._in_transaction = False
+
+    def _live(self) -> psycopg.Connection:
+        """The connection; a new one if it was lost (the server restarted, the link dropped)
+        outside a transaction. Within one, the loss is the transaction's error."""
+        if self._con.closed:
+            if self._in_transaction:
+                raise lost_in_transaction(self.url)
+            self._con = _connect(self.url)
+        return self._con
 
     def interrupt(self) -> None:
         self._con.cancel()
 
     def close(self) -> None:
         self._con.close()
+
+
+def _connect(url: DatasourceURL) -> psycopg.Connection:
+    try:
+        return psycopg.connect(
+            host=url.host,
+            port=url.port or 5432,
+            user=url.user or None,
+            password=url.password or None,
+            dbname=url.path,
+            autocommit=True,
+            connect_timeout=10,
+        )
+    except psycopg.Error as error:
+        raise DatasourceError(
+            f"cannot connect to {url}: {_message(error)}",
+            hint="check that the server is running and that the URL given with "
+            "--datasource or SQLML_DATASOURCE is right",
+        ) from None
 
 
 def _message(error: psycopg.Error) -> str:

@@ -65,12 +65,15 @@ class SQLiteSource(Datasource):
         return bool(found and found.rows[0][0])
 
     def _insert(self, table: str, columns: Columns) -> None:
+        """One transaction for all the rows: in autocommit each row would be a commit of its
+        own, a disk sync per row."""
         placeholders = ", ".join([self.param] * len(columns))
         rows = zip(*(python_values(values) for values in columns.values()), strict=True)
-        try:
-            self._con.executemany(f"INSERT INTO {table} VALUES ({placeholders})", rows)
-        except sqlite3.Error as error:
-            raise DatasourceError(f"SQLite: {error}") from None
+        with self.transaction():
+            try:
+                self._con.executemany(f"INSERT INTO {table} VALUES ({placeholders})", rows)
+            except sqlite3.Error as error:
+                raise DatasourceError(f"SQLite: {error}") from None
 
     def _swap(self, staging: list[str], target: list[str]) -> None:
         with self.transaction():

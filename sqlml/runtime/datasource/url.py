@@ -6,6 +6,7 @@ A URL's text form never shows its password, so it is safe in messages and logs.
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
 from urllib.parse import unquote, urlsplit
 
@@ -54,8 +55,12 @@ def parse_url(text: str | None) -> DatasourceURL:
     try:
         parts = urlsplit(text)
         port = parts.port
-    except ValueError as error:
-        raise DatasourceError(f"bad datasource URL {_redacted(text)!r}: {error}") from None
+    except ValueError:  # its message may quote a password that broke the URL's syntax
+        raise DatasourceError(
+            f"bad datasource URL {_redacted(text)!r}: its host or port cannot be read",
+            hint="write the port as a number from 0 to 65535, and percent-encode a password's "
+            "'/', '?', '#', '@' and ':' (%2F, %3F, %23, %40, %3A)",
+        ) from None
     database = parts.path.lstrip("/")
     if not parts.hostname or not database:
         raise DatasourceError(
@@ -73,9 +78,17 @@ def parse_url(text: str | None) -> DatasourceURL:
 
 
 def _redacted(text: str) -> str:
-    """``text`` with any password replaced by ``***``."""
+    """``text`` with any password replaced by ``***``.
+
+    Without an ``@``, a ``host:port`` whose port is not a number may be ``user:password``
+    with the host left out: the "port" is hidden too.
+    """
     scheme, sep, rest = text.partition("://")
+    if not sep:
+        return text
     credentials, at, location = rest.rpartition("@")
-    if not sep or not at or ":" not in credentials:
+    if not at:
+        return f"{scheme}://" + re.sub(r"^([^/:]*):(?!\d*(?:/|$))[^/]*", r"\1:***", rest)
+    if ":" not in credentials:
         return text
     return f"{scheme}://{credentials.split(':', 1)[0]}:***@{location}"

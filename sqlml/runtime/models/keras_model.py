@@ -6,8 +6,11 @@ TensorFlow is imported here only, when a Keras model is trained or used.
 from __future__ import annotations
 
 import importlib
+import io
+import json
 import os
 import tempfile
+import zipfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -15,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from sqlml.errors import ModelError
+from sqlml.runtime import progress
 from sqlml.runtime.feature_arrays import FeatureArrays
 from sqlml.runtime.labels import LabelEncoding
 from sqlml.runtime.model_store import StoredModel
@@ -57,12 +61,13 @@ def train(
     _reject_nulls(features)
     keras = _keras()
     model, params = _compiled(keras, features, y, labels, attributes, base)
-    history = model.fit(
+    history = _fit(
+        keras,
+        model,
         features.inputs(),
         y,
         epochs=attributes["train.epoch"],
         batch_size=attributes["train.batch_size"],
-        verbose=0,
     )
     return _saved(model), {"params": params, "metrics": _metrics(history)}
 
@@ -106,11 +111,12 @@ def train_batches(
         tf.TensorSpec((None,), tf.as_dtype(sample_y.dtype)),
     )  # fmt: skip
     dataset = tf.data.Dataset.from_generator(steps, output_signature=signature)
-    history = model.fit(
+    history = _fit(
+        keras,
+        model,
         dataset.prefetch(tf.data.AUTOTUNE),
         epochs=attributes["train.epoch"],
         shuffle=False,  # shuffled batch by batch above
-        verbose=0,
     )
     return _saved(model), {"params": params, "metrics": _metrics(history)}
 
@@ -148,6 +154,32 @@ def _compiled(
         metrics=["accuracy"] if classifier else ["mae"],
     )
     return model, params
+
+
+def _fit(keras, model, *data: Any, epochs: int, **options: Any):
+    """``model.fit``; while progress is shown, each epoch's loss and metrics go to it."""
+    with progress.stage("training", total=epochs, unit="epochs"):
+        callbacks = []
+        if progress.shown():
+
+            class EpochProgress(keras.callbacks.Callback):
+                def on_epoch_end(self, epoch: int, logs: dict | None = None) -> None:
+                    progress.advance(1, **(logs or {}))
+
+            callbacks.append(EpochProgress())
+        return model.fit(*data, epochs=epochs, verbose=0, callbacks=callbacks, **options)
+
+
+def _predict_callbacks(keras, rows: int, batch_size: int) -> list:
+    """While progress is shown, a callback that reports each predicted batch's rows."""
+    if not progress.shown():
+        return []
+
+    class BatchProgress(keras.callbacks.Callback):
+        def on_predict_batch_end(self, batch: int, logs: dict | None = None) -> None:
+            progress.advance(min(batch_size, rows - batch * batch_size))
+
+    return [BatchProgress()]
 
 
 def _metrics(history) -> dict[str, float]:
@@ -296,7 +328,10 @@ def _foreign(config: Any) -> str | None:
     if isinstance(name, str) and not name.startswith("__"):
         module, registered = config.get("module") or "", config.get("registered_name")
         if module.split(".")[0] != "keras" or registered not in (None, name):
-            return f"{registered or name} (from {module or 'user code'})"
+            shown = registered or name
+            if name == "function" and isinstance(config.get("config"), str):
+                shown = config["config"]  # a function is serialised by its name
+            return f"{shown} (from {module or 'user code'})"
     return next(filter(None, map(_foreign, config.values())), None)
 
 
@@ -304,15 +339,39 @@ def predict_scores(
     data: bytes, features: FeatureArrays, metadata: dict[str, Any], batch_size: int
 ) -> np.ndarray:
     """Class probabilities (rows x classes) for classifiers, values for regressors."""
-    model = _load(_keras(), data)
+    keras = _keras()
+    model = _load(keras, data)
     _reject_nulls(features)
-    scores = model.predict(features.inputs(), batch_size=batch_size, verbose=0)
+    callbacks = _predict_callbacks(keras, features.rows, batch_size)
+    scores = model.predict(features.inputs(), batch_size=batch_size, verbose=0, callbacks=callbacks)
     return scores[:, 0] if scores.shape[1] == 1 else scores  # a classifier has two or more
 
 
 def _load(keras, data: bytes):
-    """A stored model, loaded in safe mode: no code in it runs."""
+    """A stored model, loaded in safe mode: no code in it runs.
+
+    Its configuration is read first: one that names anything but Keras's own layers and
+    functions is refused before Keras sees it.
+    """
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            foreign = _foreign(json.loads(archive.read("config.json")))
+    except (zipfile.BadZipFile, KeyError, ValueError, RuntimeError, EOFError):
+        raise _unreadable("it is not a .keras archive") from None
+    if foreign:
+        raise _unreadable(f"its configuration names {foreign}, which could run code")
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "model.keras"
         path.write_bytes(data)
-        return keras.saving.load_model(path, compile=False, safe_mode=True)
+        try:
+            return keras.saving.load_model(path, compile=False, safe_mode=True)
+        except Exception as error:  # Keras reports a bad archive with many exception types
+            raise _unreadable(f"{type(error).__name__}: {error}") from None
+
+
+def _unreadable(why: str) -> ModelError:
+    return ModelError(
+        f"the stored Keras model is not loaded: {why}",
+        hint="train the model again; if you did not store it, check who can write the "
+        "models tables",
+    )

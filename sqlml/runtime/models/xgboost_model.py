@@ -12,6 +12,7 @@ import numpy as np
 import xgboost as xgb
 
 from sqlml.errors import ModelError
+from sqlml.runtime import progress
 from sqlml.runtime.feature_arrays import FeatureArrays
 from sqlml.runtime.labels import LabelEncoding
 from sqlml.runtime.model_store import StoredModel
@@ -178,11 +179,16 @@ def boost(
 
     The booster's own update loop: ``xgb.train`` would evaluate an empty watch list after
     every round, which costs about a quarter of a second per 20 rounds of 1,000,000 rows.
+    The progress display gets every round, and the training metric when it is due (at
+    most every half second, and only while progress is shown).
     """
     booster = xgb.Booster(params, [dtrain], model_file=None if base is None else load(base.data))
     start = booster.num_boosted_rounds()
-    for iteration in range(start, start + rounds):
-        booster.update(dtrain, iteration)
+    with progress.stage("training", total=rounds, unit="rounds"):
+        for iteration in range(start, start + rounds):
+            booster.update(dtrain, iteration)
+            metrics = _train_metrics(booster, dtrain) if progress.metrics_due() else {}
+            progress.advance(1, **metrics)
     return booster
 
 
@@ -214,8 +220,19 @@ def _hint(params: dict[str, Any]) -> str:
 
 
 def load(data: bytes) -> xgb.Booster:
+    """A stored booster: XGBoost JSON or UBJSON only, which hold data, never code."""
     booster = xgb.Booster()
-    booster.load_model(bytearray(data))
+    try:
+        if not data.startswith(b"{"):  # both formats are one object; anything else is refused
+            raise xgb.core.XGBoostError("not JSON or UBJSON")
+        booster.load_model(bytearray(data))
+    except xgb.core.XGBoostError:
+        raise ModelError(
+            "the stored XGBoost model is not in XGBoost's JSON or UBJSON format and is not "
+            "loaded (sqlml never loads pickles or other formats that can run code)",
+            hint="train the model again; if you did not store it, check who can write the "
+            "models tables",
+        ) from None
     return booster
 
 
@@ -226,10 +243,10 @@ def predict_scores(
     booster = load(data)
     params = metadata["params"]
     x = _matrix(features, params)[0]
-    parts = [
-        booster.predict(xgb.DMatrix(x[start : start + batch_size]))
-        for start in range(0, len(x), batch_size)
-    ]
+    parts = []
+    for start in range(0, len(x), batch_size):
+        parts.append(booster.predict(xgb.DMatrix(x[start : start + batch_size])))
+        progress.advance(len(parts[-1]))
     raw = np.concatenate(parts) if parts else np.empty(0)
     objective = params["objective"]
     if objective == "multi:softprob":

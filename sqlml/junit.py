@@ -1,0 +1,181 @@
+"""JUnit XML reports of ``sqlml run`` and ``sqlml check``, for CI systems.
+
+One ``testsuite`` per program file, one ``testcase`` per statement (named by its step id and
+first line, ``classname`` the file, ``time`` from the run record). A failed statement is a
+``failure``, one not run because a statement it waits for failed (or an earlier file failed)
+is ``skipped``, and a program that does not parse or check is one testcase with an ``error``.
+"""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from time import gmtime, strftime
+from time import time as now
+
+from sqlml import ir
+from sqlml.errors import SqlmlError
+from sqlml.workflow import record as rec
+from sqlml.workflow.local import RunResult
+
+_NAME_CHARS = 120  # of a testcase name
+_NOT_XML = re.compile(r"[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+_SKIPPED = {
+    rec.OMITTED: "not run: a statement it waits for failed",
+    rec.SKIPPED: "skipped: its condition does not hold",
+}
+
+
+@dataclass
+class Case:
+    """One testcase: ``outcome`` is passed, failure, error or skipped."""
+
+    name: str
+    classname: str
+    time: float = 0.0
+    outcome: str = "passed"
+    message: str = ""
+    details: str = ""
+
+
+@dataclass
+class Suite:
+    """The testcases of one program file."""
+
+    name: str
+    cases: list[Case] = field(default_factory=list)
+    time: float = 0.0
+    timestamp: float = field(default_factory=now)
+
+    def count(self, outcome: str) -> int:
+        return sum(case.outcome == outcome for case in self.cases)
+
+
+class JUnitReport:
+    """The suites of one command, added file by file; :meth:`write` saves the XML."""
+
+    def __init__(self) -> None:
+        self.suites: list[Suite] = []
+
+    def add_error(self, source: str, error: SqlmlError, name: str = "parse and check") -> None:
+        """A program that could not be read, parsed or checked: one testcase in error."""
+        self.add_errors(source, [error], name)
+
+    def add_errors(self, source: str, errors: Sequence[SqlmlError], name: str) -> None:
+        """One testcase ``name``: passed without ``errors``, else an error naming the first."""
+        case = Case(name, source)
+        if errors:
+            rendered = [error.render(source) for error in errors]
+            case.outcome, case.message, case.details = "error", rendered[0], "\n".join(rendered)
+        self.suites.append(Suite(source, [case]))
+
+    def add_run(
+        self, source: str, statements: Sequence[ir.Statement], result: RunResult | None
+    ) -> None:
+        """The statements of a program as its run (``None``: it did not start) left them."""
+        suite = Suite(source)
+        if result is None:
+            message = f"{source}: the run did not start; see the messages before this report"
+            suite.cases.append(Case("run", source, outcome="error", message=message))
+        records = result.steps if result is not None else {}
+        for statement in statements:
+            suite.cases.append(_case(source, statement, records.get(statement.id), result))
+        times = [(r.started_at, r.ended_at) for r in records.values() if r.started_at]
+        if times:
+            suite.timestamp = min(start for start, _ in times)
+            suite.time = max(end or start for start, end in times) - suite.timestamp
+        self.suites.append(suite)
+
+    def add_not_run(self, source: str, statements: Sequence[ir.Statement], reason: str) -> None:
+        """A program that was not run: each statement skipped for ``reason``."""
+        cases = [
+            Case(_name(statement), source, outcome="skipped", message=reason)
+            for statement in statements
+        ]
+        self.suites.append(Suite(source, cases))
+
+    def to_xml(self) -> ET.Element:
+        root = ET.Element("testsuites", name="sqlml")
+        _counts(root, self.suites, sum(suite.time for suite in self.suites))
+        for suite in self.suites:
+            element = ET.SubElement(root, "testsuite", name=_clean(suite.name))
+            _counts(element, [suite], suite.time)
+            element.set("timestamp", strftime("%Y-%m-%dT%H:%M:%S", gmtime(suite.timestamp)))
+            for case in suite.cases:
+                _add_case(element, case)
+        return root
+
+    def write(self, path: str | Path) -> None:
+        """Save the report as UTF-8 XML at ``path``."""
+        tree = ET.ElementTree(self.to_xml())
+        ET.indent(tree)
+        try:
+            tree.write(path, encoding="utf-8", xml_declaration=True)
+        except OSError as error:
+            raise SqlmlError(
+                f"cannot write the JUnit report {path}: {error}",
+                hint="give --junit a path in a folder that exists and can be written",
+            ) from None
+
+
+def _case(
+    source: str, statement: ir.Statement, record: rec.StepRecord | None, result: RunResult | None
+) -> Case:
+    case = Case(_name(statement), source)
+    if record is None:
+        case.outcome, case.message = "skipped", "not run: the run ended before it"
+        return case
+    if record.started_at is not None and record.ended_at is not None:
+        case.time = max(0.0, record.ended_at - record.started_at)
+    if record.state in _SKIPPED:
+        case.outcome, case.message = "skipped", _SKIPPED[record.state]
+    elif record.state == rec.FAILED:
+        error = SqlmlError(record.error or "failed", line=statement.line, column=statement.column)
+        first = result.error if result is not None else None
+        if isinstance(first, SqlmlError) and first.message == record.error:
+            error.hint = first.hint
+        case.outcome, case.message = "failure", error.render(source)
+        case.details = f"{case.message}\n\nstatement:\n{statement.text}"
+    elif record.state not in rec.DONE_STATES:
+        case.outcome, case.message = "error", f"the step ended in state {record.state}"
+    return case
+
+
+def _name(statement: ir.Statement) -> str:
+    first = statement.text.strip().split("\n", 1)[0].strip()
+    name = f"{statement.id}: {first}"
+    return name if len(name) <= _NAME_CHARS else name[: _NAME_CHARS - 3] + "..."
+
+
+def _counts(element: ET.Element, suites: Sequence[Suite], seconds: float) -> None:
+    element.set("tests", str(sum(len(suite.cases) for suite in suites)))
+    for outcome, attribute in (
+        ("failure", "failures"),
+        ("error", "errors"),
+        ("skipped", "skipped"),
+    ):
+        element.set(attribute, str(sum(suite.count(outcome) for suite in suites)))
+    element.set("time", f"{seconds:.3f}")
+
+
+def _add_case(parent: ET.Element, case: Case) -> None:
+    element = ET.SubElement(
+        parent,
+        "testcase",
+        name=_clean(case.name),
+        classname=_clean(case.classname),
+        time=f"{case.time:.3f}",
+    )
+    if case.outcome != "passed":
+        message = case.message.split("\n", 1)[0]  # the rest (a hint) is in the details
+        child = ET.SubElement(element, case.outcome, message=_clean(message))
+        if case.details:
+            child.text = _clean(case.details)
+
+
+def _clean(text: str) -> str:
+    """``text`` without the characters XML 1.0 cannot hold (ElementTree escapes the rest)."""
+    return _NOT_XML.sub("\ufffd", text)

@@ -1,0 +1,1 @@
+"""Interactive front ends: the shell and the Jupyter magic."""

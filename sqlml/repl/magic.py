@@ -1,0 +1,174 @@
+"""The Jupyter magic: ``%load_ext sqlml``, then ``%%sqlml`` cells and ``%sqlml`` lines.
+
+    %%sqlml [--datasource URL] [RESULT_VAR]
+    SELECT ... ;  SELECT ... TO TRAIN ... ;
+
+A cell's statements run in order as one workflow on the local executor. The last result
+(a pandas DataFrame) is the cell's value and goes to ``RESULT_VAR`` when given; earlier
+results, summaries, plots (``explain.plot``, ``evaluate.plot``) and the progress of reading,
+training and predicting show as they come. ``:name`` binds the Python variable ``name``
+(:mod:`sqlml.repl.variables`). The datasource, once given, stays for the next cells
+(default: ``$SQLML_DATASOURCE``, else a DuckDB file in the working folder). A user error
+shows as sqlml's message alone, no traceback.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from IPython.core.error import UsageError
+from IPython.core.magic import Magics, line_cell_magic, magics_class, no_var_expand
+from IPython.display import Image, display
+
+from sqlml import ir
+from sqlml.errors import SqlmlError
+from sqlml.runtime import progress
+from sqlml.runtime.datasource import ResultSet, parse_url
+from sqlml.runtime.execute import Outcome
+from sqlml.workflow.core import Step
+
+USAGE = "usage: %%sqlml [--datasource URL] [RESULT_VAR], or %sqlml [--datasource URL] SQL"
+_DATASOURCE = re.compile(r"--datasource(?:=|\s+)(\S+)\s*")
+PLOT_ATTRIBUTES = ("explain.plot", "evaluate.plot")
+REFRESH_EVERY = 0.25  # seconds between two updates of a progress line
+
+
+class SqlmlCellError(Exception):
+    """A user error in a cell: IPython shows its message instead of a traceback."""
+
+    def _render_traceback_(self) -> list[str]:
+        return str(self).splitlines()
+
+
+@magics_class
+class SqlmlMagics(Magics):
+    """``%sqlml`` and ``%%sqlml``; remembers the datasource between cells."""
+
+    datasource: str | None = None
+
+    @no_var_expand  # {x} and $x stay as written: variables are bound with :x, never pasted
+    @line_cell_magic
+    def sqlml(self, line: str, cell: str | None = None) -> Any:
+        """Run sqlml statements: ``%%sqlml [--datasource URL] [RESULT_VAR]`` over a cell, or
+        ``%sqlml [--datasource URL] STATEMENT`` on a line."""
+        rest = line.strip()
+        option = _DATASOURCE.match(rest)
+        if option:
+            self.datasource, rest = option.group(1), rest[option.end() :]
+        elif rest.startswith("--"):
+            raise UsageError(f"unknown option {rest.split()[0]}; {USAGE}")
+        if cell is None:
+            return self._run(rest, None)
+        if rest and not rest.isidentifier():
+            raise UsageError(f"{rest!r} is no Python name to store the result in; {USAGE}")
+        return self._run(cell, rest or None)
+
+    def _run(self, text: str, result_var: str | None) -> Any:
+        from sqlml.codegen import to_workflow
+        from sqlml.repl.variables import bind
+        from sqlml.semantics.sql_check import DIALECTS
+        from sqlml.workflow.local import LocalExecutor
+
+        try:
+            dialect = DIALECTS[parse_url(self.datasource).scheme]
+            statements = bind(text, self.shell.user_ns, dialect)
+            if not statements:
+                return None
+            shown = _Shown(statements[-1].id, Path.cwd())
+            # One statement at a time, in this thread: outputs and progress reach this cell.
+            executor = LocalExecutor(self.datasource, Path.cwd(), jobs=1, on_done=shown.done)
+            with progress.reporting(_NotebookSink()):
+                result = executor.run(to_workflow(statements, "notebook", dialect))
+        except SqlmlError as error:
+            raise SqlmlCellError(error.render("cell")) from None
+        if isinstance(result.error, SqlmlError):
+            raise SqlmlCellError(result.error.render("cell"))
+        if result.error is not None:
+            raise result.error
+        if result_var is not None and shown.last is not None:
+            self.shell.user_ns[result_var] = shown.last
+        return shown.value
+
+
+class _Shown:
+    """What a cell shows of each statement's outcome, in the program's order."""
+
+    def __init__(self, last_id: str, base_dir: Path) -> None:
+        self.last_id, self.base_dir = last_id, base_dir
+        self.last: Any = None  # the last result
+        self.value: Any = None  # the cell's value: the last statement's result
+
+    def done(self, step: Step, outcome: Outcome) -> None:
+        statement = ir.from_dict(step.params)
+        if outcome.summary:
+            print(outcome.summary, flush=True)
+        for name in PLOT_ATTRIBUTES:
+            plot = getattr(statement, "attributes", {}).get(name)
+            if plot is not None:
+                path = Path(plot).expanduser()
+                display(Image(filename=str(path if path.is_absolute() else self.base_dir / path)))
+        if outcome.result is None:
+            return
+        self.last = data_frame(outcome.result)
+        if statement.id == self.last_id:
+            self.value = self.last
+        else:
+            display(self.last)
+
+
+def data_frame(result: ResultSet) -> Any:
+    """A query's rows as a pandas DataFrame."""
+    try:
+        import pandas
+    except ImportError:
+        raise SqlmlCellError(
+            "the sqlml magic returns pandas DataFrames, but pandas is not installed\n"
+            "  hint: pip install 'sqlml[jupyter]'"
+        ) from None
+    return pandas.DataFrame.from_records(result.rows, columns=result.columns)
+
+
+class _NotebookSink:
+    """Progress as an HTML progress bar with a text line, updated in place."""
+
+    def bar(self, description: str, total: int | None, unit: str) -> progress.Bar:
+        return _NotebookBar(description, total, unit)
+
+
+class _NotebookBar:
+    def __init__(self, description: str, total: int | None, unit: str) -> None:
+        self.description, self.total, self.unit = description, total, unit
+        self.done, self.metrics = 0, ""
+        self.shown_at = time.monotonic()
+        self.handle = display(self._bundle(), raw=True, display_id=True)
+
+    def update(self, advance: int, metrics: Mapping[str, float]) -> None:
+        self.done += advance
+        if metrics:
+            self.metrics = progress.format_metrics(metrics)
+        now = time.monotonic()
+        if now - self.shown_at >= REFRESH_EVERY:
+            self.shown_at = now
+            self.handle.update(self._bundle(), raw=True)
+
+    def close(self) -> None:
+        self.handle.update(self._bundle(), raw=True)
+
+    def _bundle(self) -> dict[str, str]:
+        count = f"{self.done}/{self.total}" if self.total is not None else str(self.done)
+        text = f"{self.description}: {count} {self.unit}"
+        if self.metrics:
+            text += f"  {self.metrics}"
+        maximum = f' max="{self.total}"' if self.total else ""
+        bar = f'<progress value="{self.done}"{maximum}></progress> ' if self.total else ""
+        return {"text/plain": text, "text/html": f"<div>{bar}{html.escape(text)}</div>"}
+
+
+def load_ipython_extension(ipython: Any) -> None:
+    """Register the magics (``%load_ext sqlml``)."""
+    ipython.register_magics(SqlmlMagics)

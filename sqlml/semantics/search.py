@@ -1,0 +1,286 @@
+"""Hyperparameter search in TO TRAIN: candidate values (CHOICE, UNIFORM, LOG_UNIFORM,
+INT_RANGE) checked against the estimator's attribute schemas, and the ``search.*`` settings."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from sqlml.errors import CheckError
+from sqlml.grammar import ast
+from sqlml.metrics import CLASSIFIER_METRICS, METRICS, RANKER_METRICS, REGRESSOR_METRICS
+from sqlml.search_space import ALGORITHMS, DEFAULT_RANDOM_TRIALS, GOALS, default_goal, grid_points
+from sqlml.semantics.attributes import Attr, check_attributes
+from sqlml.semantics.estimators import (
+    CLASSIFICATION_OBJECTIVES,
+    RANKING_OBJECTIVES,
+    REGRESSION_OBJECTIVES,
+    Estimator,
+)
+
+PREFIX = "search."
+DEFAULT_PARALLEL = 3  # Katib trials at once when search.parallel is not given
+
+SEARCH_ATTRIBUTES = {
+    attr.name: attr
+    for attr in (
+        Attr(
+            "search.trials",
+            "int",
+            None,
+            f"trials to run; default: every point of the grid (grid), {DEFAULT_RANDOM_TRIALS} "
+            "(random); a grid runs its first search.trials points",
+            minimum=1,
+        ),
+        Attr(
+            "search.algorithm",
+            "string",
+            "random",
+            "random: seeded draws from every candidate; grid: every combination of CHOICE and "
+            "INT_RANGE values",
+            choices=ALGORITHMS,
+        ),
+        Attr("search.seed", "int", 0, "seed of the random search's draws", minimum=0),
+        Attr(
+            "search.metric",
+            "string",
+            None,
+            "the validation metric that ranks the trials; default: accuracy (classifiers), "
+            "rmse (regressors), ndcg (rankers)",
+            choices=METRICS,
+        ),
+        Attr(
+            "search.goal",
+            "string",
+            None,
+            "maximize or minimize search.metric; default: minimize losses and errors "
+            "(log_loss, mae, mse, rmse), maximize the others",
+            choices=GOALS,
+        ),
+        Attr(
+            "search.parallel",
+            "int",
+            None,
+            f"on Kubernetes, Katib trials run at once (default: {DEFAULT_PARALLEL}, at most "
+            "search.trials); locally, trials share the executor's --jobs workers",
+            minimum=1,
+        ),
+        Attr(
+            "search.trials_table",
+            "string",
+            None,
+            "the table that receives every trial's values, metrics and status; default: "
+            "<model>_trials",
+        ),
+    )
+}
+
+_HINT = (
+    "give candidates to search, e.g. max_depth = CHOICE(4, 6, 8) or eta = UNIFORM(0.01, 0.3); "
+    "see docs/language.md"
+)
+
+
+def split(
+    attributes: Sequence[ast.Attribute],
+) -> tuple[tuple[ast.Attribute, ...], tuple[ast.Attribute, ...], tuple[ast.Attribute, ...]]:
+    """The plain attributes, those with candidates and the ``search.*`` settings."""
+    seen: set[str] = set()
+    for attribute in attributes:
+        if attribute.name in seen:
+            raise _error(f"attribute {attribute.name} is given twice", attribute.pos, None)
+        seen.add(attribute.name)
+    settings = tuple(a for a in attributes if a.name.startswith(PREFIX))
+    candidates = tuple(
+        a for a in attributes if isinstance(a.value, ast.Candidates) and a not in settings
+    )
+    plain = tuple(a for a in attributes if a not in candidates and a not in settings)
+    return plain, candidates, settings
+
+
+def check(
+    estimator: Estimator,
+    candidates: Sequence[ast.Attribute],
+    settings: Sequence[ast.Attribute],
+    attributes: dict[str, Any],
+    task: str,
+    model: str,
+) -> tuple[dict[str, dict[str, Any]], dict[str, Any]]:
+    """The search space and the search's settings (defaults filled in)."""
+    if not candidates:
+        raise _error(
+            f"{settings[0].name} is set, but no attribute has candidates", settings[0].pos, _HINT
+        )
+    for attribute in settings:
+        if isinstance(attribute.value, ast.Candidates):
+            raise _error(
+                f"{attribute.name} takes one value, not {attribute.value.function}(...)",
+                attribute.pos,
+                "search the training's attributes, not the search's settings",
+            )
+    search = check_attributes(settings, SEARCH_ATTRIBUTES, "a hyperparameter search")
+    space = {a.name: _entry(a, a.value, estimator) for a in candidates}
+    given = {attribute.name: attribute for attribute in settings}
+    _check_validation(attributes, candidates[0])
+    _check_distribution(attributes, candidates[0])
+    if search["search.algorithm"] == "grid":
+        for attribute in candidates:
+            if space[attribute.name]["kind"] not in ("choice", "int_range"):
+                raise _error(
+                    f"a grid search cannot enumerate {attribute.value.function}",
+                    attribute.value.pos,
+                    "use CHOICE or INT_RANGE, or search.algorithm = random",
+                )
+        points = grid_points(space)
+        trials = min(search.get("search.trials") or points, points)
+    else:
+        trials = search.get("search.trials", DEFAULT_RANDOM_TRIALS)
+    metric = search.get("search.metric") or _default_metric(task, attributes)
+    _check_metric(metric, task, attributes, given.get("search.metric"))
+    parallel = search.get("search.parallel") or min(DEFAULT_PARALLEL, trials)
+    if parallel > trials:
+        raise _error(
+            f"search.parallel is {parallel}, more than the {trials} trials",
+            given["search.parallel"].pos,
+            f"set search.parallel to at most {trials}",
+        )
+    table = search.get("search.trials_table") or f"{model}_trials"
+    return space, {
+        "trials": trials,
+        "algorithm": search["search.algorithm"],
+        "seed": search["search.seed"],
+        "metric": metric,
+        "goal": search.get("search.goal") or (metric and default_goal(metric)),
+        "parallel": parallel,
+        "trials_table": table.split("."),
+    }
+
+
+def _entry(attribute: ast.Attribute, found: ast.Candidates, estimator: Estimator) -> dict:
+    """One searched attribute: its candidates checked against its schema."""
+    if attribute.name.startswith("validation."):
+        raise _error(
+            f"{attribute.name} cannot be searched: every trial is measured on the same rows",
+            attribute.pos,
+            f"give {attribute.name} one value",
+        )
+    spec = estimator.attributes.get(attribute.name)
+    if spec is None and not attribute.name.startswith(estimator.open_prefix or "\0"):
+        _checked(attribute, 0, attribute.pos, estimator)  # says it is unknown
+    kind = found.function.lower()
+    for value, pos in zip(found.values, found.positions, strict=True):
+        if isinstance(value, ast.Candidates):
+            raise _error(
+                f"{value.function}(...) cannot be a candidate itself",
+                pos,
+                "list plain values: CHOICE(4, 6, 8)",
+            )
+    checked = [
+        _checked(attribute, value, pos, estimator)
+        for value, pos in zip(found.values, found.positions, strict=True)
+    ]
+    entry: dict[str, Any] = {"kind": kind, "type": spec.type if spec else None}
+    if kind == "choice":
+        if not checked:
+            raise _error("CHOICE needs at least one candidate", found.pos, "e.g. CHOICE(4, 6, 8)")
+        return {**entry, "values": checked}
+    if len(checked) != 2:
+        raise _error(
+            f"{found.function} takes two bounds, low and high, not {len(checked)}",
+            found.pos,
+            f"e.g. {found.function}(1, 4)",
+        )
+    numeric = ("int", "float") if kind == "int_range" else ("float",)
+    wanted = "integers" if kind == "int_range" else "numbers"
+    for value, pos in zip(found.values, found.positions, strict=True):
+        integer = isinstance(value, int) and not isinstance(value, bool)
+        if not (integer or (kind != "int_range" and isinstance(value, float))):
+            raise _error(f"{found.function} bounds must be {wanted}, not {value!r}", pos, None)
+    if spec is not None and spec.type not in numeric:
+        raise _error(
+            f"{found.function} gives {wanted}, but {attribute.name} takes {spec.type} values",
+            found.pos,
+            "use CHOICE(...)" if kind == "int_range" or spec.type != "int" else "use INT_RANGE",
+        )
+    low, high = found.values if kind == "int_range" else checked  # INT_RANGE: a range of ints
+    if low > high or (low == high and kind != "int_range"):
+        raise _error(
+            f"{found.function}'s low bound {low} must be below its high bound {high}",
+            found.positions[0],
+            None,
+        )
+    if kind == "log_uniform" and low <= 0:
+        raise _error("LOG_UNIFORM's bounds must be above 0", found.positions[0], None)
+    return {**entry, "low": low, "high": high}
+
+
+def _checked(
+    attribute: ast.Attribute, value: ast.Value, pos: ast.Position, estimator: Estimator
+) -> Any:
+    """``value`` checked as the attribute's value, errors pointing at ``pos``."""
+    candidate = ast.Attribute(attribute.name, value, pos)
+    return check_attributes(
+        [candidate], estimator.attributes, estimator.name, estimator.open_prefix
+    )[attribute.name]
+
+
+def _default_metric(task: str, attributes: dict[str, Any]) -> str | None:
+    """accuracy, rmse or ndcg by the task; None when only the data will tell."""
+    kind = _task(task, attributes)
+    return {"classifier": "accuracy", "regressor": "rmse", "ranker": "ndcg"}.get(kind or "")
+
+
+def _task(task: str, attributes: dict[str, Any]) -> str | None:
+    objective = attributes.get("objective")
+    if objective in RANKING_OBJECTIVES:
+        return "ranker"
+    if task != "auto":
+        return task
+    if objective in CLASSIFICATION_OBJECTIVES:
+        return "classifier"
+    if objective in REGRESSION_OBJECTIVES:
+        return "regressor"
+    return None
+
+
+def _check_metric(
+    metric: str | None, task: str, attributes: dict[str, Any], given: ast.Attribute | None
+) -> None:
+    kind = _task(task, attributes)
+    applicable = {
+        "classifier": CLASSIFIER_METRICS,
+        "regressor": REGRESSOR_METRICS,
+        "ranker": RANKER_METRICS,
+    }.get(kind or "")
+    if given is not None and applicable and metric not in applicable:
+        raise _error(
+            f"search.metric {metric} does not apply to a {kind}",
+            given.pos,
+            "choose from " + ", ".join(applicable),
+        )
+
+
+def _check_validation(attributes: dict[str, Any], first: ast.Attribute) -> None:
+    if not attributes.get("validation.select") and not attributes.get("validation.split"):
+        raise _error(
+            "a hyperparameter search ranks its trials on validation rows, but "
+            "validation.split is 0",
+            first.pos,
+            "give validation.select or a validation.split above 0",
+        )
+
+
+def _check_distribution(attributes: dict[str, Any], first: ast.Attribute) -> None:
+    if attributes.get("train.distributed") or (
+        attributes.get("train.distributed") is None
+        and ("train.workers" in attributes or "train.ps" in attributes)
+    ):
+        raise _error(
+            "the trials of a hyperparameter search train in one process each",
+            first.pos,
+            "remove train.distributed, train.workers and train.ps",
+        )
+
+
+def _error(message: str, pos: ast.Position, hint: str | None) -> CheckError:
+    return CheckError(message, line=pos.line, column=pos.column, hint=hint)

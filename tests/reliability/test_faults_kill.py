@@ -1,0 +1,127 @@
+"""A `sqlml run` killed (SIGKILL) half way through saving a model or writing predictions, on
+MySQL and on DuckDB: the model and the table keep their previous complete versions, what the
+killed run left behind is dropped or ignored, and the next run succeeds."""
+
+from __future__ import annotations
+
+import os
+import signal
+from pathlib import Path
+
+import pytest
+from conftest import datasource_url
+from fault_support import (
+    Child,
+    drop,
+    model_versions,
+    predict_sql,
+    rows,
+    run,
+    run_id,
+    step_records,
+    table_rows,
+    tables_like,
+    train_sql,
+    write,
+)
+
+# Runs sqlml, pausing (to be killed) inside the model save's transaction, after two of the
+# model's chunks were inserted, or inside a prediction's write, after half its rows went to
+# the staging table.
+CHILD = """
+import sys, time
+from sqlml.cli import main
+from sqlml.runtime import model_store
+from sqlml.runtime.datasource.duckdb import DuckDBSource
+from sqlml.runtime.datasource.mysql import MySQLSource
+
+url, program, where = sys.argv[1:4]
+source = MySQLSource if url.startswith("mysql") else DuckDBSource
+execute, insert = source.execute, source._insert
+
+def pause():
+    print("paused", flush=True)
+    time.sleep(600)
+
+def saving(self, sql, params=()):
+    if sql.startswith(f"INSERT INTO {self.quote([model_store.CHUNKS])}") and params[2] == 2:
+        pause()
+    return execute(self, sql, params)
+
+def writing(self, table, columns):
+    insert(self, table, {k: v[: len(v) // 2] for k, v in columns.items()})
+    pause()
+
+model_store.CHUNK_BYTES = 1024
+if where == "save":
+    source.execute = saving
+else:
+    source._insert = writing
+sys.exit(main(["run", program, "--datasource", url]))
+"""
+
+
+@pytest.fixture(params=["duckdb", "mysql"])
+def trained(request, tmp_path: Path, unique_name, monkeypatch, capsys):
+    """A URL, a model (version 1: 5 rounds), its predictions and a program that trains
+    version 2 (8 rounds) and predicts again."""
+    monkeypatch.setenv("SQLML_CACHE", "off")
+    url = datasource_url(request.param, tmp_path)
+    train, test = f"{unique_name}_train", f"{unique_name}_test"
+    model, predictions = f"{unique_name}_m", f"{unique_name}_p"
+    write(url, train, rows(2_000, seed=1))
+    write(url, test, rows(2_000, seed=2))
+    program = tmp_path / "program.sql"
+    program.write_text(train_sql(train, model, 8) + predict_sql(test, predictions, model, 2))
+    first = train_sql(train, model, 5) + predict_sql(test, predictions, model, 1)
+    status, err = run(["-e", first, "--datasource", url], capsys)
+    assert status == 0, err
+    yield url, str(program), model, predictions
+    drop(url, [train, test, predictions], [model])
+
+
+def kill_when_paused(url: str, program: str, where: str) -> str:
+    """Run ``program`` in a child killed at ``where``; the killed run's id."""
+    child = Child(CHILD, url, program, where)
+    try:
+        child.wait_for("paused")
+        os.kill(child.process.pid, signal.SIGKILL)
+        status, err = child.finish()
+    finally:
+        child.kill()
+    assert status == -signal.SIGKILL
+    return run_id(err)
+
+
+def test_a_run_killed_while_saving_a_model(trained, capsys):
+    url, program, model, predictions = trained
+    old = table_rows(url, predictions)
+    killed = kill_when_paused(url, program, "save")
+    assert model_versions(url, model) == {1: 5}  # and no chunk of the killed save
+    assert table_rows(url, predictions) == old
+    # the record cannot know: the killed step stays "running", and resuming runs it again
+    assert sorted(state for state, _, _ in step_records(url, killed).values()) == ["running"]
+
+    status, err = run(["run", program, "--datasource", url, "--resume", killed], capsys)
+    assert status == 0, err
+    assert model_versions(url, model) == {1: 5, 2: 8}
+    assert table_rows(url, predictions) != old
+
+
+def test_a_run_killed_while_writing_predictions(trained, capsys):
+    url, program, model, predictions = trained
+    old = table_rows(url, predictions)
+    kill_when_paused(url, program, "write")
+    assert table_rows(url, predictions) == old
+    left = tables_like(url, f"{predictions}__sqlml")
+    # DuckDB rolled the whole write back; MySQL keeps the staging table (DDL commits at once)
+    assert len(left) == (1 if url.startswith("mysql") else 0)
+    assert model_versions(url, model) == {1: 5, 2: 8}  # the training before it was done
+
+    status, err = run(["run", program, "--datasource", url], capsys)
+    assert status == 0, err
+    new = table_rows(url, predictions)
+    assert len(new) == len(old) and new != old
+    assert [row[0] for row in new] == [row[0] for row in old]  # every id once
+    assert tables_like(url, f"{predictions}__sqlml") == []  # the next write dropped it
+    assert model_versions(url, model) == {1: 5, 2: 8, 3: 8}

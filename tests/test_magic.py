@@ -1,0 +1,176 @@
+"""The Jupyter magic, run in a real IPython kernel by nbclient, and its variable binding."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbclient import NotebookClient
+from nbformat.v4 import new_code_cell, new_notebook
+
+from sqlml.errors import CheckError
+from sqlml.repl.variables import bind
+from sqlml.runtime.bound_parameters import bound, placeholders
+from sqlml.runtime.datasource import connect
+from tests.conftest import ROOT, datasource_url, load_iris
+
+MEASURES = "sepal_length, sepal_width, petal_length, petal_width"
+EVIL = "setosa' OR '1'='1"
+
+
+def run_notebook(cells: list[tuple[str, bool]], folder: Path) -> list[nbformat.NotebookNode]:
+    """Execute the cells (source, whether it is meant to fail) in a python3 kernel that
+    imports this checkout's sqlml; each cell's outputs."""
+    notebook = new_notebook(
+        cells=[
+            new_code_cell(source, metadata={"tags": ["raises-exception"]} if fails else {})
+            for source, fails in cells
+        ]
+    )
+    client = NotebookClient(
+        notebook, timeout=120, kernel_name="python3", resources={"metadata": {"path": folder}}
+    )
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "SQLML_CACHE_DIR": str(folder / "cache")}
+    env.pop("SQLML_DATASOURCE", None)
+    client.execute(env=env)
+    return [cell.outputs for cell in notebook.cells]
+
+
+def text(outputs: list[nbformat.NotebookNode]) -> str:
+    """The text a cell printed or showed."""
+    parts = []
+    for output in outputs:
+        if output.output_type == "stream":
+            parts.append(output.text)
+        elif output.output_type in ("execute_result", "display_data"):
+            parts.append(output.data.get("text/plain", ""))
+    return "\n".join(parts)
+
+
+def test_a_notebook_queries_trains_predicts_plots_and_binds_variables(tmp_path):
+    database = tmp_path / "iris.duckdb"
+    source = connect(f"duckdb:///{database}")
+    load_iris(source)
+    source.close()
+    cells = [
+        ("import sqlml\nprint(sqlml.__file__)", False),
+        ("%load_ext sqlml", False),
+        (f"%%sqlml --datasource duckdb:///{database} flowers\nSELECT * FROM iris_train;", False),
+        ("print(type(flowers).__name__, flowers.shape, list(flowers.columns))", False),
+        ("rounds = 20\nkind = 'setosa'\nevil = " + repr(EVIL), False),
+        (
+            f"%%sqlml\nSELECT {MEASURES}, class FROM iris_train\n"
+            "TO TRAIN xgboost.gbtree WITH train.num_boost_round = :rounds LABEL class INTO m;",
+            False,
+        ),
+        (
+            "%%sqlml scored\nSELECT * FROM iris_test TO PREDICT pred.class USING m;\n"
+            "SELECT count(*) AS n, sum(CAST(p.class = t.class AS INT)) AS correct\n"
+            "FROM pred p JOIN iris_test t USING (id);",
+            False,
+        ),
+        ("print(scored.n[0], scored.correct[0])", False),
+        (
+            "%%sqlml\nSELECT * FROM iris_test TO EVALUATE m WITH evaluate.plot = 'eval.png' "
+            "LABEL class INTO metrics;",
+            False,
+        ),
+        (
+            "%%sqlml counts\nSELECT count(*) AS n FROM iris_train WHERE class = :kind\n"
+            "UNION ALL SELECT count(*) FROM iris_train WHERE class = :evil;",
+            False,
+        ),
+        ("print(counts.n.tolist())", False),
+        ("%sqlml SELECT :evil AS v, count(*) AS n FROM iris_train", False),
+        ("%%sqlml\nSELECT * FROM no_such_table;", True),
+    ]
+    outputs = run_notebook(cells, tmp_path)
+    assert text(outputs[0]).strip() == str(ROOT / "sqlml" / "__init__.py")
+    assert text(outputs[3]).strip() == (
+        "DataFrame (120, 6) "
+        "['id', 'sepal_length', 'sepal_width', 'petal_length', 'petal_width', 'class']"
+    )
+    trained = text(outputs[5])
+    assert "trained m (xgboost.gbtree) on 96 rows" in trained
+    assert "training: 20/20 rounds" in trained  # the progress line, at its end
+    n, correct = map(int, text(outputs[7]).split())
+    assert n == 30 and correct >= 27
+    images = [o for o in outputs[8] if "image/png" in o.get("data", {})]
+    assert len(images) == 1 and (tmp_path / "eval.png").is_file()
+    assert "evaluated m on 30 rows" in text(outputs[8])
+    assert text(outputs[10]).strip() == "[40, 0]"  # the injection attempt is one odd class name
+    assert EVIL in text(outputs[11]) and "120" in text(outputs[11])
+    (error,) = outputs[12]
+    assert error.output_type == "error"
+    assert error.traceback[0].startswith("cell:1:1: error: DuckDB: Catalog Error")
+    assert "no_such_table" in error.traceback[0]
+    assert not any("Traceback" in line or 'File "' in line for line in error.traceback)
+
+
+@pytest.mark.parametrize(
+    ("sql", "names"),
+    [
+        ("SELECT * FROM t WHERE a = :a AND b IN (:b, :c)", ["a", "b", "c"]),
+        ("SELECT x[1:n], y::INT, ':s' AS s, \":q\" FROM t -- :c", []),
+        ("SELECT * FROM t /* :c */ WHERE a=:a", ["a"]),
+    ],
+)
+def test_placeholders_are_found_outside_strings_comments_slices_and_casts(sql, names):
+    assert [p.name for p in placeholders(sql, "duckdb")] == names
+
+
+def test_ml_statements_get_typed_literals_and_sql_keeps_placeholders():
+    namespace = {"rounds": 7, "units": [8, 4], "kind": "it's", "rate": 0.5}
+    train, select = bind(
+        "SELECT * FROM t WHERE c <> :kind TO TRAIN DNNClassifier "
+        "WITH model.hidden_units = :units, optimizer.learning_rate = :rate LABEL c INTO m;\n"
+        "SELECT * FROM t WHERE c = :kind LIMIT :rounds;",
+        namespace,
+        "duckdb",
+    )
+    assert train.select == "SELECT * FROM t WHERE c <> 'it''s'"
+    assert train.attributes["model.hidden_units"] == [8, 4]
+    assert train.attributes["optimizer.learning_rate"] == 0.5
+    assert select.text == "SELECT * FROM t WHERE c = :kind LIMIT :rounds"
+    assert select.params == {"kind": "it's", "rounds": 7}
+    assert (select.line, select.column) == (2, 1)
+
+
+@pytest.mark.parametrize(
+    ("namespace", "message"),
+    [
+        ({}, ":v names no Python variable"),
+        ({"v": {"a": 1}}, ":v is a dict; SQL takes a str, int, float, bool or None"),
+        ({"v": float("nan")}, ":v is nan, not a number SQL takes"),
+    ],
+)
+def test_unusable_variables_are_errors_at_their_place(namespace, message):
+    with pytest.raises(CheckError) as raised:
+        bind("SELECT 1;\nSELECT * FROM t WHERE a =  :v;", namespace, "duckdb")
+    assert raised.value.message == message
+    assert (raised.value.line, raised.value.column) == (2, 28)
+
+
+def test_a_with_string_cannot_smuggle_a_backslash():
+    with pytest.raises(CheckError, match="backslash"):
+        bind(
+            "SELECT * FROM t TO TRAIN xgboost.gbtree WITH objective = :o LABEL c INTO m;",
+            {"o": "x\\"},
+            "duckdb",
+        )
+
+
+@pytest.mark.parametrize("kind", ["duckdb", "sqlite", "mysql", "postgresql"])
+def test_bound_values_stay_values_on_every_database(kind, tmp_path):
+    source = connect(datasource_url(kind, tmp_path))
+    try:
+        (statement,) = bind(
+            "SELECT :evil AS v, '100%' AS p, :n AS n;", {"evil": EVIL, "n": 3}, source.dialect
+        )
+        result = source.execute(*bound(statement.text, statement.params, source))
+    finally:
+        source.close()
+    assert result is not None
+    assert [tuple(map(str, row)) for row in result.rows] == [(EVIL, "100%", "3")]
