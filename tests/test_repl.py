@@ -168,6 +168,11 @@ def test_history_lives_where_sqlml_history_says_and_hides_passwords(tmp_path, mo
     history.store_string("\\c mysql://root:s3cret@127.0.0.1:3306/test")
     stored = (tmp_path / "h").read_text()
     assert "s3cret" not in stored and "mysql://root:***@127.0.0.1:3306/test" in stored
+    history.store_string("\\c mysql://bob:p@ss@db.example/test")  # an @ in the password
+    history.store_string("SELECT * FROM read_csv('http://files:8080/a.csv');")
+    stored = (tmp_path / "h").read_text()
+    assert "ss@" not in stored and "mysql://bob:***@db.example/test" in stored
+    assert "read_csv('http://files:8080/a.csv')" in stored  # no password: kept as typed
 
 
 def test_errors_point_at_their_line_of_the_entry():

@@ -8,8 +8,9 @@ from pathlib import Path
 
 from prompt_toolkit.history import FileHistory
 
-# user:password@ in a URL (as in \c mysql://user:password@host/db)
-_PASSWORD = re.compile(r"(://[^/:@\s]*):[^@\s]*@")
+from sqlml.runtime.datasource.url import redacted
+
+_URL = re.compile(r"\S+://\S+")  # as in \c mysql://user:password@host/db
 
 
 def history_file() -> Path:
@@ -24,7 +25,7 @@ class RedactedHistory(FileHistory):
     """A :class:`FileHistory` that stores URLs' passwords as ``***``."""
 
     def store_string(self, string: str) -> None:
-        super().store_string(_PASSWORD.sub(r"\1:***@", string))
+        super().store_string(_URL.sub(lambda url: redacted(url.group()), string))
 
 
 def open_history() -> RedactedHistory:

@@ -18,7 +18,7 @@ from sqlml import ir
 from sqlml.errors import CheckError, ParseError, SqlmlError
 from sqlml.output import render
 from sqlml.repl.catalog import Catalog
-from sqlml.runtime.datasource import connect, parse_url
+from sqlml.runtime.datasource import DatasourceURL, connect
 from sqlml.runtime.datasource.base import returns_rows
 from sqlml.runtime.execute import execute
 
@@ -49,14 +49,19 @@ class Session:
         self.timing = True
         self.catalog = Catalog()
         self._worker = ThreadPoolExecutor(1, thread_name_prefix="sqlml-statement")
-        self.url, self.datasource = parse_url(url), connect(url, Path.cwd())
+        self.datasource = connect(url, Path.cwd())
         self.refresh()
+
+    @property
+    def url(self) -> DatasourceURL:
+        """The datasource's URL; its text form hides the password."""
+        return self.datasource.url
 
     def connect(self, url: str) -> None:
         """Switch to the datasource at ``url``; the current one stays if it cannot be opened."""
-        parsed, datasource = parse_url(url), connect(url, Path.cwd())
+        datasource = connect(url, Path.cwd())
         self._call(self.datasource.close)
-        self.url, self.datasource = parsed, datasource
+        self.datasource = datasource
         self.refresh()
 
     def refresh(self) -> None:

@@ -45,7 +45,7 @@ def parse_url(text: str | None) -> DatasourceURL:
     scheme = _ALIASES.get(scheme, scheme)
     if not sep or scheme not in SCHEMES:
         raise DatasourceError(
-            f"unsupported datasource URL {_redacted(text)!r}",
+            f"unsupported datasource URL {redacted(text)!r}",
             hint="use duckdb:///file.duckdb, sqlite:///file.db, "
             "mysql://user:password@host:3306/database or postgresql://user@host:5432/database",
         )
@@ -57,14 +57,14 @@ def parse_url(text: str | None) -> DatasourceURL:
         port = parts.port
     except ValueError:  # its message may quote a password that broke the URL's syntax
         raise DatasourceError(
-            f"bad datasource URL {_redacted(text)!r}: its host or port cannot be read",
+            f"bad datasource URL {redacted(text)!r}: its host or port cannot be read",
             hint="write the port as a number from 0 to 65535, and percent-encode a password's "
             "'/', '?', '#', '@' and ':' (%2F, %3F, %23, %40, %3A)",
         ) from None
     database = parts.path.lstrip("/")
     if not parts.hostname or not database:
         raise DatasourceError(
-            f"datasource URL {_redacted(text)!r} needs a host and a database",
+            f"datasource URL {redacted(text)!r} needs a host and a database",
             hint=f"for example {scheme}://user:password@127.0.0.1:3306/test",
         )
     return DatasourceURL(
@@ -77,7 +77,7 @@ def parse_url(text: str | None) -> DatasourceURL:
     )
 
 
-def _redacted(text: str) -> str:
+def redacted(text: str) -> str:
     """``text`` with any password replaced by ``***``.
 
     Without an ``@``, a ``host:port`` whose port is not a number may be ``user:password``
