@@ -385,12 +385,13 @@ def _check(
     files: list[str], datasource_url: str | None, dialect: str | None, junit: str | None = None
 ) -> int:
     from sqlml.checking import check_program
-    from sqlml.junit import JUnitReport
     from sqlml.runtime.datasource import connect
 
+    if junit:
+        from sqlml.junit import JUnitReport
     datasource = connect(datasource_url) if datasource_url else None
     dialect = dialect or _dialect_of(datasource_url)
-    report = JUnitReport()
+    report = JUnitReport() if junit else None
     status = 0
     try:
         for file in files:
@@ -401,11 +402,12 @@ def _check(
             for error in errors:
                 print(error.render(file), file=sys.stderr)
                 status = 1
-            report.add_errors(file, errors, "check")
+            if report is not None:
+                report.add_errors(file, errors, "check")
     finally:
         if datasource is not None:
             datasource.close()
-        if junit:
+        if report is not None:
             report.write(junit)
     return status
 
