@@ -8,7 +8,6 @@ attribute's schema ``type`` (None: unchecked).
 
 from __future__ import annotations
 
-import itertools
 import json
 import math
 import random
@@ -33,16 +32,22 @@ def default_goal(metric: str) -> str:
 
 def grid_points(space: Space) -> int:
     """How many points the grid over ``space`` (CHOICE and INT_RANGE only) has."""
-    return math.prod(len(_grid_values(entry)) for entry in space.values())
+    return math.prod(_grid_size(entry) for entry in space.values())
 
 
 def plan(space: Space, algorithm: str, trials: int, seed: int) -> list[dict[str, Any]]:
     """The values of each trial, in trial order: the first ``trials`` points of the grid
     (the last attribute varying fastest), or ``trials`` random draws seeded with ``seed``."""
     names = sorted(space)
-    if algorithm == "grid":
-        points = itertools.product(*(_grid_values(space[name]) for name in names))
-        return [dict(zip(names, point, strict=True)) for point in itertools.islice(points, trials)]
+    if algorithm == "grid":  # ranges are never listed whole: a point is found from its number
+        sizes = [_grid_size(space[name]) for name in names]
+        return [
+            {
+                name: _grid_value(space[name], digit)
+                for name, digit in zip(names, _digits(number, sizes), strict=True)
+            }
+            for number in range(min(trials, math.prod(sizes)))
+        ]
     rng = random.Random(seed)
     return [{name: _draw(space[name], rng) for name in names} for _ in range(trials)]
 
@@ -84,12 +89,28 @@ def _decoded(name: str, entry: Mapping[str, Any], text: str) -> Any:
     return _typed(entry, number)
 
 
-def _grid_values(entry: Mapping[str, Any]) -> list[Any]:
+def _grid_size(entry: Mapping[str, Any]) -> int:
     if entry["kind"] == "choice":
-        return list(entry["values"])
+        return len(entry["values"])
     if entry["kind"] == "int_range":
-        return [_typed(entry, value) for value in range(entry["low"], entry["high"] + 1)]
+        return entry["high"] - entry["low"] + 1
     raise ValueError(f"a grid cannot enumerate {entry['kind']}")
+
+
+def _digits(number: int, sizes: list[int]) -> list[int]:
+    """``number`` in the mixed radix of ``sizes``, the last digit varying fastest."""
+    digits = []
+    for size in reversed(sizes):
+        number, digit = divmod(number, size)
+        digits.append(digit)
+    return digits[::-1]
+
+
+def _grid_value(entry: Mapping[str, Any], index: int) -> Any:
+    """The ``index``-th value of a CHOICE or INT_RANGE, in order."""
+    if entry["kind"] == "choice":
+        return entry["values"][index]
+    return _typed(entry, entry["low"] + index)
 
 
 def _draw(entry: Mapping[str, Any], rng: random.Random) -> Any:

@@ -243,6 +243,12 @@ def test_a_grid_enumerates_every_combination_the_last_attribute_fastest():
     assert plan(SPACE, "grid", 5, seed=0) == points[:5]
 
 
+def test_a_grid_over_a_huge_range_is_counted_not_listed():
+    space = {"n": {"kind": "int_range", "low": 1, "high": 10**12, "type": "int"}}
+    assert grid_points(space) == 10**12
+    assert plan(space, "grid", 2, seed=0) == [{"n": 1}, {"n": 2}]
+
+
 def test_a_grid_search_runs_every_point_unless_told_fewer():
     every = search_statement(
         "SELECT * FROM t TO TRAIN XGBClassifier WITH max_depth = CHOICE(2, 4), "
