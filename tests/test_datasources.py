@@ -136,3 +136,22 @@ def test_sqlite_bulk_insert_is_one_transaction(tmp_path, monkeypatch):
     assert not ds._con.in_transaction
     assert ds.execute("SELECT count(*), sum(id) FROM t").rows == [(100, 4950)]
     ds.close()
+
+
+def test_mysql_drops_the_leftovers_of_a_long_named_table(mysql_url, unique_name):
+    """Helper tables are named after a table's first 24 bytes: a write into a longer-named
+    table still finds and drops the staging table a killed write left behind."""
+    from sqlml.runtime.datasource import connect
+
+    name = f"{unique_name}_with_a_long_name"  # 31 characters
+    leftover = f"{name[:24]}__sqlml_new_0123456789ab"
+    ds = connect(mysql_url)
+    try:
+        ds.execute(f"CREATE TABLE {leftover} (x BIGINT)")
+        ds.write_table([name], {"x": np.array([1, 2])})
+        assert [t for t in _tables(ds) if t.startswith(name[:24])] == [name]
+        assert [r[0] for r in ds.execute(f"SELECT x FROM {name} ORDER BY x").rows] == [1, 2]
+    finally:
+        ds.execute(f"DROP TABLE IF EXISTS {leftover}")
+        ds.execute(f"DROP TABLE IF EXISTS {name}")
+        ds.close()

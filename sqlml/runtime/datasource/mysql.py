@@ -193,10 +193,12 @@ class MySQLSource(Datasource):
     def write_table(self, table: Sequence[str], columns: Columns) -> None:
         """Writes into one table take turns, under a named lock of the server (released with
         the connection, should this process die); each first drops the staging tables that
-        writes killed half way left behind, as no live write holds one."""
+        writes killed half way left behind, as no live write holds one. Helper tables are
+        named after the table's first 24 bytes, so tables that share those take turns too."""
         *schema, name = table
         database = schema[-1] if schema else self.url.path
-        lock = "sqlml_write_" + hashlib.sha256(f"{database}.{name}".encode()).hexdigest()[:40]
+        prefix = short_name(name)
+        lock = "sqlml_write_" + hashlib.sha256(f"{database}.{prefix}".encode()).hexdigest()[:40]
         found = self.execute("SELECT GET_LOCK(%s, %s)", [lock, WRITE_LOCK_SECONDS])
         if not found or found.rows[0][0] != 1:
             raise DatasourceError(
@@ -209,7 +211,7 @@ class MySQLSource(Datasource):
                 "SELECT table_name FROM information_schema.tables "
                 "WHERE table_schema = COALESCE(%s, DATABASE()) "
                 "AND LOCATE(BINARY %s, table_name) = 1",
-                [schema[-1] if schema else None, f"{name}__sqlml_"],
+                [schema[-1] if schema else None, f"{prefix}__sqlml_"],
             )
             for (leftover,) in leftovers.rows if leftovers else []:
                 self.execute(f"DROP TABLE IF EXISTS {self.quote([*schema, leftover])}")
