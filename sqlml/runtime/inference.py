@@ -185,7 +185,7 @@ def evaluate(statement: ir.EvaluateStatement, datasource: Datasource) -> Outcome
     datasource.write_table(
         statement.table, {name: np.array([value]) for name, value in metrics.items()}
     )
-    shown = ", ".join(f"{name} {value:.4g}" for name, value in metrics.items())
+    shown = progress.format_metrics(metrics)
     return Outcome(summary=f"evaluated {statement.model} on {len(truth)} rows: {shown}{saved}")
 
 

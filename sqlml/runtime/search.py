@@ -53,7 +53,6 @@ def run_trial(statement: ir.TrialStatement, datasource: Datasource) -> Outcome:
     key = statement.trial["trial"]
     values = decode(statement.space, statement.trial)
     name = trial_model(statement.model, key)
-    search = dataclasses.replace(statement, trial={})
     trained = ir.TrainStatement(
         **{
             field.name: getattr(statement, field.name)
@@ -61,7 +60,7 @@ def run_trial(statement: ir.TrialStatement, datasource: Datasource) -> Outcome:
         }
         | {"attributes": {**statement.attributes, **values}, "model": name}
     )
-    record = {"key": key, "values": values, "search": fingerprint(search)}
+    record = {"key": key, "values": values, "search": fingerprint(statement)}
     try:
         metadata = training.train_and_save(
             trained, datasource, {"trial": {**record, "status": SUCCEEDED}}

@@ -24,6 +24,7 @@ import sqlml
 from sqlml import ir
 from sqlml.errors import ModelError, SqlmlError
 from sqlml.metrics import classifier_metrics, ranker_metrics, regressor_metrics
+from sqlml.runtime import progress
 from sqlml.runtime.cache import cached_read
 from sqlml.runtime.datasource import Columns, Datasource
 from sqlml.runtime.execute import Outcome
@@ -310,7 +311,7 @@ def _summary(statement: ir.TrainStatement, metadata: dict[str, Any]) -> str:
     else:
         source = "validation.select" if "select" in how else "held-out"
         validated = f", validated on {how['rows']} {source} rows"
-    shown = ", ".join(f"{name} {value:.4g}" for name, value in metadata["metrics"].items())
+    shown = progress.format_metrics(metadata["metrics"])
     return (
         f"trained {statement.model} ({statement.estimator}){base} on {metadata['rows']} rows"
         f"{validated}: {shown}"
