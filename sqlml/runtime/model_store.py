@@ -17,9 +17,10 @@ from typing import Any
 
 from sqlml.errors import DatasourceError, ModelError
 from sqlml.runtime.datasource import Datasource
+from sqlml.tables import MODEL_CHUNKS, MODEL_VERSIONS
 
-TABLE = "sqlml_model_versions"
-CHUNKS = "sqlml_model_chunks"
+TABLE = MODEL_VERSIONS
+CHUNKS = MODEL_CHUNKS
 CHUNK_BYTES = 4 << 20  # well below MySQL's default max_allowed_packet, even escaped
 KEEP_VERSIONS = 3  # the newest versions kept per model
 SAVE_ATTEMPTS = 3  # attempts of a save that lost a race with a concurrent one

@@ -29,6 +29,7 @@ from typing import IO, Any
 from sqlml import ir
 from sqlml.runtime.datasource import Datasource, connect, parse_url
 from sqlml.runtime.execute import Outcome
+from sqlml.tables import MODEL_VERSIONS
 from sqlml.workflow import record as rec
 from sqlml.workflow.core import (
     CONTAINER,
@@ -43,7 +44,6 @@ from sqlml.workflow.core import (
 from sqlml.workflow.tasks import Task, TaskResult, holds, run_task
 
 StatementDone = Callable[[Step, Outcome], None]
-MODEL_TABLE = "sqlml_model_versions"  # a statement that reads a model reads this table
 
 
 @dataclass
@@ -356,7 +356,7 @@ class _Run:
         io = dependencies([statement], self.ds.dialect).io[statement.id]
         tables = set(io.reads_tables)
         if io.reads_models or io.reads_all_models:
-            tables.add(MODEL_TABLE)
+            tables.add(MODEL_VERSIONS)  # a statement that reads a model reads it
         return {name: self.ds.table_fingerprint(name.split(".")) for name in sorted(tables)}
 
     def _connection(self) -> Datasource:

@@ -17,10 +17,10 @@ from typing import Any
 
 from sqlml.errors import DatasourceError
 from sqlml.runtime.datasource import Datasource
+from sqlml.tables import RUN_STEPS, RUNS
 from sqlml.workflow.core import WorkflowError
 
-RUNS = "sqlml_runs"
-STEPS = "sqlml_run_steps"
+STEPS = RUN_STEPS
 
 # Step states. Done states let dependent steps start; failed ones stop the run.
 RUNNING, SUCCEEDED, CACHED, SKIPPED = "running", "succeeded", "cached", "skipped"
