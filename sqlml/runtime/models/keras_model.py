@@ -339,12 +339,24 @@ def predict_scores(
     data: bytes, features: FeatureArrays, metadata: dict[str, Any], batch_size: int
 ) -> np.ndarray:
     """Class probabilities (rows x classes) for classifiers, values for regressors."""
+    return scorer(data, metadata)(features, batch_size)
+
+
+def scorer(data: bytes, metadata: dict[str, Any]) -> Callable[[FeatureArrays, int], np.ndarray]:
+    """The stored model, loaded once, as a function of features and a batch size that
+    returns what :func:`predict_scores` returns."""
     keras = _keras()
     model = _load(keras, data)
-    _reject_nulls(features)
-    callbacks = _predict_callbacks(keras, features.rows, batch_size)
-    scores = model.predict(features.inputs(), batch_size=batch_size, verbose=0, callbacks=callbacks)
-    return scores[:, 0] if scores.shape[1] == 1 else scores  # a classifier has two or more
+
+    def score(features: FeatureArrays, batch_size: int) -> np.ndarray:
+        _reject_nulls(features)
+        callbacks = _predict_callbacks(keras, features.rows, batch_size)
+        scores = model.predict(
+            features.inputs(), batch_size=batch_size, verbose=0, callbacks=callbacks
+        )
+        return scores[:, 0] if scores.shape[1] == 1 else scores  # a classifier has two or more
+
+    return score
 
 
 def _load(keras, data: bytes):

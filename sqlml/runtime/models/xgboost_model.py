@@ -12,7 +12,7 @@ import numpy as np
 import xgboost as xgb
 
 from sqlml.errors import ModelError
-from sqlml.runtime import progress
+from sqlml.runtime import cancel, progress
 from sqlml.runtime.feature_arrays import FeatureArrays
 from sqlml.runtime.labels import LabelEncoding
 from sqlml.runtime.model_store import StoredModel
@@ -240,17 +240,32 @@ def predict_scores(
     data: bytes, features: FeatureArrays, metadata: dict[str, Any], batch_size: int
 ) -> np.ndarray:
     """Class probabilities (rows x classes) for classifiers, values for regressors."""
+    return scorer(data, metadata)(features, batch_size)
+
+
+def scorer(data: bytes, metadata: dict[str, Any]) -> Callable[[FeatureArrays, int], np.ndarray]:
+    """The stored model, loaded once, as a function of features and a batch size that
+    returns what :func:`predict_scores` returns."""
     booster = load(data)
     params = metadata["params"]
-    x = _matrix(features, params)[0]
-    parts = []
-    for start in range(0, len(x), batch_size):
-        parts.append(booster.predict(xgb.DMatrix(x[start : start + batch_size])))
-        progress.advance(len(parts[-1]))
-    raw = np.concatenate(parts) if parts else np.empty(0)
+
+    def score(features: FeatureArrays, batch_size: int) -> np.ndarray:
+        x = _matrix(features, params)[0]
+        parts = []
+        for start in range(0, len(x), batch_size):
+            cancel.check()
+            parts.append(booster.predict(xgb.DMatrix(x[start : start + batch_size])))
+            progress.advance(len(parts[-1]))
+        return _scores(np.concatenate(parts) if parts else np.empty(0), len(x), params)
+
+    return score
+
+
+def _scores(raw: np.ndarray, rows: int, params: dict[str, Any]) -> np.ndarray:
+    """Class probabilities or values from the booster's raw predictions of ``rows`` rows."""
     objective = params["objective"]
     if objective == "multi:softprob":
-        return raw.reshape(len(x), -1)
+        return raw.reshape(rows, -1)
     if objective == "binary:logitraw":
         raw = 1 / (1 + np.exp(-raw))
     if objective in ("binary:logistic", "binary:logitraw"):
