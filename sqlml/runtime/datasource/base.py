@@ -66,6 +66,10 @@ class Datasource(ABC):
     types: ClassVar[dict[str, str]]  # "int", "float", "bool", "text", "blob", "key" -> SQL
     current_schema: ClassVar[str]  # SQL expression naming the default schema
     fingerprint_sql: ClassVar[str | None] = None  # a query on {table}; None: unsupported
+    # information_schema.columns' columns that tell a column's type, for fingerprints
+    column_type_sql: ClassVar[str] = (
+        "data_type, character_maximum_length, numeric_precision, numeric_scale"
+    )
     base_dir: Path | None = None  # where relative file paths resolve; None: the working folder
 
     def __init__(self, url: DatasourceURL) -> None:
@@ -117,11 +121,26 @@ class Datasource(ABC):
         return ".".join('"' + part.replace('"', '""') + '"' for part in parts)
 
     def table_fingerprint(self, table: Sequence[str]) -> str | None:
-        """A value that changes whenever ``table``'s rows change, or None if unknown."""
-        if self.fingerprint_sql is None or not self.table_exists(table):
+        """A value that changes whenever ``table``'s rows or columns (names, types, order)
+        change, or None if unknown (no ``fingerprint_sql``, or no such table)."""
+        if self.fingerprint_sql is None:
+            return None
+        columns = self.column_types(table)
+        if not columns:
             return None
         found = self.execute(self.fingerprint_sql.format(table=self.quote(table)))
-        return repr(found.rows) if found else None
+        return repr((columns, found.rows)) if found else None
+
+    def column_types(self, table: Sequence[str]) -> list[tuple[Any, ...]]:
+        """``table``'s columns in order, each its name and type; empty if there is no table."""
+        *schema, name = table
+        found = self.execute(
+            f"SELECT column_name, {self.column_type_sql} FROM information_schema.columns "
+            f"WHERE table_schema = COALESCE({self.param}, {self.current_schema}) "
+            f"AND table_name = {self.param} ORDER BY table_catalog, ordinal_position",
+            [schema[-1] if schema else None, name],
+        )
+        return [tuple(row) for row in found.rows] if found else []
 
     def table_exists(self, table: Sequence[str]) -> bool:
         """Whether ``table`` (``name`` or ``schema.name``) exists."""

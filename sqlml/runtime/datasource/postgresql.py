@@ -31,6 +31,9 @@ class PostgreSQLSource(Datasource):
     param = "%s"
     current_schema = "current_schema()"
     fingerprint_sql = "SELECT count(*), sum(hashtextextended(t::text, 0)) FROM {table} AS t"
+    column_type_sql = (  # udt_name: the element type of an array
+        "data_type, udt_name, character_maximum_length, numeric_precision, numeric_scale"
+    )
     types: ClassVar[dict[str, str]] = {"int": "BIGINT", "float": "DOUBLE PRECISION",
                                        "bool": "BOOLEAN", "text": "TEXT", "blob": "BYTEA",
                                        "key": "TEXT"}  # fmt: skip
