@@ -20,6 +20,7 @@ from sqlml.runtime.training import check_base_estimator
 from sqlml.semantics import analyze
 from sqlml.semantics.dependencies import dependencies
 
+_WRITES_OUTPUT = (ir.PredictStatement, ir.EvaluateStatement, ir.ExplainStatement)
 _USES_MODEL = (
     ir.PredictStatement,
     ir.EvaluateStatement,
@@ -61,6 +62,9 @@ def _against_datasource(
             if isinstance(statement, ir.TrainStatement) and statement.base_model:
                 _check_model(statement.base_model, models, datasource)
                 check_base_estimator(statement, models[statement.base_model.lower()])
+            target = _target(statement)
+            if target is not None and _table_key(target[0]) not in map(_table_key, written):
+                datasource.check_target(*target)
             if not io.reads_tables & written:
                 for source, select in _selects(statement):
                     columns = datasource.read(f"SELECT * FROM ({select}\n) AS q LIMIT 0")
@@ -73,6 +77,24 @@ def _against_datasource(
         if isinstance(statement, ir.DropModelStatement):
             models.pop(statement.model.lower(), None)
     return errors
+
+
+def _target(statement: ir.Statement) -> tuple[list[str], bool] | None:
+    """The table a statement writes its output into, and whether it may replace a table
+    sqlml did not write (``output.replace``); None if it writes none."""
+    if isinstance(statement, ir.SearchStatement):
+        search = statement.search
+        return search["trials_table"], bool(search.get("replace_table", False))
+    table = getattr(statement, "table", None)
+    if table is None or not isinstance(statement, _WRITES_OUTPUT):
+        return None
+    return table, bool(statement.attributes.get("output.replace", False))
+
+
+def _table_key(table: Sequence[str] | str) -> str:
+    """A table's name (parts, or dotted) as the dependency analysis compares them."""
+    parts = table.split(".") if isinstance(table, str) else table
+    return parts[-1].lower()
 
 
 def _check_model(name: str, models: dict[str, str], datasource: Datasource) -> None:

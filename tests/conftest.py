@@ -37,8 +37,8 @@ def load_iris(ds: Datasource) -> None:
     """Tables iris_train (120 rows) and iris_test (every fifth flower, 30 rows)."""
     columns = iris_columns()
     held_out = columns["id"] % 5 == 0
-    ds.write_table(["iris_train"], {k: v[~held_out] for k, v in columns.items()})
-    ds.write_table(["iris_test"], {k: v[held_out] for k, v in columns.items()})
+    ds.write_table(["iris_train"], {k: v[~held_out] for k, v in columns.items()}, replace=True)
+    ds.write_table(["iris_test"], {k: v[held_out] for k, v in columns.items()}, replace=True)
 
 
 @pytest.fixture(autouse=True, scope="session")

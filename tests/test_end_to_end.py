@@ -49,17 +49,27 @@ def test_train_then_predict_held_out_rows(iris_url, estimator, unique_name, caps
     assert accuracy >= 0.9, f"accuracy {accuracy:.3f} on held-out rows"
 
 
-def test_predict_replaces_an_existing_table(duckdb_url, capsys):
+def test_predict_replaces_a_users_table_only_when_asked(duckdb_url, capsys):
     ds = connect(duckdb_url)
     ds.execute("CREATE TABLE pred (stale INTEGER)")
+    ds.execute("INSERT INTO pred VALUES (7)")
     ds.close()
     program = """
         CREATE TABLE d AS SELECT i AS x, i % 2 AS y FROM range(100) t(i);
         SELECT x, y FROM d TO TRAIN xgboost.gbtree
           WITH objective = "binary:logistic", train.num_boost_round = 5 LABEL y INTO m;
-        SELECT x FROM d WHERE x < 10 TO PREDICT pred.y USING m;
+        SELECT x FROM d WHERE x < 10 TO PREDICT pred.y {opt_in} USING m;
     """
-    assert main(["-e", program, "--datasource", duckdb_url]) == 0, capsys.readouterr().err
+    assert main(["-e", program.format(opt_in=""), "--datasource", duckdb_url]) == 1
+    error = capsys.readouterr().err
+    assert "5:9: error: table pred exists and sqlml did not write it" in error
+    assert "WITH output.replace = true" in error
+    ds = connect(duckdb_url)
+    assert ds.execute("SELECT * FROM pred").rows == [(7,)]
+    ds.close()
+    replace = "WITH output.replace = true"
+    code = main(["-e", program.format(opt_in=replace), "--datasource", duckdb_url])
+    assert code == 0, capsys.readouterr().err
     ds = connect(duckdb_url)
     result = ds.execute("SELECT * FROM pred ORDER BY x")
     leftovers = ds.execute("SELECT table_name FROM information_schema.tables").rows

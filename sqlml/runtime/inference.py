@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
@@ -20,15 +21,16 @@ from sqlml.metrics import (
     ranker_metrics,
     regressor_metrics,
 )
-from sqlml.runtime import progress
+from sqlml.runtime import cancel, progress
 from sqlml.runtime.datasource import Columns, Datasource, ResultSet
+from sqlml.runtime.datasource.base import closing_batches
 from sqlml.runtime.evaluate_plot import save_evaluation_plot
 from sqlml.runtime.execute import Outcome
 from sqlml.runtime.explain_plot import feature_values, save_summary_plot
 from sqlml.runtime.feature_arrays import FeatureArrays, transform
 from sqlml.runtime.feature_columns import value_texts
 from sqlml.runtime.features import check_rows
-from sqlml.runtime.labels import LabelEncoding, check_not_null, query_ids
+from sqlml.runtime.labels import LabelEncoding, query_ids
 from sqlml.runtime.model_store import ModelStore, StoredModel
 from sqlml.runtime.models import family
 
@@ -60,25 +62,33 @@ class Applied:
 
     def truth(self, label: str) -> np.ndarray:
         """The label column encoded like the training labels."""
-        if label not in self.columns:
-            raise ModelError(
-                f"LABEL column {label} is not in the result of the SELECT",
-                hint=f"the SELECT returns: {', '.join(self.columns)}",
-            )
-        values = self.columns[label]
-        check_not_null(label, values, "the SELECT")
-        unknown = self.labels.unknown(values)
-        if unknown:
-            raise ModelError(
-                f"LABEL column {label} has classes the model never saw: "
-                f"{', '.join(map(repr, unknown[:5]))}",
-                hint=f"the model knows {', '.join(map(repr, self.labels.classes))}",
-            )
-        return self.labels.encode(values)
+        from sqlml.runtime.training import check_label, encode_label
+
+        check_label(label, self.columns, "the SELECT")
+        return encode_label(self.labels, label, self.columns[label], "the SELECT")
 
 
 def apply(model_name: str, select: str, datasource: Datasource) -> Applied:
     """Load ``model_name`` and the features of ``select``'s rows."""
+    model = load_model(model_name, datasource)
+    columns = datasource.read(select)
+    check_rows(columns)
+    return Applied(
+        model.stored, model.trainer, model.labels, columns, transform(columns, model.features)
+    )
+
+
+@dataclass(frozen=True)
+class Model:
+    """A stored model, ready to score: its family's module, feature columns and labels."""
+
+    stored: StoredModel
+    trainer: ModuleType
+    features: list[ir.FeatureColumn]
+    labels: LabelEncoding
+
+
+def load_model(model_name: str, datasource: Datasource) -> Model:
     stored = ModelStore(datasource).load(model_name)
     trainer = family(stored.metadata["family"])
     if stored.metadata["format"] != trainer.FORMAT:
@@ -86,46 +96,73 @@ def apply(model_name: str, select: str, datasource: Datasource) -> Applied:
             f"model {model_name} is stored as {stored.metadata['format']}, "
             "which this version of sqlml cannot read"
         )
-    columns = datasource.read(select)
-    check_rows(columns)
-    features = transform(
-        columns, [ir.FeatureColumn.from_dict(f) for f in stored.metadata["features"]]
-    )
-    labels = LabelEncoding.from_dict(stored.metadata["labels"])
-    return Applied(stored, trainer, labels, columns, features)
+    features = [ir.FeatureColumn.from_dict(f) for f in stored.metadata["features"]]
+    return Model(stored, trainer, features, LabelEncoding.from_dict(stored.metadata["labels"]))
 
 
 def predict(statement: ir.PredictStatement, datasource: Datasource) -> Outcome:
-    applied = apply(statement.model, statement.select, datasource)
-    with progress.stage("predicting", total=applied.features.rows):
-        scores = applied.scores(batch_size=statement.attributes["predict.batch_size"])
+    """Score the SELECT's rows batch by batch, each batch written as it is scored: memory
+    holds a batch, whatever the number of rows."""
+    model = load_model(statement.model, datasource)
+    replace = _replace(statement)
+    datasource.check_target(statement.table, replace)  # before any work
     extras = statement.attributes.get("predict.extra_outputs") or ""
     probabilities = "probabilities" in extras.split(",")
-    classifier = applied.labels.task == "classifier"
+    classifier = model.labels.task == "classifier"
     if probabilities and not classifier:
         raise ModelError(
             f"predict.extra_outputs = 'probabilities' needs a classifier; {statement.model} "
             "predicts numbers",
             hint="remove predict.extra_outputs",
         )
-    dropped = (applied.metadata["label"], statement.result_column)
-    output = {name: values for name, values in applied.columns.items() if name not in dropped}
-    predicted = scores.argmax(axis=1) if classifier else scores
-    output[statement.result_column] = np.asarray(applied.labels.decode(predicted))
-    if probabilities:
-        names = probability_columns(statement.result_column, applied.labels.classes)
-        taken = [name for name in names if name in output]
-        if taken:
-            raise ModelError(
-                f"predict.extra_outputs: the SELECT already returns {', '.join(taken)}",
-                hint="rename those columns in the SELECT, or choose another result column",
-            )
-        output.update({name: scores[:, i] for i, name in enumerate(names)})
-    datasource.write_table(statement.table, output)
+    names = (
+        probability_columns(statement.result_column, model.labels.classes) if probabilities else []
+    )
+    score = model.trainer.scorer(model.stored.data, model.stored.metadata)
+    batch_rows = statement.attributes["predict.batch_size"]
+
+    def predicted(batches: Iterator[Columns]) -> Iterator[Columns]:
+        for index, columns in enumerate(closing_batches(batches)):
+            if index == 0:
+                check_rows(columns)
+                _check_result_columns(statement, model, columns, names)
+            cancel.check()
+            scores = score(transform(columns, model.features), batch_rows)
+            output = {k: v for k, v in columns.items() if k != model.stored.metadata["label"]}
+            chosen = scores.argmax(axis=1) if classifier else scores
+            output[statement.result_column] = np.asarray(model.labels.decode(chosen))
+            if probabilities:
+                output.update({name: scores[:, i] for i, name in enumerate(names)})
+            yield output
+
+    with (
+        datasource.concurrent_reader() as reader,
+        progress.stage("predicting", unit="rows"),
+    ):
+        batches = predicted(reader.read_batches(statement.select, batch_rows))
+        rows = datasource.write_batches(statement.table, batches, replace)
     return Outcome(
-        summary=f"predicted {applied.features.rows} rows into {'.'.join(statement.table)}."
+        summary=f"predicted {rows} rows into {'.'.join(statement.table)}."
         f"{statement.result_column} with {statement.model}"
     )
+
+
+def _check_result_columns(
+    statement: ir.PredictStatement, model: Model, columns: Columns, extra: list[str]
+) -> None:
+    """A :class:`ModelError` if an output column would replace a selected one: the label
+    (whose place the prediction takes) is the only selected column left out."""
+    label = model.stored.metadata["label"]
+    taken = [name for name in [statement.result_column, *extra] if name in columns]
+    taken = [name for name in taken if name != label]
+    if taken:
+        features = {feature.name for feature in model.features}
+        what = [f"{name} (a feature of the model)" if name in features else name for name in taken]
+        raise ModelError(
+            f"TO PREDICT {'.'.join(statement.table)}.{statement.result_column}: the SELECT "
+            f"already returns {', '.join(what)}, which the predictions would replace",
+            hint="name the result column differently, or leave those columns out of the SELECT",
+        )
 
 
 def probability_columns(result: str, classes: list[Any]) -> list[str]:
@@ -146,7 +183,13 @@ def probability_columns(result: str, classes: list[Any]) -> list[str]:
     return [f"{result}_prob_{i}" for i in range(len(classes))]
 
 
+def _replace(statement: ir.PredictStatement | ir.EvaluateStatement | ir.ExplainStatement) -> bool:
+    """Whether the statement may replace a table sqlml did not write (``output.replace``)."""
+    return bool(statement.attributes.get("output.replace", False))
+
+
 def evaluate(statement: ir.EvaluateStatement, datasource: Datasource) -> Outcome:
+    datasource.check_target(statement.table, _replace(statement))  # before any work
     applied = apply(statement.model, statement.select, datasource)
     truth = applied.truth(statement.label)
     group = applied.metadata["attributes"].get("train.group_column")
@@ -183,7 +226,9 @@ def evaluate(statement: ir.EvaluateStatement, datasource: Datasource) -> Outcome
         save_evaluation_plot(path, task, truth, scores, _class_names(applied.labels))
         saved = f"; plot saved to {path}"
     datasource.write_table(
-        statement.table, {name: np.array([value]) for name, value in metrics.items()}
+        statement.table,
+        {name: np.array([value]) for name, value in metrics.items()},
+        _replace(statement),
     )
     shown = progress.format_metrics(metrics)
     return Outcome(summary=f"evaluated {statement.model} on {len(truth)} rows: {shown}{saved}")
@@ -202,6 +247,8 @@ def explain(statement: ir.ExplainStatement, datasource: Datasource) -> Outcome:
     the classes. PermutationExplainer: per row, how much the loss grows when the feature's
     values are shuffled; the importance is its mean.
     """
+    if statement.table is not None:
+        datasource.check_target(statement.table, _replace(statement))  # before any work
     applied = apply(statement.model, statement.select, datasource)
     explainer = statement.explainer or (
         "TreeExplainer" if applied.metadata["family"] == "xgboost" else "PermutationExplainer"
@@ -244,7 +291,7 @@ def explain(statement: ir.ExplainStatement, datasource: Datasource) -> Outcome:
     if statement.table is None:
         rows = list(zip(table["feature"].tolist(), table["importance"].tolist(), strict=True))
         return Outcome(result=ResultSet(["feature", "importance"], rows), summary=saved)
-    datasource.write_table(statement.table, table)
+    datasource.write_table(statement.table, table, _replace(statement))
     into = f"explained {statement.model} with {explainer} into {'.'.join(statement.table)}"
     return Outcome(summary=into if saved is None else f"{into}; {saved}")
 

@@ -50,6 +50,7 @@ def fingerprint(statement: ir.SearchStatement) -> str:
 
 def run_trial(statement: ir.TrialStatement, datasource: Datasource) -> Outcome:
     """Train one trial and store it under its derived name; its metrics as ``name=value``."""
+    _check_trials_table(statement, datasource)  # before training: the search would fail last
     key = statement.trial["trial"]
     values = decode(statement.space, statement.trial)
     name = trial_model(statement.model, key)
@@ -73,6 +74,12 @@ def run_trial(statement: ir.TrialStatement, datasource: Datasource) -> Outcome:
     shown = ", ".join(f"{n} = {as_text(v)}" for n, v in values.items())
     lines = [f"{metric}={value!r}" for metric, value in metrics.items()]
     return Outcome(summary="\n".join([f"trial {key} ({shown})", *lines]))
+
+
+def _check_trials_table(statement: ir.SearchStatement, datasource: Datasource) -> None:
+    """A :class:`CheckError` if the search may not write its trials table."""
+    settings = statement.search
+    datasource.check_target(settings["trials_table"], settings.get("replace_table", False))
 
 
 def _failure_metadata(statement: ir.TrainStatement, trial: dict[str, Any]) -> dict[str, Any]:
@@ -100,7 +107,7 @@ def finish(statement: ir.SearchStatement, datasource: Datasource) -> Outcome:
     sign = -1 if goal == "maximize" else 1
     best = min(scored, key=lambda t: (sign * _score(t, metric), t["number"]))
     table = settings["trials_table"]
-    datasource.write_table(table, _table(statement, trials))
+    datasource.write_table(table, _table(statement, trials), settings.get("replace_table", False))
     results = [
         {key: value for key, value in t["metadata"]["trial"].items() if key != "search"}
         | {"trial": t["number"], "metrics": t["metadata"].get("metrics", {})}

@@ -51,16 +51,16 @@ class RunRecord:
         self._runs = datasource.quote([RUNS])
         self._steps = datasource.quote([STEPS])
         key, text, real, integer = (datasource.types[k] for k in ("key", "text", "float", "int"))
-        datasource.execute(
-            f"CREATE TABLE IF NOT EXISTS {self._runs} (run_id {key} NOT NULL, workflow {text}, "
-            f"resumed_from {key}, state {key}, started_at {real}, ended_at {real}, "
-            "PRIMARY KEY (run_id))"
-        )
-        datasource.execute(
-            f"CREATE TABLE IF NOT EXISTS {self._steps} (run_id {key} NOT NULL, "
-            f"step {key} NOT NULL, content_hash {key}, state {key}, attempts {integer}, "
-            f"started_at {real}, ended_at {real}, error {text}, outputs {text}, "
-            "PRIMARY KEY (run_id, step))"
+        datasource.create_tables(
+            [
+                f"CREATE TABLE IF NOT EXISTS {self._runs} (run_id {key} NOT NULL, "
+                f"workflow {text}, resumed_from {key}, state {key}, started_at {real}, "
+                f"ended_at {real}, PRIMARY KEY (run_id))",
+                f"CREATE TABLE IF NOT EXISTS {self._steps} (run_id {key} NOT NULL, "
+                f"step {key} NOT NULL, content_hash {key}, state {key}, attempts {integer}, "
+                f"started_at {real}, ended_at {real}, error {text}, outputs {text}, "
+                "PRIMARY KEY (run_id, step))",
+            ]
         )
 
     def start_run(

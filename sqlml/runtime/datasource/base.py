@@ -9,22 +9,25 @@ from __future__ import annotations
 import re
 import uuid
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any, ClassVar
 
 import numpy as np
 
-from sqlml.errors import DatasourceError
-from sqlml.runtime import progress
+from sqlml.errors import CheckError, DatasourceError
+from sqlml.runtime import cancel, progress
 from sqlml.runtime.datasource.url import DatasourceURL
+from sqlml.tables import HELPER_MARK, is_own_table
 
 # Columns of a result: name -> 1-D array (float64/int64/bool, or object for text).
 Columns = dict[str, np.ndarray]
 
 BATCH_ROWS = 65_536  # rows per batch read
+WRITTEN_MARK = "written by sqlml"  # the comment of every table a sqlml write made
 
 # Statements whose result rows are shown to the user.
 _QUERY_WORDS = {
@@ -70,6 +73,7 @@ class Datasource(ABC):
     column_type_sql: ClassVar[str] = (
         "data_type, character_maximum_length, numeric_precision, numeric_scale"
     )
+    transactional_ddl: ClassVar[bool] = True  # a whole write, DDL and all, in one transaction
     base_dir: Path | None = None  # where relative file paths resolve; None: the working folder
 
     def __init__(self, url: DatasourceURL) -> None:
@@ -100,10 +104,6 @@ class Datasource(ABC):
         """Insert ``columns`` into the existing, quoted ``table`` as fast as the driver allows."""
 
     @abstractmethod
-    def _swap(self, staging: list[str], target: list[str]) -> None:
-        """Make the table ``staging`` the table ``target`` (same schema) in one atomic step."""
-
-    @abstractmethod
     @contextmanager
     def transaction(self) -> Iterator[None]:
         """Run the body in a transaction: all of it is committed, or none."""
@@ -119,6 +119,19 @@ class Datasource(ABC):
     def quote(self, parts: Sequence[str]) -> str:
         """Quote a possibly qualified identifier, part by part."""
         return ".".join('"' + part.replace('"', '""') + '"' for part in parts)
+
+    @contextmanager
+    def concurrent_reader(self) -> Iterator[Datasource]:
+        """A datasource to read batches from while this one writes (:meth:`write_batches`
+        of batches made from those read): this one, where the driver allows a read and
+        writes at once on one connection."""
+        yield self
+
+    def create_tables(self, statements: Sequence[str]) -> None:
+        """Run ``CREATE TABLE IF NOT EXISTS`` statements of sqlml's own tables, safely when
+        several processes start on a new database at once."""
+        for statement in statements:
+            self.execute(statement)
 
     def table_fingerprint(self, table: Sequence[str]) -> str | None:
         """A value that changes whenever ``table``'s rows or columns (names, types, order)
@@ -153,21 +166,132 @@ class Datasource(ABC):
         )
         return bool(found and found.rows[0][0])
 
-    def write_table(self, table: Sequence[str], columns: Columns) -> None:
-        """Create or replace ``table`` with ``columns``; readers see the old or the new table."""
+    def write_table(self, table: Sequence[str], columns: Columns, replace: bool = False) -> None:
+        """Create or replace ``table`` with ``columns``; readers see the old or the new table.
+
+        See :meth:`write_batches` for when an existing table is replaced."""
+        self.write_batches(table, [columns], replace)
+
+    def write_batches(
+        self, table: Sequence[str], batches: Iterable[Columns], replace: bool = False
+    ) -> int:
+        """Create or replace ``table`` with the rows of ``batches``; the number of rows.
+
+        The rows fill a staging table that then takes the table's place in one step, so
+        readers see the old table or the new one. An existing table is replaced only if
+        sqlml wrote it, or with ``replace`` (a view too); sqlml's own tables never. Each
+        column's type is settled batch by batch, as :func:`join_batches` joins batches: a
+        column widens (integers to floats, numbers to text) when a later batch needs it.
+        """
+        self.check_target(table, replace)
+        with self._exclusive_write(table):
+            self._drop_leftovers(table)
+            return self._write(table, batches, replace)
+
+    @contextmanager
+    def _exclusive_write(self, table: Sequence[str]) -> Iterator[None]:
+        """The context of a whole write into ``table``: a transaction, which hides the
+        staging table from other sessions until it has taken the table's place."""
+        with self.transaction():
+            yield
+
+    def _write(self, table: Sequence[str], batches: Iterable[Columns], replace: bool) -> int:
         *schema, name = table
-        staging = [*schema, f"{short_name(name)}__sqlml_new_{uuid.uuid4().hex[:12]}"]
-        definition = ", ".join(
-            f"{self.quote([column])} {self.types[_kind(values)]}"
-            for column, values in columns.items()
-        )
-        self.execute(f"CREATE TABLE {self.quote(staging)} ({definition})")
+        staging = [*schema, f"{short_name(name)}{HELPER_MARK}new_{uuid.uuid4().hex[:12]}"]
+        rows, columns = 0, None
         try:
-            self._insert(self.quote(staging), columns)
-            self._swap(staging, list(table))
+            for batch in closing_batches(batches):
+                if columns is None:
+                    columns = _StagingColumns(batch)
+                    self._create_staging(staging, columns.definition(self.types, self.quote))
+                else:
+                    batch = columns.settle(batch, partial(self._widen, staging))
+                self._insert(self.quote(staging), batch)
+                rows += len(next(iter(batch.values()), ()))
+            if columns is None:
+                raise ValueError("write_batches needs at least one batch")
+            cancel.check()  # a cancelled statement never replaces the table
+            self._swap(staging, list(table), replace)
         except BaseException:
-            self._drop_staging(staging)
+            if not self.transactional_ddl:  # else the rollback drops it
+                self._drop_staging(staging)
             raise
+        return rows
+
+    def check_target(self, table: Sequence[str], replace: bool) -> Target | None:
+        """What ``table`` is now (None: nothing); a :class:`CheckError` if a write must not
+        replace it: one of sqlml's tables, or a table sqlml did not write (a view, a table of
+        the user's) without ``replace``, or something that is neither table nor view."""
+        shown = ".".join(table)
+        if is_own_table(table):
+            raise CheckError(
+                f"{shown} is one of sqlml's own tables; statements never write into it",
+                hint="write the output into another table",
+            )
+        found = self.describe_target(table)
+        if found is None or (found.kind == "table" and found.ours):
+            return found
+        if found.kind not in ("table", "view"):
+            raise CheckError(
+                f"{shown} is a {found.kind}, which sqlml does not replace",
+                hint="write the output into another table",
+            )
+        if not replace:
+            what = "view" if found.kind == "view" else "table"
+            raise CheckError(
+                f"{what} {shown} exists and sqlml did not write it: the output would replace "
+                f"it{' and its rows' if what == 'table' else ''}",
+                hint="write the output into another table, or add WITH output.replace = true "
+                f"to replace the {what}",
+            )
+        return found
+
+    @abstractmethod
+    def describe_target(self, table: Sequence[str]) -> Target | None:
+        """What ``table`` is (None if nothing by that name): a table or view, and whether a
+        sqlml write made it (its mark, :data:`WRITTEN_MARK`)."""
+
+    def _create_staging(self, staging: list[str], definition: str) -> None:
+        """Create the staging table, marked as written by sqlml (the mark stays with the
+        table when it is renamed)."""
+        self.execute(f"CREATE TABLE {self.quote(staging)} ({definition})")
+        self.execute(f"COMMENT ON TABLE {self.quote(staging)} IS '{WRITTEN_MARK}'")
+
+    def _widen(self, staging: list[str], column: str, kind: str, wider: str) -> None:
+        """Change a staging column's type from ``kind``'s to ``wider``'s, values converted."""
+        self.execute(
+            f"ALTER TABLE {self.quote(staging)} ALTER COLUMN {self.quote([column])} "
+            f"TYPE {self.types[wider]}"
+        )
+
+    def _swap(self, staging: list[str], target: list[str], replace: bool) -> None:
+        """Make ``staging`` the table ``target`` in one step (in :meth:`write_batches`'s
+        transaction): what is there now is checked again, then dropped."""
+        found = self.check_target(target, replace)
+        if found is not None:
+            kind = "VIEW" if found.kind == "view" else "TABLE"
+            self.execute(f"DROP {kind} {self.quote(target)}")
+        self.execute(f"ALTER TABLE {self.quote(staging)} RENAME TO {self.quote(target[-1:])}")
+
+    def _drop_leftovers(self, table: Sequence[str]) -> None:
+        """Drop staging tables that writes into ``table`` left behind when their process was
+        killed. Runs in the write's transaction (or under its lock), where no live write's
+        staging table is visible, so every one found is a leftover."""
+        *schema, name = table
+        for leftover in self._helper_tables(schema[-1] if schema else None, short_name(name)):
+            found = self.describe_target([*schema, leftover])
+            kind = "VIEW" if found is not None and found.kind == "view" else "TABLE"
+            self.execute(f"DROP {kind} IF EXISTS {self.quote([*schema, leftover])}")
+
+    def _helper_tables(self, schema: str | None, prefix: str) -> list[str]:
+        """The names of the helper tables of tables whose names start with ``prefix``."""
+        found = self.execute(
+            "SELECT table_name FROM information_schema.tables "
+            f"WHERE table_schema = COALESCE({self.param}, {self.current_schema}) "
+            f"AND table_name LIKE {self.param} ESCAPE '!'",
+            [schema, like_prefix(prefix + HELPER_MARK)],
+        )
+        return [leftover for (leftover,) in found.rows] if found else []
 
     def _drop_staging(self, staging: list[str]) -> None:
         """Drop a failed write's staging table, on a new connection if the write lost its
@@ -176,6 +300,94 @@ class Datasource(ABC):
             with suppress(DatasourceError):
                 self.execute(f"DROP TABLE IF EXISTS {self.quote(staging)}")
                 return
+
+
+def closing_batches(batches: Iterable[Columns]) -> Iterator[Columns]:
+    """``batches``, closed when the loop over them ends early: a generator that reads in a
+    transaction (PostgreSQL's cursors) ends it before the write's transaction ends."""
+    try:
+        yield from batches
+    finally:
+        close = getattr(batches, "close", None)
+        if close is not None:
+            close()
+
+
+@dataclass(frozen=True)
+class Target:
+    """What a write's target is: ``kind`` ("table", "view", or the database's word for
+    anything else) and whether a sqlml write made it."""
+
+    kind: str
+    ours: bool
+
+
+class _StagingColumns:
+    """The kinds ("int", "float", "bool", "text", "blob"; "null" while only NULLs came) of a
+    staging table's columns, settled batch by batch."""
+
+    def __init__(self, first: Columns) -> None:
+        self.kinds = {name: _batch_kind(values) for name, values in first.items()}
+
+    def definition(self, types: dict[str, str], quote: Callable[[Sequence[str]], str]) -> str:
+        return ", ".join(
+            f"{quote([name])} {types['text' if kind == 'null' else kind]}"
+            for name, kind in self.kinds.items()
+        )
+
+    def settle(self, batch: Columns, widen: Callable[[str, str, str], None]) -> Columns:
+        """``batch`` converted to the columns' kinds; a column whose kind cannot hold the
+        batch's values is widened first (``widen(column, kind, wider kind)``)."""
+        if list(batch) != list(self.kinds):
+            raise ValueError("every batch of a write has the same columns")
+        settled: Columns = {}
+        for name, values in batch.items():
+            kind, now = _batch_kind(values), self.kinds[name]
+            wider = _wider(now, kind)
+            if wider != now:
+                widen(name, now, wider)
+                self.kinds[name] = now = wider
+            settled[name] = _as_kind(values, now)
+        return settled
+
+
+_NUMBERS = ("bool", "int", "float")
+
+
+def _wider(now: str, batch: str) -> str:
+    """The kind a column of kind ``now`` needs to also hold a batch of kind ``batch``: what
+    :func:`join_chunks` makes of the two."""
+    if batch == now:
+        return now
+    if now == "null":
+        return batch if batch in ("text", "blob") else "float"
+    if now in _NUMBERS:
+        if batch == "null":
+            return "float"
+        if batch in _NUMBERS:
+            return _NUMBERS[max(_NUMBERS.index(now), _NUMBERS.index(batch))]
+        return "text"
+    return now if batch == "null" else "text"
+
+
+def _as_kind(values: np.ndarray, kind: str) -> np.ndarray:
+    """A batch's values as a column of ``kind`` holds them (NULLs as NaN or None)."""
+    if kind == "float" and values.dtype == object:  # only NULLs
+        return np.full(len(values), np.nan)
+    if kind in ("float", "int") and values.dtype.kind in "biu":
+        return values.astype(np.float64 if kind == "float" else np.int64)
+    if kind in ("text", "blob") and values.dtype != object:
+        return _objects(values)
+    return values
+
+
+def _batch_kind(values: np.ndarray) -> str:
+    return "null" if _all_null(values) and len(values) else _kind(values)
+
+
+def like_prefix(prefix: str) -> str:
+    """A LIKE pattern matching names that start with ``prefix`` (``!`` escapes)."""
+    return re.sub(r"([!%_])", r"!\1", prefix) + "%"
 
 
 def lost_in_transaction(url: DatasourceURL) -> DatasourceError:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import uuid
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -15,9 +16,11 @@ from sqlml.errors import DatasourceError
 from sqlml.runtime import progress
 from sqlml.runtime.datasource.base import (
     BATCH_ROWS,
+    WRITTEN_MARK,
     Columns,
     Datasource,
     ResultSet,
+    Target,
     returns_rows,
 )
 from sqlml.runtime.datasource.url import DatasourceURL
@@ -49,8 +52,27 @@ class DuckDBSource(Datasource):
                 if in_use
                 else "check the path in --datasource or SQLML_DATASOURCE",
             ) from None
-        if base_dir is not None:  # relative file paths in the program resolve next to it
-            self.execute("SET file_search_path = ?", [str(base_dir.resolve())])
+        self._base_dir = base_dir
+        self._readers: list[DuckDBSource] = []  # interrupted with this one
+        self._search_files()
+
+    def _search_files(self) -> None:
+        if self._base_dir is not None:  # relative file paths in the program resolve next to it
+            self.execute("SET file_search_path = ?", [str(self._base_dir.resolve())])
+
+    @contextmanager
+    def concurrent_reader(self) -> Iterator[Datasource]:
+        """A connection of its own to the same database (outside the write's transaction,
+        whose uncommitted rows DuckDB numbers apart)."""
+        reader = copy.copy(self)
+        reader._con, reader._readers = self._con.cursor(), []
+        reader._search_files()
+        self._readers.append(reader)
+        try:
+            yield reader
+        finally:
+            self._readers.remove(reader)
+            reader.close()
 
     def execute(self, sql: str, params: Sequence[Any] = ()) -> ResultSet | None:
         try:
@@ -98,16 +120,22 @@ class DuckDBSource(Datasource):
         finally:
             self._con.unregister(view)
 
-    def write_table(self, table: Sequence[str], columns: Columns) -> None:
-        """The whole write (staging table, rows, swap) in one transaction: a process killed
-        half way leaves nothing behind, as DuckDB drops what no commit ended."""
-        with self.transaction():
-            super().write_table(table, columns)
-
-    def _swap(self, staging: list[str], target: list[str]) -> None:
-        """In :meth:`write_table`'s transaction."""
-        self.execute(f"DROP TABLE IF EXISTS {self.quote(target)}")
-        self.execute(f"ALTER TABLE {self.quote(staging)} RENAME TO {self.quote(target[-1:])}")
+    def describe_target(self, table: Sequence[str]) -> Target | None:
+        """Names are compared as DuckDB compares them: regardless of case."""
+        *schema, name = table
+        found = self.execute(
+            "SELECT 'table', comment FROM duckdb_tables() WHERE database_name = "
+            "current_database() AND schema_name = COALESCE(?, current_schema()) "
+            "AND lower(table_name) = lower(?) UNION ALL "
+            "SELECT 'view', comment FROM duckdb_views() WHERE database_name = "
+            "current_database() AND schema_name = COALESCE(?, current_schema()) "
+            "AND lower(view_name) = lower(?)",
+            [schema[-1] if schema else None, name] * 2,
+        )
+        if not found or not found.rows:
+            return None
+        kind, comment = found.rows[0]
+        return Target(kind, kind == "table" and comment == WRITTEN_MARK)
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
@@ -120,6 +148,8 @@ class DuckDBSource(Datasource):
         self.execute("COMMIT")
 
     def interrupt(self) -> None:
+        for reader in self._readers:
+            reader.interrupt()
         self._con.interrupt()
 
     def close(self) -> None:

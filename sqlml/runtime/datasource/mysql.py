@@ -26,9 +26,11 @@ from pymysql.protocol import FieldDescriptorPacket, MysqlPacket
 from sqlml.errors import DatasourceError
 from sqlml.runtime.datasource.base import (
     BATCH_ROWS,
+    WRITTEN_MARK,
     Columns,
     Datasource,
     ResultSet,
+    Target,
     fetch_batches,
     lost_in_transaction,
     object_array,
@@ -38,6 +40,7 @@ from sqlml.runtime.datasource.base import (
 from sqlml.runtime.datasource.bulk import check_finite, text_chunks
 from sqlml.runtime.datasource.mysql_load import insert_rows, load_data
 from sqlml.runtime.datasource.url import DatasourceURL
+from sqlml.tables import HELPER_MARK
 
 _INTEGER_TYPES = {
     FIELD_TYPE.TINY,
@@ -80,6 +83,7 @@ class MySQLSource(Datasource):
     param = "%s"
     current_schema = "DATABASE()"
     fingerprint_sql = "CHECKSUM TABLE {table}"
+    transactional_ddl = False
     types: ClassVar[dict[str, str]] = {
         "int": "BIGINT",
         "float": "DOUBLE",
@@ -94,6 +98,7 @@ class MySQLSource(Datasource):
         self._exact_times = False
         self._con = _connect(url)
         self._load_con: pymysql.Connection | None = None
+        self._readers: list[MySQLSource] = []  # interrupted with this one
         self._in_transaction = False
 
     def table_fingerprint(self, table: Sequence[str]) -> str | None:
@@ -190,15 +195,28 @@ class MySQLSource(Datasource):
         found = self.execute("SELECT @@max_allowed_packet")
         return int(found.rows[0][0]) if found else 1 << 20
 
-    def write_table(self, table: Sequence[str], columns: Columns) -> None:
-        """Writes into one table take turns, under a named lock of the server (released with
-        the connection, should this process die); each first drops the staging tables that
-        writes killed half way left behind, as no live write holds one. Helper tables are
-        named after the table's first 24 bytes, so tables that share those take turns too."""
+    @contextmanager
+    def concurrent_reader(self) -> Iterator[Datasource]:
+        """A connection of its own: a connection reading a result cannot run other
+        statements until the result is read."""
+        reader = MySQLSource(self.url)
+        self._readers.append(reader)
+        try:
+            yield reader
+        finally:
+            self._readers.remove(reader)
+            reader.close()
+
+    @contextmanager
+    def _exclusive_write(self, table: Sequence[str]) -> Iterator[None]:
+        """MySQL commits each DDL statement at once, so writes into one table take turns
+        under a named lock of the server instead (released with the connection, should this
+        process die). Helper tables are named after the table's first 24 bytes, so tables
+        that share those take turns too."""
         *schema, name = table
         database = schema[-1] if schema else self.url.path
-        prefix = short_name(name)
-        lock = "sqlml_write_" + hashlib.sha256(f"{database}.{prefix}".encode()).hexdigest()[:40]
+        key = f"{database}.{short_name(name)}"
+        lock = "sqlml_write_" + hashlib.sha256(key.encode()).hexdigest()[:40]
         found = self.execute("SELECT GET_LOCK(%s, %s)", [lock, WRITE_LOCK_SECONDS])
         if not found or found.rows[0][0] != 1:
             raise DatasourceError(
@@ -207,30 +225,58 @@ class MySQLSource(Datasource):
                 hint="run the statement again once the other write has ended",
             )
         try:
-            leftovers = self.execute(
-                "SELECT table_name FROM information_schema.tables "
-                "WHERE table_schema = COALESCE(%s, DATABASE()) "
-                "AND LOCATE(BINARY %s, table_name) = 1",
-                [schema[-1] if schema else None, f"{prefix}__sqlml_"],
-            )
-            for (leftover,) in leftovers.rows if leftovers else []:
-                self.execute(f"DROP TABLE IF EXISTS {self.quote([*schema, leftover])}")
-            super().write_table(table, columns)
+            yield
         finally:
             with suppress(DatasourceError):
                 self.execute("SELECT RELEASE_LOCK(%s)", [lock])
 
-    def _swap(self, staging: list[str], target: list[str]) -> None:
+    def _helper_tables(self, schema: str | None, prefix: str) -> list[str]:
+        """Compared byte for byte: MySQL's table names are case-sensitive on Linux, and
+        another case's helper tables belong to another table's live write."""
+        found = self.execute(
+            "SELECT table_name FROM information_schema.tables "
+            "WHERE table_schema = COALESCE(%s, DATABASE()) "
+            "AND LOCATE(BINARY %s, table_name) = 1",
+            [schema, prefix + HELPER_MARK],
+        )
+        return [name for (name,) in found.rows] if found else []
+
+    def _create_staging(self, staging: list[str], definition: str) -> None:
+        self.execute(
+            f"CREATE TABLE {self.quote(staging)} ({definition}) COMMENT = '{WRITTEN_MARK}'"
+        )
+
+    def _widen(self, staging: list[str], column: str, kind: str, wider: str) -> None:
+        self.execute(
+            f"ALTER TABLE {self.quote(staging)} MODIFY {self.quote([column])} {self.types[wider]}"
+        )
+
+    def describe_target(self, table: Sequence[str]) -> Target | None:
+        *schema, name = table
+        found = self.execute(
+            "SELECT TABLE_TYPE, TABLE_COMMENT FROM information_schema.tables "
+            "WHERE table_schema = COALESCE(%s, DATABASE()) AND table_name = %s",
+            [schema[-1] if schema else None, name],
+        )
+        if not found or not found.rows:
+            return None
+        table_type, comment = found.rows[0]
+        kind = {"BASE TABLE": "table", "VIEW": "view"}.get(table_type, str(table_type).lower())
+        return Target(kind, kind == "table" and comment == WRITTEN_MARK)
+
+    def _swap(self, staging: list[str], target: list[str], replace: bool) -> None:
+        """One RENAME TABLE moves the old table (or view) aside and the staging table in."""
         *schema, name = target
-        old = [*schema, f"{short_name(name)}__sqlml_old_{staging[-1][-12:]}"]
-        if self.table_exists(target):
-            self.execute(
-                f"RENAME TABLE {self.quote(target)} TO {self.quote(old)}, "
-                f"{self.quote(staging)} TO {self.quote(target)}"
-            )
-            self.execute(f"DROP TABLE {self.quote(old)}")
-        else:
+        found = self.check_target(target, replace)
+        if found is None:
             self.execute(f"RENAME TABLE {self.quote(staging)} TO {self.quote(target)}")
+            return
+        old = [*schema, f"{short_name(name)}{HELPER_MARK}old_{staging[-1][-12:]}"]
+        self.execute(
+            f"RENAME TABLE {self.quote(target)} TO {self.quote(old)}, "
+            f"{self.quote(staging)} TO {self.quote(target)}"
+        )
+        self.execute(f"DROP {'VIEW' if found.kind == 'view' else 'TABLE'} {self.quote(old)}")
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
@@ -264,6 +310,8 @@ class MySQLSource(Datasource):
     def interrupt(self) -> None:
         """``KILL QUERY`` from a connection of its own: the running statement fails, the
         connections stay open."""
+        for reader in self._readers:
+            reader.interrupt()
         running = [con.thread_id() for con in (self._con, self._load_con) if con and con.open]
         with suppress(DatasourceError, pymysql.MySQLError):
             killer = _connect(self.url)

@@ -11,9 +11,11 @@ import psycopg
 from sqlml.errors import DatasourceError
 from sqlml.runtime.datasource.base import (
     BATCH_ROWS,
+    WRITTEN_MARK,
     Columns,
     Datasource,
     ResultSet,
+    Target,
     fetch_batches,
     lost_in_transaction,
     returns_rows,
@@ -21,6 +23,9 @@ from sqlml.runtime.datasource.base import (
 from sqlml.runtime.datasource.bulk import binary_chunks
 from sqlml.runtime.datasource.url import DatasourceURL
 
+_RELATION_KINDS = {"r": "table", "p": "table", "v": "view", "m": "materialized view",
+                   "f": "foreign table", "S": "sequence", "i": "index", "I": "index",
+                   "c": "composite type", "t": "TOAST table"}  # fmt: skip
 # Type OIDs: int2, int4, int8, oid; float4, float8, numeric.
 _INTEGER_TYPES = {21, 23, 20, 26}
 _FLOAT_TYPES = {700, 701, 1700}
@@ -78,18 +83,47 @@ class PostgreSQLSource(Datasource):
         except psycopg.Error as error:
             raise DatasourceError(f"PostgreSQL: {_message(error)}") from None
 
-    def _swap(self, staging: list[str], target: list[str]) -> None:
-        """Swaps into one table take turns (a transaction's advisory lock): two first writes
-        would otherwise both rename their staging table to the missing target."""
+    def _swap(self, staging: list[str], target: list[str], replace: bool) -> None:
+        """Swaps into one table take turns (an advisory lock, held to the write's commit):
+        two first writes would otherwise both rename their staging table to the missing
+        target."""
         *schema, name = target
+        self.execute(
+            "SELECT pg_advisory_xact_lock(hashtext('sqlml write'), "
+            "hashtext(COALESCE(%s, current_schema()) || '.' || %s))",
+            [schema[-1] if schema else None, name],
+        )
+        super()._swap(staging, target, replace)
+
+    def _widen(self, staging: list[str], column: str, kind: str, wider: str) -> None:
+        quoted, sql_type = self.quote([column]), self.types[wider]
+        via = "::integer" if kind == "bool" else ""  # booleans cast to numbers through integer
+        self.execute(
+            f"ALTER TABLE {self.quote(staging)} ALTER COLUMN {quoted} TYPE {sql_type} "
+            f"USING {quoted}{via}::{sql_type}"
+        )
+
+    def describe_target(self, table: Sequence[str]) -> Target | None:
+        *schema, name = table
+        found = self.execute(
+            "SELECT c.relkind, obj_description(c.oid, 'pg_class') FROM pg_class AS c "
+            "JOIN pg_namespace AS n ON n.oid = c.relnamespace "
+            "WHERE n.nspname = COALESCE(%s, current_schema()) AND c.relname = %s",
+            [schema[-1] if schema else None, name],
+        )
+        if not found or not found.rows:
+            return None
+        relkind, comment = found.rows[0]
+        kind = _RELATION_KINDS.get(relkind, "relation of another kind")
+        return Target(kind, kind == "table" and comment == WRITTEN_MARK)
+
+    def create_tables(self, statements: Sequence[str]) -> None:
+        """Under a lock: concurrent ``CREATE TABLE IF NOT EXISTS`` of one table may both
+        pass the check and then collide in PostgreSQL's catalog."""
         with self.transaction():
-            self.execute(
-                "SELECT pg_advisory_xact_lock(hashtext('sqlml write'), "
-                "hashtext(COALESCE(%s, current_schema()) || '.' || %s))",
-                [schema[-1] if schema else None, name],
-            )
-            self.execute(f"DROP TABLE IF EXISTS {self.quote(target)}")
-            self.execute(f"ALTER TABLE {self.quote(staging)} RENAME TO {self.quote(target[-1:])}")
+            self.execute("SELECT pg_advisory_xact_lock(hashtext('sqlml create tables'))")
+            for statement in statements:
+                self.execute(statement)
 
     @contextmanager
     def transaction(self) -> Iterator[None]:

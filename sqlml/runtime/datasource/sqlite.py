@@ -10,14 +10,20 @@ from typing import Any, ClassVar
 from sqlml.errors import DatasourceError
 from sqlml.runtime.datasource.base import (
     BATCH_ROWS,
+    WRITTEN_MARK,
     Columns,
     Datasource,
     ResultSet,
+    Target,
     fetch_batches,
+    like_prefix,
     python_values,
     returns_rows,
 )
 from sqlml.runtime.datasource.url import DatasourceURL
+from sqlml.tables import HELPER_MARK
+
+_MARK_COMMENT = f"/* {WRITTEN_MARK} */"
 
 
 class SQLiteSource(Datasource):
@@ -65,20 +71,44 @@ class SQLiteSource(Datasource):
         return bool(found and found.rows[0][0])
 
     def _insert(self, table: str, columns: Columns) -> None:
-        """One transaction for all the rows: in autocommit each row would be a commit of its
-        own, a disk sync per row."""
+        """In the write's transaction: in autocommit each row would be a commit of its own,
+        a disk sync per row."""
         placeholders = ", ".join([self.param] * len(columns))
         rows = zip(*(python_values(values) for values in columns.values()), strict=True)
-        with self.transaction():
-            try:
-                self._con.executemany(f"INSERT INTO {table} VALUES ({placeholders})", rows)
-            except sqlite3.Error as error:
-                raise DatasourceError(f"SQLite: {error}") from None
+        try:
+            self._con.executemany(f"INSERT INTO {table} VALUES ({placeholders})", rows)
+        except sqlite3.Error as error:
+            raise DatasourceError(f"SQLite: {error}") from None
 
-    def _swap(self, staging: list[str], target: list[str]) -> None:
-        with self.transaction():
-            self.execute(f"DROP TABLE IF EXISTS {self.quote(target)}")
-            self.execute(f"ALTER TABLE {self.quote(staging)} RENAME TO {self.quote(target[-1:])}")
+    def _create_staging(self, staging: list[str], definition: str) -> None:
+        """The mark is a comment in the table's definition, which SQLite keeps (also when
+        the table is renamed): SQLite has no table comments."""
+        self.execute(f"CREATE TABLE {self.quote(staging)} ({definition} {_MARK_COMMENT})")
+
+    def _widen(self, staging: list[str], column: str, kind: str, wider: str) -> None:
+        """Nothing to do: a SQLite column holds values of any type."""
+
+    def describe_target(self, table: Sequence[str]) -> Target | None:
+        """Names are compared as SQLite compares them: regardless of case."""
+        *schema, name = table
+        master = self.quote([*schema[-1:], "sqlite_master"])
+        found = self.execute(
+            f"SELECT type, sql FROM {master} WHERE type IN ('table', 'view') "
+            "AND name = ? COLLATE NOCASE",
+            [name],
+        )
+        if not found or not found.rows:
+            return None
+        kind, sql = found.rows[0]
+        return Target(kind, kind == "table" and (sql or "").endswith(f"{_MARK_COMMENT})"))
+
+    def _helper_tables(self, schema: str | None, prefix: str) -> list[str]:
+        master = self.quote([schema, "sqlite_master"] if schema else ["sqlite_master"])
+        found = self.execute(
+            f"SELECT name FROM {master} WHERE type = 'table' AND name LIKE ? ESCAPE '!'",
+            [like_prefix(prefix + HELPER_MARK)],
+        )
+        return [name for (name,) in found.rows] if found else []
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
