@@ -1,13 +1,22 @@
-"""The input cache: hits while tables are unchanged, misses after a change, bounded size."""
+"""The input cache: hits while tables are unchanged, misses after a change of rows or
+columns, bounded size; an entry it cannot write or read costs a warning or a read, never the
+statement."""
 
 from __future__ import annotations
 
+import errno
+import os
 import time
 
 import numpy as np
 import pytest
 
+from sqlml import local_files
+from sqlml.cli import main
+from sqlml.runtime import cache as cache_module
 from sqlml.runtime.cache import InputCache
+from sqlml.runtime.datasource import connect
+from sqlml.runtime.model_store import ModelStore
 
 
 @pytest.fixture
@@ -104,3 +113,194 @@ def test_mysql_fingerprints_tables_by_their_update_time(mysql_url, unique_name, 
     finally:
         ds.execute(f"DROP TABLE IF EXISTS {unique_name}")
         ds.close()
+
+
+RENAME = "ALTER TABLE {t} RENAME COLUMN {old} TO {new}"
+TO_TEXT = {
+    "duckdb": "ALTER TABLE {t} ALTER COLUMN b TYPE VARCHAR",
+    "postgres": "ALTER TABLE {t} ALTER COLUMN b TYPE TEXT",
+    "mysql": "ALTER TABLE {t} MODIFY b TEXT",
+}
+
+
+def swap_columns(ds, table: str, first: str, second: str) -> None:
+    """Swap two columns' names: the same rows, the values under the other name."""
+    for old, new in ((first, "swapping"), (second, first), ("swapping", second)):
+        ds.execute(RENAME.format(t=table, old=old, new=new))
+
+
+@pytest.mark.parametrize("change", ["swapped names", "a new type"])
+def test_a_changed_schema_with_the_same_rows_is_read_again(
+    datasource, unique_name, tmp_path, monkeypatch, change
+):
+    """The fingerprint covers the columns' names, types and order, not only the rows (DuckDB's
+    and PostgreSQL's row hashes are blind to names, and PostgreSQL's to 10 becoming '10')."""
+    if datasource.dialect == "sqlite":
+        pytest.skip("SQLite tables have no fingerprint: never cached")
+    datasource.write_table([unique_name], {"a": np.array([1, 2, 3]), "b": np.array([10, 20, 30])})
+    try:
+        cache = InputCache(tmp_path / "cache")
+        calls = reads_counted(datasource, monkeypatch)
+        select = f"SELECT * FROM {unique_name}"
+        first = cache.read(datasource, select)
+        assert cache.read(datasource, select)["b"].tolist() == first["b"].tolist() == [10, 20, 30]
+        assert len(calls) == 1
+        if change == "swapped names":
+            swap_columns(datasource, unique_name, "a", "b")
+        else:
+            datasource.execute(TO_TEXT[datasource.dialect].format(t=unique_name))
+        second = cache.read(datasource, select)
+        assert len(calls) == 2
+        if change == "swapped names":
+            assert sorted(second["a"].tolist()) == [10, 20, 30]
+            assert sorted(second["b"].tolist()) == [1, 2, 3]
+        else:
+            assert sorted(second["b"].tolist()) == ["10", "20", "30"]
+        assert len(list((tmp_path / "cache").glob("*.npz"))) == 2
+    finally:
+        datasource.execute(f"DROP TABLE IF EXISTS {unique_name}")
+
+
+@pytest.mark.parametrize("kind", ["duckdb", "postgresql"])
+def test_training_after_swapping_columns_learns_the_new_columns(
+    kind, tmp_path, unique_name, monkeypatch, capsys
+):
+    """y = 2x, then the names swapped (y = x / 2): the second model predicts from the new
+    columns, not from the cached old ones."""
+    from tests.conftest import datasource_url
+
+    url = datasource_url(kind, tmp_path)
+    folder = tmp_path / "cache"
+    monkeypatch.setenv("SQLML_CACHE_DIR", str(folder))
+    data, probe, model = (f"{unique_name}_{part}" for part in ("d", "p", "m"))
+    outs = [f"{unique_name}_o1", f"{unique_name}_o2"]
+    ds = connect(url)
+    ds.write_table([data], {"x": np.arange(100.0), "y": 2 * np.arange(100.0)})
+    ds.write_table([probe], {"x": np.array([50.0])})
+    try:
+        predictions = []
+        for swap, out in enumerate(outs):
+            if swap:
+                swap_columns(ds, data, "x", "y")
+            program = (
+                f"SELECT x, y FROM {data} TO TRAIN xgboost.gbtree WITH "
+                f"train.num_boost_round = 60, validation.split = 0 LABEL y INTO {model};\n"
+                f"SELECT x FROM {probe} TO PREDICT {out}.y USING {model};\n"
+                f"SELECT y FROM {out};"
+            )
+            status = main(["-e", program, "--datasource", url, "--format", "csv"])
+            out_text, err = capsys.readouterr()
+            assert status == 0, err
+            predictions.append(float(out_text.split()[-1]))
+            assert len(list(folder.glob("*.npz"))) == 1 + swap  # the second read missed
+        assert abs(predictions[0] - 100) < 5 and abs(predictions[1] - 25) < 5, predictions
+    finally:
+        for table in (data, probe, *outs):
+            ds.execute(f"DROP TABLE IF EXISTS {table}")
+        ModelStore(ds).drop(model)
+        ds.close()
+
+
+@pytest.fixture
+def warnings_again(monkeypatch):
+    """Warnings of sqlml's local files print once per process: again in each test."""
+    monkeypatch.setattr(local_files, "_warned", set())
+
+
+def test_an_entry_that_cannot_be_written_is_skipped_with_one_warning(
+    duckdb_url, tmp_path, monkeypatch, capsys, warnings_again
+):
+    """A full disk half way through an entry: the data read is returned, one warning, and no
+    temporary file is left (the cache used to fail the statement and leak its .tmp file)."""
+    ds = connect(duckdb_url)
+    ds.execute("CREATE TABLE t AS SELECT i AS x FROM range(1000) r(i)")
+    saving = np.savez
+
+    def disk_full(file, **arrays):
+        file.write(b"PK" * 100)
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(cache_module.np, "savez", disk_full)
+    cache = InputCache(tmp_path / "cache")
+    try:
+        for select in ("SELECT x FROM t", "SELECT x + 1 AS y FROM t"):
+            assert cache.read(ds, select) and len(cache.read(ds, select)) == 1
+        assert cache.read(ds, "SELECT x FROM t")["x"].tolist() == list(range(1000))
+        err = capsys.readouterr().err
+        assert err.count("sqlml: warning:") == 1, err
+        assert "input cache" in err and "No space left on device" in err
+        assert "Traceback" not in err
+        assert list((tmp_path / "cache").iterdir()) == []
+        monkeypatch.setattr(cache_module.np, "savez", saving)  # space again: cached as before
+        cache.read(ds, "SELECT x FROM t")
+        assert len(list((tmp_path / "cache").glob("*.npz"))) == 1
+    finally:
+        ds.close()
+
+
+def test_an_unwritable_cache_folder_costs_a_warning(
+    duckdb_url, tmp_path, monkeypatch, capsys, warnings_again
+):
+    """A cache folder that cannot be created (under a file: even root cannot)."""
+    (tmp_path / "file").write_text("")
+    ds = connect(duckdb_url)
+    ds.execute("CREATE TABLE t AS SELECT 1 AS x")
+    try:
+        cache = InputCache(tmp_path / "file" / "cache")
+        assert cache.read(ds, "SELECT x FROM t")["x"].tolist() == [1]
+        assert cache.read(ds, "SELECT x FROM t")["x"].tolist() == [1]
+    finally:
+        ds.close()
+    err = capsys.readouterr().err
+    assert err.count("sqlml: warning:") == 1 and "Not a directory" in err, err
+
+
+@pytest.mark.parametrize("damage", ["truncated", "garbage", "empty", "flipped byte"])
+def test_a_damaged_entry_is_a_miss_and_is_replaced(
+    duckdb_url, tmp_path, monkeypatch, capsys, damage
+):
+    ds = connect(duckdb_url)
+    ds.execute("CREATE TABLE t AS SELECT i AS x, 'v' || i AS s FROM range(100) r(i)")
+    try:
+        cache = InputCache(tmp_path / "cache")
+        calls = reads_counted(ds, monkeypatch)
+        select = "SELECT x, s FROM t ORDER BY x"
+        cache.read(ds, select)
+        (entry,) = (tmp_path / "cache").glob("*.npz")
+        data = entry.read_bytes()
+        entry.write_bytes(
+            {
+                "truncated": data[: len(data) // 2],
+                "garbage": b"not a zip file at all",
+                "empty": b"",
+                "flipped byte": data[:200] + bytes([data[200] ^ 0xFF]) + data[201:],
+            }[damage]
+        )
+        columns = cache.read(ds, select)
+        assert len(calls) == 2  # read again from the database
+        assert columns["x"].tolist() == list(range(100)) and columns["s"][99] == "v99"
+        assert entry.read_bytes() == data  # replaced by a whole entry
+        assert cache.read(ds, select)["s"][5] == "v5" and len(calls) == 2
+    finally:
+        ds.close()
+    assert "Traceback" not in capsys.readouterr().err
+
+
+def test_eviction_removes_stale_temporary_files(duckdb_url, tmp_path):
+    """Killed writers leave .tmp files: the ones untouched for minutes go at the next write,
+    a fresh one (maybe being written by another process) stays."""
+    folder = tmp_path / "cache"
+    folder.mkdir()
+    stale, fresh = folder / "tmpold.tmp", folder / "tmpnew.tmp"
+    for file in (stale, fresh):
+        file.write_bytes(b"x" * 1000)
+    old = time.time() - cache_module.STALE_SECONDS - 60
+    os.utime(stale, (old, old))
+    ds = connect(duckdb_url)
+    ds.execute("CREATE TABLE t AS SELECT 1 AS x")
+    try:
+        InputCache(folder).read(ds, "SELECT x FROM t")
+    finally:
+        ds.close()
+    assert sorted(p.suffix for p in folder.iterdir()) == [".npz", ".tmp"]
+    assert fresh.exists() and not stale.exists()

@@ -1,14 +1,17 @@
 """A local columnar cache of SELECT results, so repeated training reads skip the database.
 
 An entry is keyed by the datasource (without its password), the SELECT text and a
-fingerprint of every table the SELECT reads, computed by the database itself (MySQL: the
-table's update time, else ``CHECKSUM TABLE``; a hash aggregate
-elsewhere): a changed table is a new key. A SELECT
+fingerprint of every table the SELECT reads, computed by the database itself (the table's
+columns, their types and order, plus on MySQL its update time, else ``CHECKSUM TABLE``; a
+hash aggregate of the rows elsewhere): a changed table is a new key. A SELECT
 that reads no table, a table that cannot be fingerprinted, or a non-deterministic function
 (random numbers, the clock) is never cached.
 
 Entries are ``.npz`` files written without pickle (text columns as fixed-width Unicode plus
-a NULL mask); the least recently used are evicted beyond the size limit.
+a NULL mask); the least recently used are evicted beyond the size limit, with temporary
+files that killed writers left. The cache only saves time: an entry that cannot be read
+(truncated, corrupt) is a miss and is removed; one that cannot be written (a full disk, a
+file-size limit, a read-only folder) is skipped with one warning.
 Settings: ``SQLML_CACHE=off`` turns the cache off, ``SQLML_CACHE_DIR`` (default
 ``~/.cache/sqlml``) and ``SQLML_CACHE_MAX_BYTES`` (default 2 GiB).
 """
@@ -18,6 +21,9 @@ from __future__ import annotations
 import hashlib
 import os
 import tempfile
+import time
+import zipfile
+from contextlib import suppress
 from pathlib import Path
 
 import numpy as np
@@ -25,9 +31,11 @@ import sqlglot
 from sqlglot import exp
 from sqlglot.errors import SqlglotError
 
+from sqlml.local_files import cache_folder, reason, warn_once
 from sqlml.runtime.datasource import Columns, Datasource
 
 DEFAULT_MAX_BYTES = 2 << 30
+STALE_SECONDS = 600  # a temporary file untouched this long was left by a killed writer
 _VOLATILE = (exp.Rand, exp.CurrentTimestamp, exp.CurrentDate, exp.CurrentTime, exp.Uuid)
 _NULLS = "__nulls__"
 
@@ -50,9 +58,8 @@ class InputCache:
         """The cache the environment asks for, or None when it is off."""
         if os.environ.get("SQLML_CACHE", "on").lower() in ("off", "0", "false", "no"):
             return None
-        folder = Path(os.environ.get("SQLML_CACHE_DIR") or Path.home() / ".cache" / "sqlml")
         max_bytes = int(os.environ.get("SQLML_CACHE_MAX_BYTES") or DEFAULT_MAX_BYTES)
-        return cls(folder, max_bytes)
+        return cls(cache_folder(), max_bytes)
 
     def read(self, datasource: Datasource, select: str) -> Columns:
         """The result of ``select``: from the cache if the tables are unchanged."""
@@ -60,27 +67,68 @@ class InputCache:
         if key is None:
             return datasource.read(select)
         path = self.folder / f"{key}.npz"
-        if path.exists():
-            path.touch()  # most recently used
-            return _load(path)
-        columns = datasource.read(select)
-        self._store(path, columns)
+        columns = self._load(path)
+        if columns is None:
+            columns = datasource.read(select)
+            self._store(path, columns)
+        return columns
+
+    def _load(self, path: Path) -> Columns | None:
+        """The entry at ``path``; None if there is none or it cannot be read (truncated,
+        corrupt, unreadable): then it is removed, and the SELECT reads the database."""
+        try:
+            columns = _load(path)
+        except FileNotFoundError:
+            return None
+        except (OSError, ValueError, EOFError, KeyError, zipfile.BadZipFile):
+            with suppress(OSError):
+                path.unlink(missing_ok=True)
+            return None
+        with suppress(OSError):
+            os.utime(path)  # most recently used
         return columns
 
     def _store(self, path: Path, columns: Columns) -> None:
-        self.folder.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile(dir=self.folder, suffix=".tmp", delete=False) as f:
-            np.savez(f, **_storable(columns))
-        Path(f.name).replace(path)  # readers never see a partial entry
+        """Write the entry (readers never see part of it) and evict old ones. An entry that
+        cannot be written is skipped with a warning, its temporary file removed."""
+        temporary: Path | None = None
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            with tempfile.NamedTemporaryFile(dir=self.folder, suffix=".tmp", delete=False) as f:
+                temporary = Path(f.name)
+                np.savez(f, **_storable(columns))
+            temporary.replace(path)
+            temporary = None
+        except OSError as error:
+            warn_once(
+                "cache",
+                f"the input cache in {self.folder} cannot be written ({reason(error)}): "
+                "training reads its data from the database each time",
+            )
+        finally:
+            if temporary is not None:
+                with suppress(OSError):
+                    temporary.unlink()
         self._evict()
 
     def _evict(self) -> None:
-        entries = sorted(self.folder.glob("*.npz"), key=lambda p: p.stat().st_mtime, reverse=True)
+        """Remove the least recently used entries beyond the size limit, and temporary files
+        that writers killed mid-write left behind."""
+        now = time.time()
+        entries = []
+        with suppress(OSError):
+            for entry in self.folder.iterdir():
+                with suppress(OSError):
+                    if entry.suffix == ".npz":
+                        entries.append((entry.stat(), entry))
+                    elif entry.suffix == ".tmp" and now - entry.stat().st_mtime > STALE_SECONDS:
+                        entry.unlink()
         total = 0
-        for entry in entries:
-            total += entry.stat().st_size
+        for stat, entry in sorted(entries, key=lambda found: found[0].st_mtime, reverse=True):
+            total += stat.st_size
             if total > self.max_bytes:
-                entry.unlink(missing_ok=True)
+                with suppress(OSError):
+                    entry.unlink()
 
 
 def cache_key(datasource: Datasource, select: str) -> str | None:

@@ -8,8 +8,8 @@ and error. A failed step's downstream steps are ``omitted``; the others still ru
 run fails. Exit handlers run last, whatever the outcome.
 
 Resuming a run (``resume``) skips each step that succeeded in it when its content hash (its
-definition plus the fingerprints of the tables it reads) is unchanged and no step it waits
-for ran again; the others run.
+definition plus the fingerprints of the tables it reads) is unchanged, no step it waits for
+ran again and the models and tables it wrote still exist; the others run.
 """
 
 from __future__ import annotations
@@ -26,9 +26,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
+import sqlglot
+from sqlglot import exp
+from sqlglot.errors import SqlglotError
+
 from sqlml import ir
+from sqlml.errors import DatasourceError
+from sqlml.local_files import cache_folder, reason, warn_once
 from sqlml.runtime.datasource import Datasource, connect, parse_url
 from sqlml.runtime.execute import Outcome
+from sqlml.runtime.model_store import ModelStore
 from sqlml.tables import MODEL_VERSIONS
 from sqlml.workflow import record as rec
 from sqlml.workflow.core import (
@@ -116,7 +123,7 @@ def default_run_dir() -> Path:
     ``~/.cache/sqlml``)."""
     if os.environ.get("SQLML_RUN_DIR"):
         return Path(os.environ["SQLML_RUN_DIR"])
-    return Path(os.environ.get("SQLML_CACHE_DIR") or Path.home() / ".cache" / "sqlml") / "runs"
+    return cache_folder() / "runs"
 
 
 class _Run:
@@ -142,10 +149,15 @@ class _Run:
         self._lock = threading.Lock()
 
     def run(self) -> RunResult:
-        self.run_dir.mkdir(parents=True, exist_ok=True)
         resumed = f" (resuming {self.resume})" if self.resume else ""
         steps = len(self.workflow.steps)
-        self._note(f"run {self.run_id}{resumed}: {steps} steps, logs in {self.run_dir}")
+        try:
+            self.run_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as error:  # no logs, but the run record in the database keeps all
+            self._note(f"run {self.run_id}{resumed}: {steps} steps, no logs")
+            warn_once("logs", f"step logs are not kept: {self.run_dir} ({reason(error)})")
+        else:
+            self._note(f"run {self.run_id}{resumed}: {steps} steps, logs in {self.run_dir}")
         self.record.start_run(self.run_id, self.workflow.name, self.resume, time.time())
         pool = _InlinePool() if self.x._jobs == 1 else ThreadPoolExecutor(self.x._jobs)
         try:
@@ -200,9 +212,12 @@ class _Run:
                 and before.content_hash == content_hash
                 and not any(self.states[d] == rec.SUCCEEDED for d in step.after)
             ):
-                self.outputs[step.name] = before.outputs
-                self._finish_unrun(step, rec.CACHED, None, content_hash)
-                return
+                gone = self._gone_output(step)
+                if gone is None:
+                    self.outputs[step.name] = before.outputs
+                    self._finish_unrun(step, rec.CACHED, None, content_hash)
+                    return
+                self._note(f"step {step.name} runs again: its {gone} is gone")
             items = self._items(step)
         except Exception as error:
             self._fail(error)
@@ -358,6 +373,64 @@ class _Run:
         if io.reads_models or io.reads_all_models:
             tables.add(MODEL_VERSIONS)  # a statement that reads a model reads it
         return {name: self.ds.table_fingerprint(name.split(".")) for name in sorted(tables)}
+
+    def _gone_output(self, step: Step) -> str | None:
+        """An output of a statement step that no longer exists ("model m", "table t"), or
+        None: the model (and trials table) a TO TRAIN writes, the table a TO PREDICT, TO
+        EVALUATE or TO EXPLAIN writes, the table or view a CREATE makes, each as the
+        statement names it. Statements that drop or rename are not checked."""
+        if step.template in (CONTAINER, SCRIPT, RESOURCE):
+            return None
+        statement = ir.from_dict(step.params)
+        match statement:
+            case ir.TrialStatement():  # the search drops its trials' models once done with them
+                gone = self._gone_training(statement)
+                return None if gone is None or self._trials_kept(statement) else gone
+            case ir.TrainStatement():
+                return self._gone_training(statement)
+            case ir.PredictStatement() | ir.EvaluateStatement() | ir.ExplainStatement():
+                if statement.table and not self.ds.table_exists(statement.table):
+                    return f"table {'.'.join(statement.table)}"
+            case ir.SqlStatement():
+                return self._gone_creation(statement.text)
+        return None
+
+    def _gone_training(self, statement: ir.TrainStatement) -> str | None:
+        if not ModelStore(self.ds).list_versions(statement.model):
+            return f"model {statement.model}"
+        if isinstance(statement, ir.SearchStatement):
+            table = statement.search["trials_table"]
+            if not self.ds.table_exists(table):
+                return f"table {'.'.join(table)}"
+        return None
+
+    def _trials_kept(self, statement: ir.TrialStatement) -> bool:
+        """Whether trial models of the search are stored (its last step failed)."""
+        from sqlml.runtime.search import trial_model
+
+        prefix = trial_model(statement.model, "")
+        return any(name.startswith(prefix) for name, _, _ in ModelStore(self.ds).list())
+
+    def _gone_creation(self, sql: str) -> str | None:
+        """The table or view a ``CREATE TABLE`` or ``CREATE VIEW`` made if it no longer exists,
+        or None. It is looked up as the statement names it (quoted or not), so the database
+        applies its own rules of case."""
+        try:
+            tree = sqlglot.parse_one(sql, read=self.ds.dialect)
+        except (SqlglotError, RecursionError):  # too deeply nested for sqlglot's parser
+            return None
+        kind = str(tree.args.get("kind") or "").upper()
+        if not isinstance(tree, exp.Create) or kind not in ("TABLE", "VIEW"):
+            return None
+        table = tree.this if isinstance(tree.this, exp.Table) else tree.this.find(exp.Table)
+        if table is None:
+            return None
+        name = table.sql(dialect=self.ds.dialect)
+        try:
+            self.ds.execute(f"SELECT 1 FROM {name} WHERE 1 = 0")
+        except DatasourceError:
+            return f"{kind.lower()} {name}"
+        return None
 
     def _connection(self) -> Datasource:
         """This worker thread's datasource connection (the shared one for in-memory ones)."""

@@ -7,6 +7,7 @@ and container commands run as child processes in a working directory of their ow
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import re
@@ -16,12 +17,14 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Mapping
+from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
 from sqlml import ir
 from sqlml.errors import SqlmlError
+from sqlml.local_files import reason, warn_once
 from sqlml.runtime.datasource import Datasource
 from sqlml.runtime.execute import Outcome, execute
 from sqlml.workflow.core import (
@@ -75,8 +78,7 @@ class TaskResult:
 def run_task(task: Task, datasource: Callable[[], Datasource]) -> TaskResult:
     """Run ``task`` to its end; never raises: the error is in the result."""
     result = TaskResult(started_at=time.time())
-    log_path = task.run_dir / (_UNSAFE.sub("_", task.name) + ".log")
-    with log_path.open("a", encoding="utf-8") as log:
+    with StepLog(task.run_dir / (_UNSAFE.sub("_", task.name) + ".log")) as log:
         try:
             for iteration in range(task.step.max_iterations):
                 if iteration:
@@ -98,6 +100,51 @@ def run_task(task: Task, datasource: Callable[[], Datasource]) -> TaskResult:
             _log(log, "succeeded")
     result.ended_at = time.time()
     return result
+
+
+class StepLog(io.TextIOBase):
+    """A step's log file. One that cannot be created or written (a full disk, a read-only
+    folder) is dropped with one warning: the step goes on, and the run record keeps its
+    state and error."""
+
+    def __init__(self, path: Path) -> None:
+        self._path = path
+        self._file: IO[str] | None = None
+        try:
+            self._file = path.open("a", encoding="utf-8")
+        except OSError as error:
+            self._drop(error)
+
+    def write(self, text: str) -> int:
+        if self._file is not None:
+            try:
+                self._file.write(text)
+            except OSError as error:
+                self._drop(error)
+        return len(text)
+
+    def flush(self) -> None:
+        if self._file is not None:
+            try:
+                self._file.flush()
+            except OSError as error:
+                self._drop(error)
+
+    def close(self) -> None:
+        self.flush()
+        self._drop(None)
+        super().close()
+
+    def _drop(self, error: OSError | None) -> None:
+        """Close the file and write no more (with a warning when ``error`` made it fail)."""
+        file, self._file = self._file, None
+        if file is not None:
+            with suppress(OSError):
+                file.close()
+        if error is not None:
+            warn_once(
+                "logs", f"step logs are not kept: {self._path} cannot be written ({reason(error)})"
+            )
 
 
 def holds(condition: Condition, resolve: Callable[[Ref], str]) -> bool:
