@@ -7,6 +7,7 @@ Exit status: 0 on success, 1 on a user error (reported as ``file:line:column: me
 from __future__ import annotations
 
 import argparse
+import codecs
 import os
 import sys
 from collections.abc import Sequence
@@ -220,10 +221,33 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _read(file: str) -> str:
+    """The text of a UTF-8 file, without the byte order mark it may start with."""
     try:
-        return Path(file).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
+        data = Path(file).read_bytes()
+    except OSError as error:
         raise SqlmlError(f"cannot read {file}: {error}") from None
+    if data.startswith(codecs.BOM_UTF8):
+        data = data[len(codecs.BOM_UTF8) :]
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise _not_utf8(file, data, error.start) from None
+
+
+def _not_utf8(file: str, data: bytes, start: int) -> SqlmlError:
+    """The error for a file that is not UTF-8: where its first undecodable byte is."""
+    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        return SqlmlError(
+            f"cannot read {file}: it is UTF-16 text, not UTF-8", hint="save it as UTF-8"
+        )
+    line = data.count(b"\n", 0, start) + 1
+    line_start = data.rfind(b"\n", 0, start) + 1
+    column = len(data[line_start:start].decode("utf-8", errors="replace")) + 1
+    return SqlmlError(
+        f"cannot read {file}: it is not UTF-8 text: the byte 0x{data[start]:02x} at line {line}, "
+        f"column {column} is not part of a UTF-8 character",
+        hint="save it as UTF-8",
+    )
 
 
 def _on_terminal() -> bool:

@@ -34,7 +34,9 @@ plain_ident = st.builds(
 )
 # Names in the extended clauses may be keywords: the contextual lexer reads them as names.
 ident = plain_ident | st.sampled_from(KEYWORDS + [k.upper() for k in KEYWORDS])
-quoted_text = st.text(st.characters(exclude_characters="\x00"), max_size=8)
+quoted_text = st.text(
+    st.characters(exclude_characters="\x00"), min_size=1, max_size=8
+)  # "" is an error
 
 
 def quote(text: str, mark: str) -> str:
@@ -75,6 +77,7 @@ def sql_string(text: str) -> str:
 
 # Strings without backslashes: a backslash escapes the next character in sqlml strings.
 string_content = st.text(st.characters(exclude_characters="\\\x00"), max_size=12)
+label_content = string_content.filter(bool)  # an empty name is an error
 integers = st.integers(-(10**12), 10**12)
 floats = st.floats(allow_nan=False, allow_infinity=False)
 word_segment = st.builds(
@@ -246,7 +249,7 @@ def train(draw) -> Expected:
         if draw(st.booleans()):
             label_src, fields["label"] = draw(name)
         else:
-            content = draw(string_content)
+            content = draw(label_content)
             label_src, fields["label"] = sql_string(content), (content,)
         src += clause(draw, "LABEL", label_src)
     if draw(st.booleans()):

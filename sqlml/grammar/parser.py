@@ -61,6 +61,17 @@ def _unquote(token: Token) -> str:
     return text
 
 
+def _check_not_empty(part: Token) -> None:
+    """A :class:`ParseError` if ``part`` is a quoted name (or LABEL string) with nothing inside."""
+    if len(part) == 2 and part.type in ("QUOTED_IDENT", "BACKQUOTED_IDENT", "STRING"):
+        raise ParseError(
+            f"the name {part} is empty",
+            line=part.line,
+            column=part.column,
+            hint="write the name between the quotes",
+        )
+
+
 def _position_after(offset: int) -> ast.Position:
     """Where the first token at or after ``offset`` starts (blanks and comments skipped)."""
     text = _source.get()
@@ -197,6 +208,7 @@ class _ToAst(Transformer):
 
     def label_clause(self, label: ast.Name | Token) -> tuple[str, ast.Name]:
         if isinstance(label, Token):
+            _check_not_empty(label)
             label = ast.Name((_unquote(label),), _pos(label), label.end_pos)
         return "label", label
 
@@ -227,6 +239,8 @@ class _ToAst(Transformer):
         )
 
     def name(self, *parts: Token) -> ast.Name:
+        for part in parts:
+            _check_not_empty(part)
         return ast.Name(tuple(_unquote(p) for p in parts), _pos(parts[0]), parts[-1].end_pos)
 
     def bare_word(self, *parts: Token) -> str:
@@ -275,6 +289,7 @@ def _parser() -> Lark:
 
 def parse(text: str) -> ast.Program:
     """Parse a program; raises :class:`~sqlml.errors.ParseError` with line and column."""
+    check_characters(text)
     token, end_token = _source.set(text), _value_end.set(0)
     try:
         return _parser().parse(text)
@@ -285,6 +300,41 @@ def parse(text: str) -> ast.Program:
     finally:
         _source.reset(token)
         _value_end.reset(end_token)
+
+
+# Characters no statement may hold: NUL, which ends a statement's text in the C libraries of the
+# databases (libpq would run what comes before it alone), and lone surrogates, which stand for
+# bytes that are not UTF-8 (Python decodes undecodable command-line bytes to them).
+_UNREADABLE = re.compile("[\x00\ud800-\udfff]")
+
+
+def check_characters(text: str) -> None:
+    """A :class:`ParseError` at the first NUL character or lone surrogate in ``text``."""
+    found = _UNREADABLE.search(text)
+    if found is None:
+        return
+    offset, code = found.start(), ord(found.group())
+    line = text.count("\n", 0, offset) + 1
+    column = offset - text.rfind("\n", 0, offset)
+    if code == 0:
+        raise ParseError(
+            "the program holds a NUL character (code 0), which would cut its statement short "
+            "in the database",
+            line=line,
+            column=column,
+            hint="remove it; a file of text with NULs between the letters is UTF-16: save it "
+            "as UTF-8",
+        )
+    if 0xDC80 <= code <= 0xDCFF:  # Python's surrogateescape: the undecodable byte code - 0xDC00
+        what = f"the byte 0x{code - 0xDC00:02x}, which is not part of a UTF-8 character"
+    else:
+        what = f"a lone surrogate (U+{code:04X}), which is not a character"
+    raise ParseError(
+        f"the program is not valid UTF-8: it holds {what}",
+        line=line,
+        column=column,
+        hint="write the program in UTF-8 (check the encoding of the file or terminal)",
+    )
 
 
 def _parse_error(text: str, error: UnexpectedInput) -> ParseError:
