@@ -78,6 +78,7 @@ class Datasource(ABC):
 
     def __init__(self, url: DatasourceURL) -> None:
         self.url = url
+        self._readers: list[Datasource] = []  # see concurrent_reader
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.url}>"
@@ -112,9 +113,16 @@ class Datasource(ABC):
     def close(self) -> None:
         """Release the connection."""
 
-    def interrupt(self) -> None:  # noqa: B027 (a deliberate no-op where drivers cannot)
-        """Ask the statement running on this connection (in another thread) to stop; it then
-        fails with a DatasourceError. Does nothing where the driver cannot interrupt."""
+    def interrupt(self) -> None:
+        """Ask the statements running on this connection and its readers (in other threads)
+        to stop; they then fail with a DatasourceError. Does nothing where the driver cannot
+        interrupt."""
+        for reader in list(self._readers):
+            reader.interrupt()
+        self._interrupt()
+
+    def _interrupt(self) -> None:  # noqa: B027 (a deliberate no-op where drivers cannot)
+        """Interrupt the statement running on this connection."""
 
     def quote(self, parts: Sequence[str]) -> str:
         """Quote a possibly qualified identifier, part by part."""
@@ -123,9 +131,22 @@ class Datasource(ABC):
     @contextmanager
     def concurrent_reader(self) -> Iterator[Datasource]:
         """A datasource to read batches from while this one writes (:meth:`write_batches`
-        of batches made from those read): this one, where the driver allows a read and
-        writes at once on one connection."""
-        yield self
+        of batches made from those read): a connection of its own where the driver needs
+        one, interrupted with this one."""
+        reader = self._new_reader()
+        if reader is None:
+            yield self
+            return
+        self._readers.append(reader)
+        try:
+            yield reader
+        finally:
+            self._readers.remove(reader)
+            reader.close()
+
+    def _new_reader(self) -> Datasource | None:
+        """A new connection for :meth:`concurrent_reader`; None: this one reads and writes."""
+        return None
 
     def create_tables(self, statements: Sequence[str]) -> None:
         """Run ``CREATE TABLE IF NOT EXISTS`` statements of sqlml's own tables, safely when

@@ -53,26 +53,19 @@ class DuckDBSource(Datasource):
                 else "check the path in --datasource or SQLML_DATASOURCE",
             ) from None
         self._base_dir = base_dir
-        self._readers: list[DuckDBSource] = []  # interrupted with this one
         self._search_files()
 
     def _search_files(self) -> None:
         if self._base_dir is not None:  # relative file paths in the program resolve next to it
             self.execute("SET file_search_path = ?", [str(self._base_dir.resolve())])
 
-    @contextmanager
-    def concurrent_reader(self) -> Iterator[Datasource]:
+    def _new_reader(self) -> DuckDBSource:
         """A connection of its own to the same database (outside the write's transaction,
         whose uncommitted rows DuckDB numbers apart)."""
         reader = copy.copy(self)
         reader._con, reader._readers = self._con.cursor(), []
         reader._search_files()
-        self._readers.append(reader)
-        try:
-            yield reader
-        finally:
-            self._readers.remove(reader)
-            reader.close()
+        return reader
 
     def execute(self, sql: str, params: Sequence[Any] = ()) -> ResultSet | None:
         try:
@@ -147,9 +140,7 @@ class DuckDBSource(Datasource):
             raise
         self.execute("COMMIT")
 
-    def interrupt(self) -> None:
-        for reader in self._readers:
-            reader.interrupt()
+    def _interrupt(self) -> None:
         self._con.interrupt()
 
     def close(self) -> None:

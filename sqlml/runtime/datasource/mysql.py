@@ -98,7 +98,6 @@ class MySQLSource(Datasource):
         self._exact_times = False
         self._con = _connect(url)
         self._load_con: pymysql.Connection | None = None
-        self._readers: list[MySQLSource] = []  # interrupted with this one
         self._in_transaction = False
 
     def table_fingerprint(self, table: Sequence[str]) -> str | None:
@@ -195,17 +194,9 @@ class MySQLSource(Datasource):
         found = self.execute("SELECT @@max_allowed_packet")
         return int(found.rows[0][0]) if found else 1 << 20
 
-    @contextmanager
-    def concurrent_reader(self) -> Iterator[Datasource]:
-        """A connection of its own: a connection reading a result cannot run other
-        statements until the result is read."""
-        reader = MySQLSource(self.url)
-        self._readers.append(reader)
-        try:
-            yield reader
-        finally:
-            self._readers.remove(reader)
-            reader.close()
+    def _new_reader(self) -> MySQLSource:
+        """A connection reading a result cannot run other statements until it is read."""
+        return MySQLSource(self.url)
 
     @contextmanager
     def _exclusive_write(self, table: Sequence[str]) -> Iterator[None]:
@@ -307,11 +298,9 @@ class MySQLSource(Datasource):
             self._exact_times = False
         return self._con
 
-    def interrupt(self) -> None:
+    def _interrupt(self) -> None:
         """``KILL QUERY`` from a connection of its own: the running statement fails, the
         connections stay open."""
-        for reader in self._readers:
-            reader.interrupt()
         running = [con.thread_id() for con in (self._con, self._load_con) if con and con.open]
         with suppress(DatasourceError, pymysql.MySQLError):
             killer = _connect(self.url)

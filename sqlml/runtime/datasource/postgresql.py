@@ -59,10 +59,14 @@ class PostgreSQLSource(Datasource):
             raise DatasourceError(f"PostgreSQL: {_message(error)}") from None
 
     def read_batches(self, select: str, batch_rows: int = BATCH_ROWS) -> Iterator[Columns]:
-        """The rows come through a server-side cursor, one batch at a time."""
+        """The rows come through a server-side cursor, one batch at a time, in a read-only
+        transaction (unless the read is part of a transaction already)."""
         try:
             con = self._live()
+            top = con.info.transaction_status == psycopg.pq.TransactionStatus.IDLE
             with con.transaction(), con.cursor(name="sqlml_read") as cursor:
+                if top:  # a query that tries to write fails, whatever sqlglot made of it
+                    con.execute("SET TRANSACTION READ ONLY")
                 cursor.itersize = batch_rows
                 cursor.execute(select)
                 kinds = [_kind(d.type_code) for d in cursor.description]
@@ -146,7 +150,11 @@ class PostgreSQLSource(Datasource):
             self._con = _connect(self.url)
         return self._con
 
-    def interrupt(self) -> None:
+    def _new_reader(self) -> PostgreSQLSource:
+        """Reads run in a read-only transaction of their own (:meth:`read_batches`)."""
+        return PostgreSQLSource(self.url)
+
+    def _interrupt(self) -> None:
         self._con.cancel()
 
     def close(self) -> None:

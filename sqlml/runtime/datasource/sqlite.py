@@ -120,7 +120,7 @@ class SQLiteSource(Datasource):
             raise
         self.execute("COMMIT")
 
-    def interrupt(self) -> None:
+    def _interrupt(self) -> None:
         self._con.interrupt()
 
     def close(self) -> None:
