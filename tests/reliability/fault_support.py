@@ -122,6 +122,8 @@ def tables_like(url: str, prefix: str) -> list[str]:
 
 
 def all_tables(ds: Datasource) -> list[str]:
+    if ds.dialect == "sqlite":
+        return [row[0] for row in ds.execute("SELECT name FROM sqlite_master").rows]
     found = ds.execute(
         f"SELECT table_name FROM information_schema.tables WHERE table_schema = {ds.current_schema}"
     )

@@ -1,15 +1,18 @@
-"""A `sqlml run` killed (SIGKILL) half way through saving a model or writing predictions, on
-MySQL and on DuckDB: the model and the table keep their previous complete versions, what the
-killed run left behind is dropped or ignored, and the next run succeeds."""
+"""A `sqlml run` killed (SIGKILL) half way through saving a model or writing predictions, and
+at random points of a run, on all four databases: the models and the table keep their
+previous complete versions, what the killed run left behind is dropped or ignored, and the
+next run succeeds."""
 
 from __future__ import annotations
 
 import os
+import random
 import signal
+import time
 from pathlib import Path
 
 import pytest
-from conftest import datasource_url
+from conftest import KINDS, datasource_url
 from fault_support import (
     Child,
     drop,
@@ -27,16 +30,20 @@ from fault_support import (
 
 # Runs sqlml, pausing (to be killed) inside the model save's transaction, after two of the
 # model's chunks were inserted, or inside a prediction's write, after half its rows went to
-# the staging table.
+# the staging table; "run" runs it as it is (to be killed at a random moment).
 CHILD = """
 import sys, time
 from sqlml.cli import main
 from sqlml.runtime import model_store
-from sqlml.runtime.datasource.duckdb import DuckDBSource
-from sqlml.runtime.datasource.mysql import MySQLSource
+from sqlml.runtime.datasource import duckdb, mysql, postgresql, sqlite
 
 url, program, where = sys.argv[1:4]
-source = MySQLSource if url.startswith("mysql") else DuckDBSource
+source = {
+    "duckdb": duckdb.DuckDBSource,
+    "sqlite": sqlite.SQLiteSource,
+    "mysql": mysql.MySQLSource,
+    "postgresql": postgresql.PostgreSQLSource,
+}[url.split(":")[0]]
 execute, insert = source.execute, source._insert
 
 def pause():
@@ -55,28 +62,35 @@ def writing(self, table, columns):
 model_store.CHUNK_BYTES = 1024
 if where == "save":
     source.execute = saving
-else:
+elif where == "write":
     source._insert = writing
-sys.exit(main(["run", program, "--datasource", url]))
+print("started", flush=True)
+sys.exit(main(["run", program, "--datasource", url, "--jobs", "1"]))
 """
 
 
-@pytest.fixture(params=["duckdb", "mysql"])
-def trained(request, tmp_path: Path, unique_name, monkeypatch, capsys):
-    """A URL, a model (version 1: 5 rounds), its predictions and a program that trains
-    version 2 (8 rounds) and predicts again."""
-    monkeypatch.setenv("SQLML_CACHE", "off")
-    url = datasource_url(request.param, tmp_path)
-    train, test = f"{unique_name}_train", f"{unique_name}_test"
-    model, predictions = f"{unique_name}_m", f"{unique_name}_p"
-    write(url, train, rows(2_000, seed=1))
-    write(url, test, rows(2_000, seed=2))
+def _setup(url: str, tmp_path: Path, name: str, capsys, count: int = 2_000) -> tuple[str, ...]:
+    """A model (version 1: 5 rounds), its predictions and a program that trains version 2
+    (8 rounds) and predicts again."""
+    train, test = f"{name}_train", f"{name}_test"
+    model, predictions = f"{name}_m", f"{name}_p"
+    write(url, train, rows(count, seed=1))
+    write(url, test, rows(count, seed=2))
     program = tmp_path / "program.sql"
     program.write_text(train_sql(train, model, 8) + predict_sql(test, predictions, model, 2))
     first = train_sql(train, model, 5) + predict_sql(test, predictions, model, 1)
     status, err = run(["-e", first, "--datasource", url], capsys)
     assert status == 0, err
-    yield url, str(program), model, predictions
+    return str(program), model, predictions, train, test
+
+
+@pytest.fixture(params=KINDS)
+def trained(request, tmp_path: Path, unique_name, monkeypatch, capsys):
+    """A URL, a model, its predictions and a program that trains and predicts again."""
+    monkeypatch.setenv("SQLML_CACHE", "off")
+    url = datasource_url(request.param, tmp_path)
+    program, model, predictions, train, test = _setup(url, tmp_path, unique_name, capsys)
+    yield url, program, model, predictions
     drop(url, [train, test, predictions], [model])
 
 
@@ -84,6 +98,7 @@ def kill_when_paused(url: str, program: str, where: str) -> str:
     """Run ``program`` in a child killed at ``where``; the killed run's id."""
     child = Child(CHILD, url, program, where)
     try:
+        child.wait_for("started")
         child.wait_for("paused")
         os.kill(child.process.pid, signal.SIGKILL)
         status, err = child.finish()
@@ -114,7 +129,8 @@ def test_a_run_killed_while_writing_predictions(trained, capsys):
     kill_when_paused(url, program, "write")
     assert table_rows(url, predictions) == old
     left = tables_like(url, f"{predictions}__sqlml")
-    # DuckDB rolled the whole write back; MySQL keeps the staging table (DDL commits at once)
+    # The others write in one transaction, which the kill rolled back; MySQL keeps the
+    # staging table (its DDL commits at once)
     assert len(left) == (1 if url.startswith("mysql") else 0)
     assert model_versions(url, model) == {1: 5, 2: 8}  # the training before it was done
 
@@ -125,3 +141,48 @@ def test_a_run_killed_while_writing_predictions(trained, capsys):
     assert [row[0] for row in new] == [row[0] for row in old]  # every id once
     assert tables_like(url, f"{predictions}__sqlml") == []  # the next write dropped it
     assert model_versions(url, model) == {1: 5, 2: 8, 3: 8}
+
+
+KILLS = 4  # random kills per database
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_runs_killed_at_random_moments_leave_whole_models_and_tables(
+    kind, tmp_path, unique_name, monkeypatch, capsys
+):
+    """Each kill lands somewhere in reading, training, saving, predicting or writing; after
+    each, every stored version is whole and the predictions are one run's, all of them."""
+    monkeypatch.setenv("SQLML_CACHE", "off")
+    url = datasource_url(kind, tmp_path)
+    program, model, predictions, train, test = _setup(url, tmp_path, unique_name, capsys)
+    seed = random.randrange(2**32)
+    moments = random.Random(seed)
+    try:
+        ids = [row[0] for row in table_rows(url, predictions)]
+        child = Child(CHILD, url, program, "run")  # how long a whole run takes in a child
+        child.wait_for("started")
+        started = time.monotonic()
+        status, err = child.finish()
+        assert status == 0, err
+        whole_run = time.monotonic() - started
+        for _ in range(KILLS):
+            child = Child(CHILD, url, program, "run")
+            try:
+                child.wait_for("started")
+                time.sleep(moments.uniform(0, whole_run * 1.2))
+                os.kill(child.process.pid, signal.SIGKILL)
+                child.finish()
+            finally:
+                child.kill()
+            versions = model_versions(url, model)  # each whole, no orphaned chunk
+            assert versions and set(versions.values()) <= {5, 8}, f"seed {seed}"
+            predicted = table_rows(url, predictions)
+            assert [row[0] for row in predicted] == ids, f"seed {seed}"
+            assert len({row[1] for row in predicted}) == 1, f"seed {seed}: a mix of two writes"
+            left = tables_like(url, f"{predictions}__sqlml")
+            assert kind == "mysql" or left == [], f"seed {seed}: {left}"
+        status, err = run(["run", program, "--datasource", url], capsys)
+        assert status == 0, err
+        assert tables_like(url, f"{predictions}__sqlml") == [], f"seed {seed}"
+    finally:
+        drop(url, [train, test, predictions], [model])
