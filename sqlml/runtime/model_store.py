@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sqlml.errors import DatasourceError, ModelError
+from sqlml.runtime import cancel
 from sqlml.runtime.datasource import Datasource
 from sqlml.tables import MODEL_CHUNKS, MODEL_VERSIONS
 
@@ -82,19 +83,20 @@ class ModelStore:
                 f"DELETE FROM {table} WHERE name = {p} AND version <= {p}",
                 [name, version - KEEP_VERSIONS],
             )
+        cancel.check()  # a cancelled training saves nothing: the transaction rolls back
         return version
 
     def _create_tables(self) -> None:
         key, text, blob = (self._ds.types[kind] for kind in ("key", "text", "blob"))
-        self._ds.execute(
-            f"CREATE TABLE IF NOT EXISTS {self._models} (name {key} NOT NULL, "
-            f"version INTEGER NOT NULL, size BIGINT NOT NULL, metadata {text} NOT NULL, "
-            "PRIMARY KEY (name, version))"
-        )
-        self._ds.execute(
-            f"CREATE TABLE IF NOT EXISTS {self._chunks} (name {key} NOT NULL, "
-            f"version INTEGER NOT NULL, seq INTEGER NOT NULL, chunk {blob} NOT NULL, "
-            "PRIMARY KEY (name, version, seq))"
+        self._ds.create_tables(
+            [
+                f"CREATE TABLE IF NOT EXISTS {self._models} (name {key} NOT NULL, "
+                f"version INTEGER NOT NULL, size BIGINT NOT NULL, metadata {text} NOT NULL, "
+                "PRIMARY KEY (name, version))",
+                f"CREATE TABLE IF NOT EXISTS {self._chunks} (name {key} NOT NULL, "
+                f"version INTEGER NOT NULL, seq INTEGER NOT NULL, chunk {blob} NOT NULL, "
+                "PRIMARY KEY (name, version, seq))",
+            ]
         )
 
     def load(self, name: str, version: int | None = None) -> StoredModel:
