@@ -10,6 +10,7 @@ import time
 
 import numpy as np
 import pytest
+from conftest import datasource_url
 
 from sqlml import local_files
 from sqlml.cli import main
@@ -167,8 +168,6 @@ def test_training_after_swapping_columns_learns_the_new_columns(
 ):
     """y = 2x, then the names swapped (y = x / 2): the second model predicts from the new
     columns, not from the cached old ones."""
-    from tests.conftest import datasource_url
-
     url = datasource_url(kind, tmp_path)
     folder = tmp_path / "cache"
     monkeypatch.setenv("SQLML_CACHE_DIR", str(folder))

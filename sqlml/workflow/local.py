@@ -389,8 +389,7 @@ class _Run:
             case ir.TrainStatement():
                 return self._gone_training(statement)
             case ir.PredictStatement() | ir.EvaluateStatement() | ir.ExplainStatement():
-                if statement.table and not self.ds.table_exists(statement.table):
-                    return f"table {'.'.join(statement.table)}"
+                return self._gone_table(statement.table) if statement.table else None
             case ir.SqlStatement():
                 return self._gone_creation(statement.text)
         return None
@@ -399,10 +398,11 @@ class _Run:
         if not ModelStore(self.ds).list_versions(statement.model):
             return f"model {statement.model}"
         if isinstance(statement, ir.SearchStatement):
-            table = statement.search["trials_table"]
-            if not self.ds.table_exists(table):
-                return f"table {'.'.join(table)}"
+            return self._gone_table(statement.search["trials_table"])
         return None
+
+    def _gone_table(self, table: list[str]) -> str | None:
+        return None if self.ds.table_exists(table) else f"table {'.'.join(table)}"
 
     def _trials_kept(self, statement: ir.TrialStatement) -> bool:
         """Whether trial models of the search are stored (its last step failed)."""
