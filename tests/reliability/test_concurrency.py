@@ -23,6 +23,8 @@ from fault_support import (
     write,
 )
 
+from sqlml.runtime.datasource import connect
+
 # Runs sqlml; before saving the model or writing the table it says "ready" and waits until
 # the file "go" exists in the given folder, so that two children save or write together.
 CHILD = """
@@ -45,7 +47,7 @@ def waiting(method):
 probe = connect(url)
 source = type(probe)
 probe.close()
-source.write_table = waiting(source.write_table)
+source.write_batches = waiting(source.write_batches)
 ModelStore.save = waiting(ModelStore.save)
 sys.exit(main(["run", program, "--datasource", url]))
 """
@@ -143,3 +145,65 @@ def test_a_second_run_on_a_duckdb_file_in_use_stops_with_a_clear_error(
     else:
         written = table_rows(url, out)
         assert len(written) == 500 and {row[1] for row in written} == {1}
+
+
+# Like CHILD, but both children wait before their first CREATE TABLE IF NOT EXISTS of sqlml's
+# tables (the run record's, at the start of the run), in a database that has none yet.
+FIRST_USE = """
+import pathlib, sys, time
+from sqlml.cli import main
+from sqlml.runtime.datasource import base, postgresql
+
+url, program, folder = sys.argv[1:4]
+waited = []
+
+def together(create):
+    def create_together(self, statements):
+        if not waited:
+            waited.append(True)
+            print("ready", flush=True)
+            deadline = time.monotonic() + 60
+            while not (pathlib.Path(folder) / "go").exists() and time.monotonic() < deadline:
+                time.sleep(0.005)
+        return create(self, statements)
+    return create_together
+
+for source in (base.Datasource, postgresql.PostgreSQLSource):  # PostgreSQL's, under its lock
+    source.create_tables = together(source.create_tables)
+sys.exit(main(["run", program, "--datasource", url]))
+"""
+
+
+@pytest.fixture(params=["mysql", "postgresql"])
+def fresh_database(request, tmp_path, unique_name):
+    """The URL of a database made for the test, without any of sqlml's tables."""
+    server = datasource_url(request.param, tmp_path)
+    admin = connect(server)
+    try:
+        admin.execute(f"CREATE DATABASE {unique_name}")
+        yield server.rsplit("/", 1)[0] + f"/{unique_name}"
+    finally:
+        admin.execute(f"DROP DATABASE IF EXISTS {unique_name}")
+        admin.close()
+
+
+def test_two_first_runs_on_a_fresh_database_both_succeed(fresh_database, tmp_path):
+    url = fresh_database
+    write(url, "d", rows(500, seed=1))
+    programs = [train_sql("d", "m", 5) + predict_sql("d", f"p{i}", "m", i) for i in (1, 2)]
+    children = []
+    for i, text in enumerate(programs):
+        program = tmp_path / f"run{i}.sql"
+        program.write_text(text)
+        children.append(Child(FIRST_USE, url, str(program), str(tmp_path)))
+    try:
+        for child in children:
+            child.wait_for("ready")
+        release(tmp_path, "go")
+        ends = [child.finish() for child in children]
+    finally:
+        for child in children:
+            child.kill()
+    assert [status for status, _ in ends] == [0, 0], ends
+    assert sorted(model_versions(url, "m").values()) == [5, 5]
+    assert len(table_rows(url, "p1")) == len(table_rows(url, "p2")) == 500
