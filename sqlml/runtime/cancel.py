@@ -22,20 +22,34 @@ class Cancelled(SqlmlError):
 
 
 class Token:
-    """Set once, from any thread, with the reason."""
+    """Set once, from any thread, with the reason; also cancelled when its parent is (a
+    step's token has the run's as parent)."""
 
-    def __init__(self) -> None:
+    def __init__(self, parent: Token | None = None) -> None:
         self._event = threading.Event()
-        self.reason = ""
+        self._reason = ""
+        self.parent = parent
 
     def cancel(self, reason: str) -> None:
         if not self._event.is_set():
-            self.reason = reason
+            self._reason = reason
             self._event.set()
 
     @property
     def cancelled(self) -> bool:
+        """Whether this token (not only its parent) was cancelled."""
         return self._event.is_set()
+
+    @property
+    def stopped(self) -> bool:
+        """Whether this token or its parent was cancelled."""
+        return self.cancelled or (self.parent is not None and self.parent.stopped)
+
+    @property
+    def reason(self) -> str:
+        if self.cancelled or self.parent is None:
+            return self._reason
+        return self.parent.reason
 
 
 _current: ContextVar[Token | None] = ContextVar("sqlml_cancel_token", default=None)
@@ -59,7 +73,7 @@ def current() -> Token | None:
 def check() -> None:
     """Raise :class:`Cancelled` if the running statement was cancelled."""
     token = _current.get()
-    if token is not None and token.cancelled:
+    if token is not None and token.stopped:
         raise Cancelled(
             f"the statement was cancelled ({token.reason}); nothing it did was committed",
             hint="run it again (sqlml run --resume RUN runs the cancelled steps again)",

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from sqlml.errors import ModelError
-from sqlml.runtime import progress
+from sqlml.runtime import cancel, progress
 from sqlml.runtime.feature_arrays import FeatureArrays
 from sqlml.runtime.labels import LabelEncoding
 from sqlml.runtime.model_store import StoredModel
@@ -159,7 +159,7 @@ def _compiled(
 def _fit(keras, model, *data: Any, epochs: int, **options: Any):
     """``model.fit``; while progress is shown, each epoch's loss and metrics go to it."""
     with progress.stage("training", total=epochs, unit="epochs"):
-        callbacks = []
+        callbacks = [_cancellation(keras)]
         if progress.shown():
 
             class EpochProgress(keras.callbacks.Callback):
@@ -170,16 +170,31 @@ def _fit(keras, model, *data: Any, epochs: int, **options: Any):
         return model.fit(*data, epochs=epochs, verbose=0, callbacks=callbacks, **options)
 
 
+def _cancellation(keras):
+    """A callback that stops fitting or predicting between batches once the statement is
+    cancelled (:func:`cancel.check` raises out of Keras's loop)."""
+
+    class Cancellation(keras.callbacks.Callback):
+        def on_train_batch_end(self, batch: int, logs: dict | None = None) -> None:
+            cancel.check()
+
+        def on_predict_batch_end(self, batch: int, logs: dict | None = None) -> None:
+            cancel.check()
+
+    return Cancellation()
+
+
 def _predict_callbacks(keras, rows: int, batch_size: int) -> list:
-    """While progress is shown, a callback that reports each predicted batch's rows."""
+    """The cancellation callback and, while progress is shown, one that reports each
+    predicted batch's rows."""
     if not progress.shown():
-        return []
+        return [_cancellation(keras)]
 
     class BatchProgress(keras.callbacks.Callback):
         def on_predict_batch_end(self, batch: int, logs: dict | None = None) -> None:
             progress.advance(min(batch_size, rows - batch * batch_size))
 
-    return [BatchProgress()]
+    return [_cancellation(keras), BatchProgress()]
 
 
 def _metrics(history) -> dict[str, float]:

@@ -153,6 +153,7 @@ class _Batches(xgb.DataIter):
         batch = next(self._pass, None)
         if batch is None:
             return False
+        cancel.check()
         features, y = batch
         input_data(data=features.matrix(self._one_hot)[0], label=y)
         return True
@@ -186,6 +187,7 @@ def boost(
     start = booster.num_boosted_rounds()
     with progress.stage("training", total=rounds, unit="rounds"):
         for iteration in range(start, start + rounds):
+            cancel.check()
             booster.update(dtrain, iteration)
             metrics = _train_metrics(booster, dtrain) if progress.metrics_due() else {}
             progress.advance(1, **metrics)
