@@ -8,12 +8,14 @@ from pathlib import Path
 
 import pytest
 
+from sqlml import local_files
 from sqlml.cli import main
 from sqlml.codegen import to_python, to_workflow
 from sqlml.grammar import parse
 from sqlml.runtime.datasource import connect
 from sqlml.semantics import analyze
 from sqlml.workflow.record import RunRecord, StepRecord
+from sqlml.workflow.tasks import StepLog
 
 HEAVY = "SELECT sum(i * i % 13) AS s FROM range({rows}) t(i)"
 
@@ -242,3 +244,34 @@ def test_sqlite_steps_share_one_connection_and_resume(tmp_path, capsys):
     status, second, out, _ = run(file, url, capsys, "--resume", first, "--format", "csv")
     assert status == 0 and out.split() == ["n", "1"]
     assert states(record(url, second)) == {"s1-create": "cached", "s2-select": "succeeded"}
+
+
+def test_a_run_whose_log_folder_cannot_be_made_runs_without_logs(
+    tmp_path, duckdb_url, capsys, monkeypatch
+):
+    """The run folder cannot be created (under a file: not even root can): one warning, the
+    run goes on, and its record has every step."""
+    monkeypatch.setattr(local_files, "_warned", set())
+    (tmp_path / "file").write_text("")
+    monkeypatch.setenv("SQLML_RUN_DIR", str(tmp_path / "file" / "runs"))
+    file = program(tmp_path, "CREATE TABLE a AS SELECT 1 AS x;\nSELECT * FROM a;\n")
+    status, run_id, out, err = run(file, duckdb_url, capsys, "--format", "csv")
+    assert status == 0, err
+    assert out.split() == ["x", "1"]
+    assert re.search(r"sqlml: run [\w-]+: 2 steps, no logs\n", err)
+    assert err.count("sqlml: warning:") == 1 and "Not a directory" in err, err
+    steps = states(record(duckdb_url, run_id))
+    assert steps == {"s1-create": "succeeded", "s2-select": "succeeded"}
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs Linux's /dev/full")
+def test_a_step_log_on_a_full_disk_is_dropped_with_one_warning(capsys, monkeypatch):
+    """/dev/full: every write fails with ENOSPC, as on a full disk."""
+    monkeypatch.setattr(local_files, "_warned", set())
+    for _ in range(2):
+        with StepLog(Path("/dev/full")) as log:
+            for line in ("attempt 1\n", "succeeded\n"):
+                assert log.write(line) == len(line)
+                log.flush()
+    err = capsys.readouterr().err
+    assert err.count("sqlml: warning:") == 1 and "No space left on device" in err, err
