@@ -33,6 +33,7 @@ from sqlglot.errors import SqlglotError
 from sqlml import ir
 from sqlml.errors import DatasourceError
 from sqlml.local_files import cache_folder, reason, warn_once
+from sqlml.runtime import cancel
 from sqlml.runtime.datasource import Datasource, connect, parse_url
 from sqlml.runtime.execute import Outcome
 from sqlml.runtime.model_store import ModelStore
@@ -108,14 +109,25 @@ class LocalExecutor:
         self._run_dir = run_dir or default_run_dir()
         self._on_done = on_done
         self._progress = progress
+        self._running: _Run | None = None
 
     def run(self, workflow: Workflow, resume: str | None = None) -> RunResult:
         """Run ``workflow`` (resuming the run ``resume``); SqlmlErrors end up in the result."""
         datasource = connect(self._url, self._base_dir)
         try:
-            return _Run(self, workflow, datasource, resume).run()
+            self._running = _Run(self, workflow, datasource, resume)
+            return self._running.run()
         finally:
+            self._running = None
             datasource.close()
+
+    def cancel(self, reason: str) -> None:
+        """Stop the run going on (from another thread, or a signal handler): its running
+        statements stop at their next check and commit nothing, no further step starts, and
+        the run and those steps are recorded as cancelled."""
+        running = self._running
+        if running is not None:
+            running.cancel(reason)
 
 
 def default_run_dir() -> Path:
@@ -143,6 +155,7 @@ class _Run:
         self.outcomes: dict[str, Outcome] = {}
         self.records: dict[str, rec.StepRecord] = {}  # as written to the run record
         self.error: BaseException | None = None
+        self.token = cancel.Token()  # the run's: Ctrl-C cancels it
         self._reported = 0
         self._local = threading.local()
         self._connections: list[Datasource] = []
@@ -170,6 +183,8 @@ class _Run:
             for connection in self._connections:
                 connection.close()
         state = rec.SUCCEEDED if self.error is None else rec.FAILED
+        if self.token.stopped:
+            state = rec.CANCELLED
         self.record.end_run(self.run_id, state, time.time())
         return RunResult(self.run_id, self.states, self.error, self.records)
 
@@ -185,7 +200,9 @@ class _Run:
         while pending or running:
             for step in [s for s in pending if all(d in self.states for d in s.after)]:
                 pending.remove(step)
-                if any(self.states[d] not in rec.DONE_STATES for d in step.after):
+                if self.token.stopped:
+                    self._finish_unrun(step, rec.OMITTED, "the run was cancelled")
+                elif any(self.states[d] not in rec.DONE_STATES for d in step.after):
                     self._finish_unrun(step, rec.OMITTED, "a step it waits for failed")
                 else:
                     self._start(step, pool, running, values or {})
@@ -253,6 +270,7 @@ class _Run:
             timeout=step.timeout if step.timeout is not None else self.x._timeout,
             run_dir=self.run_dir,
             base_dir=self.x._base_dir,
+            run_token=self.token,
         )
 
     def _finish(self, mapped: _Mapped) -> None:
@@ -266,6 +284,8 @@ class _Run:
             outputs = {n: json.dumps([r.outputs.get(n) for r in results]) for n in names}
             outputs.setdefault("result", "[]")
         state = rec.FAILED if errors else rec.SUCCEEDED
+        if any(isinstance(error, cancel.Cancelled) for error in errors):
+            state = rec.CANCELLED
         if errors:
             self._fail(errors[0])
         else:
@@ -431,6 +451,19 @@ class _Run:
         except DatasourceError:
             return f"{kind.lower()} {name}"
         return None
+
+    def cancel(self, reason: str) -> None:
+        """Cancel the run's token; the statements running in the database are interrupted
+        from a thread of its own (this may be a signal handler)."""
+        self.token.cancel(reason)
+        with self._lock:
+            connections = [self.ds] if self.x._shared else list(self._connections)
+
+        def interrupt() -> None:
+            for connection in connections:
+                connection.interrupt()
+
+        threading.Thread(target=interrupt, daemon=True).start()
 
     def _connection(self) -> Datasource:
         """This worker thread's datasource connection (the shared one for in-memory ones)."""

@@ -25,6 +25,7 @@ STEPS = RUN_STEPS
 # Step states. Done states let dependent steps start; failed ones stop the run.
 RUNNING, SUCCEEDED, CACHED, SKIPPED = "running", "succeeded", "cached", "skipped"
 FAILED, OMITTED = "failed", "omitted"  # omitted: not run because the run failed first
+CANCELLED = "cancelled"  # stopped (Ctrl-C) before it committed anything
 DONE_STATES = (SUCCEEDED, CACHED, SKIPPED)
 WRITE_DELAYS = (0.5, 1.0, 2.0, 4.0)  # seconds before each new try of a failed record write
 

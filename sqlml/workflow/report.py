@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
+import signal
 import sys
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from sqlml.errors import SqlmlError
 from sqlml.output import render
-from sqlml.runtime import progress
+from sqlml.runtime import cancel, progress
 from sqlml.runtime.execute import Outcome
 from sqlml.workflow.core import Retry, Step, Workflow
 from sqlml.workflow.local import LocalExecutor, RunResult
+
+CANCELLED_STATUS = 130  # a run cancelled with Ctrl-C, as shells report SIGINT
 
 
 def run_and_report(
@@ -52,13 +57,18 @@ def run_and_report(
         progress=sys.stderr if announce else None,
     )
     try:
-        with progress.reporting(progress.terminal(sys.stderr)):
+        with progress.reporting(progress.terminal(sys.stderr)), _ctrl_c_cancels(executor):
             result = executor.run(workflow, resume)
     except SqlmlError as error:
         print(error.render(source), file=sys.stderr)
         return 1
     if on_result is not None:
         on_result(result)
+    if isinstance(result.error, cancel.Cancelled):
+        print(result.error.render(source), file=sys.stderr)
+        if announce:
+            print(f"  resume with: --resume {result.run_id}", file=sys.stderr)
+        return CANCELLED_STATUS
     if isinstance(result.error, SqlmlError):
         print(result.error.render(source), file=sys.stderr)
         if announce:
@@ -67,3 +77,23 @@ def run_and_report(
     if result.error is not None:
         raise result.error
     return 0
+
+
+@contextmanager
+def _ctrl_c_cancels(executor: LocalExecutor) -> Iterator[None]:
+    """In the body, the first Ctrl-C cancels the run (its statements stop at their next
+    check and commit nothing); a second one stops the process at once."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def cancel_run(signum: int, frame: object) -> None:
+        signal.signal(signal.SIGINT, signal.default_int_handler)  # the next one: at once
+        print("sqlml: cancelling the run (Ctrl-C again to quit at once)", file=sys.stderr)
+        executor.cancel("Ctrl-C")
+
+    previous = signal.signal(signal.SIGINT, cancel_run)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)

@@ -25,6 +25,7 @@ from typing import IO, Any
 from sqlml import ir
 from sqlml.errors import SqlmlError
 from sqlml.local_files import reason, warn_once
+from sqlml.runtime import cancel
 from sqlml.runtime.datasource import Datasource
 from sqlml.runtime.execute import Outcome, execute
 from sqlml.workflow.core import (
@@ -61,6 +62,7 @@ class Task:
     timeout: float | None
     run_dir: Path
     base_dir: Path
+    run_token: cancel.Token  # cancelled when the whole run is (Ctrl-C)
 
 
 @dataclass
@@ -187,7 +189,7 @@ def _with_retries(
             return _attempt(task, datasource, log)
         except SqlmlError as error:
             _log(log, f"attempt {result.attempts} failed: {_message(error)}")
-            if retry == task.retry.limit:
+            if retry == task.retry.limit or task.run_token.stopped:
                 raise
             delay = task.retry.delay(retry)
             _log(log, f"retrying in {delay:g} s")
@@ -234,27 +236,29 @@ def _statement(task: Task, datasource: Datasource, log: IO[str]) -> Outcome:
     if task.step.items is not None:  # a mapped statement: its {{item...}} placeholders filled
         params = _substituted(params, task.values)
     statement = ir.from_dict(params)
-    expired = threading.Event()
+    token = cancel.Token(parent=task.run_token)
     timer = None
     if task.timeout is not None:
 
         def stop() -> None:
-            expired.set()
-            datasource.interrupt()
+            token.cancel(f"it ran longer than its timeout of {task.timeout:g} s")
+            datasource.interrupt()  # a statement running in the database stops too
 
         timer = threading.Timer(task.timeout, stop)
+        timer.daemon = True
         timer.start()
     try:
-        outcome = execute(statement, datasource)
-    except SqlmlError:
-        if expired.is_set():
+        with cancel.scope(token):
+            outcome = execute(statement, datasource)
+    except SqlmlError as error:  # an interrupted statement fails with the database's error
+        if token.cancelled:
             raise _timeout(task) from None
+        if task.run_token.stopped and not isinstance(error, cancel.Cancelled):
+            raise cancel.stopped_error(task.run_token).at(error.line, error.column) from None
         raise
     finally:
         if timer is not None:
             timer.cancel()
-    if expired.is_set():
-        raise _timeout(task)
     if outcome.summary:
         _log(log, outcome.summary)
     if outcome.result is not None:
