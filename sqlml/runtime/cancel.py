@@ -74,7 +74,12 @@ def check() -> None:
     """Raise :class:`Cancelled` if the running statement was cancelled."""
     token = _current.get()
     if token is not None and token.stopped:
-        raise Cancelled(
-            f"the statement was cancelled ({token.reason}); nothing it did was committed",
-            hint="run it again (sqlml run --resume RUN runs the cancelled steps again)",
-        )
+        raise stopped_error(token)
+
+
+def stopped_error(token: Token) -> Cancelled:
+    """The error of a statement stopped by ``token``."""
+    return Cancelled(
+        f"the statement was cancelled ({token.reason}); nothing it did was committed",
+        hint="run it again (sqlml run --resume RUN runs the cancelled steps again)",
+    )
