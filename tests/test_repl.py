@@ -367,6 +367,19 @@ def test_ctrl_c_cancels_a_running_statement_and_clears_the_line(shell):
     shell.quit()
 
 
+def test_ctrl_c_stops_a_training_which_saves_nothing(shell):
+    shell.child.send(
+        "SELECT * FROM iris_train TO TRAIN xgboost.gbtree WITH max_depth = 6, "
+        "train.num_boost_round = 1000000 LABEL class INTO endless;\r"
+    )
+    shell.expect("INTO endless;")
+    time.sleep(2)  # well into the rounds, which would take many minutes
+    shell.child.send(CTRL_C)
+    shell.expect(r"cancelled\r\n", timeout=30)
+    assert "endless" not in shell.run("SHOW MODELS;", until=r"\(\d+ rows?\)")
+    shell.quit()
+
+
 def test_meta_commands(shell, tmp_path):
     tables = shell.run("\\d", until=r"\(\d+ rows\)")
     assert re.search(r"iris_test\s+\|\s+6", tables) and re.search(r"iris_train\s+\|\s+6", tables)

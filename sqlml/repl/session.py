@@ -18,6 +18,7 @@ from sqlml import ir
 from sqlml.errors import CheckError, ParseError, SqlmlError
 from sqlml.output import render
 from sqlml.repl.catalog import Catalog
+from sqlml.runtime import cancel
 from sqlml.runtime.datasource import DatasourceURL, connect
 from sqlml.runtime.datasource.base import returns_rows
 from sqlml.runtime.execute import execute
@@ -103,14 +104,22 @@ class Session:
                 self.refresh()
 
     def _call(self, function: Callable[..., T], *args: Any) -> T:
-        """``function(*args)`` in the worker thread; Ctrl-C interrupts the database, waits for
-        the statement to stop and raises :class:`Cancelled` (the result, if it still ended)."""
-        future: Future[T] = self._worker.submit(function, *args)
+        """``function(*args)`` in the worker thread; Ctrl-C cancels it (training stops between
+        rounds or batches, nothing is committed) and interrupts the database, waits for the
+        statement to stop and raises :class:`Cancelled` (the result, if it still ended)."""
+        token = cancel.Token()
+
+        def call() -> T:
+            with cancel.scope(token):  # training and scoring stop at their next check
+                return function(*args)
+
+        future: Future[T] = self._worker.submit(call)
         interrupted = False
         while True:
             try:
                 result = future.result()
             except KeyboardInterrupt:
+                token.cancel("Ctrl-C")
                 self.datasource.interrupt()
                 if not interrupted:
                     self.say("cancelling...\n")

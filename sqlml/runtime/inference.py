@@ -316,11 +316,10 @@ def _permutation_effects(applied: Applied, seed: int) -> np.ndarray:
             return -np.log(np.clip(chosen, 1e-15, 1))
         return (predicted.astype(np.float64) - truth.astype(np.float64)) ** 2
 
+    def effect(j: int) -> np.ndarray:
+        cancel.check()
+        return losses(features.permuted(j, rng.permutation(features.rows))) - baseline
+
     features = applied.features
     baseline = losses(features)
-    return np.column_stack(
-        [
-            losses(features.permuted(j, rng.permutation(features.rows))) - baseline
-            for j in range(len(features.names))
-        ]
-    )
+    return np.column_stack([effect(j) for j in range(len(features.names))])
