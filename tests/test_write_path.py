@@ -317,3 +317,60 @@ def test_a_predict_killed_half_way_leaves_the_old_table(iris_url, unique_name, c
         ds.execute("DROP TABLE IF EXISTS big")
         ds.close()
         _clean_up(iris_url, model, table)
+
+
+def test_predict_streams_batches_from_read_to_write(datasource, unique_name, monkeypatch, capsys):
+    """TO PREDICT never holds the whole SELECT: it reads, scores and writes a batch at a
+    time (each batch inserted as it comes); a column whose later batches hold NULLs or
+    fractions is widened as the whole result would be typed."""
+    url = datasource.url
+    table, model, out = unique_name, f"{unique_name}_m", f"{unique_name}_out"
+    n = 1000
+    ids = np.arange(n)
+    datasource.write_table(
+        [table],
+        {
+            "id": ids,
+            "x": (ids % 10).astype(np.float64),
+            "late": np.where(ids < 900, ids, np.nan),  # integers, NULL only near the end
+            "y": (ids % 10 >= 5).astype(np.int64),
+        },
+    )
+    train = (
+        f"SELECT x, y FROM {table} TO TRAIN xgboost.gbtree WITH objective = 'binary:logistic', "
+        f"train.num_boost_round = 5 LABEL y INTO {model};"
+    )
+    assert main(["-e", train, "--datasource", str(url)]) == 0, capsys.readouterr().err
+    source = type(datasource)
+    inserted: list[int] = []
+    real_insert = source._insert
+
+    def counting(self, staging, columns):
+        inserted.append(len(next(iter(columns.values()))))
+        return real_insert(self, staging, columns)
+
+    def whole_read(self, select):
+        raise AssertionError("TO PREDICT read the whole result at once")
+
+    monkeypatch.setattr(source, "_insert", counting)
+    monkeypatch.setattr(source, "read", whole_read)
+    predict = (
+        f"SELECT id, x, CASE WHEN late IS NULL THEN NULL ELSE id END AS late FROM {table} "
+        "ORDER BY id "
+        f"TO PREDICT {out}.y WITH predict.batch_size = 128 USING {model};"
+    )
+    try:
+        assert main(["-e", predict, "--datasource", str(url)]) == 0, capsys.readouterr().err
+        monkeypatch.undo()
+        assert sum(inserted) == n and max(inserted) <= 128 and len(inserted) >= 8
+        back = datasource.read(f"SELECT * FROM {out} ORDER BY id")
+        assert back["id"].tolist() == ids.tolist()
+        assert back["y"].tolist() == (ids % 10 >= 5).astype(int).tolist()  # all right
+        late = back["late"]
+        assert late.dtype == np.float64 and np.isnan(late[900:]).all()
+        assert late[:900].tolist() == ids[:900].tolist()
+    finally:
+        monkeypatch.undo()
+        for name in (table, out):
+            datasource.execute(f"DROP TABLE IF EXISTS {datasource.quote([name])}")
+        ModelStore(datasource).drop(model)
