@@ -190,3 +190,29 @@ def test_a_program_that_drops_its_scratch_table_resumes(duckdb_url, tmp_path, ca
     ds = connect(duckdb_url)
     assert ds.execute("SELECT x FROM kept").rows == [(2,)] and not ds.table_exists(["scratch"])
     ds.close()
+
+
+def test_a_dropped_search_model_searches_again(duckdb_url, tmp_path, capsys):
+    """A search's trials step keeps no model of its own (the search drops the trials' models
+    once it saved the best): when the search's model is gone, the trials run again too."""
+    file = tmp_path / "program.sql"
+    file.write_text(
+        "CREATE OR REPLACE TABLE d AS SELECT i / 10.0 AS x, i % 2 AS y FROM range(200) t(i);\n"
+        'SELECT x, y FROM d TO TRAIN xgboost.gbtree WITH objective = "binary:logistic", '
+        "max_depth = CHOICE(2, 3), search.trials = 2, train.num_boost_round = 5 "
+        "LABEL y INTO sm;\n"
+        "SELECT count(*) AS n FROM sm_trials, later;\n"
+    )
+    status, first, _ = run(file, duckdb_url, capsys)
+    assert status == 1
+    assert main(["-e", "DROP MODEL sm; CREATE TABLE later AS SELECT 1 AS z;",
+                 "--datasource", duckdb_url]) == 0  # fmt: skip
+    capsys.readouterr()
+    status, second, err = run(file, duckdb_url, capsys, "--resume", first)
+    assert status == 0, err
+    assert "step s2-train-sm-trials runs again: its model sm is gone" in err
+    assert states(duckdb_url, second) == ["cached", "succeeded", "succeeded", "succeeded"]
+    ds = connect(duckdb_url)
+    assert ModelStore(ds).list_versions("sm") == [1]
+    assert [name for name, _, _ in ModelStore(ds).list()] == ["sm"]  # no trial models left
+    ds.close()
