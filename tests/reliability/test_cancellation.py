@@ -4,6 +4,8 @@ so that `--resume` runs the cancelled step again."""
 
 from __future__ import annotations
 
+import json
+import os
 import signal
 import subprocess
 import sys
@@ -171,3 +173,35 @@ def test_a_cancelled_step_is_not_retried(
     assert status == 130, err
     assert took < 30
     assert "was cancelled (Ctrl-C)" in err
+
+
+def test_a_step_pod_stopped_with_sigterm_saves_nothing(iris_duckdb_url, unique_name):
+    """What Kubernetes does to a step's pod when the run is stopped (sqlml stop, a deadline):
+    SIGTERM, then SIGKILL after the grace period. The step stops between rounds at once."""
+    from sqlml.grammar import parse
+    from sqlml.semantics import analyze
+
+    statement = analyze(parse(ENDLESS_XGBOOST.format(model=unique_name)))[0]
+    child = subprocess.Popen(
+        [sys.executable, "-m", "sqlml.runtime.step", json.dumps(statement.to_dict())],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "SQLML_DATASOURCE": iris_duckdb_url, "SQLML_CACHE": "off"},
+    )
+    try:
+        time.sleep(4)  # imports, the read, the first rounds
+        started = time.monotonic()
+        child.send_signal(signal.SIGTERM)
+        _, err = child.communicate(timeout=30)
+    finally:
+        child.kill()
+    assert child.returncode == 1, err
+    assert time.monotonic() - started < 10  # well within Kubernetes's 30 s grace period
+    assert "the statement was cancelled (the step was stopped (SIGTERM))" in err
+    assert "Traceback" not in err
+    ds = connect(iris_duckdb_url)
+    try:
+        assert ModelStore(ds).list_versions(unique_name) == []
+    finally:
+        ds.close()
