@@ -197,6 +197,7 @@ def test_a_search_lowers_to_its_space_and_settings_with_defaults():
         "goal": "minimize",
         "parallel": 3,
         "trials_table": ["db", "m_trials"],
+        "replace_table": False,
     }
     assert "model.hidden_units" not in statement.attributes  # each trial gives its own
     assert ir.from_dict(json.loads(statement.to_json())) == statement

@@ -27,12 +27,12 @@ from contextlib import suppress
 from pathlib import Path
 
 import numpy as np
-import sqlglot
 from sqlglot import exp
 from sqlglot.errors import SqlglotError
 
 from sqlml.local_files import cache_folder, reason, warn_once
 from sqlml.runtime.datasource import Columns, Datasource
+from sqlml.semantics.sql_check import parse_sql
 
 DEFAULT_MAX_BYTES = 2 << 30
 STALE_SECONDS = 600  # a temporary file untouched this long was left by a killed writer
@@ -133,10 +133,13 @@ class InputCache:
 
 def cache_key(datasource: Datasource, select: str) -> str | None:
     """A key that changes when the SELECT or any table it reads changes; None: don't cache."""
-    try:
-        tree = sqlglot.parse_one(select, read=datasource.dialect)
-    except SqlglotError:
+    try:  # the tree the analysis built: its long lists of literals cut short
+        trees = parse_sql(select, datasource.dialect)
+    except (SqlglotError, RecursionError):
         return None
+    if len(trees) != 1 or trees[0] is None:
+        return None
+    tree = trees[0]
     if any(tree.find_all(*_VOLATILE)):
         return None
     ctes = {cte.alias_or_name for cte in tree.find_all(exp.CTE)}

@@ -18,6 +18,7 @@ from sqlml.metrics import METRICS
 from sqlml.semantics import search
 from sqlml.semantics.assertions import lower_assertion
 from sqlml.semantics.attributes import Attr, check_attributes
+from sqlml.semantics.dependencies import same_table, tables_read
 from sqlml.semantics.estimators import (
     RANKING_OBJECTIVES,
     Estimator,
@@ -27,8 +28,16 @@ from sqlml.semantics.estimators import (
 )
 from sqlml.semantics.feature_columns import feature_columns
 from sqlml.semantics.sql_check import check_query, is_query
+from sqlml.tables import HELPER_MARK, OWN_TABLES, is_own_table
 
 EXTRA_OUTPUTS = ("probabilities",)
+OUTPUT_REPLACE = Attr(
+    "output.replace",
+    "bool",
+    False,
+    "replace the output table even when sqlml did not write it or the SELECT reads it "
+    "(without it, only a table sqlml wrote is replaced; sqlml's own tables never are)",
+)
 PREDICT_ATTRIBUTES = {
     "predict.batch_size": Attr(
         "predict.batch_size", "int", 65536, "rows predicted and written per batch", minimum=1
@@ -40,6 +49,7 @@ PREDICT_ATTRIBUTES = {
         "comma-separated extra result columns; 'probabilities' (classifiers): a column per "
         "class, <result>_<class> (or <result>_prob_<i>), holding its probability",
     ),
+    "output.replace": OUTPUT_REPLACE,
 }
 EVALUATE_ATTRIBUTES = {
     "validation.metrics": Attr(
@@ -57,6 +67,7 @@ EVALUATE_ATTRIBUTES = {
         "and precision-recall curves for binary classifiers, a confusion matrix for more "
         "classes, predicted against actual values for regressors; needs the plot extra",
     ),
+    "output.replace": OUTPUT_REPLACE,
 }
 EXPLAINERS = ("TreeExplainer", "PermutationExplainer")
 EXPLAIN_ATTRIBUTES = {
@@ -68,9 +79,11 @@ EXPLAIN_ATTRIBUTES = {
         "also save a summary plot of the attributions to this PNG file (relative paths: from "
         "the program's folder); needs the plot extra",
     ),
+    "output.replace": OUTPUT_REPLACE,
 }
 
 
+_WRITERS = (ir.PredictStatement, ir.EvaluateStatement, ir.ExplainStatement)
 _CLAUSES = {
     ast.TrainStatement: "TO TRAIN",
     ast.PredictStatement: "TO PREDICT",
@@ -91,18 +104,22 @@ def analyze(program: ast.Program, dialect: str = "duckdb") -> list[ir.Statement]
 def _lower(statement: ast.Statement, prefix: str, dialect: str) -> ir.Statement:
     clause = _CLAUSES.get(type(statement))
     if clause is not None:
-        check_query(statement.select, statement.pos, dialect, clause)
+        check_query(statement.select, statement.pos, dialect, clause, read_only=True)
     elif isinstance(statement, ast.SqlStatement) and is_query(statement.text):
         check_query(statement.text, statement.pos, dialect, None)
     match statement:
         case ast.TrainStatement():
-            return _train(statement, f"{prefix}-train-{_slug(str(statement.into))}", dialect)
+            step_id = f"{prefix}-train-{_slug(str(statement.into))}"
+            return _checked_output(_train(statement, step_id, dialect), statement, dialect)
         case ast.PredictStatement():
-            return _predict(statement, f"{prefix}-predict-{_slug(str(statement.target))}")
+            step_id = f"{prefix}-predict-{_slug(str(statement.target))}"
+            return _checked_output(_predict(statement, step_id), statement, dialect)
         case ast.EvaluateStatement():
-            return _evaluate(statement, f"{prefix}-evaluate-{_slug(str(statement.model))}")
+            step_id = f"{prefix}-evaluate-{_slug(str(statement.model))}"
+            return _checked_output(_evaluate(statement, step_id), statement, dialect)
         case ast.ExplainStatement():
-            return _explain(statement, f"{prefix}-explain-{_slug(str(statement.model))}")
+            step_id = f"{prefix}-explain-{_slug(str(statement.model))}"
+            return _checked_output(_explain(statement, step_id), statement, dialect)
         case ast.ShowTrainStatement():
             return ir.ShowTrainStatement(
                 **_common(statement, prefix, "show-train"), model=str(statement.model)
@@ -124,6 +141,76 @@ def _lower(statement: ast.Statement, prefix: str, dialect: str) -> ir.Statement:
             return lower_assertion(statement, step_id, dialect)
     first_word = statement.text.split(None, 1)[0]
     return ir.SqlStatement(**_common(statement, prefix, first_word))
+
+
+def _checked_output(
+    lowered: ir.Statement,
+    statement: ast.TrainStatement
+    | ast.PredictStatement
+    | ast.EvaluateStatement
+    | ast.ExplainStatement,
+    dialect: str,
+) -> ir.Statement:
+    """``lowered``, once the table it writes (if any) is one it may write: none of sqlml's
+    own tables, and none its queries read unless ``output.replace``."""
+    if isinstance(lowered, ir.SearchStatement):
+        assert isinstance(statement, ast.TrainStatement)
+        given = next((a for a in statement.attributes if a.name == "search.trials_table"), None)
+        pos = given.pos if given else statement.into.pos
+        table, replace = lowered.search["trials_table"], lowered.search["replace_table"]
+        writer, fix = "the hyperparameter search", "name another table in search.trials_table"
+    elif isinstance(lowered, _WRITERS) and lowered.table is not None:
+        where = statement.target if isinstance(statement, ast.PredictStatement) else statement.into
+        assert where is not None
+        pos = where.pos
+        table, replace = lowered.table, lowered.attributes["output.replace"]
+        writer, fix = _CLAUSES[type(statement)], "write to another table"
+    else:
+        return lowered
+    _check_output(table, pos, writer, fix)
+    selects = [lowered.select, lowered.attributes.get("validation.select")]
+    _check_overwrite(table, selects, replace, pos, writer, dialect)
+    return lowered
+
+
+def _check_output(table: list[str], pos: ast.Position, writer: str, fix: str) -> None:
+    """A :class:`CheckError` if ``table`` is one of sqlml's own tables or helper tables."""
+    if not is_own_table(table):
+        return
+    name = ".".join(table)
+    if HELPER_MARK in table[-1].lower():
+        raise _error(
+            f"{writer} would write {name}, a name sqlml keeps for its staging tables "
+            f"(those holding {HELPER_MARK})",
+            pos,
+            f"{fix}, without {HELPER_MARK} in its name",
+        )
+    raise _error(
+        f"{writer} would write {name}, one of the tables sqlml keeps its models and runs in",
+        pos,
+        f"{fix}; sqlml never writes {', '.join(OWN_TABLES)}",
+    )
+
+
+def _check_overwrite(
+    table: list[str],
+    selects: list[str | None],
+    replace: bool,
+    pos: ast.Position,
+    writer: str,
+    dialect: str,
+) -> None:
+    """A :class:`CheckError` if a query of the statement reads the table it writes, unless
+    ``output.replace`` says to replace it (table names compare as the DAG compares them)."""
+    name = ".".join(table)
+    reads = [read for select in selects if select for read in tables_read(select, dialect)]
+    if not replace and any(same_table(read, name) for read in reads):
+        raise _error(
+            f"{writer} would write {name}, a table the statement reads: the output would "
+            "replace the rows it reads",
+            pos,
+            f"write to another table, or add WITH output.replace = true to replace {name}",
+        )
 
 
 def _common(statement: ast.Statement, prefix: str, what: str) -> dict:
@@ -242,7 +329,7 @@ def _check_validation_select(
         select = select[: last.start].rstrip()
     attributes["validation.select"] = select
     attribute = next(a for a in statement.attributes if a.name == "validation.select")
-    check_query(select, _value_pos(statement, attribute), dialect, None)
+    check_query(select, _value_pos(statement, attribute), dialect, None, read_only=True)
 
 
 def _value_pos(statement: ast.TrainStatement, attribute: ast.Attribute) -> ast.Position:
@@ -375,6 +462,13 @@ def _explain(statement: ast.ExplainStatement, step_id: str) -> ir.ExplainStateme
                 "the explainers are " + ", ".join(EXPLAINERS),
             )
     _check_plot(statement, attributes, "explain.plot", "explain")
+    given = next((a for a in statement.attributes if a.name == "output.replace"), None)
+    if statement.into is None and given is not None:
+        raise _error(
+            "TO EXPLAIN without INTO writes no table: output.replace has nothing to replace",
+            given.pos,
+            "remove it, or add INTO <table>",
+        )
     return ir.ExplainStatement(
         id=step_id,
         text=statement.text,

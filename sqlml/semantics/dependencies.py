@@ -23,11 +23,11 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
-import sqlglot
 from sqlglot import exp
 from sqlglot.errors import SqlglotError
 
 from sqlml import ir
+from sqlml.semantics.sql_check import parse_sql
 
 # The statements understood: the ones that write (only these kinds of the ones with kinds)...
 _WRITE_KINDS: dict[type[exp.Expression], set[str]] = {
@@ -131,13 +131,26 @@ def _extended(
     )
 
 
+def tables_read(sql: str, dialect: str) -> frozenset[str]:
+    """The tables a query reads (names lower-cased, dotted), views not expanded."""
+    return _sql_facts(sql, dialect).io.reads_tables
+
+
+def same_table(a: str, b: str) -> bool:
+    """Whether two table names (dotted) name one table, as the analysis compares them."""
+    return _key(a.lower()) == _key(b.lower())
+
+
 @lru_cache(maxsize=64)  # a program is analysed more than once (its DAG, then each step)
 def _sql_facts(text: str, dialect: str) -> _Facts:
     """A standard SQL statement's table reads and writes; a barrier if not understood."""
     try:
-        tree = sqlglot.parse_one(text, read=dialect)
+        trees = parse_sql(text, dialect)
     except (SqlglotError, RecursionError):  # too deeply nested for sqlglot's parser
         return _Facts(StatementIO(barrier=True))
+    if len(trees) != 1 or trees[0] is None:  # no statement, or several
+        return _Facts(StatementIO(barrier=True))
+    tree = trees[0]
     kind, kinds = str(tree.args.get("kind") or "").upper(), _WRITE_KINDS.get(type(tree))
     if not isinstance(tree, _UNDERSTOOD) or (kinds is not None and kind not in kinds):
         return _Facts(StatementIO(barrier=True))

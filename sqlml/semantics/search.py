@@ -19,6 +19,7 @@ from sqlml.semantics.estimators import (
 )
 
 PREFIX = "search."
+REPLACE = "output.replace"  # a setting too: whether the trials table may replace any table
 DEFAULT_PARALLEL = 3  # Katib trials at once when search.parallel is not given
 
 SEARCH_ATTRIBUTES = {
@@ -72,6 +73,13 @@ SEARCH_ATTRIBUTES = {
             "the table that receives every trial's values, metrics and status; default: "
             "<model>_trials",
         ),
+        Attr(
+            REPLACE,
+            "bool",
+            False,
+            "replace the trials table even when sqlml did not write it or the SELECT reads "
+            "it (without it, only a table sqlml wrote is replaced; sqlml's own tables never are)",
+        ),
     )
 }
 
@@ -84,13 +92,14 @@ _HINT = (
 def split(
     attributes: Sequence[ast.Attribute],
 ) -> tuple[tuple[ast.Attribute, ...], tuple[ast.Attribute, ...], tuple[ast.Attribute, ...]]:
-    """The plain attributes, those with candidates and the ``search.*`` settings."""
+    """The plain attributes, those with candidates and the settings (``search.*`` and
+    ``output.replace``)."""
     seen: set[str] = set()
     for attribute in attributes:
         if attribute.name in seen:
             raise _error(f"attribute {attribute.name} is given twice", attribute.pos, None)
         seen.add(attribute.name)
-    settings = tuple(a for a in attributes if a.name.startswith(PREFIX))
+    settings = tuple(a for a in attributes if a.name.startswith(PREFIX) or a.name == REPLACE)
     candidates = tuple(
         a for a in attributes if isinstance(a.value, ast.Candidates) and a not in settings
     )
@@ -107,6 +116,13 @@ def check(
     model: str,
 ) -> tuple[dict[str, dict[str, Any]], dict[str, Any]]:
     """The search space and the search's settings (defaults filled in)."""
+    if not candidates and settings[0].name == REPLACE:
+        raise _error(
+            "TO TRAIN writes no table: output.replace is for the trials table of a "
+            "hyperparameter search",
+            settings[0].pos,
+            "remove it (a model is saved as its next version, never replaced)",
+        )
     if not candidates:
         raise _error(
             f"{settings[0].name} is set, but no attribute has candidates", settings[0].pos, _HINT
@@ -153,6 +169,7 @@ def check(
         "goal": search.get("search.goal") or (metric and default_goal(metric)),
         "parallel": parallel,
         "trials_table": table.split("."),
+        "replace_table": search[REPLACE],
     }
 
 

@@ -1,15 +1,24 @@
 """Check standard SQL with sqlglot in the datasource's dialect.
 
-The SELECT of an extended statement must be a query sqlglot can parse; so must a plain
-query. Other statements go to the database unchecked: sqlglot does not know every
-dialect's statements (MySQL's LOAD DATA, for one), and a false alarm would stop a valid
-program. Errors point into the program text.
+The SELECT of an extended statement must be a query sqlglot can parse, and one that only
+reads; so must a plain query (which may change data). Other statements go to the database
+unchecked: sqlglot does not know every dialect's statements (MySQL's LOAD DATA, for one),
+and a false alarm would stop a valid program. Errors point into the program text.
+
+sqlglot builds a Python object per token: a statement with a list of a million literals
+(``WHERE id IN (0, 1, ...)``) would take gigabytes. What the analysis needs (the syntax,
+the tables read and written) does not depend on how many literals a list holds, so
+:func:`parse_sql` gives sqlglot the text with every long run of literals cut to its first
+one, and maps error positions back. The database always gets the text as written.
 """
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
+from functools import lru_cache
 from typing import TypeVar
 
 import sqlglot
@@ -27,19 +36,95 @@ _CLAUSES = frozenset({"Where", "Having", "Group", "Order", "Limit", "From", "Joi
 QUERY_WORDS = frozenset({"select", "with", "values", "from", "table"})
 T = TypeVar("T")
 
+# A list item that is a literal: a number or a string without backslashes (which dialects
+# read differently: an escape in MySQL, a plain character in PostgreSQL, so every dialect
+# reads such a string alike), or a row of them: (1, 'a').
+_LITERAL = r"(?:[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|'(?:[^'\\]|'')*+')"
+_ITEM = rf"(?:{_LITERAL}|\(\s*{_LITERAL}(?:\s*,\s*{_LITERAL})*+\s*\))"
+# A run: an item, then items with a comma on both sides (never the list's last item); or a
+# string, quoted name or comment, skipped whole so that no run starts inside one. The
+# quantifiers are possessive: a run of a million items keeps no backtracking state.
+_RUN_OR_SKIPPED = re.compile(
+    rf"(?<![\w$.])(?P<first>{_ITEM})(?:\s*,\s*{_ITEM}(?=\s*,))++"
+    r"""|'(?:[^'\\]|\\.|'')*+'?|"(?:[^"]|"")*+"?|`(?:[^`]|``)*+`?|--[^\n]*|/\*.*?(?:\*/|\Z)""",
+    re.DOTALL,
+)
+MIN_CUT = 256  # runs of fewer characters are left as they are
+# What an extended statement's SELECT (or validation.select) may not hold anywhere: a
+# statement that changes data or the schema, such as PostgreSQL's and DuckDB's
+# WITH d AS (DELETE FROM t RETURNING *) SELECT * FROM d.
+_CHANGES = (
+    exp.DML,  # UPDATE, DELETE, MERGE, COPY
+    exp.DDL,  # INSERT, CREATE
+    exp.Drop,
+    exp.Alter,
+    exp.TruncateTable,
+    exp.Into,  # SELECT ... INTO creates a table
+    exp.Command,  # a statement sqlglot does not parse further
+)
+
+
+@dataclass(frozen=True)
+class ShortSql:
+    """SQL with its long runs of literals cut short, and where its pieces were in the SQL."""
+
+    text: str
+    cuts: tuple[tuple[int, int], ...]  # (offset in text, offset in the SQL) after each cut
+
+    def source_offset(self, offset: int) -> int:
+        """Where the character at ``offset`` of :attr:`text` is in the SQL as written."""
+        index = bisect.bisect_right(self.cuts, (offset, float("inf"))) - 1
+        if index < 0:
+            return offset
+        short, source = self.cuts[index]
+        return source + offset - short
+
+
+def shorten(sql: str) -> ShortSql:
+    """``sql`` with each long run of literals (or rows of literals) in a list cut to its
+    first: ``IN (1, 2, ..., 900)`` becomes ``IN (1, 900)``. Only whole items between two
+    commas go, so the text reads as the same statement with a shorter list."""
+    pieces: list[str] = []
+    cuts: list[tuple[int, int]] = []
+    start = length = 0
+    for match in _RUN_OR_SKIPPED.finditer(sql):
+        if match.group("first") is None or match.end() - match.end("first") < MIN_CUT:
+            continue
+        piece = sql[start : match.end("first")]
+        pieces.append(piece)
+        length += len(piece)
+        start = match.end()
+        cuts.append((length, start))
+    if not cuts:
+        return ShortSql(sql, ())
+    pieces.append(sql[start:])
+    return ShortSql("".join(pieces), tuple(cuts))
+
+
+@lru_cache(maxsize=16)  # a statement is read by the check, the DAG and each step's fingerprint
+def parse_sql(sql: str, dialect: str) -> tuple[exp.Expression | None, ...]:
+    """sqlglot's trees of the statements in ``sql``, long literal lists cut short (see
+    :func:`shorten`); shared between callers, who must not change them. Raises sqlglot's
+    errors, positioned in the shortened text, and RecursionError."""
+    return tuple(sqlglot.parse(shorten(sql).text, read=dialect))
+
 
 def is_query(sql: str) -> bool:
     match = re.match(r"[\s(]*([A-Za-z]+)", sql)
     return bool(match) and match.group(1).lower() in QUERY_WORDS
 
 
-def check_query(sql: str, pos: ast.Position, dialect: str, clause: str | None) -> exp.Query:
+def check_query(
+    sql: str, pos: ast.Position, dialect: str, clause: str | None, read_only: bool = False
+) -> exp.Query:
     """Parse ``sql`` (starting at ``pos`` in the program) as one query in ``dialect``.
 
-    ``clause`` names the extended clause the query feeds (``TO TRAIN``), for messages.
+    ``clause`` names the extended clause the query feeds (``TO TRAIN``), for messages. A
+    ``read_only`` query may not change data anywhere (a DELETE in a WITH, for one). The
+    query returned is shared: do not change it.
     """
     what = f"the SELECT before {clause}" if clause else "this query"
-    expressions = _parsed(lambda: sqlglot.parse(sql, read=dialect), pos, what)
+    expressions = _parsed(lambda: parse_sql(sql, dialect), sql, pos, what)
     query = expressions[0] if len(expressions) == 1 else None
     if not isinstance(query, exp.Query):
         raise CheckError(
@@ -48,22 +133,42 @@ def check_query(sql: str, pos: ast.Position, dialect: str, clause: str | None) -
             column=pos.column,
             hint="write the data to use as SELECT ... FROM ...",
         )
+    change = query.find(*_CHANGES) if read_only else None
+    if change is not None:
+        word = _statement_word(change)
+        article = "an" if word[0] in "AEIOU" else "a"
+        raise CheckError(
+            f"{what} may only read data, but it holds {article} {word}",
+            line=pos.line,
+            column=pos.column,
+            hint=f"run the {word} as a statement of its own before this one",
+        )
     return query
+
+
+def _statement_word(node: exp.Expression) -> str:
+    """How a statement that changes data is named in a message: DELETE, SELECT ... INTO."""
+    if isinstance(node, exp.Into):
+        return "SELECT ... INTO"
+    if isinstance(node, exp.Command):
+        return str(node.this).upper()
+    return {"TruncateTable": "TRUNCATE"}.get(type(node).__name__, type(node).__name__.upper())
 
 
 def check_condition(sql: str, pos: ast.Position, dialect: str) -> exp.Expression:
     """Parse ``sql`` (starting at ``pos`` in the program) as one SQL condition in ``dialect``."""
     return _parsed(
-        lambda: sqlglot.parse_one(sql, read=dialect, into=exp.Condition), pos, "this condition"
+        lambda: sqlglot.parse_one(sql, read=dialect, into=exp.Condition), sql, pos, "this condition"
     )
 
 
-def _parsed(parse: Callable[[], T], pos: ast.Position, what: str) -> T:
-    """``parse()``'s result; sqlglot's failures as CheckErrors at ``pos`` about ``what``."""
+def _parsed(parse: Callable[[], T], sql: str, pos: ast.Position, what: str) -> T:
+    """``parse()``'s result; sqlglot's failures as CheckErrors about ``what`` in ``sql``
+    (which starts at ``pos``)."""
     try:
         return parse()
     except SqlglotParseError as error:
-        raise _located(error, pos) from None
+        raise _located(error, sql, pos) from None
     except TokenError as error:
         raise CheckError(
             f"{what} cannot be read: {error}", line=pos.line, column=pos.column
@@ -77,12 +182,18 @@ def _parsed(parse: Callable[[], T], pos: ast.Position, what: str) -> T:
         ) from None
 
 
-def _located(error: SqlglotParseError, pos: ast.Position) -> CheckError:
+def _located(error: SqlglotParseError, sql: str, pos: ast.Position) -> CheckError:
+    """sqlglot's error as a CheckError where it is in the program: sqlglot's line and column
+    are in the text :func:`parse_sql` shortened."""
     first = error.errors[0] if error.errors else {}
-    line = first.get("line") or 1
-    end_column = first.get("col") or 1
     highlight = first.get("highlight") or ""
-    column = max(1, end_column - len(highlight) + 1)
+    short = shorten(sql)
+    lines = [0, *(match.end() for match in re.finditer("\n", short.text))]
+    line = min(max(first.get("line") or 1, 1), len(lines))
+    column = max(1, (first.get("col") or 1) - len(highlight) + 1)
+    offset = min(short.source_offset(lines[line - 1] + column - 1), len(sql))
+    line = sql.count("\n", 0, offset) + 1
+    column = offset - sql.rfind("\n", 0, offset)
     if line == 1:
         column += pos.column - 1
     description = str(first.get("description") or error)
