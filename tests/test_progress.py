@@ -71,8 +71,7 @@ def test_reading_training_and_predicting_are_reported(iris_duckdb_url, monkeypat
     assert described == [
         ["reading", None, "rows", 120],
         ["training", 7, "rounds", 7],
-        ["reading", None, "rows", 30],
-        ["predicting", 30, "rows", 30],
+        ["predicting", None, "rows", 30],  # read, scored and written batch by batch
     ]
     assert set(stages[1][4]) == {"train_mlogloss"}
     assert all(stage[-1] == "closed" for stage in stages)
