@@ -34,9 +34,10 @@ plain_ident = st.builds(
 )
 # Names in the extended clauses may be keywords: the contextual lexer reads them as names.
 ident = plain_ident | st.sampled_from(KEYWORDS + [k.upper() for k in KEYWORDS])
+# Text of a quoted name: an empty name ("") is an error, so is a NUL or a lone surrogate.
 quoted_text = st.text(
-    st.characters(exclude_characters="\x00"), min_size=1, max_size=8
-)  # "" is an error
+    st.characters(codec="utf-8", exclude_characters="\x00"), min_size=1, max_size=8
+)
 
 
 def quote(text: str, mark: str) -> str:
@@ -76,7 +77,7 @@ def sql_string(text: str) -> str:
 
 
 # Strings without backslashes: a backslash escapes the next character in sqlml strings.
-string_content = st.text(st.characters(exclude_characters="\\\x00"), max_size=12)
+string_content = st.text(st.characters(codec="utf-8", exclude_characters="\\\x00"), max_size=12)
 label_content = string_content.filter(bool)  # an empty name is an error
 integers = st.integers(-(10**12), 10**12)
 floats = st.floats(allow_nan=False, allow_infinity=False)

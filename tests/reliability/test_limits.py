@@ -1,5 +1,5 @@
 """Limits: empty results, a single class, NULLs and NaNs, very wide and very varied data, and
-a 1 MB statement. Each case ends in a clear sqlml error (message and hint) or the right
+statements of megabytes. Each case ends in a clear sqlml error (message and hint) or the right
 result, and leaves no partial table or model behind (docs/reliability.md, Limits).
 """
 
@@ -7,12 +7,19 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pytest
 from conftest import KINDS, datasource_url
 
+from sqlml.checking import check_program
 from sqlml.cli import main
+from sqlml.errors import CheckError
+from sqlml.grammar import parse
 from sqlml.runtime.datasource import connect
 from sqlml.runtime.model_store import ModelStore
+from sqlml.semantics import analyze
+from sqlml.semantics.dependencies import dependencies
+from sqlml.semantics.sql_check import parse_sql, shorten
 
 XGB = "xgboost.gbtree WITH objective = 'binary:logistic', train.num_boost_round = 5"
 DNN = "DNNClassifier WITH model.n_classes = 2, train.epoch = 2"
@@ -93,8 +100,7 @@ def test_a_select_without_rows_is_an_error_for_every_statement(db, capfd):
     assert status == 0, output
     # An existing result table survives a PREDICT of nothing.
     ds = connect(url)
-    ds.execute(f"CREATE TABLE {u}_p (x INTEGER, y INTEGER)")
-    ds.execute(f"INSERT INTO {u}_p VALUES (7, 1)")
+    ds.write_table([f"{u}_p"], {"x": np.array([7]), "y": np.array([1])})
     ds.close()
     for statement in (
         f"{empty} TO PREDICT {u}_p.y USING {u}_m;",
@@ -269,3 +275,87 @@ def test_a_1mb_statement_with_a_mistake_at_its_end_is_located(tmp_path, capfd):
     statement = f"SELECT x, y FROM d WHERE x IN ({ids}) TO TRAIN {XGB} LABEL y INTO ;"
     status, output = sqlml(capfd, url, statement)
     assert status == 1 and "<-e>:150000:108: error: unexpected ';'" in output, output
+
+
+def sqlglot_nodes(sql: str, dialect: str = "duckdb") -> int:
+    """How many nodes the tree sqlml's analysis has sqlglot build for ``sql`` holds."""
+    (tree,) = parse_sql(sql, dialect)
+    return sum(1 for _ in tree.walk())
+
+
+def test_a_multi_megabyte_in_list_is_checked_and_run_with_a_few_sqlglot_nodes(tmp_path, capfd):
+    url = f"duckdb:///{tmp_path / 'long.duckdb'}"
+    # 40,000 strings of 90 characters: 3.7 MB. sqlglot used to build an object per literal
+    # (3 GB for 10 MB); the analysis now reads the list cut to its first and last items.
+    names = ", ".join(f"'{i:090d}'" for i in range(40_000))
+    query = f"SELECT count(*) AS n FROM d WHERE name IN ({names})"
+    assert len(query) > 3_600_000
+    assert sqlglot_nodes(query) < 30
+    data = "CREATE TABLE d AS SELECT lpad(i::VARCHAR, 90, '0') AS name FROM range(100000) t(i);"
+    program = f"{data}\n{query};\n"
+    assert check_program(program, "duckdb") == []
+    statements = analyze(parse(program))
+    graph = dependencies(statements, "duckdb")
+    assert graph.io[statements[1].id].reads_tables == {"d"}
+    status, output = sqlml(capfd, url, program)
+    assert status == 0 and "40000" in output, output
+
+
+def test_long_runs_of_literals_and_rows_are_cut_to_their_first_and_last_items():
+    numbers = ", ".join(str(i) for i in range(1000))
+    lines = ",\n".join(str(i) for i in range(1000))
+    rows = ", ".join(f"({i}, 'x{i}', -{i}.5e1)" for i in range(1000))
+    sql = (
+        f"WITH v(a, b, c) AS (VALUES {rows}) SELECT * FROM v JOIN t ON a IN ({numbers}) "
+        f"WHERE b NOT IN ({lines}) AND c = 'x, 1, 2'"
+    )
+    short = shorten(sql)
+    assert short.text == (
+        "WITH v(a, b, c) AS (VALUES (0, 'x0', -0.5e1), (999, 'x999', -999.5e1)) "
+        "SELECT * FROM v JOIN t ON a IN (0, 999) WHERE b NOT IN (0,\n999) AND c = 'x, 1, 2'"
+    )
+    for offset, character in enumerate(short.text):  # positions map back to the text
+        assert sql[short.source_offset(offset)] == character
+    assert sqlglot_nodes(sql) < 100
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "SELECT 'a\\', " + ", ".join(["1"] * 500),  # a backslash: dialects read it differently
+        "SELECT f(" + ", ".join(["1"] * 500) + ")",  # the last item stays: f(1, 1)
+        "SELECT -- 1, 1, 1\n" + "/* " + ", ".join(["1"] * 500) + " */ 1",  # in a comment
+        "SELECT '" + ", ".join(["1"] * 500) + "'",  # in a string
+        "SELECT " + ", ".join(["1"] * 50),  # too short to matter
+    ],
+)
+def test_literals_are_cut_only_as_whole_list_items_outside_strings_and_comments(sql):
+    short = shorten(sql).text
+    if "f(" in sql:
+        assert short == "SELECT f(1, 1)"
+    else:
+        assert short == sql
+
+
+def test_sql_errors_after_a_long_list_of_literals_are_located(tmp_path, capfd):
+    ids = ", ".join(str(i) for i in range(200_000))
+    lines = ",\n".join(str(i) for i in range(200_000))
+    for program, line, column in (
+        # On one line: the error's column is past the 1.3 MB of literals.
+        (f"SELECT 1;\n  SELECT x FROM d WHERE x IN ({ids}) ORDER BY BY x;", 2, len(ids) + 45),
+        # Over lines: the line of the error counts the list's lines.
+        (f"SELECT x FROM d WHERE x IN ({lines}) AND AND x > 1;", 200_000, 13),
+        (
+            f"SELECT x FROM d WHERE x IN ({lines}) AND AND x > 1 TO PREDICT p.y USING m;",
+            200_000,
+            13,
+        ),
+    ):
+        with pytest.raises(CheckError) as raised:
+            analyze(parse(program))
+        assert (raised.value.line, raised.value.column) == (line, column), raised.value.render()
+        assert "SQL syntax error" in raised.value.message
+        errors = check_program(program, "duckdb")
+        assert [(e.line, e.column) for e in errors] == [(line, column)]
+    status, output = sqlml(capfd, f"duckdb:///{tmp_path / 'long.duckdb'}", program)
+    assert status == 1 and f"<-e>:{line}:{column}: error: SQL syntax error" in output, output
