@@ -80,7 +80,7 @@ def _position_after(offset: int) -> ast.Position:
     return ast.Position(line, start - text.rfind("\n", 0, start), start)
 
 
-_BLANKS = re.compile(r"(?:\s+|--[^\n]*|/\*(?:[^*]|\*+[^*/])*\*+/)*")
+_BLANKS = re.compile(r"(?:[\s\ufeff]+|--[^\n]*|/\*(?:[^*]|\*+[^*/])*\*+/)*")
 
 
 def _text(start: Token, end_pos: int) -> str:

@@ -12,9 +12,10 @@ from sqlml.grammar.parser import parse
 
 # Strings, quoted names and comments are skipped whole (an unclosed one runs to the end, so
 # the scan stays linear, and names the group that says so); what is left of a match is a ";".
+# The loops are possessive: a string of megabytes keeps no backtracking state.
 _TOKENS = re.compile(
-    r"'(?:[^'\\]|\\.|'')*(?:'|(?P<string>\\?\Z))|\"(?:[^\"]|\"\")*(?:\"|(?P<name>\Z))"
-    r"|`(?:[^`]|``)*(?:`|(?P<backquoted>\Z))|--[^\n]*|/\*.*?(?:\*/|(?P<comment>\Z))|;",
+    r"'(?:[^'\\]|\\.|'')*+(?:'|(?P<string>\\?\Z))|\"(?:[^\"]|\"\")*+(?:\"|(?P<name>\Z))"
+    r"|`(?:[^`]|``)*+(?:`|(?P<backquoted>\Z))|--[^\n]*|/\*.*?(?:\*/|(?P<comment>\Z))|;",
     re.DOTALL,
 )
 # Parsing stops after this many errors: a file of garbage need not be parsed once per line.
