@@ -6,7 +6,11 @@ import re
 import subprocess
 import sys
 
+import pytest
+from conftest import datasource_url
+
 from sqlml.checking import check_program
+from sqlml.cli import main
 from sqlml.runtime.datasource import connect
 
 PROGRAM = """\
@@ -72,3 +76,56 @@ def test_check_command_exit_status(tmp_path):
     done = subprocess.run([*run, str(bad)], capture_output=True, text=True)
     assert done.returncode == 1
     assert done.stderr.count(f"{bad}:") == 3
+
+
+OUTPUTS = """\
+SELECT x FROM t1 TO PREDICT SQLML_Model_Versions.y USING m1;
+SELECT * FROM t TO PREDICT main.T.y USING m;
+SELECT * FROM t TO PREDICT t.y WITH output.replace = true USING m;
+SELECT * FROM t TO EVALUATE m LABEL y INTO sqlml_runs;
+SELECT * FROM t TO TRAIN xgboost.gbtree WITH eta = CHOICE(0.1, 0.2), search.trials_table =
+  'db.sqlml_run_steps' LABEL y INTO m;
+WITH d AS (DELETE FROM t RETURNING *) SELECT * FROM d TO EXPLAIN m INTO x;
+"""
+
+
+def test_outputs_are_checked_without_a_datasource():
+    assert located(check_program(OUTPUTS, "postgres")) == [
+        (1, 29, "TO PREDICT would write SQLML_Model_Versions, one of the tables sqlml keeps "
+         "its models and runs in"),
+        (2, 28, "TO PREDICT would write main.T, a table the statement reads"),
+        (4, 44, "TO EVALUATE would write sqlml_runs, one of the tables sqlml keeps its models "
+         "and runs in"),
+        (5, 70, "the hyperparameter search would write db.sqlml_run_steps, one of the tables "
+         "sqlml keeps its models and runs in"),
+        (7, 1, "the SELECT before TO EXPLAIN may only read data, but it holds a DELETE"),
+    ]  # fmt: skip
+
+
+@pytest.mark.parametrize("kind", ["duckdb", "postgresql"])
+def test_a_delete_in_the_select_of_an_extended_statement_never_runs(
+    kind, tmp_path, unique_name, capfd
+):
+    url = datasource_url(kind, tmp_path)
+    table = f"{unique_name}_rows"
+    ds = connect(url)
+    ds.execute(f"CREATE TABLE {table} (x INTEGER, y INTEGER)")
+    ds.execute(f"INSERT INTO {table} VALUES (1, 0), (2, 1), (3, 0), (4, 1)")
+    ds.close()
+    deleting = f"WITH d AS (DELETE FROM {table} RETURNING *) SELECT * FROM d"
+    try:
+        for program in (
+            f"{deleting} TO PREDICT {unique_name}_p.y USING {unique_name}_m;",
+            f"SELECT * FROM {table} TO TRAIN xgboost.gbtree WITH validation.select = "
+            f"'{deleting}' LABEL y INTO {unique_name}_m;",
+        ):
+            assert main(["-e", program, "--datasource", url]) == 1
+            err = capfd.readouterr().err
+            assert "may only read data, but it holds a DELETE" in err, err
+            assert "hint: run the DELETE as a statement of its own before this one" in err
+        ds = connect(url)
+        assert ds.execute(f"SELECT COUNT(*) FROM {table}").rows == [(4,)]
+    finally:
+        ds = connect(url)
+        ds.execute(f"DROP TABLE {table}")
+        ds.close()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import re
 from pathlib import Path
 
 import pytest
@@ -135,3 +137,139 @@ def test_attribute_reference_is_up_to_date():
     assert documented == attributes_markdown(), (
         "regenerate it: python -m sqlml.semantics.reference > docs/attributes.md"
     )
+
+
+SEARCH = "xgboost.gbtree WITH max_depth = CHOICE(2, 3)"
+
+
+@pytest.mark.parametrize(
+    ("text", "column", "message"),
+    [
+        ("SELECT x FROM t1 TO PREDICT sqlml_model_versions.y USING m1;", 29,
+         "TO PREDICT would write sqlml_model_versions, one of the tables sqlml keeps"),
+        ("SELECT x FROM t1 TO PREDICT Main.SQLML_Model_Chunks.y USING m1;", 29,
+         "TO PREDICT would write Main.SQLML_Model_Chunks, one of the tables"),
+        ('SELECT x FROM t1 TO EVALUATE m LABEL y INTO "sqlml_runs";', 45,
+         "TO EVALUATE would write sqlml_runs, one of the tables"),
+        ("SELECT x FROM t1 TO EXPLAIN m INTO db.sqlml_run_steps;", 36,
+         "TO EXPLAIN would write db.sqlml_run_steps, one of the tables"),
+        ("SELECT x FROM t1 TO PREDICT p__sqlml_new_1.y USING m1;", 29,
+         "TO PREDICT would write p__sqlml_new_1, a name sqlml keeps for its staging tables"),
+        (f"SELECT * FROM t TO TRAIN {SEARCH}, search.trials_table = 'SQLML_RUNS' LABEL y INTO m;",
+         72, "the hyperparameter search would write SQLML_RUNS, one of the tables"),
+        (f"SELECT * FROM t TO TRAIN {SEARCH} LABEL y INTO x__SQLML_y;", 84,
+         "the hyperparameter search would write x__SQLML_y_trials, a name sqlml keeps"),
+    ],
+)  # fmt: skip
+def test_outputs_into_sqlmls_own_tables_are_refused(text, column, message):
+    # output.replace does not help: sqlml never writes its own tables.
+    replace = text.replace(" USING", " WITH output.replace = true USING", 1)
+    for program in (text, replace) if "PREDICT" in text else (text,):
+        with pytest.raises(CheckError) as caught:
+            check(program)
+        assert (caught.value.line, caught.value.column) == (1, column)
+        assert caught.value.message.startswith(message), caught.value.message
+        assert caught.value.hint
+
+
+def test_output_replace_is_false_unless_given_and_round_trips():
+    given = " WITH output.replace = TRUE"
+    statements = check(
+        "SELECT * FROM t TO PREDICT p.y USING m;"
+        f"SELECT * FROM t TO PREDICT p.y{given} USING m;"
+        "SELECT * FROM t TO EVALUATE m LABEL y INTO e;"
+        f"SELECT * FROM t TO EVALUATE m{given} LABEL y INTO e;"
+        "SELECT * FROM t TO EXPLAIN m INTO x;"
+        f"SELECT * FROM t TO EXPLAIN m{given} INTO x;"
+        "SELECT * FROM t TO EXPLAIN m;"
+        f"SELECT * FROM t TO TRAIN {SEARCH} LABEL y INTO m;"
+        f"SELECT * FROM t TO TRAIN {SEARCH}, output.replace = true LABEL y INTO m;"
+    )
+    assert [s.attributes["output.replace"] for s in statements[:7]] == [False, True] * 3 + [False]
+    searches = statements[7:]
+    assert all(isinstance(s, ir.SearchStatement) for s in searches)
+    assert [s.search["replace_table"] for s in searches] == [False, True]
+    assert all("output.replace" not in s.attributes for s in searches)
+    for statement in statements:
+        assert ir.from_dict(json.loads(statement.to_json())) == statement
+
+
+@pytest.mark.parametrize(
+    ("text", "column", "message"),
+    [
+        ("SELECT * FROM t TO TRAIN xgboost.gbtree WITH output.replace = true LABEL y INTO m;", 46,
+         "TO TRAIN writes no table: output.replace is for the trials table"),
+        ("SELECT * FROM t TO EXPLAIN m WITH output.replace = true;", 35,
+         "TO EXPLAIN without INTO writes no table"),
+        ("SELECT * FROM t TO PREDICT p.y WITH output.replace = 1 USING m;", 37,
+         "attribute output.replace must be TRUE or FALSE"),
+    ],
+)  # fmt: skip
+def test_output_replace_where_no_table_is_replaced(text, column, message):
+    with pytest.raises(CheckError) as caught:
+        check(text)
+    assert (caught.value.line, caught.value.column) == (1, column)
+    assert caught.value.message.startswith(message), caught.value.message
+
+
+@pytest.mark.parametrize(
+    ("text", "column", "table"),
+    [
+        ("SELECT * FROM t TO PREDICT t.y USING m;", 28, "t"),
+        ("SELECT * FROM main.T TO PREDICT t.y USING m;", 33, "t"),
+        ("SELECT a.x FROM s AS a JOIN db.Out AS o ON a.x = o.x TO PREDICT out.y USING m;",
+         65, "out"),
+        ("SELECT * FROM t WHERE x IN (SELECT x FROM e) TO EVALUATE m LABEL y INTO e;", 73, "e"),
+        ("WITH w AS (SELECT * FROM x) SELECT * FROM w TO EXPLAIN m INTO X;", 63, "X"),
+        (f"SELECT * FROM m_trials TO TRAIN {SEARCH} LABEL y INTO m;", 91, "m_trials"),
+        (f"SELECT * FROM t TO TRAIN {SEARCH}, validation.select = 'SELECT * FROM tt', "
+         "search.trials_table = TT LABEL y INTO m;", 112, "TT"),
+    ],
+)  # fmt: skip
+def test_a_statement_may_replace_the_table_it_reads_only_with_output_replace(text, column, table):
+    with pytest.raises(CheckError) as caught:
+        check(text)
+    assert (caught.value.line, caught.value.column) == (1, column)
+    assert caught.value.message.endswith(
+        f"would write {table}, a table the statement reads: the output would replace the rows "
+        "it reads"
+    ), caught.value.message
+    assert caught.value.hint == (
+        f"write to another table, or add WITH output.replace = true to replace {table}"
+    )
+    if "TO TRAIN" in text:
+        replaced = text.replace(" LABEL", ", output.replace = true LABEL")
+    else:
+        replaced = re.sub(r" (USING|LABEL|INTO)", r" WITH output.replace = true \1", text, count=1)
+    check(replaced)  # the user asked for it
+
+
+def test_a_common_table_expression_named_like_the_output_is_not_the_output():
+    check("WITH p AS (SELECT * FROM t) SELECT * FROM p TO PREDICT p.y USING m;")
+
+
+@pytest.mark.parametrize("dialect", ["duckdb", "postgres"])
+@pytest.mark.parametrize(
+    ("query", "word"),
+    [
+        ("WITH d AS (DELETE FROM t RETURNING *) SELECT * FROM d", "a DELETE"),
+        ("WITH d AS (UPDATE t SET y = 1 RETURNING *) SELECT * FROM d", "an UPDATE"),
+        ("WITH d AS (INSERT INTO t VALUES (1, 2) RETURNING *) SELECT * FROM d", "an INSERT"),
+        ("SELECT * INTO copy FROM t", "a SELECT ... INTO"),
+    ],
+)
+def test_the_queries_of_extended_statements_may_not_change_data(query, word, dialect):
+    with pytest.raises(CheckError) as caught:
+        analyze(parse(f"SELECT 1;\n  {query} TO PREDICT p.y USING m;"), dialect)
+    assert (caught.value.line, caught.value.column) == (2, 3)
+    assert (
+        caught.value.message
+        == f"the SELECT before TO PREDICT may only read data, but it holds {word}"
+    )
+    validation = f'SELECT * FROM t TO TRAIN xgboost.gbtree WITH validation.select = "{query}" '
+    with pytest.raises(CheckError) as caught:
+        analyze(parse(validation + "LABEL y INTO m;"), dialect)
+    assert (caught.value.line, caught.value.column) == (1, 67)
+    assert caught.value.message == f"this query may only read data, but it holds {word}"
+    if not query.startswith("SELECT * INTO"):
+        analyze(parse(f"{query};"), dialect)  # a plain query goes to the database as written
