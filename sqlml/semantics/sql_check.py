@@ -8,8 +8,8 @@ and a false alarm would stop a valid program. Errors point into the program text
 sqlglot builds a Python object per token: a statement with a list of a million literals
 (``WHERE id IN (0, 1, ...)``) would take gigabytes. What the analysis needs (the syntax,
 the tables read and written) does not depend on how many literals a list holds, so
-:func:`parse_sql` gives sqlglot the text with every long run of literals cut to its first
-one, and maps error positions back. The database always gets the text as written.
+:func:`parse_sql` gives sqlglot the text with every long list of literals cut to its first
+and last items, and maps error positions back. The database always gets the text as written.
 """
 
 from __future__ import annotations
@@ -81,8 +81,8 @@ class ShortSql:
 
 
 def shorten(sql: str) -> ShortSql:
-    """``sql`` with each long run of literals (or rows of literals) in a list cut to its
-    first: ``IN (1, 2, ..., 900)`` becomes ``IN (1, 900)``. Only whole items between two
+    """``sql`` with each long list of literals (or rows of literals) cut to its first and
+    last items: ``IN (1, 2, ..., 900)`` becomes ``IN (1, 900)``. Only whole items between two
     commas go, so the text reads as the same statement with a shorter list."""
     pieces: list[str] = []
     cuts: list[tuple[int, int]] = []
