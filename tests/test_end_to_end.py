@@ -55,7 +55,7 @@ def test_predict_replaces_a_users_table_only_when_asked(duckdb_url, capsys):
     ds.execute("INSERT INTO pred VALUES (7)")
     ds.close()
     program = """
-        CREATE TABLE d AS SELECT i AS x, i % 2 AS y FROM range(100) t(i);
+        CREATE OR REPLACE TABLE d AS SELECT i AS x, i % 2 AS y FROM range(100) t(i);
         SELECT x, y FROM d TO TRAIN xgboost.gbtree
           WITH objective = "binary:logistic", train.num_boost_round = 5 LABEL y INTO m;
         SELECT x FROM d WHERE x < 10 TO PREDICT pred.y {opt_in} USING m;

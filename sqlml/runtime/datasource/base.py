@@ -246,7 +246,8 @@ class Datasource(ABC):
         shown = ".".join(table)
         if is_own_table(table):
             raise CheckError(
-                f"{shown} is one of sqlml's own tables; statements never write into it",
+                f"{shown} is one of the tables sqlml keeps its models and runs in; "
+                "statements never write into it",
                 hint="write the output into another table",
             )
         found = self.describe_target(table)
