@@ -189,3 +189,20 @@ def test_a_search_refuses_a_trials_table_of_the_users_before_training(model, cap
         ModelStore(ds).drop(searched)
     finally:
         ds.close()
+
+
+def test_a_result_column_never_replaces_a_selected_column(model, capsys):
+    """The label's place is the prediction's; any other selected column named like the
+    result (a feature above all) is an error, not silently replaced."""
+    url, name = model
+    table = f"{name}_clash"
+    for result, said in (("sepal_length", "sepal_length (a feature of the model)"), ("id", "id")):
+        clash = f"SELECT * FROM iris_test TO PREDICT {table}.{result} USING {name};"
+        status, err = _run(["-e", clash, "--datasource", url], capsys)
+        assert status == 1 and "Traceback" not in err
+        assert f"the SELECT already returns {said}, which the predictions would replace" in err
+    ds = connect(url)
+    try:
+        assert ds.describe_target([table]) is None  # nothing written
+    finally:
+        ds.close()
