@@ -156,14 +156,29 @@ class Datasource(ABC):
 
     def table_fingerprint(self, table: Sequence[str]) -> str | None:
         """A value that changes whenever ``table``'s rows or columns (names, types, order)
-        change, or None if unknown (no ``fingerprint_sql``, or no such table)."""
+        change, or None if unknown (no ``fingerprint_sql``, or no such table).
+
+        The name is looked up regardless of case, as the dependency analysis lower-cases
+        names: on a database whose names are case-sensitive (MySQL on Linux), tables whose
+        names differ only in case all count."""
         if self.fingerprint_sql is None:
             return None
-        columns = self.column_types(table)
-        if not columns:
+        *schema, name = table
+        found = self.execute(
+            "SELECT table_name FROM information_schema.tables "
+            f"WHERE table_schema = COALESCE({self.param}, {self.current_schema}) "
+            f"AND LOWER(table_name) = LOWER({self.param}) ORDER BY table_name",
+            [schema[-1] if schema else None, name],
+        )
+        stored = [stored for (stored,) in found.rows] if found else []
+        if not stored:
             return None
+        return repr([self._fingerprint([*schema, each]) for each in stored])
+
+    def _fingerprint(self, table: Sequence[str]) -> Any:
+        """The fingerprint of the table named exactly ``table``."""
         found = self.execute(self.fingerprint_sql.format(table=self.quote(table)))
-        return repr((columns, found.rows)) if found else None
+        return (self.column_types(table), found.rows if found else None)
 
     def column_types(self, table: Sequence[str]) -> list[tuple[Any, ...]]:
         """``table``'s columns in order, each its name and type; empty if there is no table."""

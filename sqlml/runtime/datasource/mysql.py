@@ -100,7 +100,7 @@ class MySQLSource(Datasource):
         self._load_con: pymysql.Connection | None = None
         self._in_transaction = False
 
-    def table_fingerprint(self, table: Sequence[str]) -> str | None:
+    def _fingerprint(self, table: Sequence[str]) -> Any:
         """The table's columns, creation and update times when the server keeps the update
         time, else ``CHECKSUM TABLE``, which reads every row. Times have whole seconds, so a
         table changed in the current second is asked again once that second is over (a later
@@ -123,12 +123,12 @@ class MySQLSource(Datasource):
                 [schema[-1] if schema else None, name],
             )
             if not (found and found.rows and found.rows[0][1] is not None):
-                return super().table_fingerprint(table)
+                return super()._fingerprint(table)
             created, updated, settled, columns = found.rows[0]
             if settled:
                 return f"created {created}, updated {updated}, columns {columns}"
             if time.monotonic() >= deadline:  # written to without a pause: read the rows
-                return super().table_fingerprint(table)
+                return super()._fingerprint(table)
             time.sleep(0.1)
 
     def quote(self, parts: Sequence[str]) -> str:
