@@ -10,15 +10,24 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 
 from sqlml.errors import ModelError
 from sqlml.ir import FeatureColumn
 from sqlml.runtime.datasource import Columns
-from sqlml.runtime.feature_columns import check_columns, split, value_texts
+from sqlml.runtime.feature_columns import (
+    FLOAT32_MAX,
+    check_columns,
+    sources,
+    split,
+    value_kind,
+    value_texts,
+)
 
 _NUMBER_KINDS = ("numeric", "dense", "sparse")
+MAX_COLUMNS = 1 << 20  # of the feature matrix (2**20: hashed or sparse indices of 20 bits)
 
 
 @dataclass(frozen=True)
@@ -45,6 +54,7 @@ class FeatureArrays:
     owners: np.ndarray  # the feature (index in names) of each column of numbers
     categoricals: list[Categorical]
     targets: list[str | None]  # per feature: the model input it feeds (COLUMN ... FOR), or all
+    column_types: dict[str, str]  # per column read: "numbers" or "text" (unknown: absent)
 
     @property
     def rows(self) -> int:
@@ -58,6 +68,11 @@ class FeatureArrays:
         """
         if not self.categoricals:
             return self.numbers, self.owners  # no copy
+        widths = [
+            1 if c.encoding == "id" and c.ids.shape[1] == 1 and not one_hot else c.buckets
+            for c in self.categoricals
+        ]
+        check_width(self.numbers.shape[1] + sum(widths))
         blocks, owners = [self.numbers], [self.owners]
         for category in self.categoricals:
             if category.encoding == "id" and category.ids.shape[1] == 1 and not one_hot:
@@ -105,12 +120,59 @@ class FeatureArrays:
         return replace(self, numbers=numbers, categoricals=categoricals)
 
 
+def check_width(width: int) -> None:
+    """A :class:`ModelError` if a feature matrix of ``width`` columns is too wide to make."""
+    if width > MAX_COLUMNS:
+        raise ModelError(
+            f"the features make {width:,} columns, more than sqlml takes ({MAX_COLUMNS:,})",
+            hint="use smaller shapes and bucket sizes, or EMBEDDING for categories with many ids",
+        )
+
+
+def max_width(features: list[FeatureColumn]) -> int:
+    """The most columns :meth:`FeatureArrays.matrix` makes of ``features``."""
+    return sum(
+        feature.params["shape"] if feature.kind in _NUMBER_KINDS else _buckets(feature)
+        for feature in features
+    )
+
+
+def _buckets(feature: FeatureColumn) -> int:
+    """The number of ids of a category feature."""
+    if feature.kind == "bucket":
+        return len(feature.params["boundaries"]) + 1
+    if feature.kind in ("weighted_category", "indicator", "embedding"):
+        return _buckets(feature.inputs[0])
+    return feature.params.get("bucket_size") or feature.params["hash_bucket_size"]
+
+
+def check_column_types(features: FeatureArrays, metadata: dict[str, Any]) -> None:
+    """A :class:`ModelError` if a column holds numbers where the model was trained on text,
+    or text where it was trained on numbers (``metadata["column_types"]``; models of older
+    versions of sqlml have none)."""
+    trained = metadata.get("column_types") or {}
+    for column, found in features.column_types.items():
+        expected = trained.get(column)
+        if expected is not None and expected != found:
+            cast = "DOUBLE" if expected == "numbers" else "VARCHAR"
+            raise ModelError(
+                f"feature column {column} holds {found}, but the model was trained on "
+                f"{expected} in it",
+                hint=f"convert it in the SELECT, e.g. CAST({column} AS {cast})",
+            )
+
+
 def transform(columns: Columns, features: list[FeatureColumn]) -> FeatureArrays:
-    """Apply derived feature columns (see :func:`derive`) to the rows in ``columns``."""
+    """Apply derived feature columns (see :func:`derive`) to the rows in ``columns``.
+
+    A :class:`ModelError` if the numbers hold infinite values or values beyond float32's
+    range (models compute in float32); NULL and NaN are missing values.
+    """
     check_columns(columns, features)
     rows = len(next(iter(columns.values())))
     numeric = [(i, f) for i, f in enumerate(features) if f.kind in _NUMBER_KINDS]
     width = sum(feature.params["shape"] for _, feature in numeric)
+    check_width(width)
     # Filled column by column: each value converted to float32 once, with no joining copy.
     numbers = np.empty((rows, width), np.float32)
     owners = np.empty(width, np.int64)
@@ -130,6 +192,11 @@ def transform(columns: Columns, features: list[FeatureColumn]) -> FeatureArrays:
             if feature.kind not in _NUMBER_KINDS
         ],
         targets=[feature.target for feature in features],
+        column_types={
+            name: kind
+            for name in dict.fromkeys(name for f in features for name in sources(f))
+            if (kind := value_kind(columns[name])) is not None
+        },
     )
 
 
@@ -140,8 +207,32 @@ def _numbers(
     when given."""
     shape = feature.params["shape"]
     block = np.empty((len(values), shape), np.float32) if out is None else out
+    with np.errstate(over="ignore"):  # values beyond float32's range become inf: refused
+        _fill(feature, values, block)
+    _check_finite(feature.kind, feature.column, block)
+    return block
+
+
+def _check_finite(kind: str, column: str | None, block: np.ndarray) -> None:
+    """A :class:`ModelError` if ``block`` (float32) holds infinite values: infinite in the
+    data, or beyond float32's range."""
+    infinite = np.isinf(block)
+    if infinite.any():
+        rows = int(infinite.reshape(len(block), -1).any(axis=1).sum())
+        raise ModelError(
+            f"{kind.upper()} column {column} holds infinite values, or values beyond "
+            f"float32's range (±{FLOAT32_MAX:.4g}), in {rows} of {len(block)} rows",
+            hint=f"filter those rows out or clip the values in the SELECT, e.g. WHERE {column} "
+            f"BETWEEN -1e38 AND 1e38",
+        )
+
+
+def _fill(feature: FeatureColumn, values: np.ndarray, block: np.ndarray) -> None:
+    """Write a NUMERIC, DENSE or SPARSE column's values into ``block``."""
+    shape = feature.params["shape"]
     if feature.kind == "sparse":
-        return _sparse(feature, values, block)
+        _sparse(feature, values, block)
+        return
     if values.dtype.kind in "biuf":
         if shape != 1:
             raise ModelError(
@@ -150,7 +241,7 @@ def _numbers(
                 hint="give a shape of 1, or select comma-separated numbers",
             )
         block[:, 0] = values
-        return block
+        return
     delimiter = feature.params.get("delimiter", ",")
     block[:] = np.nan
     for row, text in enumerate(value_texts(values)):
@@ -164,10 +255,9 @@ def _numbers(
                 hint=f"every row must hold {shape} numbers separated by {delimiter!r}",
             )
         block[row] = numbers
-    return block
 
 
-def _sparse(feature: FeatureColumn, values: np.ndarray, block: np.ndarray) -> np.ndarray:
+def _sparse(feature: FeatureColumn, values: np.ndarray, block: np.ndarray) -> None:
     """``index:value`` lists (a bare index means value 1) written into ``block``; indices
     past the shape are dropped."""
     shape = feature.params["shape"]
@@ -177,7 +267,6 @@ def _sparse(feature: FeatureColumn, values: np.ndarray, block: np.ndarray) -> np
             index, value = _sparse_entry(feature, token)
             if index < shape:
                 block[row, index] = value
-    return block
 
 
 def _sparse_entry(feature: FeatureColumn, token: str) -> tuple[int, float]:
@@ -288,7 +377,9 @@ def _weighted(feature: FeatureColumn, columns: Columns) -> tuple[np.ndarray, np.
                 f"{len(values)} weights in {feature.column}",
                 hint="give one weight per category value",
             )
-        weights[row, :count] = values[:count]
+        with np.errstate(over="ignore"):  # beyond float32's range: inf, refused below
+            weights[row, :count] = values[:count]
+    _check_finite(feature.kind, feature.column, weights)
     return ids, weights, buckets
 
 

@@ -20,6 +20,7 @@ from sqlml.runtime.datasource import Columns
 
 SAMPLE_ROWS = 1000  # non-NULL values inspected to guess a column's kind
 MAX_VOCABULARY = 10_000  # most frequent values kept when a vocabulary has no bucket_size
+FLOAT32_MAX = float(np.finfo(np.float32).max)  # XGBoost and Keras compute in float32
 
 _NUMBER = r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?"
 _NUMBER_LIST = re.compile(rf"\s*{_NUMBER}(?:\s*,\s*{_NUMBER})*\s*")
@@ -47,7 +48,7 @@ def check_columns(
     columns: Columns, features: list[FeatureColumn], source: str = "the SELECT"
 ) -> None:
     """A :class:`ModelError` if a feature reads a column that ``source`` did not return."""
-    needed = dict.fromkeys(name for feature in features for name in _sources(feature))
+    needed = dict.fromkeys(name for feature in features for name in sources(feature))
     missing = [name for name in needed if name not in columns]
     if missing:
         raise ModelError(
@@ -56,9 +57,25 @@ def check_columns(
         )
 
 
-def _sources(feature: FeatureColumn) -> list[str]:
+def sources(feature: FeatureColumn) -> list[str]:
+    """The columns a feature reads, its inputs' included."""
     own = [feature.column] if feature.column else []
-    return own + [name for item in feature.inputs for name in _sources(item)]
+    return own + [name for item in feature.inputs for name in sources(item)]
+
+
+def value_kind(values: np.ndarray) -> str | None:
+    """What a column holds: "numbers" (booleans too) or "text", by its type or its first
+    1,000 values that are not NULL; None when that is not known (all NULL, mixed)."""
+    if values.dtype.kind in "biuf":
+        return "numbers"
+    if values.dtype.kind in "US":
+        return "text"
+    sample = _sample(values) if values.dtype == object else []
+    if sample and all(isinstance(v, str) for v in sample):
+        return "text"
+    if sample and all(isinstance(v, Number) for v in sample):
+        return "numbers"
+    return None
 
 
 def _resolve(feature: FeatureColumn, columns: Columns) -> FeatureColumn:

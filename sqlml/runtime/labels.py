@@ -10,7 +10,8 @@ import numpy as np
 
 from sqlml.errors import ModelError
 from sqlml.runtime.datasource import Columns
-from sqlml.runtime.feature_columns import value_texts
+from sqlml.runtime.feature_columns import FLOAT32_MAX, value_texts
+from sqlml.semantics.estimators import MAX_CLASSES
 
 CLASSIFIER_OBJECTIVE_PREFIXES = ("binary:", "multi:")
 
@@ -68,6 +69,13 @@ def fit_labels(name: str, values: np.ndarray, task: str, objective: str | None) 
             )
         return LabelEncoding("regressor", [], values.dtype.kind)
     classes = np.unique(values).tolist() if numeric else sorted(set(values.tolist()))
+    if len(classes) > MAX_CLASSES:
+        raise ModelError(
+            f"LABEL column {name} has {len(classes):,} classes; sqlml classifies up to "
+            f"{MAX_CLASSES:,}",
+            hint="predict numbers with a regressor (e.g. objective = 'reg:squarederror'), "
+            "or group the classes in the SELECT",
+        )
     if len(classes) < 2:
         raise ModelError(
             f"LABEL column {name} has a single class ({classes[0]!r}); a classifier needs two",
@@ -87,7 +95,8 @@ def decide_task(values: np.ndarray, task: str, objective: str | None) -> str:
 
 
 def check_not_null(name: str, values: np.ndarray, source: str) -> None:
-    """A :class:`ModelError` if the LABEL column ``name`` read by ``source`` has NULLs."""
+    """A :class:`ModelError` if the LABEL column ``name`` read by ``source`` has NULLs, or
+    numbers that are infinite or beyond float32's range (models compute in float32)."""
     if values.dtype.kind == "f":
         nulls = int(np.isnan(values).sum())
     elif values.dtype == object:
@@ -99,6 +108,14 @@ def check_not_null(name: str, values: np.ndarray, source: str) -> None:
             f"LABEL column {name} has NULL (or NaN) values in {nulls} of {len(values)} rows",
             hint=f"filter them out: add WHERE {name} IS NOT NULL to {source}",
         )
+    if values.dtype.kind == "f":
+        huge = int((np.abs(values) > FLOAT32_MAX).sum())
+        if huge:
+            raise ModelError(
+                f"LABEL column {name} has infinite values, or values beyond float32's range "
+                f"(±{FLOAT32_MAX:.4g}), in {huge} of {len(values)} rows",
+                hint=f"filter them out in {source}, e.g. WHERE {name} BETWEEN -1e38 AND 1e38",
+            )
 
 
 def query_ids(columns: Columns, group: str, source: str) -> np.ndarray:

@@ -18,13 +18,27 @@ def show_train(statement: ir.ShowTrainStatement, datasource: Datasource) -> Outc
     )
 
 
+UNREADABLE = "(metadata unreadable)"
+
+
 def show_models(statement: ir.ShowModelsStatement, datasource: Datasource) -> Outcome:
-    rows = [
-        (name, version, meta["estimator"], meta["label"], meta["rows"], meta["trained_at"])
-        for name, version, meta in ModelStore(datasource).list()
-    ]
+    """The newest version of every model. One whose stored metadata is damaged is listed
+    with its name and version, ``(metadata unreadable)`` as its estimator and NULL in the
+    other columns, and named in the summary (DESCRIBE MODEL says what is wrong)."""
+    rows, damaged = [], []
+    for name, version, meta in ModelStore(datasource).catalog():
+        if isinstance(meta, ModelError):
+            rows.append((name, version, UNREADABLE, None, None, None))
+            damaged.append(f"{name} (version {version})")
+        else:
+            rows.append(
+                (name, version, meta["estimator"], meta["label"], meta["rows"], meta["trained_at"])
+            )
     columns = ["model", "version", "estimator", "label", "rows", "trained_at"]
-    return Outcome(result=ResultSet(columns, rows))
+    summary = None
+    if damaged:
+        summary = f"the metadata of {', '.join(damaged)} is unreadable; DESCRIBE MODEL says why"
+    return Outcome(result=ResultSet(columns, rows), summary=summary)
 
 
 def describe_model(statement: ir.DescribeModelStatement, datasource: Datasource) -> Outcome:

@@ -5,6 +5,13 @@
 ``.keras``), cut into chunks that fit any server's packet limit. A version is written in one
 transaction, so a failed save leaves the previous version in place, and loading checks that
 every byte is there. Nothing stored is ever unpickled or executed.
+
+Models are named exactly as written: ``Churn``, ``churn``, ``modèle`` and ``modele `` are four
+models on every database. On MySQL the ``name`` columns are ``VARBINARY`` (its string
+collations ignore case, accents or trailing spaces), and a store made with ``VARCHAR`` names
+is altered when first opened. Metadata is checked as it is read
+(:mod:`sqlml.runtime.models.metadata`), and a model's bytes are at most
+:data:`~sqlml.runtime.models.checks.MAX_MODEL_BYTES`.
 """
 
 from __future__ import annotations
@@ -12,12 +19,15 @@ from __future__ import annotations
 import json
 import random
 import time
+import weakref
 from dataclasses import dataclass
 from typing import Any
 
 from sqlml.errors import DatasourceError, ModelError
 from sqlml.runtime import cancel
 from sqlml.runtime.datasource import Datasource
+from sqlml.runtime.models.checks import MAX_MODEL_BYTES, TAMPERED_HINT
+from sqlml.runtime.models.metadata import read_metadata
 from sqlml.tables import MODEL_CHUNKS, MODEL_VERSIONS
 
 TABLE = MODEL_VERSIONS
@@ -25,6 +35,11 @@ CHUNKS = MODEL_CHUNKS
 CHUNK_BYTES = 4 << 20  # well below MySQL's default max_allowed_packet, even escaped
 KEEP_VERSIONS = 3  # the newest versions kept per model
 SAVE_ATTEMPTS = 3  # attempts of a save that lost a race with a concurrent one
+# The type of the name columns where the datasource's "key" type does not compare exactly:
+# MySQL's VARCHAR collations ignore case and accents, and pad trailing spaces (utf8mb4_bin
+# too); 1020 bytes hold any 255 characters of UTF-8.
+EXACT_NAMES = {"mysql": "VARBINARY(1020)"}
+_EXACT = weakref.WeakSet[Datasource]()  # datasources whose tables have exact names
 
 
 @dataclass(frozen=True)
@@ -49,6 +64,12 @@ class ModelStore:
         Concurrent saves may race for a version number, or (DuckDB) for creating the tables:
         the loser tries again after a short, random pause (the winner commits meanwhile).
         """
+        if len(data) > MAX_MODEL_BYTES:
+            raise ModelError(
+                f"model {name} is {len(data):,} bytes, more than sqlml stores "
+                f"({MAX_MODEL_BYTES:,})",
+                hint="train a smaller model: fewer or smaller layers, rounds or features",
+            )
         attempt = 1
         while True:
             try:
@@ -87,7 +108,8 @@ class ModelStore:
         return version
 
     def _create_tables(self) -> None:
-        key, text, blob = (self._ds.types[kind] for kind in ("key", "text", "blob"))
+        key = EXACT_NAMES.get(self._ds.dialect, self._ds.types["key"])
+        text, blob = (self._ds.types[kind] for kind in ("text", "blob"))
         self._ds.create_tables(
             [
                 f"CREATE TABLE IF NOT EXISTS {self._models} (name {key} NOT NULL, "
@@ -98,13 +120,39 @@ class ModelStore:
                 "PRIMARY KEY (name, version, seq))",
             ]
         )
+        self._exact_names()
+
+    def _exists(self) -> bool:
+        """Whether the store's tables exist (with exact names, once checked)."""
+        if not self._ds.table_exists([TABLE]):
+            return False
+        self._exact_names()
+        return True
+
+    def _exact_names(self) -> None:
+        """Make the name columns compare exactly where they are of a type that does not: a
+        store made before names were exact (MySQL's VARCHAR) is altered to EXACT_NAMES,
+        keeping its rows (no names can clash: the new comparison is finer). Checked once
+        per connection."""
+        exact = EXACT_NAMES.get(self._ds.dialect)
+        if exact is None or self._ds in _EXACT:
+            return
+        for table in (TABLE, CHUNKS):
+            types = {
+                str(row[0]).lower(): str(row[1]).lower() for row in self._ds.column_types([table])
+            }
+            if types.get("name", "varbinary") != "varbinary":
+                self._ds.execute(
+                    f"ALTER TABLE {self._ds.quote([table])} MODIFY name {exact} NOT NULL"
+                )
+        _EXACT.add(self._ds)
 
     def load(self, name: str, version: int | None = None) -> StoredModel:
         """``version`` of ``name`` (default: the newest); a :class:`ModelError` if none."""
         p = self._ds.param
         found = None
         chosen = "" if version is None else f" AND version = {p}"
-        if self._ds.table_exists([TABLE]):
+        if self._exists():
             found = self._ds.execute(
                 f"SELECT version, size, metadata FROM {self._models} WHERE name = {p}{chosen} "
                 "ORDER BY version DESC LIMIT 1",
@@ -121,32 +169,52 @@ class ModelStore:
                 f"model {name} does not exist in {self._ds.url}",
                 hint=f"train it first with ... TO TRAIN <estimator> ... INTO {name}",
             )
-        version, size, metadata = found.rows[0]
+        version, size, text = found.rows[0]
+        version = int(version)
+        metadata = read_metadata(name, version, text)
+        if not isinstance(size, int) or not 0 <= size <= MAX_MODEL_BYTES:
+            raise ModelError(
+                f"model {name} version {version} declares {size!r} bytes; sqlml loads models "
+                f"of up to {MAX_MODEL_BYTES:,}",
+                hint=TAMPERED_HINT,
+            )
         chunks = self._ds.execute(
             f"SELECT chunk FROM {self._chunks} WHERE name = {p} AND version = {p} ORDER BY seq",
             [name, version],
         )
-        data = b"".join(bytes(chunk) for (chunk,) in chunks.rows) if chunks else b""
+        parts = [chunk for (chunk,) in chunks.rows] if chunks else []
+        if not all(isinstance(part, bytes | bytearray | memoryview) for part in parts):
+            raise ModelError(
+                f"model {name} version {version} has chunks that are not bytes", hint=TAMPERED_HINT
+            )
+        data = b"".join(parts)
         if len(data) != size:
             raise ModelError(
                 f"model {name} version {version} is incomplete ({len(data)} of {size} bytes)",
                 hint="train it again",
             )
-        return StoredModel(name, int(version), json.loads(metadata), data)
+        return StoredModel(name, version, metadata, data)
 
     def list(self) -> list[tuple[str, int, dict[str, Any]]]:
-        """The newest version of every model: name, version and metadata, by name."""
-        if not self._ds.table_exists([TABLE]):
+        """The newest version of every model whose metadata is readable: name, version and
+        metadata, by name."""
+        return [(n, v, meta) for n, v, meta in self.catalog() if not isinstance(meta, ModelError)]
+
+    def catalog(self) -> list[tuple[str, int, dict[str, Any] | ModelError]]:
+        """The newest version of every model, by name: its name, version, and metadata (what
+        SHOW MODELS needs of it), or the :class:`ModelError` saying why it is unreadable."""
+        if not self._exists():
             return []
         rows = self._ds.execute(
             f"SELECT name, version, metadata FROM {self._models} AS m WHERE version = "
             f"(SELECT MAX(version) FROM {self._models} AS n WHERE n.name = m.name) ORDER BY name"
         )
-        return [(n, int(v), json.loads(meta)) for n, v, meta in rows.rows] if rows else []
+        found = rows.rows if rows else []
+        return [_entry(_text(name), int(version), text) for name, version, text in found]
 
     def list_versions(self, name: str) -> list[int]:
         """The stored versions of ``name``, oldest first."""
-        if not self._ds.table_exists([TABLE]):
+        if not self._exists():
             return []
         rows = self._ds.execute(
             f"SELECT version FROM {self._models} WHERE name = {self._ds.param} ORDER BY version",
@@ -156,7 +224,7 @@ class ModelStore:
 
     def drop(self, name: str) -> bool:
         """Delete every version of ``name``; whether there was one."""
-        if not self._ds.table_exists([TABLE]):
+        if not self._exists():
             return False
         p = self._ds.param
         with self._ds.transaction():
@@ -166,3 +234,15 @@ class ModelStore:
             for table in (self._chunks, self._models):
                 self._ds.execute(f"DELETE FROM {table} WHERE name = {p}", [name])
         return bool(found and found.rows[0][0])
+
+
+def _entry(name: str, version: int, text: Any) -> tuple[str, int, dict[str, Any] | ModelError]:
+    try:
+        return name, version, read_metadata(name, version, text, used=False)
+    except ModelError as error:
+        return name, version, error
+
+
+def _text(name: str | bytes) -> str:
+    """A name as read: MySQL's VARBINARY names come back as bytes."""
+    return bytes(name).decode("utf-8", "replace") if isinstance(name, bytes | bytearray) else name

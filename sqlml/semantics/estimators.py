@@ -32,6 +32,12 @@ REGRESSION_OBJECTIVES = (
 RANKING_OBJECTIVES = ("rank:pairwise", "rank:ndcg", "rank:map")
 XGBOOST_OBJECTIVES = REGRESSION_OBJECTIVES + CLASSIFICATION_OBJECTIVES + RANKING_OBJECTIVES
 
+# Sane maximums: a model beyond them would not fit in memory or in the model store (1 GiB),
+# or diverges at once.
+MAX_CLASSES = 10_000  # a prediction batch holds rows x classes probabilities
+MAX_UNITS = 10_000  # of a hidden layer: two such layers hold 10^8 weights (400 MB)
+MAX_LEARNING_RATE = 10.0
+
 
 # XGBoost reads one numeric matrix: no learned embeddings, crosses, weights or sequences.
 XGBOOST_FEATURE_KINDS = (
@@ -60,6 +66,7 @@ _NUM_CLASS = Attr(
     None,
     "number of classes (multi:* objectives)",
     minimum=2,
+    maximum=MAX_CLASSES,
     architecture=True,
 )
 # XGBoost's own parameter names, as SQLFlow uses them; the scikit-learn names are hints only.
@@ -183,6 +190,7 @@ _KERAS_COMMON = (
         0.01,
         "Adam learning rate",
         minimum=0,
+        maximum=MAX_LEARNING_RATE,
         exclusive_minimum=True,
     ),
 )
@@ -199,6 +207,7 @@ def _dnn(prefix: str = "") -> tuple[Attr, ...]:
             [64, 32],
             "units of each hidden layer",
             minimum=1,
+            maximum=MAX_UNITS,
             architecture=True,
         ),
         Attr(
@@ -227,6 +236,7 @@ _N_CLASSES = Attr(
     None,
     "number of classes; inferred from the label when omitted",
     minimum=2,
+    maximum=MAX_CLASSES,
     architecture=True,
 )
 
@@ -477,6 +487,7 @@ USER_MODEL_ATTRIBUTES = _attrs(
         None,
         "number of classes; when given, the model is a classifier even of numeric labels",
         minimum=2,
+        maximum=MAX_CLASSES,
         architecture=True,
     ),
     *_KERAS_COMMON,

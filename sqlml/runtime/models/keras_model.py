@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import importlib
 import io
-import json
+import math
 import os
 import tempfile
 import zipfile
@@ -17,11 +17,20 @@ from typing import Any
 
 import numpy as np
 
-from sqlml.errors import ModelError
+from sqlml.errors import ModelError, SqlmlError
 from sqlml.runtime import cancel, progress
-from sqlml.runtime.feature_arrays import FeatureArrays
+from sqlml.runtime.feature_arrays import FeatureArrays, check_column_types
 from sqlml.runtime.labels import LabelEncoding
 from sqlml.runtime.model_store import StoredModel
+from sqlml.runtime.models.checks import (
+    MAX_MODEL_BYTES,
+    MAX_RATIO,
+    SMALL_MEMBER,
+    TAMPERED_HINT,
+    foreign,
+    keras_archive,
+    keras_error,
+)
 
 FORMAT = "keras-v3"
 
@@ -69,7 +78,13 @@ def train(
         epochs=attributes["train.epoch"],
         batch_size=attributes["train.batch_size"],
     )
-    return _saved(model), {"params": params, "metrics": _metrics(history)}
+    return _saved(model), _details(params, history, features)
+
+
+def _details(params: dict[str, Any], history, features: FeatureArrays) -> dict[str, Any]:
+    """What a training stores besides the model: its parameters, metrics and the types of
+    the columns its features read."""
+    return {"params": params, "metrics": _metrics(history), "column_types": features.column_types}
 
 
 def train_batches(
@@ -118,7 +133,7 @@ def train_batches(
         epochs=attributes["train.epoch"],
         shuffle=False,  # shuffled batch by batch above
     )
-    return _saved(model), {"params": params, "metrics": _metrics(history)}
+    return _saved(model), _details(params, history, sample)
 
 
 def _compiled(
@@ -134,6 +149,7 @@ def _compiled(
     keras.utils.set_random_seed(attributes["train.seed"])
     classifier = labels.task == "classifier"
     if base is not None:
+        check_column_types(features, base.metadata)
         params = base.metadata["params"]
         model = _load(keras, base.data)
     elif classifier:
@@ -159,7 +175,7 @@ def _compiled(
 def _fit(keras, model, *data: Any, epochs: int, **options: Any):
     """``model.fit``; while progress is shown, each epoch's loss and metrics go to it."""
     with progress.stage("training", total=epochs, unit="epochs"):
-        callbacks = [_cancellation(keras)]
+        callbacks = [_cancellation(keras), keras.callbacks.TerminateOnNaN()]
         if progress.shown():
 
             class EpochProgress(keras.callbacks.Callback):
@@ -198,7 +214,17 @@ def _predict_callbacks(keras, rows: int, batch_size: int) -> list:
 
 
 def _metrics(history) -> dict[str, float]:
-    return {f"train_{name}": float(values[-1]) for name, values in history.history.items()}
+    """The last epoch's loss and metrics; a :class:`ModelError` if one is NaN or infinite
+    (the training diverged, and stopped at its first NaN loss): nothing is saved."""
+    metrics = {f"train_{name}": float(values[-1]) for name, values in history.history.items()}
+    bad = {name: value for name, value in metrics.items() if not math.isfinite(value)}
+    if bad:
+        shown = ", ".join(f"{name} = {value}" for name, value in bad.items())
+        raise ModelError(
+            f"the training diverged: {shown}; the model is not saved",
+            hint="lower optimizer.learning_rate, or scale the features or LABEL values down",
+        )
+    return metrics
 
 
 def _saved(model) -> bytes:
@@ -322,32 +348,12 @@ _BUILDER_HINT = (
 def _check_built_in(keras, model, path: str) -> None:
     """A :class:`ModelError` if the model holds anything but Keras's own layers and functions:
     it could not be loaded without running the user's code."""
-    foreign = _foreign(keras.saving.serialize_keras_object(model))
-    if foreign:
+    found = foreign(keras.saving.serialize_keras_object(model))
+    if found:
         raise ModelError(
-            f"the model built by {path} holds {foreign}, which cannot be loaded without "
-            "running code",
+            f"the model built by {path} holds {found}, which cannot be loaded without running code",
             hint="build it from Keras's own layers only (no Lambda, no custom classes)",
         )
-
-
-def _foreign(config: Any) -> str | None:
-    """The first object of a serialised Keras model that is not Keras's own, if any."""
-    if isinstance(config, list):
-        return next(filter(None, map(_foreign, config)), None)
-    if not isinstance(config, dict):
-        return None
-    name = config.get("class_name")
-    if name in ("Lambda", "__lambda__"):
-        return "a Lambda"
-    if isinstance(name, str) and not name.startswith("__"):
-        module, registered = config.get("module") or "", config.get("registered_name")
-        if module.split(".")[0] != "keras" or registered not in (None, name):
-            shown = registered or name
-            if name == "function" and isinstance(config.get("config"), str):
-                shown = config["config"]  # a function is serialised by its name
-            return f"{shown} (from {module or 'user code'})"
-    return next(filter(None, map(_foreign, config.values())), None)
 
 
 def predict_scores(
@@ -364,11 +370,22 @@ def scorer(data: bytes, metadata: dict[str, Any]) -> Callable[[FeatureArrays, in
     model = _load(keras, data)
 
     def score(features: FeatureArrays, batch_size: int) -> np.ndarray:
+        check_column_types(features, metadata)
         _reject_nulls(features)
         callbacks = _predict_callbacks(keras, features.rows, batch_size)
-        scores = model.predict(
-            features.inputs(), batch_size=batch_size, verbose=0, callbacks=callbacks
-        )
+        try:
+            scores = model.predict(
+                features.inputs(), batch_size=batch_size, verbose=0, callbacks=callbacks
+            )
+        except SqlmlError:  # cancelled
+            raise
+        except Exception as error:  # Keras reports inputs that do not fit in many ways
+            reason = str(error).strip().splitlines()[0] if str(error).strip() else ""
+            raise ModelError(
+                f"the stored Keras model does not take its features: "
+                f"{type(error).__name__}: {reason[:300]}",
+                hint=TAMPERED_HINT,
+            ) from None
         return scores[:, 0] if scores.shape[1] == 1 else scores  # a classifier has two or more
 
     return score
@@ -377,28 +394,52 @@ def scorer(data: bytes, metadata: dict[str, Any]) -> Callable[[FeatureArrays, in
 def _load(keras, data: bytes):
     """A stored model, loaded in safe mode: no code in it runs.
 
-    Its configuration is read first: one that names anything but Keras's own layers and
-    functions is refused before Keras sees it.
+    The archive and its configuration are checked first (:func:`keras_archive`), then its
+    weights (:func:`_check_weights`); Keras gets a new archive of the checked members only.
     """
-    try:
-        with zipfile.ZipFile(io.BytesIO(data)) as archive:
-            foreign = _foreign(json.loads(archive.read("config.json")))
-    except (zipfile.BadZipFile, KeyError, ValueError, RuntimeError, EOFError):
-        raise _unreadable("it is not a .keras archive") from None
-    if foreign:
-        raise _unreadable(f"its configuration names {foreign}, which could run code")
+    archive = keras_archive(data)
+    with zipfile.ZipFile(io.BytesIO(archive)) as members:
+        _check_weights(members.read("model.weights.h5"))
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "model.keras"
-        path.write_bytes(data)
+        path.write_bytes(archive)
         try:
             return keras.saving.load_model(path, compile=False, safe_mode=True)
         except Exception as error:  # Keras reports a bad archive with many exception types
-            raise _unreadable(f"{type(error).__name__}: {error}") from None
+            raise keras_error(f"{type(error).__name__}: {error}") from None
 
 
-def _unreadable(why: str) -> ModelError:
-    return ModelError(
-        f"the stored Keras model is not loaded: {why}",
-        hint="train the model again; if you did not store it, check who can write the "
-        "models tables",
-    )
+def _check_weights(weights: bytes) -> None:
+    """A :class:`ModelError` unless the weights file is plain HDF5 as Keras writes it: no
+    links to other files or places, no external or virtual data, and datasets whose size
+    is at most what they store times :data:`MAX_RATIO` (a small file must not inflate)."""
+    import h5py
+
+    problems: list[str] = []
+    total = 0
+
+    def visit(name: str, link: Any) -> None:
+        nonlocal total
+        if not isinstance(link, h5py.HardLink):
+            problems.append(f"{name} is a link")
+            return
+        item = file[name]
+        if isinstance(item, h5py.Dataset):
+            stored = item.id.get_storage_size()
+            if (
+                item.is_virtual
+                or item.external
+                or item.nbytes > max(SMALL_MEMBER, MAX_RATIO * stored)
+            ):
+                problems.append(f"{name} holds {item.nbytes:,} bytes in {stored:,}")
+            total += item.nbytes
+
+    try:
+        with h5py.File(io.BytesIO(weights), "r") as file:
+            file.visititems_links(visit)
+    except (OSError, ValueError, KeyError) as error:
+        raise keras_error(f"its weights are not readable HDF5 ({error})") from None
+    if total > MAX_MODEL_BYTES:
+        problems.append(f"the weights hold {total:,} bytes")
+    if problems:
+        raise keras_error(f"its weights file is not one Keras writes: {problems[0]}")

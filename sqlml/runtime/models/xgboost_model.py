@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import math
 import re
 import tempfile
 from collections.abc import Callable, Iterator
@@ -13,9 +15,10 @@ import xgboost as xgb
 
 from sqlml.errors import ModelError
 from sqlml.runtime import cancel, progress
-from sqlml.runtime.feature_arrays import FeatureArrays
+from sqlml.runtime.feature_arrays import FeatureArrays, check_column_types
 from sqlml.runtime.labels import LabelEncoding
 from sqlml.runtime.model_store import StoredModel
+from sqlml.runtime.models.checks import TAMPERED_HINT, not_xgboost, xgboost_document
 
 FORMAT = "xgboost-ubj"
 
@@ -66,6 +69,8 @@ def train(
     holds the query id of each row.
     """
     params = _params(labels, attributes, base)
+    if base is not None:
+        check_column_types(features, base.metadata)
     x = _matrix(features, params)[0]
     if params["objective"].startswith("rank:"):
         if groups is None:
@@ -88,7 +93,28 @@ def train(
         metrics = _train_metrics(booster, dtrain)
     except xgb.core.XGBoostError as error:
         raise ModelError(f"XGBoost: {_reason(error)}", hint=_hint(params)) from None
-    return bytes(booster.save_raw(raw_format="ubj")), {"params": params, "metrics": metrics}
+    return bytes(booster.save_raw(raw_format="ubj")), _details(params, metrics, features)
+
+
+def _details(
+    params: dict[str, Any], metrics: dict[str, float], features: FeatureArrays
+) -> dict[str, Any]:
+    """What a training stores besides the model: its parameters, metrics and the types of
+    the columns its features read."""
+    return {"params": params, "metrics": metrics, "column_types": features.column_types}
+
+
+def _check_converged(metrics: dict[str, float]) -> dict[str, float]:
+    """``metrics``; a :class:`ModelError` if one is NaN or infinite: the training diverged
+    (or its values overflow), and the model is not saved."""
+    bad = {name: value for name, value in metrics.items() if not math.isfinite(value)}
+    if bad:
+        shown = ", ".join(f"{name} = {value}" for name, value in bad.items())
+        raise ModelError(
+            f"the training diverged: {shown}; the model is not saved",
+            hint="lower eta (the learning rate), or scale the LABEL values down",
+        )
+    return metrics
 
 
 def _params(
@@ -112,6 +138,8 @@ def train_batches(
     """Boost like :func:`train`, on training rows that ``batches()`` yields pass after pass
     (external memory: XGBoost keeps them in cache files in a temporary folder)."""
     params = _params(labels, attributes, base)
+    if base is not None:
+        check_column_types(sample, base.metadata)
     one_hot = params.get("booster") == "gblinear"
     if one_hot and params.get("updater") == "shotgun":
         raise ModelError(
@@ -130,7 +158,7 @@ def train_batches(
         except xgb.core.XGBoostError as error:
             raise ModelError(f"XGBoost: {_reason(error)}", hint=_hint(params)) from None
         del dtrain  # its cache files, before their folder goes
-    return bytes(booster.save_raw(raw_format="ubj")), {"params": params, "metrics": metrics}
+    return bytes(booster.save_raw(raw_format="ubj")), _details(params, metrics, sample)
 
 
 class _Batches(xgb.DataIter):
@@ -183,7 +211,11 @@ def boost(
     The progress display gets every round, and the training metric when it is due (at
     most every half second, and only while progress is shown).
     """
-    booster = xgb.Booster(params, [dtrain], model_file=None if base is None else load(base.data))
+    model = None
+    if base is not None:
+        model = checked(base.data, base.metadata["params"])
+        _check_width(model, dtrain.num_col())
+    booster = xgb.Booster(params, [dtrain], model_file=model)
     start = booster.num_boosted_rounds()
     with progress.stage("training", total=rounds, unit="rounds"):
         for iteration in range(start, start + rounds):
@@ -200,10 +232,12 @@ def _train_metrics(booster: xgb.Booster, dtrain: xgb.DMatrix) -> dict[str, float
     XGBoost reports them as ``[0]\ttrain-<metric>:<value>...``.
     """
     fields = booster.eval(dtrain, "train").split("\t")[1:]
-    return {
-        f"train_{name.removeprefix('train-')}": float(value)
-        for name, value in (field.rsplit(":", 1) for field in fields)
-    }
+    return _check_converged(
+        {
+            f"train_{name.removeprefix('train-')}": float(value)
+            for name, value in (field.rsplit(":", 1) for field in fields)
+        }
+    )
 
 
 def _reason(error: Exception) -> str:
@@ -222,20 +256,57 @@ def _hint(params: dict[str, Any]) -> str:
 
 
 def load(data: bytes) -> xgb.Booster:
-    """A stored booster: XGBoost JSON or UBJSON only, which hold data, never code."""
+    """A stored booster: XGBoost JSON or UBJSON only, which hold data, never code, checked
+    (size, nesting) before XGBoost reads it."""
+    xgboost_document(data)
     booster = xgb.Booster()
     try:
-        if not data.startswith(b"{"):  # both formats are one object; anything else is refused
-            raise xgb.core.XGBoostError("not JSON or UBJSON")
         booster.load_model(bytearray(data))
-    except xgb.core.XGBoostError:
-        raise ModelError(
-            "the stored XGBoost model is not in XGBoost's JSON or UBJSON format and is not "
-            "loaded (sqlml never loads pickles or other formats that can run code)",
-            hint="train the model again; if you did not store it, check who can write the "
-            "models tables",
-        ) from None
+    except xgb.core.XGBoostError as error:
+        raise not_xgboost(_reason(error)) from None
     return booster
+
+
+def checked(data: bytes, params: dict[str, Any]) -> xgb.Booster:
+    """The stored booster (:func:`load`), checked to be what ``params`` trained: its
+    objective, booster, classes and one target. Reads XGBoost's configuration (a few
+    numbers), never anything as large as the model's number of features."""
+    booster = load(data)
+    learner = json.loads(booster.save_config())["learner"]
+    found = learner["learner_model_param"]
+    multi = params["objective"].startswith("multi:")
+    expected = {
+        "objective": params["objective"],
+        "booster": params.get("booster", "gbtree"),
+        "num_class": str(params["num_class"] if multi else 0),
+        "num_target": "1",
+    }
+    actual = {
+        "objective": learner["objective"]["name"],
+        "booster": learner["gradient_booster"]["name"],
+        "num_class": found["num_class"],
+        "num_target": found["num_target"],
+    }
+    wrong = [key for key, value in expected.items() if actual[key] != value]
+    if wrong:
+        raise ModelError(
+            "the stored XGBoost model does not match its metadata: it has "
+            + ", ".join(f"{key} {actual[key]}, not {expected[key]}" for key in wrong),
+            hint=TAMPERED_HINT,
+        )
+    return booster
+
+
+def _check_width(booster: xgb.Booster, width: int) -> None:
+    """A :class:`ModelError` unless the booster takes ``width`` features: the width of the
+    matrix sqlml builds from the model's feature columns. Checked before XGBoost predicts,
+    which allocates by its own number of features."""
+    if booster.num_features() != width:
+        raise ModelError(
+            f"the stored XGBoost model takes {booster.num_features():,} features, but its "
+            f"feature columns make {width:,}",
+            hint=TAMPERED_HINT,
+        )
 
 
 def predict_scores(
@@ -246,21 +317,30 @@ def predict_scores(
 
 
 def scorer(data: bytes, metadata: dict[str, Any]) -> Callable[[FeatureArrays, int], np.ndarray]:
-    """The stored model, loaded once, as a function of features and a batch size that
-    returns what :func:`predict_scores` returns."""
-    booster = load(data)
+    """The stored model, loaded once and checked, as a function of features and a batch size
+    that returns what :func:`predict_scores` returns."""
     params = metadata["params"]
+    booster = checked(data, params)
 
     def score(features: FeatureArrays, batch_size: int) -> np.ndarray:
+        check_column_types(features, metadata)
         x = _matrix(features, params)[0]
+        _check_width(booster, x.shape[1])
         parts = []
         for start in range(0, len(x), batch_size):
             cancel.check()
-            parts.append(booster.predict(xgb.DMatrix(x[start : start + batch_size])))
+            parts.append(_predict(booster, x[start : start + batch_size]))
             progress.advance(len(parts[-1]))
         return _scores(np.concatenate(parts) if parts else np.empty(0), len(x), params)
 
     return score
+
+
+def _predict(booster: xgb.Booster, x: np.ndarray, **options: bool) -> np.ndarray:
+    try:
+        return booster.predict(xgb.DMatrix(x), **options)
+    except xgb.core.XGBoostError as error:
+        raise ModelError(f"XGBoost: {_reason(error)}", hint=TAMPERED_HINT) from None
 
 
 def _scores(raw: np.ndarray, rows: int, params: dict[str, Any]) -> np.ndarray:
@@ -287,6 +367,9 @@ def contributions(data: bytes, features: FeatureArrays, metadata: dict[str, Any]
 
     A feature's contribution is the sum of those of its matrix columns.
     """
+    booster = checked(data, metadata["params"])
+    check_column_types(features, metadata)
     x, owners = _matrix(features, metadata["params"])
-    by_column = load(data).predict(xgb.DMatrix(x), pred_contribs=True)[..., :-1]
+    _check_width(booster, x.shape[1])
+    by_column = _predict(booster, x, pred_contribs=True)[..., :-1]
     return by_column @ np.eye(len(features.names), dtype=by_column.dtype)[owners]
