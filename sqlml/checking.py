@@ -50,8 +50,12 @@ def _against_datasource(
     statements: Sequence[ir.Statement], dialect: str, datasource: Datasource
 ) -> list[SqlmlError]:
     graph = dependencies(statements, dialect)
-    # The estimator of each model that exists or is trained before the current statement.
-    models = {name.lower(): meta["estimator"] for name, _, meta in ModelStore(datasource).list()}
+    # The estimator of each model that exists (None: its metadata is unreadable) or is
+    # trained before the current statement, by its exact name.
+    models = {
+        name: None if isinstance(meta, ModelError) else meta["estimator"]
+        for name, _, meta in ModelStore(datasource).catalog()
+    }
     written: set[str] = set()  # tables the program writes before the current statement
     errors: list[SqlmlError] = []
     for statement in statements:
@@ -61,7 +65,9 @@ def _against_datasource(
                 _check_model(statement.model, models, datasource)
             if isinstance(statement, ir.TrainStatement) and statement.base_model:
                 _check_model(statement.base_model, models, datasource)
-                check_base_estimator(statement, models[statement.base_model.lower()])
+                estimator = models[statement.base_model]
+                if estimator is not None:
+                    check_base_estimator(statement, estimator)
             target = _target(statement)
             if target is not None and _table_key(target[0]) not in map(_table_key, written):
                 datasource.check_target(*target)
@@ -73,9 +79,9 @@ def _against_datasource(
             errors.append(error.at(statement.line, statement.column))
         written |= io.writes_tables
         if isinstance(statement, ir.TrainStatement):
-            models[statement.model.lower()] = statement.estimator
+            models[statement.model] = statement.estimator
         if isinstance(statement, ir.DropModelStatement):
-            models.pop(statement.model.lower(), None)
+            models.pop(statement.model, None)
     return errors
 
 
@@ -97,8 +103,8 @@ def _table_key(table: Sequence[str] | str) -> str:
     return parts[-1].lower()
 
 
-def _check_model(name: str, models: dict[str, str], datasource: Datasource) -> None:
-    if name.lower() not in models:
+def _check_model(name: str, models: dict[str, str | None], datasource: Datasource) -> None:
+    if name not in models:
         raise ModelError(
             f"model {name} does not exist in {datasource.url} and no earlier statement trains it",
             hint=f"train it first with ... TO TRAIN <estimator> ... INTO {name}",

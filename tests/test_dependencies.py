@@ -95,7 +95,7 @@ def test_statements_not_understood_are_barriers(dialect, text):
 MODELS = [
     (
         "SELECT * FROM d JOIN e USING (id) TO TRAIN xgboost.gbtree LABEL y INTO Db.M",
-        StatementIO(reads_tables=frozenset({"d", "e"}), writes_models=frozenset({"db.m"})),
+        StatementIO(reads_tables=frozenset({"d", "e"}), writes_models=frozenset({"Db.M"})),
     ),
     (
         "SELECT * FROM d TO PREDICT out.p.y USING m",

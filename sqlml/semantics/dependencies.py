@@ -5,8 +5,9 @@ reads or writes (write after read, write after write): running the DAG in parall
 the program's meaning. Tables are found with sqlglot. When in doubt the analysis is
 conservative:
 
-- names compare by their last part, lower-cased (``main.T`` and ``t`` are one table), since
-  the default schema and the database's case rules are not known here;
+- names compare by their last part, table names lower-cased (``main.T`` and ``t`` are one
+  table), since the default schema and the database's case rules are not known here; model
+  names as written (sqlml's model store compares them exactly);
 - reading a view reads the tables behind it (as far as the program created the view);
 - a statement sqlglot cannot parse, or one whose effects are not plain table reads and
   writes (``SET``, ``USE``, ``COPY``, ``CREATE FUNCTION``, ...), is a barrier: it runs
@@ -42,7 +43,8 @@ _UNDERSTOOD = (exp.Query, exp.Describe, *_WRITES)
 
 @dataclass(frozen=True)
 class StatementIO:
-    """The tables and models one statement reads and writes (names lower-cased, dotted)."""
+    """The tables (names lower-cased, dotted) and models (as written) one statement reads
+    and writes."""
 
     reads_tables: frozenset[str] = frozenset()
     writes_tables: frozenset[str] = frozenset()
@@ -99,9 +101,9 @@ def _facts(statement: ir.Statement, dialect: str) -> _Facts:
                 [statement.select], dialect, reads_models={statement.model}, writes_tables=table
             )
         case ir.ShowTrainStatement() | ir.DescribeModelStatement():
-            return _Facts(StatementIO(reads_models=_names({statement.model})))
+            return _Facts(StatementIO(reads_models=frozenset({statement.model})))
         case ir.DropModelStatement():
-            return _Facts(StatementIO(writes_models=_names({statement.model})))
+            return _Facts(StatementIO(writes_models=frozenset({statement.model})))
         case ir.ShowModelsStatement():
             return _Facts(StatementIO(reads_all_models=True))
         case ir.AssertStatement():
@@ -124,8 +126,8 @@ def _extended(
             reads_tables=frozenset().union(*(io.reads_tables for io in ios)),
             writes_tables=frozenset().union(*(io.writes_tables for io in ios))
             | _names(writes_tables),
-            reads_models=_names(reads_models),
-            writes_models=_names(writes_models),
+            reads_models=frozenset(reads_models),  # models are named exactly as written
+            writes_models=frozenset(writes_models),
             barrier=any(io.barrier for io in ios),
         )
     )
