@@ -160,7 +160,7 @@ def _compiled(
         params = {}
         inputs, scores = _network(keras, features, 1, attributes)
         # Outputs in the label's units: the network learns the standardised label.
-        scale, offset = float(y.std()) or 1.0, float(y.mean())
+        scale, offset = float(y.std(dtype=np.float64)) or 1.0, float(y.mean(dtype=np.float64))
         model = keras.Model(inputs, keras.layers.Rescaling(scale, offset)(scores))
     if base is None and attributes.get("architecture") == "custom":
         _check_built_in(keras, model, attributes["builder"])
@@ -175,7 +175,7 @@ def _compiled(
 def _fit(keras, model, *data: Any, epochs: int, **options: Any):
     """``model.fit``; while progress is shown, each epoch's loss and metrics go to it."""
     with progress.stage("training", total=epochs, unit="epochs"):
-        callbacks = [_cancellation(keras), keras.callbacks.TerminateOnNaN()]
+        callbacks = [_cancellation(keras), _divergence(keras)]
         if progress.shown():
 
             class EpochProgress(keras.callbacks.Callback):
@@ -200,6 +200,26 @@ def _cancellation(keras):
     return Cancellation()
 
 
+def _divergence(keras):
+    """A callback that stops fitting at the first NaN or infinite loss: the training
+    diverged, and raises a :class:`ModelError` (nothing is saved)."""
+
+    class Divergence(keras.callbacks.Callback):
+        def on_train_batch_end(self, batch: int, logs: dict | None = None) -> None:
+            loss = float((logs or {}).get("loss", 0.0))
+            if not math.isfinite(loss):
+                raise _diverged(f"train_loss = {loss}")
+
+    return Divergence()
+
+
+def _diverged(shown: str) -> ModelError:
+    return ModelError(
+        f"the training diverged: {shown}; the model is not saved",
+        hint="lower optimizer.learning_rate, or scale the features or LABEL values down",
+    )
+
+
 def _predict_callbacks(keras, rows: int, batch_size: int) -> list:
     """The cancellation callback and, while progress is shown, one that reports each
     predicted batch's rows."""
@@ -215,15 +235,11 @@ def _predict_callbacks(keras, rows: int, batch_size: int) -> list:
 
 def _metrics(history) -> dict[str, float]:
     """The last epoch's loss and metrics; a :class:`ModelError` if one is NaN or infinite
-    (the training diverged, and stopped at its first NaN loss): nothing is saved."""
+    (the training diverged): nothing is saved."""
     metrics = {f"train_{name}": float(values[-1]) for name, values in history.history.items()}
     bad = {name: value for name, value in metrics.items() if not math.isfinite(value)}
     if bad:
-        shown = ", ".join(f"{name} = {value}" for name, value in bad.items())
-        raise ModelError(
-            f"the training diverged: {shown}; the model is not saved",
-            hint="lower optimizer.learning_rate, or scale the features or LABEL values down",
-        )
+        raise _diverged(", ".join(f"{name} = {value}" for name, value in bad.items()))
     return metrics
 
 
