@@ -320,13 +320,15 @@ def foreign(config: Any) -> str | None:
 def _foreign_object(config: dict[str, Any]) -> str | None:
     name, module = config.get("class_name"), config.get("module")
     registered = config.get("registered_name")
+    if not isinstance(name, str):
+        return f"the object {str(name)[:80]!r}"
     if name in _PLAIN_DATA:
         return None
     texts = [text for text in (name, registered, config.get("config")) if isinstance(text, str)]
     if any("lambda" in text.lower() for text in texts):
         return "a Lambda"
-    if not isinstance(name, str) or not _IDENTIFIER.fullmatch(name) or name.startswith("__"):
-        return f"the object {str(name)[:80]!r}"
+    if not _IDENTIFIER.fullmatch(name) or name.startswith("__"):
+        return f"the object {name[:80]!r}"
     shown = name
     if name == "function":  # a function is serialised by its name
         function = config.get("config")
