@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import threading
 
 import pytest
+from conftest import KINDS, datasource_url
 
+from sqlml.cli import main
 from sqlml.errors import DatasourceError, ModelError
 from sqlml.runtime import model_store
 from sqlml.runtime.datasource import Datasource, connect
@@ -130,3 +133,124 @@ def _save_at_once(connections: list[Datasource]) -> list[DatasourceError]:
     for thread in threads:
         thread.join()
     return errors
+
+
+# Model names compare exactly: case, accents and trailing spaces make other models.
+VARIANTS = ("Churn", "churn", "modèle", "modele", "modele ")
+
+
+def test_model_names_compare_exactly(datasource, unique_name):
+    store = ModelStore(datasource)
+    names = [f"{unique_name}_{variant}" for variant in VARIANTS]
+    try:
+        versions = [store.save(name, meta(), name.encode()) for name in names]
+        loaded = [store.load(name).data for name in names]
+        listed = {n: v for n, v, _ in store.list() if n.startswith(unique_name)}
+        dropped = store.drop(names[0])
+        left = sorted(n for n, _, _ in store.list() if n.startswith(unique_name))
+    finally:
+        for name in names:
+            store.drop(name)
+    assert versions == [1] * len(names)
+    assert loaded == [name.encode() for name in names]
+    assert listed == dict.fromkeys(names, 1)
+    assert dropped and left == sorted(names[1:])
+
+
+@pytest.fixture(params=KINDS)
+def named_url(request, tmp_path, unique_name):
+    """A database of each kind with table ``<u>_d`` (x: 0 to 19); its tables and models
+    starting with ``<u>`` are dropped afterwards."""
+    url = datasource_url(request.param, tmp_path)
+    ds = connect(url)
+    ds.execute(f"CREATE TABLE {unique_name}_d (x INTEGER)")
+    ds.execute(f"INSERT INTO {unique_name}_d VALUES {', '.join(f'({i})' for i in range(20))}")
+    ds.close()
+    yield url
+    ds = connect(url)
+    store = ModelStore(ds)
+    for name, _, _ in store.list():
+        if name.startswith(unique_name):
+            store.drop(name)
+    for i in range(len(VARIANTS)):
+        ds.execute(f"DROP TABLE IF EXISTS {unique_name}_p{i}")
+    ds.execute(f"DROP TABLE {unique_name}_d")
+    ds.close()
+
+
+def test_statements_keep_models_named_alike_apart(named_url, unique_name, capsys):
+    """TO TRAIN, TO PREDICT, SHOW MODELS and DROP MODEL on models whose names differ only in
+    case, an accent or a trailing space: model i predicts i, on every database."""
+    u, names = unique_name, [f'"{unique_name}_{variant}"' for variant in VARIANTS]
+    train = (
+        "SELECT x, {i} AS r FROM {u}_d TO TRAIN xgboost.gbtree WITH objective = "
+        "'reg:squarederror', train.num_boost_round = 2, validation.split = 0.0 LABEL r INTO {m};"
+    )
+    program = "".join(train.format(i=i, u=u, m=m) for i, m in enumerate(names))
+    program += "".join(
+        f"SELECT x FROM {u}_d TO PREDICT {u}_p{i}.r USING {m};" for i, m in enumerate(names)
+    )
+    assert main(["-e", program, "--datasource", named_url]) == 0, capsys.readouterr()
+    ds = connect(named_url)
+    predicted = [
+        {round(r) for (r,) in ds.execute(f"SELECT r FROM {u}_p{i}").rows} for i in range(len(names))
+    ]
+    ds.close()
+    assert predicted == [{i} for i in range(len(names))]
+
+    capsys.readouterr()
+    drop = f"DROP MODEL {names[0]}; SHOW MODELS;"
+    assert main(["-e", drop, "--datasource", named_url, "--format", "json"]) == 0
+    shown = capsys.readouterr().out
+    rows = json.loads(shown[shown.index("[") : shown.rindex("]") + 1])
+    listed = {row["model"]: row["version"] for row in rows if row["model"].startswith(u)}
+    assert listed == {f"{u}_{variant}": 1 for variant in VARIANTS[1:]}
+
+
+def test_an_old_mysql_store_is_migrated_to_exact_names(mysql_url, unique_name):
+    """A store made with VARCHAR names (case- and accent-insensitive) is altered when first
+    opened: its rows stay, and names that the old collation merged become models apart."""
+    database = f"sqlml_{unique_name}"
+    root = connect(mysql_url)
+    root.execute(f"CREATE DATABASE {database}")
+    url = f"{mysql_url.rsplit('/', 1)[0]}/{database}"
+    try:
+        ds = connect(url)
+        key, text, blob = (ds.types[kind] for kind in ("key", "text", "blob"))
+        ds.execute(
+            f"CREATE TABLE sqlml_model_versions (name {key} NOT NULL, version INTEGER NOT NULL, "
+            f"size BIGINT NOT NULL, metadata {text} NOT NULL, PRIMARY KEY (name, version))"
+        )
+        ds.execute(
+            f"CREATE TABLE sqlml_model_chunks (name {key} NOT NULL, version INTEGER NOT NULL, "
+            f"seq INTEGER NOT NULL, chunk {blob} NOT NULL, PRIMARY KEY (name, version, seq))"
+        )
+        for version, name in ((1, "churn"), (2, "Churn")):  # INTO churn, then INTO "Churn"
+            ds.execute(
+                "INSERT INTO sqlml_model_versions VALUES (%s, %s, 3, %s)",
+                [name, version, json.dumps(meta())],
+            )
+            ds.execute(
+                "INSERT INTO sqlml_model_chunks VALUES (%s, %s, 0, %s)",
+                [name, version, name[:3].encode()],
+            )
+        merged = ds.execute("SELECT COUNT(*) FROM sqlml_model_versions WHERE name = 'CHURN'")
+        assert merged.rows == [(2,)]  # the old column: one model
+        ds.close()
+
+        ds = connect(url)
+        store = ModelStore(ds)
+        listed = {name: version for name, version, _ in store.list()}
+        loaded = {name: store.load(name).data for name in listed}
+        saved = store.save("CHURN", meta(), b"new")
+        types = [
+            ds.column_types([table])[0][:2] for table in (model_store.TABLE, "sqlml_model_chunks")
+        ]
+        ds.close()
+    finally:
+        root.execute(f"DROP DATABASE {database}")
+        root.close()
+    assert listed == {"Churn": 2, "churn": 1}
+    assert loaded == {"Churn": b"Chu", "churn": b"chu"}
+    assert saved == 1
+    assert types == [("name", "varbinary")] * 2
