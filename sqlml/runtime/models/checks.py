@@ -24,6 +24,7 @@ import io
 import json
 import re
 import zipfile
+from collections.abc import Callable
 from typing import Any
 
 from sqlml.errors import ModelError
@@ -84,9 +85,9 @@ def _xgboost(why: str) -> ModelError:
 _JSON_TOKENS = re.compile(rb'"(?:[^"\\]++|\\.)*+"|[\[\]{}]')
 
 
-def json_depth(data: bytes, limit: int, error: Any) -> None:
-    """``error(why)`` (a :class:`ModelError`) if the JSON text ``data`` nests arrays and
-    objects more than ``limit`` deep; strings are skipped, nothing is parsed."""
+def json_depth(data: bytes, limit: int, error: Callable[[str], Exception]) -> None:
+    """Raise ``error(why)`` if the JSON text ``data`` nests arrays and objects more than
+    ``limit`` deep; strings are skipped, nothing is parsed."""
     depth = 0
     for match in _JSON_TOKENS.finditer(data):
         token = data[match.start()]
