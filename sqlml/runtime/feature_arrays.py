@@ -68,14 +68,14 @@ class FeatureArrays:
         """
         if not self.categoricals:
             return self.numbers, self.owners  # no copy
-        widths = [
-            1 if c.encoding == "id" and c.ids.shape[1] == 1 and not one_hot else c.buckets
+        pairs = [  # each category, and whether it is one column of ids
+            (c, c.encoding == "id" and c.ids.shape[1] == 1 and not one_hot)
             for c in self.categoricals
         ]
-        check_width(self.numbers.shape[1] + sum(widths))
+        check_width(self.numbers.shape[1] + sum(1 if p else c.buckets for c, p in pairs))
         blocks, owners = [self.numbers], [self.owners]
-        for category in self.categoricals:
-            if category.encoding == "id" and category.ids.shape[1] == 1 and not one_hot:
+        for category, is_plain in pairs:
+            if is_plain:
                 block = np.where(category.weights > 0, category.ids, np.nan).astype(np.float32)
             else:
                 block = np.zeros((self.rows, category.buckets), np.float32)
