@@ -124,6 +124,34 @@ def test_numbers_beyond_float32_are_refused_in_features_and_labels(db, capfd):
     assert not any(table_exists(url, f"{u}_{suffix}") for suffix in "pex")
 
 
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_boolean_feature_with_nulls_is_a_number(kind, tmp_path, capfd, unique_name):
+    """PostgreSQL returns such a column as Python booleans and None: it used to fail with
+    "NUMERIC column b holds 'True', which is not a number"."""
+    url, u = datasource_url(kind, tmp_path), unique_name
+    values = ", ".join(
+        f"({'NULL' if i == 3 else ('TRUE', 'FALSE')[i % 2]}, {i % 2})" for i in range(8)
+    )
+    program = (
+        f"CREATE TABLE {u}_d (b BOOLEAN, y INTEGER); INSERT INTO {u}_d VALUES {values};"
+        f"SELECT b, y FROM {u}_d TO TRAIN {XGB} LABEL y INTO {u};"
+        f"SELECT b FROM {u}_d TO PREDICT {u}_p.y USING {u};"
+    )
+    try:
+        status, output = sqlml(capfd, url, program)
+        assert status == 0, output
+        ds = connect(url)
+        predicted = ds.execute(f"SELECT b, y FROM {u}_p").rows
+        ds.close()
+        # b as written back: 1.0 or 0.0 (read as floats with NaN), or on PostgreSQL (read as
+        # Python booleans and None) the text 'True' or 'False'
+        shown = {str(b).lower() in ("1.0", "true"): y for b, y in predicted if b is not None}
+        assert shown == {True: 0, False: 1}
+    finally:
+        sqlml(capfd, url, f"DROP TABLE IF EXISTS {u}_d; DROP TABLE IF EXISTS {u}_p;")
+        sqlml(capfd, url, f"DROP MODEL IF EXISTS {u};")
+
+
 @pytest.mark.parametrize("kind", sorted(INFINITY))
 def test_infinite_features_and_labels_are_refused(kind, tmp_path, capfd, unique_name):
     url, u, inf = datasource_url(kind, tmp_path), unique_name, INFINITY[kind]

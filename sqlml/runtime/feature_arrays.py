@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable
+from contextlib import suppress
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -233,6 +234,9 @@ def _fill(feature: FeatureColumn, values: np.ndarray, block: np.ndarray) -> None
     if feature.kind == "sparse":
         _sparse(feature, values, block)
         return
+    if values.dtype == object and value_kind(values) == "numbers":  # booleans with NULLs
+        with suppress(TypeError, ValueError):  # text among the numbers: read as text below
+            values = np.array([np.nan if v is None else float(v) for v in values.tolist()])
     if values.dtype.kind in "biuf":
         if shape != 1:
             raise ModelError(
