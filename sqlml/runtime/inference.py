@@ -120,20 +120,24 @@ def predict(statement: ir.PredictStatement, datasource: Datasource) -> Outcome:
     )
     score = model.trainer.scorer(model.stored.data, model.stored.metadata)
     batch_rows = statement.attributes["predict.batch_size"]
+    label = model.stored.metadata["label"]
 
     def predicted(batches: Iterator[Columns]) -> Iterator[Columns]:
-        for index, columns in enumerate(closing_batches(batches)):
-            if index == 0:
-                check_rows(columns)
-                _check_result_columns(statement, model, columns, names)
-            cancel.check()
-            scores = score(transform(columns, model.features), batch_rows)
-            output = {k: v for k, v in columns.items() if k != model.stored.metadata["label"]}
-            chosen = scores.argmax(axis=1) if classifier else scores
-            output[statement.result_column] = np.asarray(model.labels.decode(chosen))
-            if probabilities:
-                output.update({name: scores[:, i] for i, name in enumerate(names)})
-            yield output
+        """The output batches; the read ends (its transaction too) when they end, not when
+        the garbage collector gets to it."""
+        with closing_batches(batches) as source:
+            for index, columns in enumerate(source):
+                if index == 0:
+                    check_rows(columns)
+                    _check_result_columns(statement, model, columns, names)
+                cancel.check()
+                scores = score(transform(columns, model.features), batch_rows)
+                output = {k: v for k, v in columns.items() if k != label}
+                chosen = scores.argmax(axis=1) if classifier else scores
+                output[statement.result_column] = np.asarray(model.labels.decode(chosen))
+                if probabilities:
+                    output.update({name: scores[:, i] for i, name in enumerate(names)})
+                yield output
 
     with (
         datasource.concurrent_reader() as reader,

@@ -18,7 +18,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from sqlml.errors import CheckError, DatasourceError
+from sqlml.errors import CheckError, DatasourceError, SqlmlError
 from sqlml.runtime import cancel, progress
 from sqlml.runtime.datasource.url import DatasourceURL
 from sqlml.tables import HELPER_MARK, is_own_table
@@ -236,14 +236,16 @@ class Datasource(ABC):
         staging = [*schema, f"{short_name(name)}{HELPER_MARK}new_{uuid.uuid4().hex[:12]}"]
         rows, columns = 0, None
         try:
-            for batch in closing_batches(batches):
-                if columns is None:
-                    columns = _StagingColumns(batch)
-                    self._create_staging(staging, columns.definition(self.types, self.quote))
-                else:
-                    batch = columns.settle(batch, partial(self._widen, staging))
-                self._insert(self.quote(staging), batch)
-                rows += len(next(iter(batch.values()), ()))
+            with closing_batches(batches) as source:
+                for batch in source:
+                    if columns is None:
+                        columns = _StagingColumns(batch)
+                        definition = columns.definition(self.types, self.quote)
+                        self._create_staging(staging, definition)
+                    else:
+                        batch = columns.settle(batch, partial(self._widen, staging))
+                    self._insert(self.quote(staging), batch)
+                    rows += len(next(iter(batch.values()), ()))
             if columns is None:
                 raise ValueError("write_batches needs at least one batch")
             cancel.check()  # a cancelled statement never replaces the table
@@ -339,15 +341,19 @@ class Datasource(ABC):
                 return
 
 
-def closing_batches(batches: Iterable[Columns]) -> Iterator[Columns]:
-    """``batches``, closed when the loop over them ends early: a generator that reads in a
-    transaction (PostgreSQL's cursors) ends it before the write's transaction ends."""
+@contextmanager
+def closing_batches(batches: Iterable[Columns]) -> Iterator[Iterator[Columns]]:
+    """``batches`` to loop over in the body, closed when the body ends, however it ends: a
+    generator that reads in a transaction (PostgreSQL's cursors) ends it then, not when the
+    garbage collector gets to it. An error closing them (a lost connection) gives way to
+    the one that ended the body."""
     try:
-        yield from batches
+        yield iter(batches)
     finally:
         close = getattr(batches, "close", None)
         if close is not None:
-            close()
+            with suppress(SqlmlError):
+                close()
 
 
 @dataclass(frozen=True)

@@ -107,11 +107,14 @@ class DuckDBSource(Datasource):
 
     def _insert(self, table: str, columns: Columns) -> None:
         view = f"sqlml_columns_{uuid.uuid4().hex[:12]}"
-        self._con.register(view, columns)
         try:
-            self.execute(f"INSERT INTO {table} SELECT * FROM {view}")
-        finally:
-            self._con.unregister(view)
+            self._con.register(view, columns)
+            try:
+                self.execute(f"INSERT INTO {table} SELECT * FROM {view}")
+            finally:
+                self._con.unregister(view)
+        except duckdb.Error as error:  # e.g. interrupted (a timeout) while registering
+            raise DatasourceError(f"DuckDB: {error}") from None
 
     def describe_target(self, table: Sequence[str]) -> Target | None:
         """Names are compared as DuckDB compares them: regardless of case."""
