@@ -291,3 +291,16 @@ def test_keras_refuses_bad_inputs_and_saves_no_diverged_model(tmp_path, capfd):
         status, output, "feature column x holds text, but the model was trained on numbers"
     )
     assert models(url) == ["m"]
+
+
+def test_a_text_label_in_evaluate_of_a_regressor_is_refused(db, capfd):
+    """Was a raw traceback: the regressor's metrics were computed on text."""
+    _, url, u = db
+    status, output = sqlml(capfd, url, f"SELECT x, r FROM {u}_d TO TRAIN {REG} LABEL r INTO {u}_r;")
+    assert status == 0, output
+    evaluate = f"SELECT x, t AS r FROM {u}_d TO EVALUATE {u}_r LABEL r INTO {u}_e;"
+    status, output = sqlml(capfd, url, evaluate)
+    assert_error(
+        status, output, "LABEL column r of the SELECT holds text, but the model is a regressor"
+    )
+    assert not table_exists(url, f"{u}_e")
