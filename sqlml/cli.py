@@ -95,12 +95,16 @@ def _parser() -> argparse.ArgumentParser:
     )
     _common(status)
     _cluster_options(status, namespace=True)
-    logs = commands.add_parser("logs", help="print the logs of an Argo run's steps")
+    logs = commands.add_parser(
+        "logs", help="print the logs of an Argo run's steps, and of their training and trial pods"
+    )
     logs.add_argument("run", metavar="RUN", help="the run name sqlml run --backend argo printed")
     logs.add_argument("--step", metavar="NAME", help="only this step's (a statement id)")
     logs.add_argument("-f", "--follow", action="store_true", help="follow them to the run's end")
     _cluster_options(logs, namespace=True)
-    stop = commands.add_parser("stop", help="stop an Argo run")
+    stop = commands.add_parser(
+        "stop", help="stop an Argo run, and the Kubeflow jobs and Katib Experiments it created"
+    )
     stop.add_argument("run", metavar="RUN", help="the run name sqlml run --backend argo printed")
     stop.add_argument(
         "--terminate", action="store_true", help="end at once, without running exit handlers"
@@ -132,6 +136,12 @@ def _argo_options(parser: argparse.ArgumentParser, title: str, retries: bool = T
     )
     if retries:  # else add_run_options gave it
         argo.add_argument("--retries", type=int, default=0, help="retries of a failed step (0)")
+    argo.add_argument(
+        "--job-deadline",
+        type=int,
+        metavar="SECONDS",
+        help="fail a distributed TO TRAIN's job that runs longer (default: 86400, a day)",
+    )
 
 
 def _cluster_options(parser: argparse.ArgumentParser, namespace: bool = False) -> None:
@@ -392,10 +402,8 @@ def _run_command(args: argparse.Namespace, datasource: str | None, fmt: str) -> 
         sys.stdout.write(render(steps, fmt))
     elif args.command == "logs":
         argo_backend.logs(Kube(_cluster(args)), args.run, args.step, args.follow)
-    else:
+    else:  # reports on stderr what it stopped
         argo_backend.stop(Kube(_cluster(args)), args.run, args.terminate)
-        how = "terminate (no exit handlers)" if args.terminate else "stop"
-        print(f"asked run {args.run} to {how}", file=sys.stderr)
     return 0
 
 
@@ -466,11 +474,20 @@ def _compile(args: argparse.Namespace) -> int:
 
 def _argo(args: argparse.Namespace) -> ArgoOptions:
     from sqlml.codegen import ArgoOptions
+    from sqlml.steps.kubeflow import RunPolicy
 
     def quantities(cpu: str | None, memory: str | None) -> dict[str, str]:
         return {key: value for key, value in (("cpu", cpu), ("memory", memory)) if value}
 
     image = {"image": args.image} if args.image else {}
+    deadline = {}
+    if args.job_deadline is not None:
+        if args.job_deadline < 1:
+            raise SqlmlError(
+                f"--job-deadline must be at least 1 second, not {args.job_deadline}",
+                hint="give the seconds a distributed training job may run, e.g. 86400",
+            )
+        deadline["job_run_policy"] = RunPolicy(active_deadline_seconds=args.job_deadline)
     return ArgoOptions(
         **image,
         namespace=args.namespace,
@@ -481,6 +498,7 @@ def _argo(args: argparse.Namespace) -> ArgoOptions:
         limits=quantities(args.cpu_limit, args.memory_limit),
         run_as_user=args.run_as_user,
         retries=args.retries,
+        **deadline,
     )
 
 

@@ -6,6 +6,8 @@ The same IR drives the local executor in-process and a step running in a contain
 
 from __future__ import annotations
 
+import base64
+import binascii
 import dataclasses
 import json
 from dataclasses import dataclass, field
@@ -131,10 +133,14 @@ class SearchStatement(TrainStatement):
 @dataclass(frozen=True)
 class TrialStatement(SearchStatement):
     """One trial of a search: ``trial`` holds its key (``"trial"``) and each searched
-    attribute's value as text (as Katib passes them)."""
+    attribute's value as text (as Katib passes them, in :data:`TRIAL_ENV`)."""
 
     kind: ClassVar[str] = "trial"
     trial: dict[str, str] = field(default_factory=dict)
+
+
+# The environment variable holding a Katib trial's values, as a JSON object (name -> text).
+TRIAL_ENV = "SQLML_TRIAL"
 
 
 @dataclass(frozen=True)
@@ -246,3 +252,21 @@ def from_dict(data: dict[str, Any]) -> Statement:
     if kind in (TrainStatement.kind, SearchStatement.kind, TrialStatement.kind):
         fields["features"] = [FeatureColumn.from_dict(item) for item in fields["features"]]
     return _KINDS[kind](**fields)
+
+
+def to_argument(data: dict[str, Any]) -> str:
+    """A statement's :meth:`Statement.to_dict` as one command-line word that no shell (Katib
+    runs trial commands through ``sh -c``) and no kubelet (``$(VAR)``, ``$$``) can alter:
+    its JSON in base64."""
+    return base64.b64encode(json.dumps(data, separators=(",", ":")).encode()).decode()
+
+
+def from_argument(text: str) -> Statement:
+    """The statement of a step's argument: JSON, or JSON in base64 (:func:`to_argument`).
+    A ValueError says what is wrong with it."""
+    if not text.lstrip().startswith("{"):
+        try:
+            text = base64.b64decode(text, validate=True).decode()
+        except (binascii.Error, UnicodeDecodeError) as error:
+            raise ValueError(f"the statement is neither JSON nor base64: {error}") from None
+    return from_dict(json.loads(text))

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 import yaml
 
+from sqlml import ir
 from sqlml.cli import main
 from sqlml.codegen import ArgoOptions, to_argo_yaml
 from sqlml.errors import CheckError, KubernetesError
@@ -49,8 +50,10 @@ def validated(text: str) -> dict[str, Any]:
 
 
 def tasks(document: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    (dag,) = [t for t in document["spec"]["templates"] if "dag" in t]
-    return {task["name"]: task for task in dag["dag"]["tasks"]}
+    """The statement tasks, from ``main`` or, in a large program, its ``part-N`` DAGs."""
+    dags = [t for t in document["spec"]["templates"] if "dag" in t]
+    parts = [t for t in dags if t["name"] != "main"] or dags
+    return {task["name"]: task for dag in parts for task in dag["dag"]["tasks"]}
 
 
 def arguments(task: dict[str, Any]) -> dict[str, str]:
@@ -144,7 +147,11 @@ def test_distributed_training_becomes_kubeflow_jobs():
     assert metadata["namespace"] == "ml"
     container = xgb["Worker"]["template"]["spec"]["containers"][0]
     statement = next(s for s in program if getattr(s, "model", None) == "xgb_model")
-    assert container["args"] == [json.dumps(statement.to_dict(), separators=(",", ":"))]
+    (argument,) = container["args"]  # base64: no shell or kubelet can alter it
+    assert ir.from_argument(argument) == statement
+    assert {spec["restartPolicy"] for spec in xgb.values()} == {"ExitCode"}
+    policy = kinds["xgb_model"]["spec"]["runPolicy"]
+    assert policy["backoffLimit"] == 3 and policy["activeDeadlineSeconds"] == 24 * 3600
     resource = templates(document)["resource"]["resource"]
     assert resource == {
         "action": "create",
@@ -154,7 +161,10 @@ def test_distributed_training_becomes_kubeflow_jobs():
         "setOwnerReference": True,
     }
     task = by_name[statement.id]
-    assert arguments(task)["success-condition"] == "status.replicaStatuses.Master.succeeded > 0"
+    assert arguments(task)["success-condition"] == "status.completionTime"
+    assert arguments(task)["failure-condition"] == ", ".join(
+        f"status.conditions.{index}.type == Failed" for index in range(5)
+    )
 
 
 def test_one_template_per_kind_of_step_for_a_thousand_statements():
@@ -170,7 +180,10 @@ def test_one_template_per_kind_of_step_for_a_thousand_statements():
     program = statements("\n".join(lines))
     text = to_argo_yaml(program, "big")
     document = validated(text)
-    assert sorted(templates(document)) == ["main", "predict", "sql", "train"]
+    parts = [f"part-{n}" for n in range(1, 6)]  # Argo v4: at most 200 tasks per DAG
+    assert sorted(templates(document)) == ["main", *parts, "predict", "sql", "train"]
+    main_tasks = templates(document)["main"]["dag"]["tasks"]
+    assert [(t["name"], t.get("dependencies")) for t in main_tasks] == [(p, None) for p in parts]
     assert len(tasks(document)) == 1000
     assert len(text.encode()) < 1 << 20
 
@@ -301,3 +314,17 @@ def test_compiling_to_argo_without_hera_says_which_extra(tmp_path, monkeypatch, 
     err = capsys.readouterr().err
     assert "hera's Argo models, which are not installed" in err
     assert "pip install 'sqlml[kubernetes]'" in err and "Traceback" not in err
+
+
+def test_the_job_deadline_is_an_option(tmp_path, capsys):
+    source = tmp_path / "p.sql"
+    source.write_text(
+        "SELECT x, y FROM t TO TRAIN xgboost.gbtree WITH objective = 'reg:squarederror',"
+        " train.workers = 2 LABEL y INTO m;"
+    )
+    assert main(["compile", str(source), "--target", "argo", "--job-deadline", "3600"]) == 0
+    (task,) = tasks(yaml.safe_load(capsys.readouterr().out)).values()
+    policy = json.loads(arguments(task)["manifest"])["spec"]["runPolicy"]
+    assert policy == {"cleanPodPolicy": "None", "activeDeadlineSeconds": 3600, "backoffLimit": 3}
+    assert main(["compile", str(source), "--target", "argo", "--job-deadline", "0"]) == 1
+    assert "--job-deadline must be at least 1 second" in capsys.readouterr().err

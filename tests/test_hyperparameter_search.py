@@ -8,20 +8,24 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 import yaml
 from conftest import import_or_skip
+from pod_runtime import container_env, container_process, katib_fill, katib_wrap
 
 from sqlml import ir
 from sqlml.cli import main
 from sqlml.codegen import to_argo_yaml, to_python, to_workflow
 from sqlml.errors import CheckError, KubernetesError, ParseError
 from sqlml.grammar import ast, parse
-from sqlml.runtime import step as runtime_step
 from sqlml.runtime.datasource import connect
+from sqlml.runtime.execute import execute
 from sqlml.runtime.model_store import ModelStore
 from sqlml.search_space import as_text, decode, grid_points, plan
 from sqlml.semantics import analyze
@@ -496,11 +500,18 @@ def test_the_argo_workflow_runs_a_katib_experiment_then_keeps_the_best():
     assert spec["metricsCollectorSpec"] == {"collector": {"kind": "StdOut"}}
     (container,) = spec["trialTemplate"]["trialSpec"]["spec"]["template"]["spec"]["containers"]
     assert container["command"] == ["python", "-m", "sqlml.runtime.step"]
+    trial = {
+        "trial": "${trialParameters.trialName}",
+        "max_depth": "${trialParameters.max_depth}",
+        "eta": "${trialParameters.eta}",
+        "train.num_boost_round": "${trialParameters.train_num_boost_round}",
+    }
     assert container["env"] == [
+        {"name": "SQLML_TRIAL", "value": json.dumps(trial, separators=(",", ":"))},
         {
             "name": "SQLML_DATASOURCE",
             "valueFrom": {"secretKeyRef": {"name": "sqlml-datasource", "key": "url"}},
-        }
+        },
     ]
 
 
@@ -546,34 +557,36 @@ def test_a_search_whose_metric_the_data_decides_cannot_go_to_katib():
 
 
 def test_katib_trials_and_the_last_step_run_the_step_entry_point(
-    iris_duckdb_url, unique_name, monkeypatch, capsys
+    iris_duckdb_url, unique_name, tmp_path
 ):
-    """What the pods do: Katib fills each trial's placeholders, the trial trains and prints its
-    metrics; the last step keeps the best and writes the trials table."""
+    """What the pods do: Katib fills each trial's placeholders and, to collect its metrics,
+    runs the trial's command through ``sh -c``; the kubelet expands the arguments; the trial
+    trains and prints its metrics; the last step keeps the best and writes the trials table."""
     model = f"{unique_name}_m"
     text = SEARCH.format(model=model, table=f"{model}_trials").replace(" = grid", " = random")
     _, found, experiment = _katib_documents(text)
-    (container,) = experiment["spec"]["trialTemplate"]["trialSpec"]["spec"]["template"]["spec"][
-        "containers"
-    ]
-    monkeypatch.setenv("SQLML_DATASOURCE", iris_duckdb_url)
+    template = experiment["spec"]["trialTemplate"]["trialSpec"]
     trials = {"prog-s1-ab12cd34": ("1", "0.5", "5"), "prog-s1-ef56gh78": ("3", "0.1", "4")}
     for name, (depth, eta, rounds) in trials.items():
-        filled = container["args"][0]
-        for key, value in [
-            ("trialName", name),
-            ("max_depth", depth),
-            ("eta", eta),
-            ("train_num_boost_round", rounds),
-        ]:
-            filled = filled.replace(f"${{trialParameters.{key}}}", value)
-        assert runtime_step.main([filled]) == 0
-        assert re.search(r"^validation_accuracy=[\d.]+$", capsys.readouterr().out, re.M)
+        values = {"trialName": name, "max_depth": depth, "eta": eta}
+        job = katib_fill(template, values | {"train_num_boost_round": rounds})
+        (container,) = job["spec"]["template"]["spec"]["containers"]
+        env = container_env(container, {"sqlml-datasource": iris_duckdb_url})
+        metrics = tmp_path / f"{name}.log"
+        command = container_process(
+            {"command": katib_wrap(container, str(metrics))}, env
+        )  # the kubelet expands the wrapped command line too
+        python = str(Path(sys.executable).parent)
+        environment = env | {"PATH": f"{python}:{os.environ['PATH']}", "SQLML_CACHE": "off"}
+        done = subprocess.run(command, env=environment, capture_output=True, text=True)
+        assert done.returncode == 0, metrics.read_text()
+        assert re.search(r"^validation_accuracy=[\d.]+$", metrics.read_text(), re.M)
     from test_argo import arguments
 
-    assert runtime_step.main([arguments(found["search"])["ir"]]) == 0
+    search = ir.from_argument(arguments(found["search"])["ir"])
     ds = connect(iris_duckdb_url)
     try:
+        execute(search, ds)
         rows = ds.execute(f"SELECT trial, max_depth, eta FROM {model}_trials ORDER BY trial").rows
         stored = ModelStore(ds).load(model)
     finally:

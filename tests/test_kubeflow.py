@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from typing import Any
 
 import pydantic
@@ -13,6 +14,7 @@ from sqlml import steps
 from sqlml.errors import KubernetesError
 from sqlml.steps import katib, kubeflow
 from sqlml.steps.kubeflow import Replica, RunPolicy, SchedulingPolicy
+from tests.k8s_validation import validate
 
 training = import_or_skip("kubeflow.training")
 
@@ -153,15 +155,26 @@ def test_tfjob_has_every_replica_type_and_the_run_policy():
         },
     ]
     assert step.template == "resource"
-    assert step.params["success_condition"] == "status.replicaStatuses.Chief.succeeded > 0"
-    assert step.params["failure_condition"] == "status.replicaStatuses.Chief.failed > 0"
+    assert step.params["success_condition"] == JOB_SUCCEEDED
+    assert step.params["failure_condition"] == JOB_FAILED
 
 
-def test_tfjob_without_chief_ends_with_the_workers():
+# The operator's conditions: completionTime comes with Succeeded or Failed; Failed is the
+# last of at most five conditions (see tests/test_job_conditions.py for how they are met).
+JOB_SUCCEEDED = "status.completionTime"
+JOB_FAILED = ", ".join(f"status.conditions.{index}.type == Failed" for index in range(5))
+
+
+def test_tfjob_without_chief_ends_with_the_job():
     step = steps.tensorflow.train("tf-job", workers=_replica(2))
     assert_valid_job(step.params["manifest"], "TFJob")
-    assert step.params["success_condition"] == "status.replicaStatuses.Worker.succeeded > 0"
+    assert step.params["success_condition"] == JOB_SUCCEEDED
     assert set(step.params["manifest"]["spec"]["tfReplicaSpecs"]) == {"Worker"}
+
+
+def test_jobs_have_a_backoff_limit_by_default():
+    manifest = steps.xgboost.train("x", master=_replica()).params["manifest"]
+    assert manifest["spec"]["runPolicy"] == {"cleanPodPolicy": "None", "backoffLimit": 3}
 
 
 @pytest.mark.parametrize(
@@ -185,15 +198,6 @@ def test_tfjob_without_chief_ends_with_the_workers():
             {"Master": 1, "Worker": 4},
             "xgboost",
         ),
-        (
-            lambda: steps.mpi.train(
-                "mpi", launcher=_replica(), workers=_replica(2), slots_per_worker=4
-            ),
-            "MPIJob",
-            "mpiReplicaSpecs",
-            {"Launcher": 1, "Worker": 2},
-            "mpi",
-        ),
     ],
 )
 def test_other_jobs_are_valid(make, kind, spec_key, roles, container):
@@ -206,15 +210,29 @@ def test_other_jobs_are_valid(make, kind, spec_key, roles, container):
     assert {spec["template"]["spec"]["containers"][0]["name"] for spec in specs.values()} == {
         container
     }
-    primary = next(iter(roles))
-    assert step.params["success_condition"] == f"status.replicaStatuses.{primary}.succeeded > 0"
+    assert step.params["success_condition"] == JOB_SUCCEEDED
+    assert step.params["failure_condition"] == JOB_FAILED
 
 
-def test_mpi_job_names_its_main_container():
-    manifest = steps.mpi.train(
-        "mpi", launcher=_replica(), workers=_replica(), container_name="horovod"
-    ).params["manifest"]
-    assert manifest["spec"]["mainContainer"] == "horovod"
+def test_mpi_jobs_are_mpi_operators_v2beta1():
+    step = steps.mpi.train(
+        "mpi",
+        launcher=_replica(),
+        workers=_replica(2),
+        slots_per_worker=4,
+        mpi_implementation="Intel",
+        container_name="horovod",
+    )
+    manifest = step.params["manifest"]
+    assert manifest["apiVersion"] == "kubeflow.org/v2beta1"  # mpi-operator serves no v1
+    assert validate(manifest) == []
+    spec = manifest["spec"]
+    assert "mainContainer" not in spec  # a v1 field that v2beta1 does not have
+    assert spec["slotsPerWorker"] == 4 and spec["mpiImplementation"] == "Intel"
+    specs = spec["mpiReplicaSpecs"]
+    assert {role: s["replicas"] for role, s in specs.items()} == {"Launcher": 1, "Worker": 2}
+    assert {s["template"]["spec"]["containers"][0]["name"] for s in specs.values()} == {"horovod"}
+    assert step.params["success_condition"] == JOB_SUCCEEDED
 
 
 def test_the_round_trip_catches_an_unknown_field():
@@ -246,7 +264,14 @@ def test_job_steps_wait_for_their_dependencies():
             lambda: steps.xgboost.train("x", master=_replica(restart_policy="Maybe")),
             "restart policy",
         ),
-        (lambda: steps.xgboost.train("Bad_Name", master=_replica()), "Kubernetes object name"),
+        (lambda: steps.xgboost.train("Bad_Name", master=_replica()), "not a valid name"),
+        (
+            lambda: steps.xgboost.train("2024-q1", master=_replica()),
+            "start with a lower-case letter",
+        ),
+        # Its Services would be x...x-worker-0 and longer than 63 characters.
+        (lambda: steps.xgboost.train("x" * 55, master=_replica()), "at most 54 are allowed"),
+        (lambda: _experiment_with(name="e" * 41), "at most 40 are allowed"),
     ],
 )
 def test_bad_settings_are_user_errors_with_hints(make, message):
@@ -312,7 +337,9 @@ def test_katib_experiment_is_valid():
     assert spec["parameters"][2]["feasibleSpace"] == {"list": ["adam", "sgd"]}
     assert spec["algorithm"]["algorithmSettings"] == [{"name": "random_state", "value": "7"}]
     assert_valid_job(spec["trialTemplate"]["trialSpec"], "TFJob")
-    assert step.params["failure_condition"] == "status.trialsFailed > 2"
+    assert validate(manifest) == []
+    # Katib fails the Experiment when failed trials (metrics unavailable included) reach 2.
+    assert step.params["failure_condition"] == JOB_FAILED
     assert step.params["success_condition"] == "status.completionTime"
 
 
@@ -333,8 +360,38 @@ def test_katib_rejects_inconsistent_searches(parameters, trial_parameters, messa
             parameters=parameters,
             trial_parameters=trial_parameters,
             objective_metric="accuracy",
+            primary_container_name="training-container",
         )
     assert raised.value.hint
+
+
+def test_katib_trials_take_a_zoo_job_as_it_is():
+    # Katib names each trial's object itself and refuses a name or namespace in trialSpec;
+    # the metrics are collected from the job's only container.
+    trial = steps.xgboost.train(
+        "trial", master=replace(_replica(), args=("--lr=${trialParameters.lr}",)), namespace="ml"
+    ).params["manifest"]
+    manifest = _experiment_with(trial_spec=trial).params["manifest"]
+    template = manifest["spec"]["trialTemplate"]
+    assert "name" not in template["trialSpec"].get("metadata", {})
+    assert "namespace" not in template["trialSpec"].get("metadata", {})
+    assert template["primaryContainerName"] == "xgboost"
+    assert validate(manifest) == []
+
+
+@pytest.mark.parametrize(
+    ("given", "message"),
+    [(None, "no single container"), ("trainer", "no container named 'trainer'")],
+)
+def test_katib_needs_the_container_whose_metrics_it_collects(given, message):
+    trial = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "spec": {"containers": [{"name": "a"}, {"name": "b"}]},
+    }
+    with pytest.raises(KubernetesError, match=message) as raised:
+        _experiment_with(trial_spec=trial, primary_container_name=given)
+    assert "a, b" in raised.value.hint
 
 
 def test_katib_rejects_more_parallel_than_total_trials():
@@ -342,10 +399,11 @@ def test_katib_rejects_more_parallel_than_total_trials():
         _experiment_with(parallel_trial_count=5, max_trial_count=3)
 
 
-def _experiment_with(**settings: Any):
+def _experiment_with(name: str = "search", **settings: Any):
+    if "trial_spec" not in settings:
+        settings.update(trial_spec={}, primary_container_name="training-container")
     return katib.run(
-        "search",
-        trial_spec={},
+        name,
         parameters=[katib.Parameter("lr", "double", min=0.1, max=1)],
         trial_parameters={"lr": "lr"},
         objective_metric="accuracy",

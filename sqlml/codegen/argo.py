@@ -2,7 +2,11 @@
 
 One template per kind of step, not per statement: every statement step is a DAG task that
 passes the statement's IR, as JSON, to its kind's container template, which runs
-``python -m sqlml.runtime.step``. A TO TRAIN with ``train.distributed`` (or worker counts)
+``python -m sqlml.runtime.step`` (each ``$`` doubled: the kubelet expands ``$(VAR)`` and
+turns ``$$`` into ``$`` in container arguments). Argo v4 accepts at most 200 tasks in a DAG
+and 200 templates: a larger program's statements are split into nested DAG templates
+(``part-N``) of at most 200 tasks, statements that do not depend on each other kept in
+parallel parts. A TO TRAIN with ``train.distributed`` (or worker counts)
 becomes a TFJob (Keras) or XGBoostJob (XGBoost) created by the one ``resource`` template.
 A TO TRAIN with candidates (a hyperparameter search) becomes a Katib Experiment, created by
 the same template, then a ``search`` step that keeps the best trial.
@@ -25,11 +29,17 @@ from sqlml import ir, steps
 from sqlml.errors import KubernetesError
 from sqlml.semantics.dependencies import dependencies
 from sqlml.steps import kubeflow
+from sqlml.steps.naming import GENERATED_SUFFIX, MAX_NAME, dns_label, job_name_limit
 from sqlml.workflow.core import RESOURCE, Step, Workflow
 
 STEP_COMMAND = ("python", "-m", "sqlml.runtime.step")
 DATASOURCE_ENV = "SQLML_DATASOURCE"
 DEFAULT_WORKERS = 2  # worker pods of a distributed TO TRAIN that gives no count
+DEFAULT_JOB_DEADLINE = 24 * 3600  # seconds a distributed TO TRAIN may run
+MAX_DAG_TASKS = 200  # Argo v4's CRD: at most 200 tasks in a DAG, 200 templates
+# A Workflow's name is the `workflows.argoproj.io/workflow` label of its pods: a label value
+# of at most 63 characters, 5 of them generated.
+MAX_WORKFLOW_PREFIX = MAX_NAME - GENERATED_SUFFIX - 1
 
 
 @dataclass(frozen=True)
@@ -47,7 +57,8 @@ class ArgoOptions:
         run_as_user: the non-root user id every container runs as.
         retries: retries of a failed step (with exponential backoff).
         image_pull_policy: ``Always``, ``IfNotPresent`` or ``Never`` (default: the cluster's).
-        job_run_policy: the RunPolicy of distributed training jobs.
+        job_run_policy: the RunPolicy of distributed training jobs (default: a backoff
+            limit of 3 and a deadline of 24 hours).
     """
 
     image: str = f"sqlml:{sqlml.__version__}"
@@ -60,7 +71,9 @@ class ArgoOptions:
     run_as_user: int = 1000
     retries: int = 0
     image_pull_policy: str | None = None
-    job_run_policy: kubeflow.RunPolicy = field(default_factory=kubeflow.RunPolicy)
+    job_run_policy: kubeflow.RunPolicy = field(
+        default_factory=lambda: kubeflow.RunPolicy(active_deadline_seconds=DEFAULT_JOB_DEADLINE)
+    )
 
 
 def to_argo_yaml(
@@ -93,16 +106,16 @@ def program_workflow(
 ) -> Workflow:
     """One step per statement, each after the statements the dependency analysis names."""
     graph = dependencies(statements, dialect)
-    workflow = Workflow(_dns_name(name))
+    workflow = Workflow(dns_label(name, MAX_WORKFLOW_PREFIX))
     added: dict[str, Step] = {}
     for statement in statements:
         after = [added[step_id] for step_id in graph.after[statement.id]]
         if isinstance(statement, ir.SearchStatement):  # a Katib Experiment, then the best kept
-            name = _dns_name(f"{workflow.name}-{statement.id}")
             replica = _replica(options, ())
             added[statement.id] = steps.katib_search(
-                workflow, statement, name, replica, options.namespace, after
-            )
+                workflow, statement, f"{workflow.name}-{statement.id}", replica,
+                options.namespace, after,
+            )  # fmt: skip
             continue
         if _distributed(statement):
             step = _training_job(statement, workflow.name, options, after)
@@ -129,7 +142,12 @@ def render(workflow: Workflow, options: ArgoOptions) -> Any:
             hint="give the image's non-root user id, e.g. 1000",
         )
     kinds = sorted({step.template for step in workflow.steps})
-    templates = [_dag(m, workflow.steps), *(_template(m, kind, options) for kind in kinds)]
+    templates = [*_dags(m, workflow.steps), *(_template(m, kind, options) for kind in kinds)]
+    if len(templates) > MAX_DAG_TASKS:
+        raise KubernetesError(
+            f"the program needs {len(templates)} Argo templates; Argo accepts {MAX_DAG_TASKS}",
+            hint="split the program into several files, run one after the other",
+        )
     return m.Workflow(
         api_version="argoproj.io/v1alpha1",
         kind="Workflow",
@@ -148,23 +166,75 @@ def render(workflow: Workflow, options: ArgoOptions) -> Any:
     )
 
 
-def _dag(m: Any, workflow_steps: Sequence[Step]) -> Any:
-    return m.Template(
-        name="main",
-        dag=m.DAGTemplate(
-            tasks=[
-                m.DAGTask(
-                    name=step.name,
-                    template=_template_name(step.template),
-                    dependencies=list(step.after) or None,
-                    arguments=m.Arguments(
-                        parameters=[
-                            m.Parameter(name=key, value=value)
-                            for key, value in _arguments(step).items()
-                        ]
-                    ),
-                )
-                for step in workflow_steps
+def _dags(m: Any, workflow_steps: Sequence[Step]) -> list[Any]:
+    """The ``main`` DAG of the steps or, beyond :data:`MAX_DAG_TASKS`, of ``part-N`` DAGs,
+    each after the parts holding its steps' prerequisites."""
+    if len(workflow_steps) <= MAX_DAG_TASKS:
+        return [_dag(m, "main", [_task(m, step, step.after) for step in workflow_steps])]
+    parts = _parts(workflow_steps)
+    part_of = {step.name: index for index, part in enumerate(parts) for step in part}
+    names = [f"part-{index + 1}" for index in range(len(parts))]
+    main = []
+    templates = []
+    for index, part in enumerate(parts):
+        inside = {step.name for step in part}
+        before = sorted({part_of[name] for step in part for name in step.after} - {index})
+        main.append(
+            m.DAGTask(
+                name=names[index],
+                template=names[index],
+                dependencies=[names[other] for other in before] or None,
+            )
+        )
+        tasks = [_task(m, step, [n for n in step.after if n in inside]) for step in part]
+        templates.append(_dag(m, names[index], tasks))
+    return [_dag(m, "main", main), *templates]
+
+
+def _parts(workflow_steps: Sequence[Step]) -> list[list[Step]]:
+    """The steps in parts of at most :data:`MAX_DAG_TASKS`: steps connected by dependencies
+    kept together where they fit, so that parts that do not depend on each other run in
+    parallel; a larger group cut in program order (dependencies only point back)."""
+    group = {step.name: step.name for step in workflow_steps}
+
+    def root(name: str) -> str:
+        while group[name] != name:
+            group[name] = group[group[name]]
+            name = group[name]
+        return name
+
+    for step in workflow_steps:
+        for name in step.after:
+            group[root(name)] = root(step.name)
+    groups: dict[str, list[Step]] = {}
+    for step in workflow_steps:
+        groups.setdefault(root(step.name), []).append(step)
+    pieces = [
+        members[start : start + MAX_DAG_TASKS]
+        for members in groups.values()
+        for start in range(0, len(members), MAX_DAG_TASKS)
+    ]
+    parts: list[list[Step]] = []
+    for piece in pieces:
+        if parts and len(parts[-1]) + len(piece) <= MAX_DAG_TASKS:
+            parts[-1].extend(piece)
+        else:
+            parts.append(list(piece))
+    return parts
+
+
+def _dag(m: Any, name: str, tasks: list[Any]) -> Any:
+    return m.Template(name=name, dag=m.DAGTemplate(tasks=tasks))
+
+
+def _task(m: Any, step: Step, after: Sequence[str]) -> Any:
+    return m.DAGTask(
+        name=step.name,
+        template=_template_name(step.template),
+        dependencies=list(after) or None,
+        arguments=m.Arguments(
+            parameters=[
+                m.Parameter(name=key, value=value) for key, value in _arguments(step).items()
             ]
         ),
     )
@@ -177,7 +247,7 @@ def _arguments(step: Step) -> dict[str, str]:
             "success-condition": step.params["success_condition"],
             "failure-condition": step.params["failure_condition"],
         }
-    return {"ir": literal_json(step.params)}
+    return {"ir": literal_json(step.params).replace("$", "$$")}
 
 
 def _template(m: Any, kind: str, options: ArgoOptions) -> Any:
@@ -265,22 +335,29 @@ def _distributed(statement: ir.Statement) -> bool:
 def _training_job(
     statement: ir.TrainStatement, program: str, options: ArgoOptions, after: Sequence[Step]
 ) -> Step:
-    """A TFJob (Keras) or XGBoostJob (XGBoost) whose pods run the statement's step."""
+    """A TFJob (Keras) or XGBoostJob (XGBoost) whose pods run the statement's step.
+
+    A statement that fails exits with 1, which ``ExitCode`` makes final at once; a pod killed
+    (exit codes from 128) is created again, up to the run policy's backoff limit.
+    """
     attributes = statement.attributes
-    args = (json.dumps(statement.to_dict(), separators=(",", ":")),)
+    args = (ir.to_argument(statement.to_dict()),)
 
     def replica(count: int = 1) -> kubeflow.Replica:
-        return _replica(options, args, count)
+        return _replica(options, args, count, restart_policy="ExitCode")
 
     workers = attributes.get("train.workers", DEFAULT_WORKERS)
-    name = _dns_name(f"{program}-{statement.id}")
+    ps = attributes.get("train.ps") if statement.family != "xgboost" else None
+    counts = {"Master": 1, "Chief": 1, "Worker": workers, **({"PS": ps} if ps else {})}
+    # Many runs of one workflow coexist: the job's name is a prefix Kubernetes completes.
+    limit = job_name_limit(counts) - GENERATED_SUFFIX - 1
+    name = dns_label(f"{program}-{statement.id}", limit)
     common = {"namespace": options.namespace, "run_policy": options.job_run_policy}
     if statement.family == "xgboost":
         step = kubeflow.xgboost_train(
             name, master=replica(), workers=replica(workers), **common, after=after
         )
     else:
-        ps = attributes.get("train.ps")
         step = kubeflow.tensorflow_train(
             name,
             chief=replica(),
@@ -289,21 +366,23 @@ def _training_job(
             **common,
             after=after,
         )
-    # Many runs of one workflow coexist: the job's name is a prefix Kubernetes completes.
     manifest = step.params["manifest"]
-    metadata = {**manifest["metadata"], "generateName": f"{name[:57]}-"}
+    metadata = {**manifest["metadata"], "generateName": f"{name}-"}
     del metadata["name"]
     params = {**step.params, "manifest": {**manifest, "metadata": metadata}}
     return Step(statement.id, step.template, params, step.after)
 
 
-def _replica(options: ArgoOptions, args: Sequence[str], count: int = 1) -> kubeflow.Replica:
+def _replica(
+    options: ArgoOptions, args: Sequence[str], count: int = 1, restart_policy: str = "Never"
+) -> kubeflow.Replica:
     """Pods running the step image's statement command with ``args``, as ``options`` say."""
     return kubeflow.Replica(
         image=options.image,
         command=STEP_COMMAND,
         args=tuple(args),
         replicas=count,
+        restart_policy=restart_policy,
         secret_env={DATASOURCE_ENV: (options.secret, options.secret_key)},
         requests=options.requests,
         limits=options.limits,
@@ -326,9 +405,3 @@ def literal_json(value: Any) -> str:
 
 def _template_name(kind: str) -> str:
     return kind.replace("_", "-").replace(".", "-")
-
-
-def _dns_name(text: str) -> str:
-    """``text`` as a Kubernetes name: lower-case letters, digits and '-', at most 63."""
-    name = re.sub(r"[^a-z0-9-]+", "-", text.lower()).strip("-")[:63].rstrip("-")
-    return name or "sqlml"

@@ -1,12 +1,17 @@
-"""Run one statement step in a container: ``python -m sqlml.runtime.step IR_JSON``.
+"""Run one statement step in a container: ``python -m sqlml.runtime.step IR``.
 
-The datasource URL comes from ``$SQLML_DATASOURCE`` (a Kubernetes Secret), never from the
-arguments, so credentials stay out of workflow specs and logs.
+``IR`` is the statement's JSON, or that JSON in base64 (what Kubeflow job and Katib trial
+pods get: it survives ``sh -c`` and the kubelet's ``$(VAR)`` expansion). A Katib trial's
+values come in ``$SQLML_TRIAL``. The datasource URL comes from ``$SQLML_DATASOURCE`` (a
+Kubernetes Secret), never from the arguments, so credentials stay out of workflow specs and
+logs.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import os
 import signal
 import sys
 import threading
@@ -23,20 +28,27 @@ from sqlml.runtime.execute import execute
 
 def main(argv: list[str]) -> int:
     if len(argv) != 1:
-        print("usage: python -m sqlml.runtime.step IR_JSON", file=sys.stderr)
+        print("usage: python -m sqlml.runtime.step IR", file=sys.stderr)
         return 2
-    statement = ir.from_dict(json.loads(argv[0]))
+    try:
+        statement = _statement(argv[0])
+    except (ValueError, KeyError, TypeError) as error:
+        print(f"error: the step's statement cannot be read: {error}", file=sys.stderr)
+        return 2
     token = cancel.Token()
+    received: list[int] = []
     try:
         datasource = connect()
         try:
-            with cancel.scope(token), _stopped_by_signals(token, datasource):
+            with cancel.scope(token), _stopped_by_signals(token, datasource, received):
                 outcome = execute(statement, datasource)
         finally:
             datasource.close()
     except SqlmlError as error:
         print(error.render(statement.id), file=sys.stderr)
-        return 1
+        # Stopped by a signal: the shell's 128 + its number, which the training operator's
+        # ExitCode restart policy retries; any other failure is final (1).
+        return 128 + received[0] if received else 1
     if outcome.summary:  # a search's trial: its name=value metric lines for Katib's collector
         print(outcome.summary, file=sys.stdout if statement.kind == "trial" else sys.stderr)
     if outcome.result is not None:
@@ -44,13 +56,24 @@ def main(argv: list[str]) -> int:
     return 0
 
 
+def _statement(argument: str) -> ir.Statement:
+    statement = ir.from_argument(argument)
+    values = os.environ.get(ir.TRIAL_ENV)
+    if isinstance(statement, ir.TrialStatement) and values:
+        statement = dataclasses.replace(statement, trial=dict(json.loads(values)))
+    return statement
+
+
 @contextmanager
-def _stopped_by_signals(token: cancel.Token, datasource: Datasource) -> Iterator[None]:
-    """SIGTERM (Kubernetes stopping the pod: ``sqlml stop``, a deadline) and SIGINT cancel
-    the statement: it stops at its next check, commits nothing and the step fails, well
-    within the pod's grace period."""
+def _stopped_by_signals(
+    token: cancel.Token, datasource: Datasource, received: list[int]
+) -> Iterator[None]:
+    """SIGTERM (Kubernetes stopping the pod: ``sqlml stop``, a deadline, a node drained) and
+    SIGINT cancel the statement: it stops at its next check, commits nothing and the step
+    fails, well within the pod's grace period. The signals are added to ``received``."""
 
     def stop(signum: int, frame: object) -> None:
+        received.append(signum)
         token.cancel(f"the step was stopped ({signal.Signals(signum).name})")
         threading.Thread(target=datasource.interrupt, daemon=True).start()
 

@@ -9,6 +9,15 @@ The manifest is built as plain JSON values in Katib's ``v1beta1`` schema: Katib'
 SDK (``kubeflow-katib``) pins ``protobuf<5``, which TensorFlow's own pin excludes, so it is
 not a dependency of sqlml; the tests check every field against its models.
 
+The step fails when the Experiment has Katib's ``Failed`` condition: Katib sets it once
+failed trials, trials whose metrics were unavailable included, reach
+``maxFailedTrialCount``. It succeeds when the Experiment has a ``completionTime``, which Katib
+sets in the same status update as its ``Succeeded`` or ``Failed`` condition.
+
+Metrics collection (``StdOut``, ``File``...) works only in namespaces labelled
+``katib.kubeflow.org/metrics-collector-injection: enabled``, where Katib's webhook adds its
+collector to the trial pods and runs the trial container's command through ``sh -c``.
+
 System dependencies: a Kubernetes cluster with Katib (``kubeflow.org/v1beta1``) and the
 operator of the trial template's kind.
 """
@@ -20,7 +29,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from sqlml.errors import KubernetesError
-from sqlml.steps.kubeflow import check_name
+from sqlml.steps.kubeflow import failed_condition
+from sqlml.steps.naming import MAX_EXPERIMENT_NAME, check_label
 from sqlml.workflow.core import Step
 from sqlml.workflow.templates import run_job
 
@@ -29,6 +39,9 @@ PARAMETER_TYPES = ("double", "int", "categorical", "discrete")
 GOALS = ("maximize", "minimize")
 COLLECTORS = ("StdOut", "File", "TensorFlowEvent", "PrometheusMetric", "None")
 RESUME_POLICIES = ("Never", "LongRunning", "FromVolume")
+# One condition per type, each new one appended last (Katib's Experiment setCondition):
+# Created, Running, Restarting, Succeeded, Failed.
+EXPERIMENT_CONDITION_TYPES = 5
 
 
 @dataclass(frozen=True)
@@ -100,7 +113,7 @@ def run(
     max_trial_count: int = 12,
     max_failed_trial_count: int = 3,
     metrics_collector: str = "StdOut",
-    primary_container_name: str = "training-container",
+    primary_container_name: str | None = None,
     trial_success_condition: str | None = None,
     trial_failure_condition: str | None = None,
     resume_policy: str | None = None,
@@ -109,13 +122,16 @@ def run(
 ) -> Step:
     """A Katib Experiment that searches ``parameters`` by running trials of ``trial_spec``.
 
-    The step succeeds when the Experiment completes and fails when more than
-    ``max_failed_trial_count`` trials failed.
+    The step succeeds when the Experiment completes and fails when Katib fails it: when
+    ``max_failed_trial_count`` trials failed or reported no metrics.
 
     Args:
-        name: the Experiment's name (a DNS label) and the step's.
+        name: the Experiment's name (a DNS label of at most 40 characters, starting with a
+            letter) and the step's.
         trial_spec: the object each trial creates, as plain JSON values, with
-            ``${trialParameters.NAME}`` placeholders.
+            ``${trialParameters.NAME}`` placeholders; a step zoo job's ``manifest`` fits.
+            Its name and namespace are left out: Katib names each trial's object after
+            the trial and creates it in the Experiment's namespace.
         parameters: the searched hyperparameters.
         trial_parameters: placeholder name -> the searched parameter it takes, or the
             trial's metadata (``${trialSpec.Name}``, ``${trialSpec.Namespace}``...).
@@ -128,10 +144,12 @@ def run(
         algorithm_settings: the algorithm's settings, by name.
         parallel_trial_count: trials run at once.
         max_trial_count: trials in all.
-        max_failed_trial_count: failed trials after which the Experiment fails.
+        max_failed_trial_count: failed trials (metrics unavailable included) at which the
+            Experiment fails.
         metrics_collector: how metrics are read: ``StdOut`` (``name=value`` lines),
             ``File``, ``TensorFlowEvent``, ``PrometheusMetric`` or ``None``.
-        primary_container_name: the trial container whose metrics are collected.
+        primary_container_name: the trial container whose metrics are collected
+            (default: the trial spec's container when all its pods have one name).
         trial_success_condition: when a trial's object succeeded (Katib's GJSON syntax;
             default: Katib's for batch Jobs and Kubeflow jobs).
         trial_failure_condition: when it failed.
@@ -141,7 +159,7 @@ def run(
 
     System dependencies: Katib ``v1beta1`` and the operator of the trial spec's kind.
     """
-    check_name(name)
+    check_label(name, "a Katib Experiment", MAX_EXPERIMENT_NAME)
     _check_choice("goal", goal, GOALS)
     _check_choice("metrics collector", metrics_collector, COLLECTORS)
     if resume_policy is not None:
@@ -163,6 +181,8 @@ def run(
             f"max_trial_count ({max_trial_count})",
             hint="run fewer trials at once, or more in all",
         )
+    trial_spec = _without_name(trial_spec)
+    primary_container_name = _primary_container(trial_spec, primary_container_name)
     objective = {
         "type": goal,
         "objectiveMetricName": objective_metric,
@@ -209,7 +229,7 @@ def run(
         name,
         manifest,
         "status.completionTime",
-        f"status.trialsFailed > {max_failed_trial_count}",
+        failed_condition(EXPERIMENT_CONDITION_TYPES),
         after,
     )
 
@@ -228,3 +248,40 @@ def _number(value: float | None, kind: str) -> str | None:
 def _check_choice(what: str, value: str, choices: tuple[str, ...]) -> None:
     if value not in choices:
         raise KubernetesError(f"unknown {what} {value!r}", hint=f"use one of {', '.join(choices)}")
+
+
+def _without_name(trial_spec: dict[str, Any]) -> dict[str, Any]:
+    """``trial_spec`` without the metadata Katib sets itself (it refuses both)."""
+    metadata = {
+        key: value
+        for key, value in trial_spec.get("metadata", {}).items()
+        if key not in ("name", "namespace")
+    }
+    return _present({**trial_spec, "metadata": metadata or None})
+
+
+def _container_names(value: Any) -> set[str]:
+    """The names of every container in the pod templates within ``value``."""
+    if isinstance(value, list):
+        return set().union(*(_container_names(item) for item in value))
+    if not isinstance(value, dict):
+        return set()
+    names = {c.get("name") for c in value.get("containers", []) if isinstance(c, dict)}
+    return {n for n in names if n} | _container_names(
+        [item for key, item in value.items() if key != "containers"]
+    )
+
+
+def _primary_container(trial_spec: dict[str, Any], given: str | None) -> str:
+    """The trial container whose metrics Katib collects: ``given``, or the only one."""
+    names = _container_names(trial_spec)
+    if given is not None and (given in names or not names):
+        return given
+    if given is None and len(names) == 1:
+        return names.pop()
+    raise KubernetesError(
+        "the trial spec has no single container to collect metrics from"
+        if given is None
+        else f"the trial spec has no container named {given!r}",
+        hint=f"set primary_container_name to one of {', '.join(sorted(names)) or '(none)'}",
+    )

@@ -5,9 +5,15 @@ Each function returns a ``resource`` step: its parameters hold the job's manifes
 with the Kubeflow training SDK's models, ``kubeflow-training``) and the conditions on the
 job's status that end the step. A backend creates the job and waits for one of them.
 
-System dependencies: a Kubernetes cluster with the Kubeflow training operator (v1 API,
-``kubeflow.org/v1``) installed; the Python package ``kubeflow-training`` (the
-``kubernetes`` extra) to build the manifests.
+A step succeeds when its job has a ``completionTime`` and fails when the job has the
+operator's ``Failed`` condition (Argo checks the failure condition first, and the operators
+set both in one status update). ``RunPolicy`` gives every job a backoff limit by default, so
+that a replica failing again and again fails the job instead of restarting forever.
+
+System dependencies: a Kubernetes cluster with the Kubeflow training operator v1.9
+(``kubeflow.org/v1``: TFJob, PyTorchJob, XGBoostJob) and, for MPIJob, mpi-operator
+(``kubeflow.org/v2beta1``); the Python package ``kubeflow-training`` (the ``kubernetes``
+extra) to build the manifests.
 """
 
 from __future__ import annotations
@@ -17,10 +23,19 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sqlml.errors import KubernetesError
+from sqlml.steps.naming import check_label, job_name_limit
 from sqlml.workflow.core import Step
 from sqlml.workflow.templates import run_job
 
 API_VERSION = "kubeflow.org/v1"
+MPI_API_VERSION = "kubeflow.org/v2beta1"  # mpi-operator v0.6+; the training operator's v1 is gone
+DEFAULT_BACKOFF_LIMIT = 3
+# The operators keep one condition per type and append each new one last (training-operator
+# v1.9 pkg/util/status.go setCondition, mpi-operator's likewise), so Failed may sit at any
+# index below the number of types: Created, Running or Restarting, Succeeded, Suspended,
+# Failed.
+JOB_CONDITION_TYPES = 5
+JOB_SUCCEEDED = "status.completionTime"  # set with Succeeded, and with Failed (checked first)
 CLEAN_POD_POLICIES = ("None", "Running", "All")
 RESTART_POLICIES = ("Always", "OnFailure", "Never", "ExitCode")
 
@@ -52,7 +67,9 @@ class RunPolicy:
         clean_pod_policy: pods deleted when the job ends: ``None``, ``Running`` or ``All``.
         ttl_seconds_after_finished: delete the finished job after this many seconds.
         active_deadline_seconds: fail the job when it runs longer than this.
-        backoff_limit: retries before the job is marked failed.
+        backoff_limit: pod restarts (``OnFailure``) or re-creations (``ExitCode``) before
+            the job fails; ``None`` leaves it to the operator, which never fails a job whose
+            replica keeps crashing under ``OnFailure``.
         scheduling_policy: gang scheduling settings.
         suspend: create the job suspended (no pods until resumed).
     """
@@ -60,7 +77,7 @@ class RunPolicy:
     clean_pod_policy: str = "None"
     ttl_seconds_after_finished: int | None = None
     active_deadline_seconds: int | None = None
-    backoff_limit: int | None = None
+    backoff_limit: int | None = DEFAULT_BACKOFF_LIMIT
     scheduling_policy: SchedulingPolicy | None = None
     suspend: bool | None = None
 
@@ -119,8 +136,9 @@ def tensorflow_train(
 ) -> Step:
     """A TFJob: TensorFlow training on Chief, Worker, PS and Evaluator pods.
 
-    The operator sets ``TF_CONFIG`` in every pod. The step succeeds when the chief (or,
-    without one, a worker) succeeds and fails when one of those pods fails.
+    The operator sets ``TF_CONFIG`` in every pod. The job succeeds when the chief (or,
+    without one, worker 0) succeeds; it fails when a replica fails for good (its restart
+    policy, the backoff limit or the deadline), and so does the step.
 
     Args:
         name: the job's name (a DNS label) and the step's.
@@ -129,7 +147,7 @@ def tensorflow_train(
         ps: the parameter-server pods.
         evaluator: the Evaluator pod.
         namespace: the job's namespace (default: the workflow's).
-        run_policy: the job's RunPolicy (default: the operator's defaults).
+        run_policy: the job's RunPolicy (default: :class:`RunPolicy`'s).
         success_policy: ``""`` (chief or worker 0 done) or ``AllWorkers``.
         enable_dynamic_worker: let workers join and leave (elastic training).
         container_name: the container the operator configures; TFJob expects ``tensorflow``.
@@ -139,7 +157,6 @@ def tensorflow_train(
     System dependencies: the training operator with TFJob support.
     """
     roles = {"Chief": chief, "Worker": workers, "PS": ps, "Evaluator": evaluator}
-    primary = "Chief" if chief else "Worker"
     return _job_step(
         "TFJob",
         name,
@@ -153,7 +170,6 @@ def tensorflow_train(
         ),
         roles,
         container_name,
-        primary,
         after,
     )
 
@@ -172,15 +188,15 @@ def pytorch_train(
 ) -> Step:
     """A PyTorchJob: ``torch.distributed`` training on a Master and Worker pods.
 
-    The operator sets ``MASTER_ADDR``, ``MASTER_PORT``, ``WORLD_SIZE`` and ``RANK``. The step
-    ends with the master.
+    The operator sets ``MASTER_ADDR``, ``MASTER_PORT``, ``WORLD_SIZE`` and ``RANK``. The job
+    (and the step) succeeds with the master and fails when a replica fails for good.
 
     Args:
         name: the job's name (a DNS label) and the step's.
         master: the Master pod (one replica).
         workers: the Worker pods.
         namespace: the job's namespace (default: the workflow's).
-        run_policy: the job's RunPolicy (default: the operator's defaults).
+        run_policy: the job's RunPolicy (default: :class:`RunPolicy`'s).
         nproc_per_node: processes per pod (``auto``, ``cpu``, ``gpu`` or a number).
         container_name: the container the operator configures; PyTorchJob expects ``pytorch``.
         labels: labels on the job.
@@ -200,7 +216,6 @@ def pytorch_train(
         ),
         {"Master": master, "Worker": workers},
         container_name,
-        "Master",
         after,
     )
 
@@ -218,15 +233,15 @@ def xgboost_train(
 ) -> Step:
     """An XGBoostJob: XGBoost's collective (Rabit) training on a Master and Worker pods.
 
-    The operator sets ``MASTER_ADDR``, ``MASTER_PORT``, ``WORLD_SIZE`` and ``RANK``. The step
-    ends with the master.
+    The operator sets ``MASTER_ADDR``, ``MASTER_PORT``, ``WORLD_SIZE`` and ``RANK``. The job
+    (and the step) succeeds with the master and fails when a replica fails for good.
 
     Args:
         name: the job's name (a DNS label) and the step's.
         master: the Master pod (one replica), the collective's tracker.
         workers: the Worker pods.
         namespace: the job's namespace (default: the workflow's).
-        run_policy: the job's RunPolicy (default: the operator's defaults).
+        run_policy: the job's RunPolicy (default: :class:`RunPolicy`'s).
         container_name: the container the operator configures; XGBoostJob expects ``xgboost``.
         labels: labels on the job.
         after: steps that must finish first.
@@ -243,7 +258,6 @@ def xgboost_train(
         ),
         {"Master": master, "Worker": workers},
         container_name,
-        "Master",
         after,
     )
 
@@ -256,43 +270,51 @@ def mpi_train(
     namespace: str | None = None,
     run_policy: RunPolicy | None = None,
     slots_per_worker: int | None = None,
+    mpi_implementation: str | None = None,
     container_name: str = "mpi",
     labels: Mapping[str, str] | None = None,
     after: Sequence[Step] = (),
 ) -> Step:
-    """An MPIJob: an ``mpirun`` launcher pod driving Worker pods (Horovod and the like).
+    """An MPIJob (mpi-operator, ``kubeflow.org/v2beta1``): an ``mpirun`` launcher pod driving
+    Worker pods (Horovod and the like).
 
-    The step ends with the launcher.
+    mpi-operator serves only ``v2beta1``, whose CRD has the same name as the training
+    operator's old ``v1`` MPIJob: the two operators cannot both serve MPIJobs.
 
     Args:
         name: the job's name (a DNS label) and the step's.
         launcher: the Launcher pod (one replica), which runs ``mpirun``.
         workers: the Worker pods, which run the MPI processes.
         namespace: the job's namespace (default: the workflow's).
-        run_policy: the job's RunPolicy (default: the operator's defaults).
+        run_policy: the job's RunPolicy (default: :class:`RunPolicy`'s).
         slots_per_worker: MPI slots (processes) per worker pod.
-        container_name: the job's main container, named in ``mainContainer``.
+        mpi_implementation: ``OpenMPI``, ``Intel`` or ``MPICH`` (default: OpenMPI).
+        container_name: the name of the pods' container.
         labels: labels on the job.
         after: steps that must finish first.
 
-    System dependencies: the training operator with MPIJob (v1) support; an image with MPI.
+    System dependencies: mpi-operator v0.6 or later; an image with MPI.
     """
-    return _job_step(
-        "MPIJob",
-        name,
-        namespace,
-        labels,
-        lambda m, specs: m.KubeflowOrgV1MPIJobSpec(
-            mpi_replica_specs=specs,
-            run_policy=_run_policy(m, run_policy or RunPolicy()),
-            slots_per_worker=slots_per_worker,
-            main_container=container_name,
-        ),
-        {"Launcher": launcher, "Worker": workers},
-        container_name,
-        "Launcher",
-        after,
-    )
+    roles = {"Launcher": launcher, "Worker": workers}
+    _check_job_name("MPIJob", name, roles)
+    m = training_models()
+    policy = to_plain(_run_policy(m, run_policy or RunPolicy()))
+    spec = {
+        "slotsPerWorker": slots_per_worker,
+        "mpiImplementation": mpi_implementation,
+        "runPolicy": policy,
+        "mpiReplicaSpecs": {
+            role: to_plain(_replica_spec(m, role, replica, container_name))
+            for role, replica in roles.items()
+        },
+    }
+    job = {
+        "apiVersion": MPI_API_VERSION,
+        "kind": "MPIJob",
+        "metadata": _metadata(name, namespace, labels),
+        "spec": {key: value for key, value in spec.items() if value is not None},
+    }
+    return _waited(name, job, after)
 
 
 def training_models() -> Any:
@@ -322,10 +344,9 @@ def _job_step(
     make_spec: Any,
     roles: Mapping[str, Replica | None],
     container_name: str,
-    primary: str,
     after: Sequence[Step],
 ) -> Step:
-    check_name(name)
+    _check_job_name(kind, name, roles)
     m = training_models()
     specs = {
         role: _replica_spec(m, role, replica, container_name)
@@ -333,15 +354,37 @@ def _job_step(
         if replica is not None
     }
     job = getattr(m, f"KubeflowOrgV1{kind}")(
-        api_version=API_VERSION,
-        kind=kind,
-        metadata=m.V1ObjectMeta(
-            name=name, namespace=namespace, labels=dict(labels) if labels else None
-        ),
-        spec=make_spec(m, specs),
+        api_version=API_VERSION, kind=kind, metadata=None, spec=make_spec(m, specs)
     )
-    status = f"status.replicaStatuses.{primary}"
-    return run_job(name, to_plain(job), f"{status}.succeeded > 0", f"{status}.failed > 0", after)
+    manifest = {**to_plain(job), "metadata": _metadata(name, namespace, labels)}
+    return _waited(name, manifest, after)
+
+
+def _waited(name: str, manifest: dict[str, Any], after: Sequence[Step]) -> Step:
+    """The step creating the job ``manifest`` and waiting for the operator to end it."""
+    return run_job(name, manifest, JOB_SUCCEEDED, failed_condition(JOB_CONDITION_TYPES), after)
+
+
+def failed_condition(types: int) -> str:
+    """Argo's failure condition for an object whose ``status.conditions`` holds at most
+    ``types`` conditions, one per type: a ``Failed`` one at any index.
+
+    Argo's conditions are label selectors over gjson paths, which cannot search a list; its
+    failure condition holds when any of its requirements does, so one per index.
+    """
+    return ", ".join(f"status.conditions.{index}.type == Failed" for index in range(types))
+
+
+def _metadata(name: str, namespace: str | None, labels: Mapping[str, str] | None) -> dict[str, Any]:
+    metadata = {"name": name, "namespace": namespace, "labels": dict(labels or {}) or None}
+    return {key: value for key, value in metadata.items() if value is not None}
+
+
+def _check_job_name(kind: str, name: str, roles: Mapping[str, Replica | None]) -> None:
+    """Job names are DNS-1035 labels short enough for their ``<job>-<type>-<index>``
+    Services (the training operator's and mpi-operator's webhooks and controllers)."""
+    counts = {role: replica.replicas for role, replica in roles.items() if replica is not None}
+    check_label(name, f"a {kind} with these replicas", job_name_limit(counts))
 
 
 def _replica_spec(m: Any, role: str, replica: Replica, container_name: str) -> Any:
@@ -440,14 +483,3 @@ def _run_policy(m: Any, policy: RunPolicy) -> Any:
             schedule_timeout_seconds=scheduling.schedule_timeout_seconds,
         ),
     )
-
-
-def check_name(name: str) -> None:
-    """Kubernetes object names: DNS labels (lower-case letters, digits, '-'), 63 at most."""
-    ok = 0 < len(name) <= 63 and name[0].isalnum() and name[-1].isalnum()
-    if not ok or any(not (c.isdigit() or "a" <= c <= "z" or c == "-") for c in name):
-        raise KubernetesError(
-            f"{name!r} is not a valid Kubernetes object name",
-            hint="use at most 63 lower-case letters, digits and '-', "
-            "starting and ending with a letter or digit",
-        )

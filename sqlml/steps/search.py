@@ -18,6 +18,7 @@ from sqlml.errors import KubernetesError
 from sqlml.search_space import as_text, plan
 from sqlml.steps import katib
 from sqlml.steps.kubeflow import Replica, pod_template, to_plain, training_models
+from sqlml.steps.naming import GENERATED_SUFFIX, MAX_EXPERIMENT_NAME, dns_label
 from sqlml.workflow.core import Step, Workflow, names
 
 TRIAL_CONTAINER = "training-container"
@@ -70,12 +71,15 @@ def katib_search(
     """Add a Katib Experiment running the search's trials, then the step keeping the best.
 
     Each trial is a batch Job whose container runs ``replica.command`` with the trial's
-    statement (as JSON) as its argument; Katib reads its ``name=value`` metric lines.
+    statement (in base64: Katib's metrics collector runs the command through ``sh -c``) as
+    its argument and the trial's values in ``$SQLML_TRIAL``; Katib reads its ``name=value``
+    metric lines.
 
     Args:
         workflow: the workflow the steps are added to.
         statement: the search's IR; its ``search.metric`` must be known.
-        name: the Experiment's name prefix (Kubernetes completes it).
+        name: the text the Experiment's name is made from (Kubernetes completes it, so runs
+            of one program coexist).
         replica: image, command, Secret environment and resources of the trial pods.
         namespace: the Experiment's namespace.
         after: steps that must finish first.
@@ -89,10 +93,16 @@ def katib_search(
     keys = {attribute: re.sub(r"\W", "_", attribute) for attribute in statement.space}
     placeholders = {"trial": "${trialParameters.trialName}"}
     placeholders |= {attribute: f"${{trialParameters.{key}}}" for attribute, key in keys.items()}
-    args = json.dumps(_trial(statement, placeholders), separators=(",", ":"))
+    trial = dataclasses.replace(
+        replica,
+        args=(ir.to_argument(_trial(statement, {})),),
+        env={**replica.env, ir.TRIAL_ENV: json.dumps(placeholders, separators=(",", ":"))},
+        restart_policy="Never",
+    )
+    prefix = dns_label(name, MAX_EXPERIMENT_NAME - GENERATED_SUFFIX - 1)
     experiment = katib.run(
-        name,
-        trial_spec=_job(dataclasses.replace(replica, args=(args,), restart_policy="Never")),
+        prefix,
+        trial_spec=_job(trial),
         parameters=[
             _parameter(keys[a], a, entry, settings["algorithm"])
             for a, entry in statement.space.items()
@@ -113,7 +123,7 @@ def katib_search(
     )
     # Many runs of one workflow coexist: the Experiment's name is a prefix Kubernetes completes.
     manifest = experiment.params["manifest"]
-    metadata = {**manifest["metadata"], "generateName": f"{name[:33]}-"}
+    metadata = {**manifest["metadata"], "generateName": f"{prefix}-"}
     del metadata["name"]
     params = {**experiment.params, "manifest": {**manifest, "metadata": metadata}}
     added = workflow.add(
@@ -134,7 +144,8 @@ def _finish(statement: ir.SearchStatement, trials: Step) -> Step:
 
 
 def _parameter(key: str, attribute: str, entry: dict, algorithm: str) -> katib.Parameter:
-    """A searched attribute as Katib's: CHOICE as categorical (its values' text forms)."""
+    """A searched attribute as Katib's: CHOICE as categorical (its values' text forms, each
+    ``$`` doubled: the kubelet turns ``$$`` back into ``$`` in the trial's environment)."""
     kind = entry["kind"]
     if kind == "choice":
         texts = [as_text(value) for value in entry["values"]]
@@ -145,7 +156,7 @@ def _parameter(key: str, attribute: str, entry: dict, algorithm: str) -> katib.P
                 "characters, which Katib cannot pass to a trial",
                 hint="search plain candidates",
             )
-        return katib.Parameter(key, "categorical", values=texts)
+        return katib.Parameter(key, "categorical", values=[t.replace("$", "$$") for t in texts])
     if kind == "int_range":
         step = 1 if algorithm == "grid" else None
         return katib.Parameter(key, "int", min=entry["low"], max=entry["high"], step=step)

@@ -4,7 +4,6 @@ so that `--resume` runs the cancelled step again."""
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import subprocess
@@ -17,6 +16,7 @@ import pytest
 from conftest import ROOT, datasource_url, import_or_skip, load_iris
 from fault_support import model_versions, table_rows, tables_like
 
+from sqlml import ir
 from sqlml.cli import main
 from sqlml.runtime.datasource import connect
 from sqlml.runtime.model_store import ModelStore
@@ -183,7 +183,7 @@ def test_a_step_pod_stopped_with_sigterm_saves_nothing(iris_duckdb_url, unique_n
 
     statement = analyze(parse(ENDLESS_XGBOOST.format(model=unique_name)))[0]
     child = subprocess.Popen(
-        [sys.executable, "-m", "sqlml.runtime.step", json.dumps(statement.to_dict())],
+        [sys.executable, "-m", "sqlml.runtime.step", ir.to_argument(statement.to_dict())],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -196,7 +196,8 @@ def test_a_step_pod_stopped_with_sigterm_saves_nothing(iris_duckdb_url, unique_n
         _, err = child.communicate(timeout=30)
     finally:
         child.kill()
-    assert child.returncode == 1, err
+    # 128 + 15, as a shell reports it: the ExitCode restart policy retries such a pod.
+    assert child.returncode == 143, err
     assert time.monotonic() - started < 10  # well within Kubernetes's 30 s grace period
     assert "the statement was cancelled (the step was stopped (SIGTERM))" in err
     assert "Traceback" not in err
