@@ -8,6 +8,7 @@ import errno
 import os
 import time
 import uuid
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -326,3 +327,78 @@ def test_a_mixed_case_table_is_fingerprinted_under_its_lower_cased_name(kind, tm
     finally:
         ds.execute(f"DROP TABLE IF EXISTS {ds.quote([name])}")
         ds.close()
+
+
+def _read_twice_through_the_environment(duckdb_url) -> list[list[int]]:
+    ds = connect(duckdb_url)
+    ds.execute("CREATE TABLE t AS SELECT 1 AS x")
+    try:
+        return [cache_module.cached_read(ds, "SELECT x FROM t")["x"].tolist() for _ in range(2)]
+    finally:
+        ds.close()
+
+
+@pytest.mark.parametrize("home", ["unset", "empty", "relative", "missing"])
+def test_a_user_without_a_home_folder_reads_without_the_cache(
+    duckdb_url, tmp_path, monkeypatch, capsys, warnings_again, home
+):
+    """A pod run as --run-as-user 1234: no $HOME and no password entry for the uid (where
+    Path.home() raises), or a $HOME that is no folder. One warning, the statement's data
+    read from the database, nothing created anywhere (not in the working folder either)."""
+    import pwd
+
+    monkeypatch.delenv("SQLML_CACHE_DIR", raising=False)
+    monkeypatch.setenv("SQLML_CACHE", "on")
+    work = tmp_path / "work"
+    work.mkdir()
+    monkeypatch.chdir(work)
+    if home == "unset":
+        monkeypatch.delenv("HOME")
+
+        def unknown(uid):
+            raise KeyError(f"getpwuid(): uid not found: {uid}")
+
+        monkeypatch.setattr(pwd, "getpwuid", unknown)
+        with pytest.raises(RuntimeError):  # what sqlml must not let through
+            Path.home()
+    else:
+        value = {"empty": "", "relative": "home", "missing": str(tmp_path / "gone")}[home]
+        monkeypatch.setenv("HOME", value)
+    assert _read_twice_through_the_environment(duckdb_url) == [[1], [1]]
+    err = capsys.readouterr().err
+    assert err.count("sqlml: warning:") == 1, err
+    assert "the input cache is off" in err and "SQLML_CACHE_DIR" in err
+    assert "Traceback" not in err
+    assert list(work.iterdir()) == [] and not (tmp_path / "gone").exists()
+
+
+@pytest.mark.parametrize("home", ["/proc", "read-only"])
+def test_a_home_folder_where_nothing_can_be_created_costs_one_warning(
+    duckdb_url, tmp_path, monkeypatch, capsys, warnings_again, home
+):
+    """$HOME read-only: /proc (read-only even for root), or a folder without write
+    permission (as / is for a user other than root)."""
+    if home == "/proc" and not Path("/proc/self").is_dir():
+        pytest.skip("no /proc here")
+    if home == "read-only":
+        home = str(tmp_path / "home")
+        Path(home).mkdir(mode=0o555)
+        if os.access(home, os.W_OK):  # root writes anywhere: /proc covers it
+            pytest.skip("this user may write to read-only folders")
+    monkeypatch.delenv("SQLML_CACHE_DIR", raising=False)
+    monkeypatch.setenv("SQLML_CACHE", "on")
+    monkeypatch.setenv("HOME", home)
+    assert _read_twice_through_the_environment(duckdb_url) == [[1], [1]]
+    err = capsys.readouterr().err
+    assert err.count("sqlml: warning:") == 1, err
+    assert f"the input cache in {home}/.cache/sqlml cannot be created" in err
+    assert "Traceback" not in err
+    assert not Path(home, ".cache").exists()
+
+
+def test_a_size_limit_that_is_no_number_is_a_warning(monkeypatch, tmp_path, capsys, warnings_again):
+    monkeypatch.setenv("SQLML_CACHE", "on")
+    monkeypatch.setenv("SQLML_CACHE_DIR", str(tmp_path))
+    monkeypatch.setenv("SQLML_CACHE_MAX_BYTES", "2GB")
+    assert InputCache.from_environment().max_bytes == cache_module.DEFAULT_MAX_BYTES
+    assert "SQLML_CACHE_MAX_BYTES='2GB' is not a number of bytes" in capsys.readouterr().err

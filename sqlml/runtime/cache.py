@@ -14,6 +14,10 @@ files that killed writers left. The cache only saves time: an entry that cannot 
 file-size limit, a read-only folder) is skipped with one warning.
 Settings: ``SQLML_CACHE=off`` turns the cache off, ``SQLML_CACHE_DIR`` (default
 ``~/.cache/sqlml``) and ``SQLML_CACHE_MAX_BYTES`` (default 2 GiB).
+
+A user without a usable home folder (a pod run as ``--run-as-user 1234``: ``$HOME`` unset or
+``/``, a user id the system does not know, a home that does not exist or is read-only) and
+no ``SQLML_CACHE_DIR`` gets no cache: one warning, and every read goes to the database.
 """
 
 from __future__ import annotations
@@ -30,7 +34,7 @@ import numpy as np
 from sqlglot import exp
 from sqlglot.errors import SqlglotError
 
-from sqlml.local_files import cache_folder, reason, warn_once
+from sqlml.local_files import reason, warn_once
 from sqlml.runtime.datasource import Columns, Datasource
 from sqlml.semantics.sql_check import parse_sql
 
@@ -55,11 +59,24 @@ class InputCache:
 
     @classmethod
     def from_environment(cls) -> InputCache | None:
-        """The cache the environment asks for, or None when it is off."""
+        """The cache the environment asks for, or None when it is off or has no folder this
+        user can create (then with one warning)."""
         if os.environ.get("SQLML_CACHE", "on").lower() in ("off", "0", "false", "no"):
             return None
-        max_bytes = int(os.environ.get("SQLML_CACHE_MAX_BYTES") or DEFAULT_MAX_BYTES)
-        return cls(cache_folder(), max_bytes)
+        folder = _folder()
+        if folder is None:
+            return None
+        text = os.environ.get("SQLML_CACHE_MAX_BYTES") or ""
+        try:
+            max_bytes = int(text) if text else DEFAULT_MAX_BYTES
+        except ValueError:
+            warn_once(
+                "cache size",
+                f"SQLML_CACHE_MAX_BYTES={text!r} is not a number of bytes: the input cache "
+                f"keeps up to {DEFAULT_MAX_BYTES} bytes",
+            )
+            max_bytes = DEFAULT_MAX_BYTES
+        return cls(folder, max_bytes)
 
     def read(self, datasource: Datasource, select: str) -> Columns:
         """The result of ``select``: from the cache if the tables are unchanged."""
@@ -129,6 +146,68 @@ class InputCache:
             if total > self.max_bytes:
                 with suppress(OSError):
                     entry.unlink()
+
+
+_SKIPPED = "training reads its data from the database each time"
+
+
+def _folder() -> Path | None:
+    """The cache folder: ``$SQLML_CACHE_DIR``, else ``~/.cache/sqlml``, created if need be.
+    None, after one warning, when there is none this user can create: no home folder (no
+    ``$HOME`` and a user id the system does not know, an empty or relative ``$HOME``, one
+    that does not exist) or one where nothing can be created (``/`` for a user other than
+    root, a read-only file system)."""
+    given = os.environ.get("SQLML_CACHE_DIR")
+    if given:
+        folder = Path(given)
+    else:
+        home, why = _home()
+        if home is None:
+            warn_once(
+                "cache",
+                f"the input cache is off: {why}; {_SKIPPED} "
+                "(set SQLML_CACHE_DIR to a writable folder to use one)",
+            )
+            return None
+        folder = home / ".cache" / "sqlml"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        warn_once(
+            "cache",
+            f"the input cache in {folder} cannot be created ({reason(error)}): {_SKIPPED} "
+            "(set SQLML_CACHE_DIR to a writable folder to use one)",
+        )
+        return None
+    return folder
+
+
+def _home() -> tuple[Path | None, str]:
+    """The user's home folder if it is one (an existing absolute folder), else None and why
+    not. Never raises: ``Path.home()`` raises RuntimeError (and, in some Python versions,
+    KeyError from the password database) for a user id the system does not know."""
+    uid = os.getuid() if hasattr(os, "getuid") else None
+    user = f"user id {uid}" if uid is not None else "this user"
+    text = os.environ.get("HOME")
+    if text is None:
+        try:
+            home = Path.home()
+        except (RuntimeError, KeyError, OSError):
+            return (
+                None,
+                f"{user} has no home folder ($HOME is not set and the system has no entry for it)",
+            )
+    elif not text or not os.path.isabs(text):
+        return None, f"$HOME ({text!r}) is not a folder's absolute path"
+    else:
+        home = Path(text)
+    try:
+        exists = home.is_dir()
+    except OSError as error:
+        return None, f"the home folder {home} cannot be read ({reason(error)})"
+    if not exists:
+        return None, f"the home folder {home} of {user} does not exist"
+    return home, ""
 
 
 def cache_key(datasource: Datasource, select: str) -> str | None:

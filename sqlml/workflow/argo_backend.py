@@ -3,6 +3,16 @@
 The datasource URL travels only in a Secret (``data``, base64), which the workflow's pods read
 through ``secretKeyRef``; it is never printed, logged or put into the Workflow. Progress goes
 to stderr, the run's name and its steps' logs to stdout.
+
+A step that trains on a Kubeflow job or searches with a Katib Experiment is an Argo resource
+step: Argo creates the object (owned by the Workflow: ``metadata.ownerReferences`` names the
+Workflow's uid) and waits for it; the training runs in the pods its operator creates. So the
+logs shown for such a step are also those of its job's replica pods, found by the training
+operator's labels (``training.kubeflow.org/job-name`` and ``.../operator-name``; labelled by
+``.../replica-type`` or, for mpi-operator, ``.../job-role``, and ``.../replica-index``), and of
+its Experiment's trial pods, found by Katib's (``katib.kubeflow.org/experiment`` and the
+``katib.kubeflow.org/trial`` label Katib's pod webhook adds). Stopping a run deletes the jobs
+and Experiments it created that still run: Argo deletes owned objects only with the Workflow.
 """
 
 from __future__ import annotations
@@ -18,6 +28,8 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
+
+import yaml
 
 from sqlml.errors import KubernetesError
 from sqlml.runtime.datasource import parse_url
@@ -35,6 +47,53 @@ CONTAINER = "main"  # the step container of Argo's pods (beside "init" and "wait
 POD_NAME_FORMAT = "workflows.argoproj.io/pod-name-format"
 MAX_POD_PREFIX = 253 - 10 - 1  # a name's length limit, less the hash's room and a '-'
 _GROUP_NODES = ("DAG", "Steps", "StepGroup", "TaskGroup", "Retry")  # nodes that are no step
+SECRET_RETRIES = 3  # updates of the datasource Secret that may meet a concurrent change (409)
+# Deleting a job or Experiment with Foreground propagation: the garbage collector deletes its
+# dependents first (the job's pods and Services; an Experiment's Trials, their Jobs and those
+# Jobs' pods), each in turn in the foreground, and the object goes last, so that nothing is
+# orphaned. The API's default depends on the kind (for batch/v1 Jobs, which Katib's trials
+# run as, it is Orphan: their pods would keep running); Foreground does not.
+PROPAGATION = "Foreground"
+
+# The training operator's (v1.9) and mpi-operator's (v2beta1) pod labels, and Katib's (v0.19).
+JOB_NAME_LABEL = "training.kubeflow.org/job-name"
+OPERATOR_LABEL = "training.kubeflow.org/operator-name"
+REPLICA_TYPE_LABEL = "training.kubeflow.org/replica-type"  # lower case: worker, ps, master
+REPLICA_INDEX_LABEL = "training.kubeflow.org/replica-index"
+JOB_ROLE_LABEL = "training.kubeflow.org/job-role"  # mpi-operator: launcher, worker
+EXPERIMENT_LABEL = "katib.kubeflow.org/experiment"
+TRIAL_LABEL = "katib.kubeflow.org/trial"
+TRIAL_CONTAINER = "training-container"  # the primaryContainerName sqlml's trials use
+
+
+@dataclass(frozen=True)
+class Kind:
+    """A kind of object a run's resource steps create: where it is served, and in which pods
+    and container the training runs."""
+
+    kind: str
+    group: str
+    version: str
+    plural: str
+    container: str | None  # the container its operator expects (None: the pod template's)
+    operator: str | None  # its pods' training.kubeflow.org/operator-name (None: Katib trials)
+
+    @property
+    def resource(self) -> str:
+        return f"{self.plural}.{self.group}"
+
+
+KINDS = {
+    kind.kind: kind
+    for kind in (
+        Kind("TFJob", "kubeflow.org", "v1", "tfjobs", "tensorflow", "tfjob-controller"),
+        Kind("PyTorchJob", "kubeflow.org", "v1", "pytorchjobs", "pytorch", "pytorchjob-controller"),
+        Kind("XGBoostJob", "kubeflow.org", "v1", "xgboostjobs", "xgboost", "xgboostjob-controller"),
+        Kind("MPIJob", "kubeflow.org", "v2beta1", "mpijobs", None, "mpi-operator"),
+        Kind("Experiment", "kubeflow.org", "v1beta1", "experiments", TRIAL_CONTAINER, None),
+    )
+}
+_REPLICA_ORDER = ("chief", "master", "launcher", "worker", "ps", "evaluator")
 
 
 @dataclass(frozen=True)
@@ -135,9 +194,21 @@ def put_secret(kube: Kube, name: str, key: str, url: str | None) -> None:
         with kube.call("create", "secrets", name, redact=(url, value)):
             kube.core.create_namespaced_secret(kube.namespace, body, _request_timeout=TIMEOUT)
         return
-    current.data = {**data, key: value}
-    with kube.call("update", "secrets", name, redact=(url, value)):
-        kube.core.replace_namespaced_secret(name, kube.namespace, current, _request_timeout=TIMEOUT)
+    for attempt in range(SECRET_RETRIES):
+        current.data = {**data, key: value}
+        try:
+            with kube.call("update", "secrets", name, redact=(url, value)):
+                kube.core.replace_namespaced_secret(
+                    name, kube.namespace, current, _request_timeout=TIMEOUT
+                )
+            return
+        except ApiError as error:  # changed since it was read: read it again, keep the change
+            if error.status != 409 or attempt == SECRET_RETRIES - 1:
+                raise
+        current = _read_secret(kube, name)
+        if current is None:
+            return put_secret(kube, name, key, url)
+        data = current.data or {}
 
 
 def _read_secret(kube: Kube, name: str) -> Any:
@@ -168,13 +239,144 @@ def get(kube: Kube, name: str) -> dict[str, Any]:
 
 
 def stop(kube: Kube, name: str, terminate: bool = False) -> None:
-    """Ask Argo to stop the run ``name``: ``Stop`` still runs exit handlers, ``Terminate`` not."""
+    """Stop the run ``name``: ask Argo to (``Stop`` still runs exit handlers, ``Terminate``
+    not), then delete the Kubeflow jobs and Katib Experiments the run created that have not
+    ended, with their pods. A run that has ended is left as it is. Reports on stderr."""
+    workflow = get(kube, name)
+    phase = (workflow.get("status") or {}).get("phase") or "Pending"
+    if phase in DONE:
+        _note(f"run {name} already ended: {phase}; nothing to stop")
+        return
     shutdown = "Terminate" if terminate else "Stop"
     with _on_workflows(kube, "patch", name):
         kube.custom.patch_namespaced_custom_object(
             GROUP, VERSION, kube.namespace, PLURAL, name, {"spec": {"shutdown": shutdown}},
             _request_timeout=TIMEOUT,
         )  # fmt: skip
+    how = "terminate (no exit handlers)" if terminate else "stop"
+    _note(f"asked run {name} to {how}")
+    # After the shutdown, so that Argo does not fail the resource steps for their deleted
+    # objects before it stops them. A kind whose operator is not installed was never created.
+    for found in owned(kube, workflow):
+        if _ended(found.obj):
+            continue
+        try:
+            with kube.call("delete", found.kind.resource, found.name):
+                kube.custom.delete_namespaced_custom_object(
+                    found.kind.group, found.kind.version, kube.namespace, found.kind.plural,
+                    found.name, propagation_policy=PROPAGATION, _request_timeout=TIMEOUT,
+                )  # fmt: skip
+        except ApiError as error:
+            if error.missing == "object":  # deleted meanwhile
+                continue
+            raise
+        pods = "trials" if found.kind.operator is None else "pods"
+        _note(
+            f"stopped {found.kind.kind} {found.name} of step {found.step}: deleted with its {pods}"
+        )
+
+
+@dataclass(frozen=True)
+class Owned:
+    """A Kubeflow job or Katib Experiment a run created, and the step that created it."""
+
+    kind: Kind
+    name: str
+    step: str
+    obj: dict[str, Any]
+
+
+def owned(kube: Kube, workflow: Mapping[str, Any], step: str | None = None) -> list[Owned]:
+    """The Kubeflow jobs and Katib Experiments the run ``workflow`` created (only those of
+    ``step``): the objects of the kinds its resource steps create whose ownerReferences
+    name the Workflow's uid. A kind the cluster does not serve has none."""
+    uid = workflow["metadata"].get("uid")
+    creators, unknown = created_by(workflow)
+    if step is not None:
+        creators = [(task, manifest) for task, manifest in creators if task == step]
+    kinds = {manifest["kind"] for _, manifest in creators if manifest["kind"] in KINDS}
+    if unknown and step is None:  # a manifest sqlml cannot read: look at every kind
+        kinds = set(KINDS)
+    found = []
+    for kind in sorted(kinds):
+        spec = KINDS[kind]
+        try:
+            with kube.call("list", spec.resource):
+                listed = kube.custom.list_namespaced_custom_object(
+                    spec.group, spec.version, kube.namespace, spec.plural,
+                    _request_timeout=TIMEOUT,
+                )  # fmt: skip
+        except ApiError as error:
+            if error.missing == "resource":  # the operator is not installed
+                continue
+            raise
+        for obj in listed.get("items") or []:
+            metadata = obj.get("metadata") or {}
+            references = metadata.get("ownerReferences") or []
+            if not uid or not any(ref.get("uid") == uid for ref in references):
+                continue
+            task = _creator(creators, obj)
+            if step is None or task == step:
+                found.append(Owned(spec, metadata["name"], task or "?", obj))
+    return sorted(found, key=lambda item: (item.step, item.kind.kind, item.name))
+
+
+def created_by(workflow: Mapping[str, Any]) -> tuple[list[tuple[str, dict[str, Any]]], bool]:
+    """The (task, manifest) of each DAG task or step that runs a resource template, its
+    manifest with the task's parameters in; and whether some manifest could not be read."""
+    templates = {t["name"]: t for t in workflow.get("spec", {}).get("templates") or []}
+    found: list[tuple[str, dict[str, Any]]] = []
+    unknown = False
+    for template in templates.values():
+        calls = [
+            *((template.get("dag") or {}).get("tasks") or []),
+            *(call for group in template.get("steps") or [] for call in group or []),
+        ]
+        for call in calls:
+            target = templates.get(call.get("template") or "")
+            if not target or not target.get("resource"):
+                continue
+            parameters = {
+                p["name"]: p.get("value", "")
+                for p in (call.get("arguments") or {}).get("parameters") or []
+            }
+            text = re.sub(
+                r"\{\{\s*inputs\.parameters\.([-\w]+)\s*\}\}",
+                lambda m, given=parameters: given.get(m[1], m[0]),
+                target["resource"].get("manifest") or "",
+            )
+            try:
+                manifest = yaml.safe_load(text)
+            except yaml.YAMLError:
+                manifest = None
+            if isinstance(manifest, dict) and isinstance(manifest.get("kind"), str):
+                found.append((call["name"], manifest))
+            else:
+                unknown = True
+    return found, unknown
+
+
+def _creator(creators: list[tuple[str, dict[str, Any]]], obj: Mapping[str, Any]) -> str | None:
+    """The task whose manifest ``obj`` was created from: same kind and name, or generateName."""
+    metadata = obj.get("metadata") or {}
+    for task, manifest in creators:
+        given = manifest.get("metadata") or {}
+        if manifest["kind"] != obj.get("kind"):
+            continue
+        if given.get("name") == metadata.get("name") or (
+            given.get("generateName") and given["generateName"] == metadata.get("generateName")
+        ):
+            return task
+    return None
+
+
+def _ended(obj: Mapping[str, Any]) -> bool:
+    """A job (training operator, mpi-operator) or Experiment (Katib) that has succeeded or
+    failed: its ``Succeeded`` or ``Failed`` condition is ``"True"``."""
+    conditions = (obj.get("status") or {}).get("conditions") or []
+    return any(
+        c.get("type") in ("Succeeded", "Failed") and c.get("status") == "True" for c in conditions
+    )
 
 
 @contextmanager
@@ -200,13 +402,17 @@ def status(kube: Kube, name: str) -> tuple[str, list[Node]]:
 
 
 def logs(kube: Kube, name: str, step: str | None = None, follow: bool = False) -> None:
-    """Print the logs of the run's steps (only of ``step``), following them to the end."""
+    """Print the logs of the run's steps (only of ``step``), following them to the end: each
+    step's ``main`` container, and the pods its Kubeflow job or Katib Experiment trains in."""
     workflow = get(kube, name)
     chosen = [node for node in nodes(workflow) if step in (None, node.task, node.label)]
     tasks = {
-        task["name"]
+        call["name"]
         for template in workflow["spec"].get("templates", [])
-        for task in (template.get("dag") or {}).get("tasks", [])
+        for call in [
+            *(template.get("dag") or {}).get("tasks", []),
+            *(call for group in template.get("steps") or [] for call in group or []),
+        ]
     }
     if step is not None and not chosen and step not in tasks:
         steps = ", ".join(sorted(tasks)) or "none"
@@ -214,6 +420,8 @@ def logs(kube: Kube, name: str, step: str | None = None, follow: bool = False) -
     if follow:
         Watch(kube, name, report=False, step=step).run()
         return
+    creating = {task for task, _ in created_by(workflow)[0]}
+    shown: set[str] = set()
     for node in chosen:
         if node.pod and node.phase in STARTED:
             try:
@@ -223,6 +431,111 @@ def logs(kube: Kube, name: str, step: str | None = None, follow: bool = False) -
                 if error.missing != "object":
                     raise
                 _note(f"no log of step {node.label}: its pod {node.pod} was deleted")
+        if node.task in creating and node.task not in shown and node.phase in STARTED:
+            shown.add(node.task)  # once for all attempts: they are found by the run's uid
+            for source in sources(kube, owned(kube, workflow, node.task)):
+                _print_source(kube, source)
+
+
+@dataclass(frozen=True)
+class Source:
+    """A container whose log belongs to a step: a training job's replica, a Katib trial."""
+
+    pod: str
+    uid: str
+    container: str
+    label: str  # <step>/<replica-type>-<index>, <step>/<trial>
+    scheduled: bool  # on a node: the kubelet can be asked for its log
+
+
+def sources(kube: Kube, found: list[Owned]) -> list[Source]:
+    """The containers the training of the jobs and Experiments ``found`` runs in, by the
+    labels their operators give the pods (a job's replicas in order, then trials)."""
+    result = []
+    for item in found:
+        if item.kind.operator is not None:
+            selector = f"{JOB_NAME_LABEL}={item.name},{OPERATOR_LABEL}={item.kind.operator}"
+        else:  # a trial's pods; the suggestion's pods have the experiment label, not this one
+            selector = f"{EXPERIMENT_LABEL}={item.name},{TRIAL_LABEL}"
+        pods = list_pods(kube, selector)
+        if not pods:
+            continue
+        keyed = []
+        for pod in pods:
+            metadata, spec = pod.get("metadata") or {}, pod.get("spec") or {}
+            labels = metadata.get("labels") or {}
+            if item.kind.operator is None:
+                part, order = labels.get(TRIAL_LABEL, ""), (0, 0)
+                template = (item.obj.get("spec") or {}).get("trialTemplate") or {}
+                container = template.get("primaryContainerName") or TRIAL_CONTAINER
+            else:
+                replica = labels.get(REPLICA_TYPE_LABEL) or labels.get(JOB_ROLE_LABEL) or "pod"
+                index = labels.get(REPLICA_INDEX_LABEL)
+                part = f"{replica}-{index}" if index is not None else replica
+                rank = _REPLICA_ORDER.index(replica) if replica in _REPLICA_ORDER else 99
+                order = (rank, int(index) if (index or "").isdigit() else 0)
+                container = item.kind.container or _replica_container(item.obj, replica, spec)
+            keyed.append(
+                (
+                    (order, metadata.get("creationTimestamp") or "", metadata.get("name", "")),
+                    Source(
+                        pod=metadata.get("name", ""),
+                        uid=metadata.get("uid") or metadata.get("name", ""),
+                        container=container,
+                        label=f"{item.step}/{part}",
+                        scheduled=bool(spec.get("nodeName")),
+                    ),
+                )
+            )
+        result.extend(source for _, source in sorted(keyed, key=lambda pair: pair[0]))
+    return result
+
+
+def _replica_container(job: Mapping[str, Any], replica: str, pod_spec: Mapping[str, Any]) -> str:
+    """The container of a replica whose operator takes the pod template's first (MPIJob)."""
+    specs = (job.get("spec") or {}).get("mpiReplicaSpecs") or {}
+    for role, replica_spec in specs.items():
+        if role.lower() == replica:
+            containers = (((replica_spec or {}).get("template") or {}).get("spec") or {}).get(
+                "containers"
+            ) or []
+            if containers and containers[0].get("name"):
+                return containers[0]["name"]
+    containers = pod_spec.get("containers") or [{}]
+    return containers[0].get("name") or CONTAINER
+
+
+def list_pods(kube: Kube, selector: str) -> list[dict[str, Any]]:
+    """The pods in the namespace that ``selector`` (a label selector) picks, as JSON values."""
+    with kube.call("list", "pods"):
+        response = kube.core.list_namespaced_pod(
+            kube.namespace, label_selector=selector, _preload_content=False,
+            _request_timeout=TIMEOUT,
+        )  # fmt: skip
+        return json.loads(response.data).get("items") or []
+
+
+def _print_source(kube: Kube, source: Source) -> None:
+    """Print the log of ``source`` as it is now, or why there is none."""
+    if not source.scheduled:
+        _note(f"no log of {source.label} yet: its pod {source.pod} waits for a node")
+        return
+    try:
+        for line in pod_log(kube, source.pod, follow=False, container=source.container):
+            _print_line(source.label, line)
+    except ApiError as error:
+        if error.missing == "object":
+            _note(f"no log of {source.label}: its pod {source.pod} was deleted")
+        elif _waiting(error):
+            _note(f"no log of {source.label} yet: {error.detail}")
+        else:
+            raise
+
+
+def _waiting(error: ApiError) -> bool:
+    """The kubelet's answer for a container that has not started (yet): 400, "container
+    "main" in pod "x" is waiting to start: ContainerCreating" (or PodInitializing...)."""
+    return error.status == 400 and "is waiting to start" in error.detail
 
 
 def nodes(workflow: Mapping[str, Any]) -> list[Node]:
@@ -266,11 +579,12 @@ def _fnv32a(data: bytes) -> int:
     return value
 
 
-def pod_log(kube: Kube, pod: str, follow: bool) -> Iterator[str]:
-    """The lines of the step container's log of ``pod``, as they come when ``follow``."""
+def pod_log(kube: Kube, pod: str, follow: bool, container: str = CONTAINER) -> Iterator[str]:
+    """The lines of the log of ``container`` (the step container) of ``pod``, as they come
+    when ``follow``."""
     with kube.call("get", "pods/log", pod):
         response = kube.core.read_namespaced_pod_log(
-            pod, kube.namespace, container=CONTAINER, follow=follow, _preload_content=False,
+            pod, kube.namespace, container=container, follow=follow, _preload_content=False,
             _request_timeout=None if follow else TIMEOUT,
         )  # fmt: skip
         try:
@@ -286,12 +600,15 @@ def pod_log(kube: Kube, pod: str, follow: bool) -> Iterator[str]:
 
 class Watch:
     """Read a run every :data:`POLL_SECONDS` until it ends, reporting its steps' phase
-    changes (``report``) and streaming the logs of its steps (only of ``step``)."""
+    changes (``report``) and streaming the logs of its steps (only of ``step``): their
+    ``main`` containers, and the training pods of their jobs and Experiments as they start."""
 
     def __init__(self, kube: Kube, name: str, report: bool, step: str | None = None) -> None:
         self.kube, self.name, self.report, self.step = kube, name, report, step
         self.phases: dict[str, str] = {}
-        self.streams: dict[str, threading.Thread] = {}
+        self.streams: dict[Any, threading.Thread] = {}
+        self.settled: set[str] = set()  # resource steps whose training pods are all known
+        self.noted: set[str] = set()
         self.finished = threading.Event()
 
     def run(self) -> dict[str, Any]:
@@ -301,7 +618,7 @@ class Watch:
         finally:
             self.finished.set()  # log streams still waiting for a container give up
         deadline = time.monotonic() + LOG_GRACE_SECONDS
-        for thread in self.streams.values():
+        for thread in list(self.streams.values()):
             thread.join(max(0.0, deadline - time.monotonic()))
         return workflow
 
@@ -319,15 +636,16 @@ class Watch:
                 continue
             failures = 0
             phase = workflow.get("status", {}).get("phase") or "Pending"
+            creating = {task for task, _ in created_by(workflow)[0]}
             for node in nodes(workflow):
                 self._changed(node.id, f"step {node.label}", node.phase, node.message)
-                if (
-                    node.pod
-                    and node.phase in STARTED
-                    and node.id not in self.streams
-                    and self.step in (None, node.task, node.label)
-                ):
-                    self._stream(node)
+                chosen = self.step in (None, node.task, node.label)
+                if node.pod and node.phase in STARTED and node.id not in self.streams and chosen:
+                    self._stream(
+                        node.id, node.pod, CONTAINER, node.label if self.step is None else None
+                    )
+                if chosen and node.task in creating and node.phase in STARTED:
+                    self._training(workflow, node)
             self._changed(self.name, f"run {self.name}", phase, "")
             if phase in DONE:
                 return workflow
@@ -338,22 +656,41 @@ class Watch:
             _note(f"{what}: {phase}" + (f" ({message})" if message else ""))
         self.phases[key] = phase
 
-    def _stream(self, node: Node) -> None:
-        label = node.label if self.step is None else None
-        thread = threading.Thread(target=self._follow, args=(node.pod, label), daemon=True)
-        self.streams[node.id] = thread
+    def _training(self, workflow: Mapping[str, Any], node: Node) -> None:
+        """Stream the logs of the training pods of ``node``'s jobs or Experiment that have
+        started since the last look; after the step ended, look one last time."""
+        if node.task in self.settled:
+            return
+        if node.phase in DONE:
+            self.settled.add(node.task)
+        try:
+            found = sources(self.kube, owned(self.kube, workflow, node.task))
+        except ApiError as error:  # logs only: say why once, and watch on
+            if error.message not in self.noted:
+                self.noted.add(error.message)
+                hint = f" ({error.hint})" if error.hint else ""
+                _note(f"no logs of step {node.task}'s training pods: {error.message}{hint}")
+            return
+        for source in found:
+            key = (source.uid, source.container)
+            if source.scheduled and key not in self.streams:
+                self._stream(key, source.pod, source.container, source.label)
+
+    def _stream(self, key: Any, pod: str, container: str, label: str | None) -> None:
+        thread = threading.Thread(target=self._follow, args=(pod, container, label), daemon=True)
+        self.streams[key] = thread
         thread.start()
 
-    def _follow(self, pod: str, label: str | None) -> None:
-        """Stream the pod's log; retry while its container has not started (HTTP 400)."""
+    def _follow(self, pod: str, container: str, label: str | None) -> None:
+        """Stream the container's log; retry while it has not started (the kubelet's 400)."""
         while True:
             last = self.finished.is_set()
             try:
-                for line in pod_log(self.kube, pod, follow=not last):
+                for line in pod_log(self.kube, pod, follow=not last, container=container):
                     _print_line(label, line)
                 return
             except ApiError as error:
-                if error.status != 400 or last:
+                if not _waiting(error) or last:
                     _note(f"no log of pod {pod}: {error.message}")
                     return
             self.finished.wait(POLL_SECONDS)

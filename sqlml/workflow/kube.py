@@ -33,11 +33,24 @@ class Cluster:
     namespace: str | None = None
 
 
+# What serves each custom resource sqlml uses: named when a cluster does not serve it.
+OPERATORS = {
+    "workflows.argoproj.io": "Argo Workflows",
+    "tfjobs.kubeflow.org": "the Kubeflow training operator",
+    "pytorchjobs.kubeflow.org": "the Kubeflow training operator",
+    "xgboostjobs.kubeflow.org": "the Kubeflow training operator",
+    "mpijobs.kubeflow.org": "mpi-operator (kubeflow.org/v2beta1)",
+    "experiments.kubeflow.org": "Katib",
+}
+
+
 class ApiError(KubernetesError):
     """The API server could not be reached or refused a request.
 
     ``status``: the HTTP status; ``missing``: on 404, what is missing (``object``,
-    ``namespace`` or ``resource``, the last when the API itself is not served).
+    ``namespace`` or ``resource``, the last when the API itself is not served); ``reason``
+    and ``detail``: the reason and message of the server's Status, if it sent one (with the
+    ``redact`` texts of :meth:`Kube.call` masked).
     """
 
     def __init__(
@@ -47,9 +60,12 @@ class ApiError(KubernetesError):
         status: int | None = None,
         missing: str | None = None,
         hint: str | None = None,
+        reason: str = "",
+        detail: str = "",
     ) -> None:
         super().__init__(message, hint=hint)
         self.status, self.missing = status, missing
+        self.reason, self.detail = reason, detail
 
 
 class Kube:
@@ -108,7 +124,8 @@ class Kube:
                 status=status,
                 hint=f"ask for a Role granting {rbac} (docs/kubernetes.md lists what sqlml needs)",
             )
-        details = _status_body(error.body).get("details") or {}
+        body = _status_body(error.body)
+        details = body.get("details") or {}
         if status == 404 and details.get("kind") == "namespaces":
             return ApiError(
                 f"namespace {self.namespace!r} does not exist",
@@ -116,25 +133,45 @@ class Kube:
                 missing="namespace",
                 hint=f"create it (kubectl create namespace {self.namespace}) or give --namespace",
             )
-        if status == 404 and not details and resource.endswith(".argoproj.io"):
+        if status == 404 and not details and "." in resource.split("/")[0]:
+            # No Status at all, "404 page not found": the API server serves no such resource.
+            operator = OPERATORS.get(resource, f"the operator that defines {resource}")
             return ApiError(
                 f"the cluster at {self.server} does not serve {resource}: "
-                "Argo Workflows is not installed",
+                f"{operator} is not installed",
                 status=status,
                 missing="resource",
-                hint="install Argo Workflows (docs/kubernetes.md, section 1)",
+                hint=f"install {operator.split(' (')[0]} (docs/kubernetes.md, section 1)",
             )
         if status == 404:
             return ApiError(
                 f"there is no {resource} {name!r} {where}", status=status, missing="object"
             )
-        message = _status_body(error.body).get("message") or error.reason or ""
-        for text in redact:
-            message = message.replace(text, "***")
+        message = _one_line(body.get("message") or error.reason or "", redact)
+        reason = body.get("reason") or ""
+        if status == 422:  # the object's schema, or an admission webhook, refused it
+            causes = [
+                f"{cause['field']}: {cause.get('message', '')}" if cause.get("field") else
+                cause.get("message", "")
+                for cause in details.get("causes") or []
+            ]  # fmt: skip
+            what = _one_line("; ".join(filter(None, causes)), redact) or message
+            return ApiError(
+                f"the Kubernetes API server refused the {resource} "
+                f"{details.get('name') or name or ''!r} {where} as invalid: {what}",
+                status=status,
+                reason=reason,
+                detail=message,
+                hint="fix the option that set that field (--memory, --cpu, --image...); if "
+                "none did, check that the cluster runs the versions docs/kubernetes.md "
+                "(section 1) names, and if it does, report this as a bug of sqlml",
+            )
         return ApiError(
             f"the Kubernetes API server refused to {verb} {resource} {where}: "
             f"{status} {message}".rstrip(),
             status=status,
+            reason=reason,
+            detail=message,
         )
 
 
@@ -190,6 +227,14 @@ def _connect(cluster: Cluster) -> tuple[Any, str]:
             "(they write ~/.kube/config)",
         )
     return client.ApiClient(configuration), namespace
+
+
+def _one_line(text: str, redact: Sequence[str] = ()) -> str:
+    """``text`` on one line, with each of ``redact`` replaced by ``***``."""
+    for secret in redact:
+        if secret:
+            text = text.replace(secret, "***")
+    return " ".join(text.split())
 
 
 def _status_body(body: Any) -> dict[str, Any]:
