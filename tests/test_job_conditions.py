@@ -220,6 +220,7 @@ def test_a_search_step_ends_as_katib_ends_the_experiment(status, expected):
         trial_parameters={"lr": "lr"},
         objective_metric="accuracy",
         max_failed_trial_count=3,
+        primary_container_name="training-container",
     ).params
     assert outcome(params["success_condition"], params["failure_condition"], status) == expected
 
