@@ -1,0 +1,1 @@
+ASSERT (SELECT count(*) FROM houses) > 0 MESSAGE 'houses is empty';

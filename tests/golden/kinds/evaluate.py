@@ -1,0 +1,26 @@
+"""Workflow evaluate, compiled by sqlml 0.1.0.
+
+Run it with: python THIS_FILE.py [--datasource URL] [--backend local|argo] [--jobs N]
+"""
+
+from sqlml import ir, steps
+from sqlml.workflow import Workflow, main
+
+workflow = Workflow('evaluate')
+
+s1_evaluate_price_xgb = workflow.add(steps.evaluate(
+    ir.EvaluateStatement(
+        id='s1-evaluate-price-xgb',
+        text="SELECT * FROM houses TO EVALUATE price_xgb WITH validation.metrics = 'rmse,mae'\n  LABEL price INTO price_metrics",
+        line=1,
+        column=1,
+        select='SELECT * FROM houses',
+        model='price_xgb',
+        label='price',
+        table=['price_metrics'],
+        attributes={'output.replace': False, 'validation.metrics': 'rmse,mae'},
+    )
+))
+
+if __name__ == "__main__":
+    raise SystemExit(main(workflow, base_dir='.'))

@@ -1,0 +1,1 @@
+SELECT area, rooms FROM houses TO EXPLAIN price_xgb INTO price_explanation;

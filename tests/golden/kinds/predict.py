@@ -1,0 +1,26 @@
+"""Workflow predict, compiled by sqlml 0.1.0.
+
+Run it with: python THIS_FILE.py [--datasource URL] [--backend local|argo] [--jobs N]
+"""
+
+from sqlml import ir, steps
+from sqlml.workflow import Workflow, main
+
+workflow = Workflow('predict')
+
+s1_predict_price_predictions_price = workflow.add(steps.predict(
+    ir.PredictStatement(
+        id='s1-predict-price-predictions-price',
+        text='SELECT * FROM houses TO PREDICT price_predictions.price USING price_xgb',
+        line=1,
+        column=1,
+        select='SELECT * FROM houses',
+        table=['price_predictions'],
+        result_column='price',
+        model='price_xgb',
+        attributes={'predict.batch_size': 65536, 'output.replace': False},
+    )
+))
+
+if __name__ == "__main__":
+    raise SystemExit(main(workflow, base_dir='.'))
