@@ -19,15 +19,7 @@ from sqlml.runtime.model_store import ModelStore
 from sqlml.runtime.training import check_base_estimator
 from sqlml.semantics import analyze
 from sqlml.semantics.dependencies import dependencies
-
-_WRITES_OUTPUT = (ir.PredictStatement, ir.EvaluateStatement, ir.ExplainStatement)
-_USES_MODEL = (
-    ir.PredictStatement,
-    ir.EvaluateStatement,
-    ir.ExplainStatement,
-    ir.ShowTrainStatement,
-    ir.DescribeModelStatement,
-)
+from sqlml.statements import Effects, kind_of
 
 
 def check_program(
@@ -59,16 +51,15 @@ def _against_datasource(
     written: set[str] = set()  # tables the program writes before the current statement
     errors: list[SqlmlError] = []
     for statement in statements:
-        io = graph.io[statement.id]
+        io, effects = graph.io[statement.id], kind_of(statement).effects
         try:
-            if isinstance(statement, _USES_MODEL):
-                _check_model(statement.model, models, datasource)
+            for model in effects.values(statement, effects.reads_models):
+                _check_model(model, models, datasource)
             if isinstance(statement, ir.TrainStatement) and statement.base_model:
-                _check_model(statement.base_model, models, datasource)
                 estimator = models[statement.base_model]
                 if estimator is not None:
                     check_base_estimator(statement, estimator)
-            target = _target(statement)
+            target = _target(statement, effects)
             if target is not None and _table_key(target[0]) not in map(_table_key, written):
                 datasource.check_target(*target)
             if not io.reads_tables & written:
@@ -78,23 +69,18 @@ def _against_datasource(
         except SqlmlError as error:
             errors.append(error.at(statement.line, statement.column))
         written |= io.writes_tables
-        if isinstance(statement, ir.TrainStatement):
-            models[statement.model] = statement.estimator
-        if isinstance(statement, ir.DropModelStatement):
-            models.pop(statement.model, None)
+        for model in effects.values(statement, effects.writes_models):
+            models[model] = getattr(statement, "estimator", None)
+        for model in effects.values(statement, effects.drops_models):
+            models.pop(model, None)
     return errors
 
 
-def _target(statement: ir.Statement) -> tuple[list[str], bool] | None:
+def _target(statement: ir.Statement, effects: Effects) -> tuple[list[str], bool] | None:
     """The table a statement writes its output into, and whether it may replace a table
     sqlml did not write (``output.replace``); None if it writes none."""
-    if isinstance(statement, ir.SearchStatement):
-        search = statement.search
-        return search["trials_table"], bool(search.get("replace_table", False))
-    table = getattr(statement, "table", None)
-    if table is None or not isinstance(statement, _WRITES_OUTPUT):
-        return None
-    return table, bool(statement.attributes.get("output.replace", False))
+    table = next(effects.values(statement, effects.writes_tables), None)
+    return None if table is None else (table, effects.may_replace(statement))
 
 
 def _table_key(table: Sequence[str] | str) -> str:

@@ -226,32 +226,25 @@ class AssertStatement(Statement):
     observed: list[list[str]]
 
 
-_KINDS: dict[str, type[Statement]] = {
-    cls.kind: cls
-    for cls in (
-        SqlStatement,
-        TrainStatement,
-        SearchStatement,
-        TrialStatement,
-        PredictStatement,
-        EvaluateStatement,
-        ExplainStatement,
-        ShowTrainStatement,
-        ShowModelsStatement,
-        DescribeModelStatement,
-        DropModelStatement,
-        AssertStatement,
-    )
-}
-
-
 def from_dict(data: dict[str, Any]) -> Statement:
     """Rebuild a statement from :meth:`Statement.to_dict` output."""
     fields = dict(data)
-    kind = fields.pop("kind")
-    if kind in (TrainStatement.kind, SearchStatement.kind, TrialStatement.kind):
+    cls = _classes()[fields.pop("kind")]
+    if "features" in fields:
         fields["features"] = [FeatureColumn.from_dict(item) for item in fields["features"]]
-    return _KINDS[kind](**fields)
+    return cls(**fields)
+
+
+def _classes() -> dict[str, type[Statement]]:
+    """Every statement class that declares a kind, by kind."""
+    found: dict[str, type[Statement]] = {}
+    todo = [Statement]
+    while todo:
+        for cls in todo.pop().__subclasses__():
+            if "kind" in vars(cls):
+                found[cls.kind] = cls
+            todo.append(cls)
+    return found
 
 
 def to_argument(data: dict[str, Any]) -> str:

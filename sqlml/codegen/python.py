@@ -9,6 +9,7 @@ from collections.abc import Sequence
 import sqlml
 from sqlml import ir, steps
 from sqlml.semantics.dependencies import dependencies
+from sqlml.statements import kind_of
 
 
 def to_python(
@@ -36,7 +37,7 @@ def to_python(
         waits = ", ".join(map(_variable, graph.after[statement.id]))
         after = f",\n    after=[{waits}]," if waits else ""
         step = steps.STEP_FOR_KIND[statement.kind]
-        if isinstance(statement, ir.SearchStatement):  # adds its trials and a fan-in step
+        if kind_of(statement).fans_out:  # adds its own steps (a search: trials and a fan-in)
             lines.append(f"{_variable(statement.id)} = steps.{step}(")
             lines.append(f"    workflow,\n    {_constructor(statement)}{after}")
             lines.append(")")

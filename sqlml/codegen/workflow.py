@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 from sqlml import ir, steps
 from sqlml.semantics.dependencies import dependencies
+from sqlml.statements import kind_of
 from sqlml.workflow.core import Step, Workflow
 
 
@@ -19,8 +20,8 @@ def to_workflow(statements: Sequence[ir.Statement], name: str, dialect: str = "d
     for statement in statements:
         make = getattr(steps, steps.STEP_FOR_KIND[statement.kind])
         after = [added[step_id] for step_id in graph.after[statement.id]]
-        if isinstance(statement, ir.SearchStatement):  # trials, then the best kept
-            added[statement.id] = steps.hyperparameter_search(workflow, statement, after)
+        if kind_of(statement).fans_out:  # adds its own steps (a search: trials, then the best)
+            added[statement.id] = make(workflow, statement, after)
             continue
         added[statement.id] = workflow.add(make(statement, after=after))
     return workflow

@@ -29,7 +29,7 @@ from sqlml import ir
 from sqlml.errors import SqlmlError
 from sqlml.runtime import progress
 from sqlml.runtime.datasource import ResultSet, parse_url
-from sqlml.runtime.execute import Outcome
+from sqlml.runtime.outcome import Outcome
 from sqlml.workflow.core import Step
 
 USAGE = "usage: %%sqlml [--datasource URL] [RESULT_VAR], or %sqlml [--datasource URL] SQL"

@@ -22,10 +22,10 @@ from sqlml.runtime import cancel
 from sqlml.runtime.datasource import DatasourceURL, connect
 from sqlml.runtime.datasource.base import returns_rows
 from sqlml.runtime.execute import execute
+from sqlml.statements import kind_of
 
 T = TypeVar("T")
 SOURCE = "<input>"  # how an entry is named in error messages
-_READ_ONLY = ("show_train", "show_models", "describe_model")
 
 
 class Cancelled(Exception):
@@ -136,7 +136,7 @@ def _changes_catalog(statement: ir.Statement) -> bool:
     """Whether ``statement`` may create, change or drop a table or a model."""
     if isinstance(statement, ir.SqlStatement):
         return not returns_rows(statement.text)
-    return statement.kind not in _READ_ONLY
+    return kind_of(statement).effects.writes
 
 
 def _duration(seconds: float) -> str:

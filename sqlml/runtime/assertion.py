@@ -7,7 +7,7 @@ from typing import Any
 from sqlml import ir
 from sqlml.errors import SqlmlError
 from sqlml.runtime.datasource import Datasource
-from sqlml.runtime.execute import Outcome
+from sqlml.runtime.outcome import Outcome
 
 _SHOWN_CHARS = 200  # of the condition, in messages
 

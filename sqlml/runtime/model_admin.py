@@ -7,8 +7,8 @@ import json
 from sqlml import ir
 from sqlml.errors import ModelError
 from sqlml.runtime.datasource import Datasource, ResultSet
-from sqlml.runtime.execute import Outcome
 from sqlml.runtime.model_store import ModelStore
+from sqlml.runtime.outcome import Outcome
 
 
 def show_train(statement: ir.ShowTrainStatement, datasource: Datasource) -> Outcome:

@@ -27,8 +27,8 @@ from sqlml.errors import ModelError
 from sqlml.runtime import training
 from sqlml.runtime.datasource import Columns, Datasource
 from sqlml.runtime.datasource.base import object_array
-from sqlml.runtime.execute import Outcome
 from sqlml.runtime.model_store import ModelStore
+from sqlml.runtime.outcome import Outcome
 from sqlml.search_space import as_text, decode, default_goal
 
 SUCCEEDED, FAILED = "succeeded", "failed"

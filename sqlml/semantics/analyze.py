@@ -28,6 +28,7 @@ from sqlml.semantics.estimators import (
 )
 from sqlml.semantics.feature_columns import feature_columns
 from sqlml.semantics.sql_check import check_query, is_query
+from sqlml.statements import for_syntax, resolve
 from sqlml.tables import HELPER_MARK, OWN_TABLES, is_own_table
 
 EXTRA_OUTPUTS = ("probabilities",)
@@ -84,63 +85,92 @@ EXPLAIN_ATTRIBUTES = {
 
 
 _WRITERS = (ir.PredictStatement, ir.EvaluateStatement, ir.ExplainStatement)
-_CLAUSES = {
-    ast.TrainStatement: "TO TRAIN",
-    ast.PredictStatement: "TO PREDICT",
-    ast.EvaluateStatement: "TO EVALUATE",
-    ast.ExplainStatement: "TO EXPLAIN",
-}
 
 
 def analyze(program: ast.Program, dialect: str = "duckdb") -> list[ir.Statement]:
     """Check every statement (SQL in sqlglot's ``dialect``) and return their IR, in order."""
     width = len(str(len(program.statements)))
     return [
-        _lower(statement, f"s{index:0{width}d}", dialect)
+        resolve(for_syntax(statement).analysis)(statement, f"s{index:0{width}d}", dialect)
         for index, statement in enumerate(program.statements, 1)
     ]
 
 
-def _lower(statement: ast.Statement, prefix: str, dialect: str) -> ir.Statement:
-    clause = _CLAUSES.get(type(statement))
-    if clause is not None:
-        check_query(statement.select, statement.pos, dialect, clause, read_only=True)
-    elif isinstance(statement, ast.SqlStatement) and is_query(statement.text):
+# The analysis of each kind (its declaration in sqlml.statements names it): the AST node, the
+# prefix of its step id and sqlglot's dialect in, the IR out.
+
+
+def lower_sql(statement: ast.SqlStatement, prefix: str, dialect: str) -> ir.SqlStatement:
+    if is_query(statement.text):
         check_query(statement.text, statement.pos, dialect, None)
-    match statement:
-        case ast.TrainStatement():
-            step_id = f"{prefix}-train-{_slug(str(statement.into))}"
-            return _checked_output(_train(statement, step_id, dialect), statement, dialect)
-        case ast.PredictStatement():
-            step_id = f"{prefix}-predict-{_slug(str(statement.target))}"
-            return _checked_output(_predict(statement, step_id), statement, dialect)
-        case ast.EvaluateStatement():
-            step_id = f"{prefix}-evaluate-{_slug(str(statement.model))}"
-            return _checked_output(_evaluate(statement, step_id), statement, dialect)
-        case ast.ExplainStatement():
-            step_id = f"{prefix}-explain-{_slug(str(statement.model))}"
-            return _checked_output(_explain(statement, step_id), statement, dialect)
-        case ast.ShowTrainStatement():
-            return ir.ShowTrainStatement(
-                **_common(statement, prefix, "show-train"), model=str(statement.model)
-            )
-        case ast.ShowModelsStatement():
-            return ir.ShowModelsStatement(**_common(statement, prefix, "show-models"))
-        case ast.DescribeModelStatement():
-            return ir.DescribeModelStatement(
-                **_common(statement, prefix, "describe-model"), model=str(statement.model)
-            )
-        case ast.DropModelStatement():
-            return ir.DropModelStatement(
-                **_common(statement, prefix, "drop-model"),
-                model=str(statement.model),
-                if_exists=statement.if_exists,
-            )
-        case ast.AssertStatement():
-            step_id = f"{prefix}-assert-{_slug(statement.condition)}"
-            return lower_assertion(statement, step_id, dialect)
     first_word = statement.text.split(None, 1)[0]
     return ir.SqlStatement(**_common(statement, prefix, first_word))
+
+
+def lower_train(statement: ast.TrainStatement, prefix: str, dialect: str) -> ir.TrainStatement:
+    check_query(statement.select, statement.pos, dialect, "TO TRAIN", read_only=True)
+    step_id = f"{prefix}-train-{_slug(str(statement.into))}"
+    return _checked_output(_train(statement, step_id, dialect), statement, dialect, "TO TRAIN")
+
+
+def lower_predict(
+    statement: ast.PredictStatement, prefix: str, dialect: str
+) -> ir.PredictStatement:
+    check_query(statement.select, statement.pos, dialect, "TO PREDICT", read_only=True)
+    step_id = f"{prefix}-predict-{_slug(str(statement.target))}"
+    return _checked_output(_predict(statement, step_id), statement, dialect, "TO PREDICT")
+
+
+def lower_evaluate(
+    statement: ast.EvaluateStatement, prefix: str, dialect: str
+) -> ir.EvaluateStatement:
+    check_query(statement.select, statement.pos, dialect, "TO EVALUATE", read_only=True)
+    step_id = f"{prefix}-evaluate-{_slug(str(statement.model))}"
+    return _checked_output(_evaluate(statement, step_id), statement, dialect, "TO EVALUATE")
+
+
+def lower_explain(
+    statement: ast.ExplainStatement, prefix: str, dialect: str
+) -> ir.ExplainStatement:
+    check_query(statement.select, statement.pos, dialect, "TO EXPLAIN", read_only=True)
+    step_id = f"{prefix}-explain-{_slug(str(statement.model))}"
+    return _checked_output(_explain(statement, step_id), statement, dialect, "TO EXPLAIN")
+
+
+def lower_show_train(
+    statement: ast.ShowTrainStatement, prefix: str, dialect: str
+) -> ir.ShowTrainStatement:
+    return ir.ShowTrainStatement(
+        **_common(statement, prefix, "show-train"), model=str(statement.model)
+    )
+
+
+def lower_show_models(
+    statement: ast.ShowModelsStatement, prefix: str, dialect: str
+) -> ir.ShowModelsStatement:
+    return ir.ShowModelsStatement(**_common(statement, prefix, "show-models"))
+
+
+def lower_describe_model(
+    statement: ast.DescribeModelStatement, prefix: str, dialect: str
+) -> ir.DescribeModelStatement:
+    return ir.DescribeModelStatement(
+        **_common(statement, prefix, "describe-model"), model=str(statement.model)
+    )
+
+
+def lower_drop_model(
+    statement: ast.DropModelStatement, prefix: str, dialect: str
+) -> ir.DropModelStatement:
+    return ir.DropModelStatement(
+        **_common(statement, prefix, "drop-model"),
+        model=str(statement.model),
+        if_exists=statement.if_exists,
+    )
+
+
+def lower_assert(statement: ast.AssertStatement, prefix: str, dialect: str) -> ir.AssertStatement:
+    return lower_assertion(statement, f"{prefix}-assert-{_slug(statement.condition)}", dialect)
 
 
 def _checked_output(
@@ -150,6 +180,7 @@ def _checked_output(
     | ast.EvaluateStatement
     | ast.ExplainStatement,
     dialect: str,
+    clause: str,
 ) -> ir.Statement:
     """``lowered``, once the table it writes (if any) is one it may write: none of sqlml's
     own tables, and none its queries read unless ``output.replace``."""
@@ -164,7 +195,7 @@ def _checked_output(
         assert where is not None
         pos = where.pos
         table, replace = lowered.table, lowered.attributes["output.replace"]
-        writer, fix = _CLAUSES[type(statement)], "write to another table"
+        writer, fix = clause, "write to another table"
     else:
         return lowered
     _check_output(table, pos, writer, fix)

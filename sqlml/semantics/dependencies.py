@@ -29,6 +29,7 @@ from sqlglot.errors import SqlglotError
 
 from sqlml import ir
 from sqlml.semantics.sql_check import parse_sql
+from sqlml.statements import KINDS
 
 # The statements understood: the ones that write (only these kinds of the ones with kinds)...
 _WRITE_KINDS: dict[type[exp.Expression], set[str]] = {
@@ -80,35 +81,23 @@ def dependencies(statements: Sequence[ir.Statement], dialect: str) -> ProgramGra
 
 
 def _facts(statement: ir.Statement, dialect: str) -> _Facts:
-    """What one statement reads and writes, views not yet expanded."""
-    match statement:
-        case ir.SqlStatement():
-            return _sql_facts(statement.text, dialect)
-        case ir.TrainStatement():
-            validation = statement.attributes.get("validation.select")
-            return _extended(
-                [statement.select, *([validation] if validation else [])],
-                dialect,
-                reads_models=[statement.base_model] if statement.base_model else [],
-                writes_models={statement.model},
-                writes_tables={".".join(statement.search["trials_table"])}
-                if isinstance(statement, ir.SearchStatement)
-                else set(),
-            )
-        case ir.PredictStatement() | ir.EvaluateStatement() | ir.ExplainStatement():
-            table = {".".join(statement.table)} if statement.table else set()
-            return _extended(
-                [statement.select], dialect, reads_models={statement.model}, writes_tables=table
-            )
-        case ir.ShowTrainStatement() | ir.DescribeModelStatement():
-            return _Facts(StatementIO(reads_models=frozenset({statement.model})))
-        case ir.DropModelStatement():
-            return _Facts(StatementIO(writes_models=frozenset({statement.model})))
-        case ir.ShowModelsStatement():
-            return _Facts(StatementIO(reads_all_models=True))
-        case ir.AssertStatement():
-            return _extended([statement.select], dialect)
-    return _Facts(StatementIO(barrier=True))
+    """What one statement reads and writes (as its kind declares), views not yet expanded."""
+    kind = KINDS.get(statement.kind)
+    if kind is None:
+        return _Facts(StatementIO(barrier=True))
+    effects = kind.effects
+    if effects.standard_sql:
+        return _sql_facts(statement.text, dialect)
+    io = _extended(
+        list(effects.values(statement, effects.queries)),
+        dialect,
+        reads_models=effects.values(statement, effects.reads_models),
+        writes_models=effects.values(statement, effects.writes_models + effects.drops_models),
+        writes_tables=(".".join(t) for t in effects.values(statement, effects.writes_tables)),
+    )
+    if effects.reads_all_models:
+        return _Facts(replace(io.io, reads_all_models=True))
+    return io
 
 
 def _extended(

@@ -6,9 +6,19 @@ IR runs in-process (local backend) or in a container (``python -m sqlml.runtime.
 
 from types import SimpleNamespace
 
+from sqlml.statements import KINDS
 from sqlml.steps import katib, kubeflow
 from sqlml.steps.search import hyperparameter_search, katib_search
-from sqlml.steps.statements import assertion, evaluate, explain, model_admin, predict, sql, train
+from sqlml.steps.statements import (
+    assertion,
+    evaluate,
+    explain,
+    model_admin,
+    predict,
+    sql,
+    statement,
+    train,
+)
 
 # Distributed jobs, named as in the step zoo: tensorflow.train, pytorch.train, xgboost.train,
 # mpi.train (Kubeflow training jobs) and katib.run (a Katib Experiment).
@@ -17,20 +27,9 @@ pytorch = SimpleNamespace(train=kubeflow.pytorch_train)
 xgboost = SimpleNamespace(train=kubeflow.xgboost_train)
 mpi = SimpleNamespace(train=kubeflow.mpi_train)
 
-# The step function for each IR statement kind.
-STEP_FOR_KIND = {
-    "sql": "sql",
-    "train": "train",
-    "predict": "predict",
-    "evaluate": "evaluate",
-    "explain": "explain",
-    "assert": "assertion",
-    "show_train": "model_admin",
-    "show_models": "model_admin",
-    "describe_model": "model_admin",
-    "drop_model": "model_admin",
-    "search": "hyperparameter_search",  # takes the workflow: it adds the trials and a fan-in
-}
+# The step function for each IR statement kind, as the kind declares it (a search's takes
+# the workflow: it adds the trials and a fan-in step).
+STEP_FOR_KIND = {name: kind.step for name, kind in KINDS.items() if kind.step is not None}
 
 __all__ = [
     "STEP_FOR_KIND",
@@ -46,6 +45,7 @@ __all__ = [
     "predict",
     "pytorch",
     "sql",
+    "statement",
     "tensorflow",
     "train",
     "xgboost",

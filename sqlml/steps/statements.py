@@ -12,6 +12,16 @@ def _step(statement: ir.Statement, after: Sequence[Step]) -> Step:
     return Step(statement.id, statement.kind, statement.to_dict(), names(after))
 
 
+def statement(statement: ir.Statement, after: Sequence[Step] = ()) -> Step:
+    """Run a statement of any kind with the handler its kind declares.
+
+    Args:
+        statement: the statement's IR.
+        after: steps that must finish first.
+    """
+    return _step(statement, after)
+
+
 def sql(statement: ir.SqlStatement, after: Sequence[Step] = ()) -> Step:
     """Run a standard SQL statement in the datasource.
 

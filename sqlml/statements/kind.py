@@ -1,0 +1,76 @@
+"""The declaration of a statement kind: what every part of sqlml needs to know about it."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from functools import cache
+from importlib import import_module
+from typing import Any
+
+from sqlml import ir
+
+
+@dataclass(frozen=True)
+class Effects:
+    """What a statement reads and writes, named by the IR fields that hold it.
+
+    A field is an attribute of the IR statement, or ``field.key`` for a key of a dict field
+    (``attributes.validation.select``); a field that is None or missing names nothing.
+    """
+
+    queries: tuple[str, ...] = ()  # SQL queries it runs: it reads their tables
+    reads_models: tuple[str, ...] = ()
+    writes_models: tuple[str, ...] = ()  # models it (re)creates
+    drops_models: tuple[str, ...] = ()  # models it deletes
+    writes_tables: tuple[str, ...] = ()  # tables (lists of name parts) it writes
+    replace: str | None = None  # the flag letting it replace a table sqlml did not write
+    reads_all_models: bool = False
+    standard_sql: bool = False  # its text is SQL: sqlglot tells what it reads and writes
+
+    def values(self, statement: ir.Statement, fields: tuple[str, ...]) -> Iterator[Any]:
+        """The values of ``fields`` (one of this object's tuples) in ``statement``."""
+        for name in fields:
+            value = _field(statement, name)
+            if value is not None:
+                yield value
+
+    def may_replace(self, statement: ir.Statement) -> bool:
+        """Whether the statement may replace a table sqlml did not write."""
+        return bool(self.replace and _field(statement, self.replace))
+
+    @property
+    def writes(self) -> bool:
+        """Whether statements of this kind may create, change or drop a table or model."""
+        return bool(self.writes_models or self.drops_models or self.writes_tables)
+
+
+@dataclass(frozen=True)
+class StatementKind:
+    """One kind of statement, declared once; everything else reads this declaration.
+
+    ``analysis`` and ``handler`` are ``module:function`` paths, imported when first used,
+    so that reading the table loads neither the checks nor the runtime's libraries.
+    """
+
+    name: str  # the IR kind, as in ``ir.Statement.kind``
+    ir: type[ir.Statement]
+    handler: str  # runs it: (statement, datasource) -> sqlml.runtime.outcome.Outcome
+    step: str | None  # the step zoo function (sqlml.steps.<step>) making its workflow step
+    syntax: type | None = None  # the AST node it lowers; None: another kind's analysis makes it
+    analysis: str | None = None  # (AST node, step id prefix, sqlglot dialect) -> IR statement
+    effects: Effects = field(default_factory=Effects)
+    fans_out: bool = False  # the step function takes the workflow and adds several steps
+
+
+@cache
+def resolve(path: str) -> Callable[..., Any]:
+    """The function a ``module:function`` path names."""
+    module, _, name = path.partition(":")
+    return getattr(import_module(module), name)
+
+
+def _field(statement: ir.Statement, name: str) -> Any:
+    attribute, _, key = name.partition(".")
+    value = getattr(statement, attribute, None)
+    return value.get(key) if key and value is not None else value

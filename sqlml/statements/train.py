@@ -1,0 +1,46 @@
+"""TO TRAIN, and the hyperparameter search it becomes when a WITH value is a set of
+candidates (run as trials, then the best kept)."""
+
+from sqlml import ir
+from sqlml.grammar import ast
+from sqlml.statements.kind import Effects, StatementKind
+
+_TRAINS = Effects(
+    queries=("select", "attributes.validation.select"),
+    reads_models=("base_model",),
+    writes_models=("model",),
+)
+_SEARCHES = Effects(
+    queries=_TRAINS.queries,
+    reads_models=_TRAINS.reads_models,
+    writes_models=_TRAINS.writes_models,
+    writes_tables=("search.trials_table",),
+    replace="search.replace_table",
+)
+
+KINDS = (
+    StatementKind(
+        name="train",
+        ir=ir.TrainStatement,
+        syntax=ast.TrainStatement,
+        analysis="sqlml.semantics.analyze:lower_train",
+        step="train",
+        handler="sqlml.runtime.training:train",
+        effects=_TRAINS,
+    ),
+    StatementKind(
+        name="search",
+        ir=ir.SearchStatement,
+        step="hyperparameter_search",
+        handler="sqlml.runtime.search:finish",
+        effects=_SEARCHES,
+        fans_out=True,
+    ),
+    StatementKind(
+        name="trial",
+        ir=ir.TrialStatement,
+        step=None,  # made by the search's step
+        handler="sqlml.runtime.search:run_trial",
+        effects=_SEARCHES,
+    ),
+)
