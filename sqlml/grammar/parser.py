@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import math
 import re
-from contextvars import ContextVar
-from functools import cache
+from collections.abc import Callable
+from functools import cache, partial
 from importlib.resources import files
+from typing import Any, NamedTuple
 
 from lark import Lark, Token, Transformer, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedToken, VisitError
@@ -14,9 +15,6 @@ from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedTok
 from sqlml.errors import ParseError
 from sqlml.grammar import ast
 
-_source: ContextVar[str] = ContextVar("sqlml_source")
-# Where the last attribute value ended: a TO EXPLAIN statement may end with its WITH clause.
-_value_end: ContextVar[int] = ContextVar("sqlml_value_end", default=0)
 _INT64 = 2**63
 
 # How terminals are named in error messages.
@@ -72,48 +70,55 @@ def _check_not_empty(part: Token) -> None:
         )
 
 
-def _position_after(offset: int) -> ast.Position:
-    """Where the first token at or after ``offset`` starts (blanks and comments skipped)."""
-    text = _source.get()
-    start = _BLANKS.match(text, offset).end()
-    line = text.count("\n", 0, start) + 1
-    return ast.Position(line, start - text.rfind("\n", 0, start), start)
+class _Located(NamedTuple):
+    """A value of the WITH clause, with its first token and the offset just past it (a TO
+    EXPLAIN statement may end with its WITH clause)."""
+
+    value: Any
+    start: Token | None
+    end: int
 
 
-_BLANKS = re.compile(r"(?:[\s\ufeff]+|--[^\n]*|/\*(?:[^*]|\*+[^*/])*\*+/)*")
+class _Unsliced(NamedTuple):
+    """A statement but its text, which :func:`parse` slices from the program: ``make(text)``."""
+
+    make: Callable[..., ast.Statement]
+    start: int
+    end: int
 
 
-def _text(start: Token, end_pos: int) -> str:
-    return _source.get()[start.start_pos : end_pos]
+def _plain(item: Any) -> Any:
+    return item.value if isinstance(item, _Located) else item
 
 
 @v_args(inline=True)
 class _ToAst(Transformer):
-    """Turns Lark's parse tree into frozen AST dataclasses as it is built."""
+    """Turns Lark's parse tree into frozen AST dataclasses as it is built (no tree is made, so
+    each callback sees only its rule's tokens and results: values carry where they are)."""
 
-    def start(self, *statements: ast.Statement) -> ast.Program:
-        return ast.Program(tuple(statements))
+    def start(self, *statements: _Unsliced) -> tuple[_Unsliced, ...]:
+        return statements
 
-    def sql(self, text: Token) -> ast.SqlStatement:
-        return ast.SqlStatement(_text(text, text.end_pos).rstrip(), _pos(text))
+    def sql(self, text: Token) -> _Unsliced:
+        return _Unsliced(partial(ast.SqlStatement, pos=_pos(text)), text.start_pos, text.end_pos)
 
     @v_args(inline=False)
-    def train(self, children: list) -> ast.TrainStatement:
+    def train(self, children: list) -> _Unsliced:
         select, estimator, *clauses, into = children
         attributes: tuple[ast.Attribute, ...] = ()
         columns: list[ast.ColumnClause] = []
         label = using = None
         for kind, value in clauses:
             if kind == "with":
-                attributes = value
+                attributes = value.value
             elif kind == "column":
                 columns.append(value)
             elif kind == "label":
                 label = value
             else:
                 using = value
-        return ast.TrainStatement(
-            text=_text(select, into.end),
+        make = partial(
+            ast.TrainStatement,
             pos=_pos(select),
             select=str(select).rstrip(),
             estimator=estimator,
@@ -123,84 +128,90 @@ class _ToAst(Transformer):
             using=using,
             into=into,
         )
+        return _Unsliced(make, select.start_pos, into.end)
 
     @v_args(inline=False)
-    def predict(self, children: list) -> ast.PredictStatement:
+    def predict(self, children: list) -> _Unsliced:
         select, target, *with_clause, using = children
-        return ast.PredictStatement(
-            text=_text(select, using.end),
+        make = partial(
+            ast.PredictStatement,
             pos=_pos(select),
             select=str(select).rstrip(),
             target=target,
-            attributes=with_clause[0][1] if with_clause else (),
+            attributes=with_clause[0][1].value if with_clause else (),
             using=using,
         )
+        return _Unsliced(make, select.start_pos, using.end)
 
     @v_args(inline=False)
-    def evaluate(self, children: list) -> ast.EvaluateStatement:
+    def evaluate(self, children: list) -> _Unsliced:
         select, model, *with_clause, (_, label), into = children
-        return ast.EvaluateStatement(
-            text=_text(select, into.end),
+        make = partial(
+            ast.EvaluateStatement,
             pos=_pos(select),
             select=str(select).rstrip(),
             model=model,
-            attributes=with_clause[0][1] if with_clause else (),
+            attributes=with_clause[0][1].value if with_clause else (),
             label=label,
             into=into,
         )
+        return _Unsliced(make, select.start_pos, into.end)
 
     @v_args(inline=False)
-    def explain(self, children: list) -> ast.ExplainStatement:
+    def explain(self, children: list) -> _Unsliced:
         select, model, *clauses = children
         clause = dict(clauses)
+        attributes = clause.get("with")
         last = clause.get("into") or clause.get("using")
-        end = last.end if last else _value_end.get() if "with" in clause else model.end
-        return ast.ExplainStatement(
-            text=_text(select, end),
+        end = last.end if last else attributes.end if attributes else model.end
+        make = partial(
+            ast.ExplainStatement,
             pos=_pos(select),
             select=str(select).rstrip(),
             model=model,
-            attributes=clause.get("with", ()),
+            attributes=attributes.value if attributes else (),
             explainer=clause.get("using"),
             into=clause.get("into"),
         )
+        return _Unsliced(make, select.start_pos, end)
 
     def into_clause(self, table: ast.Name) -> tuple[str, ast.Name]:
         return "into", table
 
-    def show_train(self, keyword: Token, model: ast.Name) -> ast.ShowTrainStatement:
-        return ast.ShowTrainStatement(_text(keyword, model.end), _pos(keyword), model)
+    def show_train(self, keyword: Token, model: ast.Name) -> _Unsliced:
+        make = partial(ast.ShowTrainStatement, pos=_pos(keyword), model=model)
+        return _Unsliced(make, keyword.start_pos, model.end)
 
-    def show_models(self, keyword: Token) -> ast.ShowModelsStatement:
-        return ast.ShowModelsStatement(_text(keyword, keyword.end_pos), _pos(keyword))
+    def show_models(self, keyword: Token) -> _Unsliced:
+        make = partial(ast.ShowModelsStatement, pos=_pos(keyword))
+        return _Unsliced(make, keyword.start_pos, keyword.end_pos)
 
-    def describe_model(self, keyword: Token, model: ast.Name) -> ast.DescribeModelStatement:
-        return ast.DescribeModelStatement(_text(keyword, model.end), _pos(keyword), model)
+    def describe_model(self, keyword: Token, model: ast.Name) -> _Unsliced:
+        make = partial(ast.DescribeModelStatement, pos=_pos(keyword), model=model)
+        return _Unsliced(make, keyword.start_pos, model.end)
 
-    def drop_model(
-        self, keyword: Token, if_exists: Token | None, model: ast.Name
-    ) -> ast.DropModelStatement:
-        return ast.DropModelStatement(
-            _text(keyword, model.end), _pos(keyword), model, if_exists is not None
+    def drop_model(self, keyword: Token, if_exists: Token | None, model: ast.Name) -> _Unsliced:
+        make = partial(
+            ast.DropModelStatement, pos=_pos(keyword), model=model, if_exists=if_exists is not None
         )
+        return _Unsliced(make, keyword.start_pos, model.end)
 
-    def assertion(
-        self, keyword: Token, condition: Token, message: Token | None
-    ) -> ast.AssertStatement:
+    def assertion(self, keyword: Token, condition: Token, message: Token | None) -> _Unsliced:
+        make = partial(
+            ast.AssertStatement,
+            pos=_pos(keyword),
+            condition=str(condition).rstrip(),
+            condition_pos=_pos(condition),
+            message=_unquote(message) if message is not None else None,
+        )
         end = message.end_pos if message is not None else condition.end_pos
-        return ast.AssertStatement(
-            _text(keyword, end).rstrip(),
-            _pos(keyword),
-            str(condition).rstrip(),
-            _pos(condition),
-            _unquote(message) if message is not None else None,
-        )
+        return _Unsliced(make, keyword.start_pos, end)
 
-    def with_clause(self, *attributes: ast.Attribute) -> tuple[str, tuple]:
-        return "with", attributes
+    def with_clause(self, *attributes: _Located) -> tuple[str, _Located]:
+        return "with", _Located(tuple(a.value for a in attributes), None, attributes[-1].end)
 
-    def attribute(self, name: ast.Name, value: ast.Value) -> ast.Attribute:
-        return ast.Attribute(str(name), value, name.pos)
+    def attribute(self, name: ast.Name, value: _Located) -> _Located:
+        return _Located(ast.Attribute(str(name), value.value, name.pos), None, value.end)
 
     def column_clause(self, *children) -> tuple[str, ast.ColumnClause]:
         *columns, target = children
@@ -217,38 +228,35 @@ class _ToAst(Transformer):
 
     def call(self, function: Token, *args) -> ast.Call:
         return ast.Call(
-            str(function).upper(), tuple(a for a in args if a is not None), _pos(function)
+            str(function).upper(), tuple(_plain(a) for a in args if a is not None), _pos(function)
         )
 
     def argument_list(self, *items) -> tuple:
-        return tuple(item for item in items if item is not None)
+        return tuple(_plain(item) for item in items if item is not None)
 
-    def list(self, *items) -> tuple:
-        _value_end.set(items[-1].end_pos)  # the closing "]"
-        return tuple(item for item in items if item is not None and not isinstance(item, Token))
+    def list(self, *items) -> _Located:
+        values = tuple(item.value for item in items if isinstance(item, _Located))
+        return _Located(values, items[0], items[-1].end_pos)  # from "[" to "]"
 
-    def candidates(self, function: Token, *items) -> ast.Candidates:
-        _value_end.set(items[-1].end_pos)  # the closing ")"
-        items = tuple(item for item in items if item is not None)
-        values, positions = [], []
-        for separator, value in zip(items[:-1:2], items[1:-1:2], strict=False):
-            values.append(value)
-            positions.append(_position_after(separator.end_pos))
-        return ast.Candidates(
-            str(function).upper(), tuple(values), tuple(positions), _pos(function)
+    def candidates(self, function: Token, *items) -> _Located:
+        values = [item for item in items if isinstance(item, _Located)]
+        found = ast.Candidates(
+            str(function).upper(),
+            tuple(value.value for value in values),
+            tuple(_pos(value.start) for value in values),
+            _pos(function),
         )
+        return _Located(found, function, items[-1].end_pos)  # to the closing ")"
 
     def name(self, *parts: Token) -> ast.Name:
         for part in parts:
             _check_not_empty(part)
         return ast.Name(tuple(_unquote(p) for p in parts), _pos(parts[0]), parts[-1].end_pos)
 
-    def bare_word(self, *parts: Token) -> str:
-        _value_end.set(parts[-1].end_pos)
-        return ".".join(parts)
+    def bare_word(self, *parts: Token) -> _Located:
+        return _Located(".".join(parts), parts[0], parts[-1].end_pos)
 
-    def number(self, token: Token) -> int | float:
-        _value_end.set(token.end_pos)
+    def number(self, token: Token) -> _Located:
         text = str(token)
         value: int | float
         try:
@@ -264,15 +272,13 @@ class _ToAst(Transformer):
                 column=token.column,
                 hint="integers take at most 64 bits, other numbers up to about 1.8e308",
             )
-        return value
+        return _Located(value, token, token.end_pos)
 
-    def string(self, token: Token) -> str:
-        _value_end.set(token.end_pos)
-        return _unquote(token)
+    def string(self, token: Token) -> _Located:
+        return _Located(_unquote(token), token, token.end_pos)
 
-    def boolean(self, token: Token) -> bool:
-        _value_end.set(token.end_pos)
-        return token.type == "TRUE"
+    def boolean(self, token: Token) -> _Located:
+        return _Located(token.type == "TRUE", token, token.end_pos)
 
 
 @cache
@@ -290,16 +296,13 @@ def _parser() -> Lark:
 def parse(text: str) -> ast.Program:
     """Parse a program; raises :class:`~sqlml.errors.ParseError` with line and column."""
     check_characters(text)
-    token, end_token = _source.set(text), _value_end.set(0)
     try:
-        return _parser().parse(text)
+        statements = _parser().parse(text)
     except UnexpectedInput as error:
         raise _parse_error(text, error) from None
     except VisitError as error:  # a transformer callback failed: a bug, not a user error
         raise error.orig_exc from error
-    finally:
-        _source.reset(token)
-        _value_end.reset(end_token)
+    return ast.Program(tuple(s.make(text=text[s.start : s.end].rstrip()) for s in statements))
 
 
 # Characters no statement may hold: NUL, which ends a statement's text in the C libraries of the
