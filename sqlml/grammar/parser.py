@@ -293,6 +293,26 @@ def _parser() -> Lark:
     )
 
 
+def keywords() -> tuple[str, ...]:
+    """The grammar's keywords, upper-cased, in the order its terminals are declared: the
+    words of its case-insensitive terminals that match words only (``TO``, ``SHOW TRAIN``,
+    ``CHOICE(``; not ``SQL_TEXT``)."""
+    found: dict[str, None] = {}
+    for terminal in _parser().terminals:
+        if "i" not in terminal.pattern.flags:
+            continue
+        bare = _LOOKAROUND.sub("", terminal.pattern.value).replace(r"\s+", " ")
+        if _WORDS_ONLY.fullmatch(bare):
+            found.update(dict.fromkeys(word.upper() for word in _WORD.findall(bare)))
+    return tuple(found)
+
+
+# Lookarounds (one level of parentheses inside), word boundaries; what is left of a keyword.
+_LOOKAROUND = re.compile(r"\(\?<?[=!](?:\\.|[^()\\]|\((?:\\.|[^()\\])*\))*\)|\\b")
+_WORDS_ONLY = re.compile(r"(?:[A-Za-z_ |)]|\(\?:)+")
+_WORD = re.compile(r"[A-Za-z_]+")
+
+
 def parse(text: str) -> ast.Program:
     """Parse a program; raises :class:`~sqlml.errors.ParseError` with line and column."""
     check_characters(text)

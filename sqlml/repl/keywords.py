@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-# sqlml's own: the extended clauses, model statements and feature column functions.
-SQLML_KEYWORDS = (
-    "TO", "TRAIN", "PREDICT", "EVALUATE", "EXPLAIN", "WITH", "COLUMN", "FOR", "LABEL",
-    "USING", "INTO", "SHOW", "MODELS", "MODEL", "DESCRIBE", "DROP", "IF", "EXISTS",
-    "NUMERIC", "DENSE", "SPARSE", "CATEGORY_ID", "CATEGORY_HASH", "BUCKET", "EMBEDDING",
-    "INDICATOR", "CROSS",
-)  # fmt: skip
+from sqlml.grammar.parser import keywords
+from sqlml.ir import FEATURE_KINDS
+
+# sqlml's own: the grammar's keywords, and the feature column functions of COLUMN clauses
+# ("auto" is a plain column name, not a function).
+SQLML_KEYWORDS = keywords() + tuple(kind.upper() for kind in FEATURE_KINDS if kind != "auto")
 
 # Standard SQL's most used words.
 SQL_KEYWORDS = (
