@@ -16,6 +16,7 @@ no USING, no INTO, not IF EXISTS); ``at: [line, column]`` and ``text`` are check
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from pathlib import Path
 from typing import Any
@@ -25,54 +26,41 @@ import yaml
 
 from sqlml.errors import ParseError
 from sqlml.grammar import ast, parse
+from sqlml.statements import KINDS as STATEMENT_KINDS
 
 CORPUS = Path(__file__).resolve().parent / "corpus"
 REQUIRED = object()
 
-# For each kind: the AST class and its fields with their defaults (REQUIRED: must be given).
+
+
+def field_defaults(syntax: type) -> dict[str, Any]:
+    """A parsed statement's fields as the corpus gives them, each with its default: None for
+    an optional part, empty for attributes and COLUMN clauses, false for a flag; REQUIRED for
+    the rest (the text and positions are not fields of the corpus)."""
+    defaults: dict[str, Any] = {}
+    for field in dataclasses.fields(syntax):
+        kind = str(field.type)
+        if field.name == "text" or "Position" in kind:
+            continue
+        if "None" in kind:
+            defaults[field.name] = None
+        elif kind == "bool":
+            defaults[field.name] = False
+        elif kind.startswith("tuple[Attribute"):
+            defaults[field.name] = {}
+        elif kind.startswith("tuple["):
+            defaults[field.name] = []
+        else:
+            defaults[field.name] = REQUIRED
+    return defaults
+
+
+# For each kind that a statement parses to (as sqlml.statements declares them): the AST class
+# and its fields with their defaults (REQUIRED: must be given).
 KINDS: dict[str, tuple[type, dict[str, Any]]] = {
-    "sql": (ast.SqlStatement, {}),
-    "train": (
-        ast.TrainStatement,
-        {
-            "select": REQUIRED,
-            "estimator": REQUIRED,
-            "attributes": {},
-            "columns": [],
-            "label": None,
-            "using": None,
-            "into": REQUIRED,
-        },
-    ),
-    "predict": (
-        ast.PredictStatement,
-        {"select": REQUIRED, "target": REQUIRED, "attributes": {}, "using": REQUIRED},
-    ),
-    "evaluate": (
-        ast.EvaluateStatement,
-        {
-            "select": REQUIRED,
-            "model": REQUIRED,
-            "attributes": {},
-            "label": REQUIRED,
-            "into": REQUIRED,
-        },
-    ),
-    "explain": (
-        ast.ExplainStatement,
-        {
-            "select": REQUIRED,
-            "model": REQUIRED,
-            "attributes": {},
-            "explainer": None,
-            "into": None,
-        },
-    ),
-    "show_train": (ast.ShowTrainStatement, {"model": REQUIRED}),
-    "show_models": (ast.ShowModelsStatement, {}),
-    "describe_model": (ast.DescribeModelStatement, {"model": REQUIRED}),
-    "drop_model": (ast.DropModelStatement, {"model": REQUIRED, "if_exists": False}),
-    "assert": (ast.AssertStatement, {"condition": REQUIRED, "message": None}),
+    kind.name: (kind.syntax, field_defaults(kind.syntax))
+    for kind in STATEMENT_KINDS.values()
+    if kind.syntax is not None
 }
 OPTIONAL = {"kind", "at", "text"}
 _PLAIN_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_$]*")
