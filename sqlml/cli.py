@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from sqlml import __version__
 from sqlml.errors import SqlmlError
 from sqlml.output import FORMATS
+from sqlml.runtime.datasource import dialect_of, dialects
 from sqlml.workflow import add_run_options
 
 if TYPE_CHECKING:
@@ -175,7 +176,7 @@ def _junit_option(parser: argparse.ArgumentParser) -> None:
 def _dialect(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--dialect",
-        choices=["duckdb", "mysql", "sqlite", "postgres"],
+        choices=dialects(),
         default=None,
         help="the SQL dialect of the program's standard SQL "
         "(default: the datasource's, else duckdb)",
@@ -295,7 +296,7 @@ def _run_files(args: argparse.Namespace, datasource: str | None, fmt: str) -> in
         for file in args.files:
             if status and not args.keep_going:
                 if report is not None:
-                    _not_run(report, file, _dialect_of(datasource))
+                    _not_run(report, file, dialect_of(datasource))
                 continue
             try:
                 text = _read(file)
@@ -339,7 +340,7 @@ def _run_text(
     from sqlml.codegen import to_workflow
     from sqlml.workflow import run
 
-    dialect = _dialect_of(datasource)
+    dialect = dialect_of(datasource)
     try:
         statements = _statements(text, dialect)
     except SqlmlError as error:
@@ -422,7 +423,7 @@ def _check(
     if junit:
         from sqlml.junit import JUnitReport
     datasource = connect(datasource_url) if datasource_url else None
-    dialect = dialect or _dialect_of(datasource_url)
+    dialect = dialect or dialect_of(datasource_url)
     report = JUnitReport() if junit else None
     status = 0
     try:
@@ -442,14 +443,6 @@ def _check(
         if report is not None:
             report.write(junit)
     return status
-
-
-def _dialect_of(datasource_url: str | None) -> str:
-    """sqlglot's dialect for a datasource URL (default: the default datasource's)."""
-    from sqlml.runtime.datasource import parse_url
-    from sqlml.semantics.sql_check import DIALECTS
-
-    return DIALECTS[parse_url(datasource_url).scheme]
 
 
 def _compile(args: argparse.Namespace) -> int:

@@ -7,16 +7,6 @@ from dataclasses import dataclass, field
 from sqlml.runtime.datasource import Datasource
 from sqlml.runtime.model_store import ModelStore
 
-# Every column of the default schema's tables and views: (table, column, type), in order.
-_COLUMNS_SQL = (
-    "SELECT table_name, column_name, data_type FROM information_schema.columns "
-    "WHERE table_schema = {schema} ORDER BY table_name, ordinal_position"
-)
-_SQLITE_COLUMNS_SQL = (
-    "SELECT m.name, p.name, p.type FROM sqlite_master AS m, pragma_table_info(m.name) AS p "
-    "WHERE m.type IN ('table', 'view') ORDER BY m.name, p.cid"
-)
-
 
 @dataclass
 class Catalog:
@@ -27,12 +17,7 @@ class Catalog:
 
     def refresh(self, datasource: Datasource) -> None:
         """Read the tables, their columns and types, and the stored models' names."""
-        sql = (
-            _SQLITE_COLUMNS_SQL
-            if datasource.dialect == "sqlite"
-            else _COLUMNS_SQL.format(schema=datasource.current_schema)
-        )
-        found = datasource.execute(sql)
+        found = datasource.execute(datasource.columns_sql.format(schema=datasource.current_schema))
         tables: dict[str, list[tuple[str, str]]] = {}
         for table, column, kind in found.rows if found else ():
             tables.setdefault(table, []).append((column, str(kind)))

@@ -34,7 +34,7 @@ from sqlml import ir
 from sqlml.errors import DatasourceError
 from sqlml.local_files import cache_folder, reason, warn_once
 from sqlml.runtime import cancel
-from sqlml.runtime.datasource import Datasource, connect, parse_url
+from sqlml.runtime.datasource import Datasource, connect, parse_url, source_class
 from sqlml.runtime.execute import Outcome
 from sqlml.runtime.model_store import ModelStore
 from sqlml.tables import MODEL_VERSIONS
@@ -101,8 +101,8 @@ class LocalExecutor:
     ) -> None:
         self._url = url
         self._base_dir = (base_dir or Path.cwd()).resolve()
-        parsed = parse_url(url)  # SQLite has one writer at a time: no parallel connections
-        self._shared = parsed.scheme == "sqlite" or parsed.path == ":memory:"
+        parsed = parse_url(url)  # one writer at a time (SQLite): no parallel connections
+        self._shared = source_class(parsed).single_writer or parsed.path == ":memory:"
         self._jobs = 1 if self._shared else max(1, jobs or os.cpu_count() or 1)
         self._retry = retry or Retry(limit=0)
         self._timeout = timeout

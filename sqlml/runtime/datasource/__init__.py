@@ -1,11 +1,21 @@
-"""Datasources: one base class and a small class per database."""
+"""Datasources: one base class and a small class per database, found by URL scheme."""
 
 from __future__ import annotations
 
+import importlib
 from pathlib import Path
 
+from sqlml.errors import DatasourceError
+from sqlml.runtime.datasource import registry
 from sqlml.runtime.datasource.base import Columns, Datasource, ResultSet
+from sqlml.runtime.datasource.registry import dialects, unregister
 from sqlml.runtime.datasource.url import DatasourceURL, parse_url
+
+# The databases sqlml comes with, registered on import (their drivers load on first use),
+# in the order the CLI lists their dialects.
+BUILT_IN = ("duckdb", "mysql", "sqlite", "postgresql")
+for _module in BUILT_IN:
+    importlib.import_module(f"{__name__}.{_module}")
 
 
 def connect(url: str | None = None, base_dir: Path | None = None) -> Datasource:
@@ -14,27 +24,36 @@ def connect(url: str | None = None, base_dir: Path | None = None) -> Datasource:
     ``base_dir`` is where relative file paths in statements are looked up (the files DuckDB
     reads, ``explain.plot``); it is kept as the datasource's ``base_dir``.
     """
-    source = _open(parse_url(url), base_dir)
-    source.base_dir = base_dir
-    return source
+    parsed = parse_url(url)
+    return source_class(parsed)(parsed, base_dir)
 
 
-def _open(parsed: DatasourceURL, base_dir: Path | None) -> Datasource:
-    if parsed.scheme == "duckdb":
-        from sqlml.runtime.datasource.duckdb import DuckDBSource
-
-        return DuckDBSource(parsed, base_dir)
-    if parsed.scheme == "sqlite":
-        from sqlml.runtime.datasource.sqlite import SQLiteSource
-
-        return SQLiteSource(parsed)
-    if parsed.scheme == "mysql":
-        from sqlml.runtime.datasource.mysql import MySQLSource
-
-        return MySQLSource(parsed)
-    from sqlml.runtime.datasource.postgresql import PostgreSQLSource
-
-    return PostgreSQLSource(parsed)
+def source_class(url: str | DatasourceURL | None) -> type[Datasource]:
+    """The class that opens ``url`` (default: ``$SQLML_DATASOURCE``, else a DuckDB file)."""
+    parsed = url if isinstance(url, DatasourceURL) else parse_url(url)
+    found = registry.find(parsed.scheme)
+    if found is None:  # unregistered since the URL was parsed
+        raise DatasourceError(
+            f"unsupported datasource URL {parsed}", hint="register its datasource class again"
+        )
+    return found
 
 
-__all__ = ["Columns", "Datasource", "DatasourceURL", "ResultSet", "connect", "parse_url"]
+def dialect_of(url: str | None) -> str:
+    """sqlglot's name of the SQL dialect of the datasource ``url`` names (default:
+    ``$SQLML_DATASOURCE``'s, else DuckDB's)."""
+    return source_class(url).dialect
+
+
+__all__ = [
+    "Columns",
+    "Datasource",
+    "DatasourceURL",
+    "ResultSet",
+    "connect",
+    "dialect_of",
+    "dialects",
+    "parse_url",
+    "source_class",
+    "unregister",
+]

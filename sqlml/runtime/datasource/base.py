@@ -1,7 +1,9 @@
 """What every datasource offers: run SQL, read columns, write tables atomically.
 
 Each database is a small subclass that overrides only what differs: its driver calls,
-identifier quoting, type names and how a table is replaced in one step.
+identifier quoting, type names and how a table is replaced in one step. A subclass that
+declares ``schemes`` registers itself for them (:mod:`~sqlml.runtime.datasource.registry`),
+and ``connect`` opens their URLs with it: nothing else needs editing to add a database.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import numpy as np
 
 from sqlml.errors import CheckError, DatasourceError, SqlmlError
 from sqlml.runtime import cancel, progress
+from sqlml.runtime.datasource import registry
 from sqlml.runtime.datasource.url import DatasourceURL
 from sqlml.tables import HELPER_MARK, is_own_table
 
@@ -62,8 +65,21 @@ def returns_rows(sql: str) -> bool:
 
 
 class Datasource(ABC):
-    """A connection to one database."""
+    """A connection to one database.
 
+    A subclass declares, as class attributes: the URL ``schemes`` it opens (the first one
+    canonical, the others aliases), whether its URLs name a file (``file_based``) or a
+    server, sqlglot's name of its SQL ``dialect``, and what it can do, read where it matters:
+    ``fingerprint_sql`` (without it the input cache and resumed runs cannot tell a table is
+    unchanged), ``single_writer`` (a run's steps then share one connection), ``columns_sql``
+    (the shell's catalog) and ``transactional_ddl``. Interrupting, bulk inserts and a
+    separate reading connection are methods it overrides (``_interrupt``, ``_insert``,
+    ``_new_reader``).
+    """
+
+    schemes: ClassVar[tuple[str, ...]] = ()  # URL schemes; declaring them registers the class
+    file_based: ClassVar[bool] = False  # URLs name a file (scheme:///path), else a server
+    url_example: ClassVar[str] = "{scheme}://user:password@host/database"  # for hints
     dialect: ClassVar[str]  # sqlglot dialect name
     param: ClassVar[str]  # bound parameter placeholder
     types: ClassVar[dict[str, str]]  # "int", "float", "bool", "text", "blob", "key" -> SQL
@@ -74,10 +90,22 @@ class Datasource(ABC):
         "data_type, character_maximum_length, numeric_precision, numeric_scale"
     )
     transactional_ddl: ClassVar[bool] = True  # a whole write, DDL and all, in one transaction
-    base_dir: Path | None = None  # where relative file paths resolve; None: the working folder
+    single_writer: ClassVar[bool] = False  # one connection writes at a time
+    # (table, column, type) of every column of the default schema's ({schema}) tables and
+    # views, in order: what the shell completes
+    columns_sql: ClassVar[str] = (
+        "SELECT table_name, column_name, data_type FROM information_schema.columns "
+        "WHERE table_schema = {schema} ORDER BY table_name, ordinal_position"
+    )
 
-    def __init__(self, url: DatasourceURL) -> None:
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "schemes" in cls.__dict__:
+            registry.register(cls)
+
+    def __init__(self, url: DatasourceURL, base_dir: Path | None = None) -> None:
         self.url = url
+        self.base_dir = base_dir  # where relative file paths resolve; None: the working folder
         self._readers: list[Datasource] = []  # see concurrent_reader
 
     def __repr__(self) -> str:

@@ -9,7 +9,6 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, ClassVar
 
-import duckdb
 import numpy as np
 
 from sqlml.errors import DatasourceError
@@ -23,10 +22,16 @@ from sqlml.runtime.datasource.base import (
     Target,
     returns_rows,
 )
+from sqlml.runtime.datasource.driver import Driver
 from sqlml.runtime.datasource.url import DatasourceURL
+
+duckdb = Driver("duckdb")
 
 
 class DuckDBSource(Datasource):
+    schemes = ("duckdb",)
+    file_based = True
+    url_example = "{scheme}:///file.duckdb"
     dialect = "duckdb"
     param = "?"
     current_schema = "current_schema()"
@@ -41,7 +46,7 @@ class DuckDBSource(Datasource):
     }
 
     def __init__(self, url: DatasourceURL, base_dir: Path | None = None) -> None:
-        super().__init__(url)
+        super().__init__(url, base_dir)
         try:
             self._con = duckdb.connect(url.path)
         except duckdb.Error as error:
@@ -52,12 +57,11 @@ class DuckDBSource(Datasource):
                 if in_use
                 else "check the path in --datasource or SQLML_DATASOURCE",
             ) from None
-        self._base_dir = base_dir
         self._search_files()
 
     def _search_files(self) -> None:
-        if self._base_dir is not None:  # relative file paths in the program resolve next to it
-            self.execute("SET file_search_path = ?", [str(self._base_dir.resolve())])
+        if self.base_dir is not None:  # relative file paths in the program resolve next to it
+            self.execute("SET file_search_path = ?", [str(self.base_dir.resolve())])
 
     def _new_reader(self) -> DuckDBSource:
         """A connection of its own to the same database (outside the write's transaction,

@@ -4,6 +4,7 @@ Reading runs the SELECT as a prepared statement, so that rows arrive in the bina
 (:mod:`~sqlml.runtime.datasource.mysql_read`); statements that cannot be prepared and results
 with other column types (dates, FLOAT, BIT, ...) stream through pymysql's cursor. Writing
 streams ``LOAD DATA LOCAL INFILE`` from memory (:mod:`~sqlml.runtime.datasource.mysql_load`).
+pymysql, and those two modules that speak its protocol, load when first used.
 """
 
 from __future__ import annotations
@@ -12,10 +13,8 @@ import hashlib
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
+from pathlib import Path
 from typing import Any, ClassVar
-
-import pymysql
-from pymysql.constants import CLIENT
 
 from sqlml.errors import DatasourceError
 from sqlml.runtime.datasource.base import (
@@ -31,16 +30,18 @@ from sqlml.runtime.datasource.base import (
     short_name,
 )
 from sqlml.runtime.datasource.bulk import check_finite, text_chunks
-from sqlml.runtime.datasource.mysql_load import insert_rows, load_data
-from sqlml.runtime.datasource.mysql_read import column_kind, read_binary
+from sqlml.runtime.datasource.driver import Driver
 from sqlml.runtime.datasource.url import DatasourceURL
 from sqlml.tables import HELPER_MARK
 
+pymysql = Driver("pymysql")
 SETTLE_SECONDS = 3.0  # the longest a fingerprint waits for a table's update time to settle
 WRITE_LOCK_SECONDS = 3600  # how long a write waits while another writes into its table
 
 
 class MySQLSource(Datasource):
+    schemes = ("mysql", "mariadb")
+    url_example = "{scheme}://user:password@host:3306/database"
     dialect = "mysql"
     param = "%s"
     current_schema = "DATABASE()"
@@ -55,8 +56,8 @@ class MySQLSource(Datasource):
         "key": "VARCHAR(255)",
     }
 
-    def __init__(self, url: DatasourceURL) -> None:
-        super().__init__(url)
+    def __init__(self, url: DatasourceURL, base_dir: Path | None = None) -> None:
+        super().__init__(url, base_dir)
         self._exact_times = False
         self._con = _connect(url)
         self._load_con: pymysql.Connection | None = None
@@ -107,6 +108,8 @@ class MySQLSource(Datasource):
             raise DatasourceError(f"MySQL: {_message(error)}") from None
 
     def read_batches(self, select: str, batch_rows: int = BATCH_ROWS) -> Iterator[Columns]:
+        from sqlml.runtime.datasource.mysql_read import column_kind, read_binary
+
         try:
             batches = read_binary(self._live(), select, batch_rows)
             if batches is not None:
@@ -122,6 +125,8 @@ class MySQLSource(Datasource):
     def _insert(self, table: str, columns: Columns) -> None:
         """``LOAD DATA LOCAL INFILE`` streamed from memory where the server allows it (on a
         connection of its own: the others never read local files), else multi-row INSERTs."""
+        from sqlml.runtime.datasource.mysql_load import insert_rows, load_data
+
         check_finite(columns)
         names = [self.quote([name]) for name in columns]
         rows = len(next(iter(columns.values()), ()))
@@ -290,6 +295,8 @@ def _driver_errors() -> Iterator[None]:
 
 
 def _connect(url: DatasourceURL, local_infile: bool = False) -> pymysql.Connection:
+    from pymysql.constants import CLIENT
+
     try:
         return pymysql.connect(
             host=url.host,

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any, ClassVar
-
-import psycopg
 
 from sqlml.errors import DatasourceError
 from sqlml.runtime.datasource.base import (
@@ -21,7 +20,10 @@ from sqlml.runtime.datasource.base import (
     returns_rows,
 )
 from sqlml.runtime.datasource.bulk import binary_chunks
+from sqlml.runtime.datasource.driver import Driver
 from sqlml.runtime.datasource.url import DatasourceURL
+
+psycopg = Driver("psycopg")
 
 _RELATION_KINDS = {"r": "table", "p": "table", "v": "view", "m": "materialized view",
                    "f": "foreign table", "S": "sequence", "i": "index", "I": "index",
@@ -32,6 +34,8 @@ _FLOAT_TYPES = {700, 701, 1700}
 
 
 class PostgreSQLSource(Datasource):
+    schemes = ("postgresql", "postgres")
+    url_example = "{scheme}://user@host:5432/database"
     dialect = "postgres"
     param = "%s"
     current_schema = "current_schema()"
@@ -43,8 +47,8 @@ class PostgreSQLSource(Datasource):
                                        "bool": "BOOLEAN", "text": "TEXT", "blob": "BYTEA",
                                        "key": "TEXT"}  # fmt: skip
 
-    def __init__(self, url: DatasourceURL) -> None:
-        super().__init__(url)
+    def __init__(self, url: DatasourceURL, base_dir: Path | None = None) -> None:
+        super().__init__(url, base_dir)
         self._con = _connect(url)
         self._in_transaction = False
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any, ClassVar
 
 from sqlml.errors import DatasourceError
@@ -20,21 +20,31 @@ from sqlml.runtime.datasource.base import (
     python_values,
     returns_rows,
 )
+from sqlml.runtime.datasource.driver import Driver
 from sqlml.runtime.datasource.url import DatasourceURL
 from sqlml.tables import HELPER_MARK
 
+sqlite3 = Driver("sqlite3")
 _MARK_COMMENT = f"/* {WRITTEN_MARK} */"
 
 
 class SQLiteSource(Datasource):
+    schemes = ("sqlite",)
+    file_based = True
+    url_example = "{scheme}:///file.db"
     dialect = "sqlite"
+    single_writer = True
+    columns_sql = (
+        "SELECT m.name, p.name, p.type FROM sqlite_master AS m, pragma_table_info(m.name) AS p "
+        "WHERE m.type IN ('table', 'view') ORDER BY m.name, p.cid"
+    )
     param = "?"
     current_schema = "'main'"
     types: ClassVar[dict[str, str]] = {"int": "INTEGER", "float": "REAL", "bool": "INTEGER",
                                        "text": "TEXT", "blob": "BLOB", "key": "TEXT"}  # fmt: skip
 
-    def __init__(self, url: DatasourceURL) -> None:
-        super().__init__(url)
+    def __init__(self, url: DatasourceURL, base_dir: Path | None = None) -> None:
+        super().__init__(url, base_dir)
         try:
             self._con = sqlite3.connect(url.path, isolation_level=None, check_same_thread=False)
         except sqlite3.Error as error:

@@ -11,11 +11,9 @@ from dataclasses import dataclass, field
 from urllib.parse import unquote, urlsplit
 
 from sqlml.errors import DatasourceError
+from sqlml.runtime.datasource import registry
 
 DEFAULT_URL = "duckdb:///sqlml.duckdb"
-SCHEMES = ("duckdb", "sqlite", "mysql", "postgresql")
-_ALIASES = {"postgres": "postgresql", "mariadb": "mysql"}
-_FILE_SCHEMES = ("duckdb", "sqlite")
 
 
 @dataclass(frozen=True)
@@ -30,7 +28,7 @@ class DatasourceURL:
     password: str = field(default="", repr=False)
 
     def __str__(self) -> str:
-        if self.scheme in _FILE_SCHEMES:
+        if not self.host:  # a file: server URLs need a host
             return f"{self.scheme}:///{self.path}"
         user = self.user + (":***" if self.password else "")
         at = f"{user}@" if user else ""
@@ -42,14 +40,13 @@ def parse_url(text: str | None) -> DatasourceURL:
     """Parse ``text``, or ``$SQLML_DATASOURCE``, or the default DuckDB file."""
     text = text or os.environ.get("SQLML_DATASOURCE") or DEFAULT_URL
     scheme, sep, rest = text.partition("://")
-    scheme = _ALIASES.get(scheme, scheme)
-    if not sep or scheme not in SCHEMES:
+    source = registry.find(scheme) if sep else None
+    if source is None:
         raise DatasourceError(
-            f"unsupported datasource URL {redacted(text)!r}",
-            hint="use duckdb:///file.duckdb, sqlite:///file.db, "
-            "mysql://user:password@host:3306/database or postgresql://user@host:5432/database",
+            f"unsupported datasource URL {redacted(text)!r}", hint=f"use {_examples()}"
         )
-    if scheme in _FILE_SCHEMES:
+    scheme = source.schemes[0]
+    if source.file_based:
         path = rest[1:] if rest.startswith("/") else rest
         return DatasourceURL(scheme, path=path or ":memory:")
     try:
@@ -75,6 +72,13 @@ def parse_url(text: str | None) -> DatasourceURL:
         user=unquote(parts.username or ""),
         password=unquote(parts.password or ""),
     )
+
+
+def _examples() -> str:
+    """An example URL of each registered datasource, files first."""
+    sources = sorted(registry.sources(), key=lambda source: not source.file_based)
+    examples = [source.url_example.format(scheme=source.schemes[0]) for source in sources]
+    return " or ".join([", ".join(examples[:-1]), examples[-1]] if len(examples) > 1 else examples)
 
 
 def redacted(text: str) -> str:
