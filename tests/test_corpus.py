@@ -32,7 +32,6 @@ CORPUS = Path(__file__).resolve().parent / "corpus"
 REQUIRED = object()
 
 
-
 def field_defaults(syntax: type) -> dict[str, Any]:
     """A parsed statement's fields as the corpus gives them, each with its default: None for
     an optional part, empty for attributes and COLUMN clauses, false for a flag; REQUIRED for

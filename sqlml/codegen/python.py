@@ -7,7 +7,7 @@ import re
 from collections.abc import Sequence
 
 import sqlml
-from sqlml import ir, steps
+from sqlml import ir
 from sqlml.semantics.dependencies import dependencies
 from sqlml.statements import kind_of
 
@@ -36,8 +36,10 @@ def to_python(
     for statement in statements:
         waits = ", ".join(map(_variable, graph.after[statement.id]))
         after = f",\n    after=[{waits}]," if waits else ""
-        step = steps.STEP_FOR_KIND[statement.kind]
-        if kind_of(statement).fans_out:  # adds its own steps (a search: trials and a fan-in)
+        kind = kind_of(statement)
+        step = kind.step
+        assert step is not None, f"{kind.name} steps are made by another kind's step"
+        if kind.fans_out:  # adds its own steps (a search: trials and a fan-in)
             lines.append(f"{_variable(statement.id)} = steps.{step}(")
             lines.append(f"    workflow,\n    {_constructor(statement)}{after}")
             lines.append(")")

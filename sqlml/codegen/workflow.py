@@ -18,9 +18,11 @@ def to_workflow(statements: Sequence[ir.Statement], name: str, dialect: str = "d
     workflow = Workflow(name)
     added: dict[str, Step] = {}
     for statement in statements:
-        make = getattr(steps, steps.STEP_FOR_KIND[statement.kind])
+        kind = kind_of(statement)
+        assert kind.step is not None, f"{kind.name} steps are made by another kind's step"
+        make = getattr(steps, kind.step)
         after = [added[step_id] for step_id in graph.after[statement.id]]
-        if kind_of(statement).fans_out:  # adds its own steps (a search: trials, then the best)
+        if kind.fans_out:  # adds its own steps (a search: trials, then the best)
             added[statement.id] = make(workflow, statement, after)
             continue
         added[statement.id] = workflow.add(make(statement, after=after))
