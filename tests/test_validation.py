@@ -9,9 +9,9 @@ from sqlml import ir
 from sqlml.checking import check_program
 from sqlml.cli import main
 from sqlml.grammar import parse
+from sqlml.models.xgboost.model import load
 from sqlml.runtime.datasource import connect
 from sqlml.runtime.model_store import ModelStore, StoredModel
-from sqlml.runtime.models.xgboost_model import load
 from sqlml.runtime.training import split
 from sqlml.semantics import analyze
 from sqlml.semantics.dependencies import dependencies

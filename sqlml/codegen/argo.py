@@ -335,37 +335,29 @@ def _distributed(statement: ir.Statement) -> bool:
 def _training_job(
     statement: ir.TrainStatement, program: str, options: ArgoOptions, after: Sequence[Step]
 ) -> Step:
-    """A TFJob (Keras) or XGBoostJob (XGBoost) whose pods run the statement's step.
+    """The Kubeflow job of the statement's model family (a TFJob for Keras, an XGBoostJob
+    for XGBoost) whose pods run the statement's step.
 
     A statement that fails exits with 1, which ``ExitCode`` makes final at once; a pod killed
     (exit codes from 128) is created again, up to the run policy's backoff limit.
     """
+    from sqlml.models import family  # the one place codegen meets the families
+
     attributes = statement.attributes
     args = (ir.to_argument(statement.to_dict()),)
 
     def replica(count: int = 1) -> kubeflow.Replica:
         return _replica(options, args, count, restart_policy="ExitCode")
 
+    model_family = family(statement.family)
     workers = attributes.get("train.workers", DEFAULT_WORKERS)
-    ps = attributes.get("train.ps") if statement.family != "xgboost" else None
+    ps = attributes.get("train.ps") if model_family.parameter_servers else None
     counts = {"Master": 1, "Chief": 1, "Worker": workers, **({"PS": ps} if ps else {})}
     # Many runs of one workflow coexist: the job's name is a prefix Kubernetes completes.
     limit = job_name_limit(counts) - GENERATED_SUFFIX - 1
     name = dns_label(f"{program}-{statement.id}", limit)
     common = {"namespace": options.namespace, "run_policy": options.job_run_policy}
-    if statement.family == "xgboost":
-        step = kubeflow.xgboost_train(
-            name, master=replica(), workers=replica(workers), **common, after=after
-        )
-    else:
-        step = kubeflow.tensorflow_train(
-            name,
-            chief=replica(),
-            workers=replica(workers),
-            ps=replica(ps) if ps else None,
-            **common,
-            after=after,
-        )
+    step = model_family.training_job(kubeflow, name, replica, workers, ps, **common, after=after)
     manifest = step.params["manifest"]
     metadata = {**manifest["metadata"], "generateName": f"{name}-"}
     del metadata["name"]

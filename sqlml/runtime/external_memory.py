@@ -16,12 +16,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import closing
-from types import ModuleType
 
 import numpy as np
 
 from sqlml import ir
 from sqlml.errors import ModelError
+from sqlml.models import Trainer
 from sqlml.runtime.datasource import Columns, Datasource
 from sqlml.runtime.datasource.base import join_batches
 from sqlml.runtime.feature_arrays import FeatureArrays, transform
@@ -47,7 +47,7 @@ BATCH_ROWS = 262_144
 def fit_batches(
     statement: ir.TrainStatement,
     datasource: Datasource,
-    trainer: ModuleType,
+    trainer: Trainer,
     base: StoredModel | None,
 ) -> Fitted:
     """Train on the SELECT's rows, batch by batch."""

@@ -6,8 +6,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from types import ModuleType
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -21,6 +20,7 @@ from sqlml.metrics import (
     ranker_metrics,
     regressor_metrics,
 )
+from sqlml.models import Family, Trainer, TreeTrainer, family
 from sqlml.runtime import cancel, progress
 from sqlml.runtime.datasource import Columns, Datasource, ResultSet
 from sqlml.runtime.datasource.base import closing_batches
@@ -32,7 +32,6 @@ from sqlml.runtime.feature_columns import value_texts
 from sqlml.runtime.features import check_rows
 from sqlml.runtime.labels import LabelEncoding, query_ids
 from sqlml.runtime.model_store import ModelStore, StoredModel
-from sqlml.runtime.models import family
 
 SCORE_BATCH = 65536
 MAX_COLUMN_NAME = 63  # PostgreSQL's limit (MySQL's is 64)
@@ -44,7 +43,8 @@ class Applied:
     """A stored model next to the features of a SELECT's rows."""
 
     model: StoredModel
-    trainer: ModuleType
+    family: Family
+    trainer: Trainer
     labels: LabelEncoding
     columns: Columns
     features: FeatureArrays
@@ -74,30 +74,37 @@ def apply(model_name: str, select: str, datasource: Datasource) -> Applied:
     columns = datasource.read(select)
     check_rows(columns)
     return Applied(
-        model.stored, model.trainer, model.labels, columns, transform(columns, model.features)
+        model.stored,
+        model.family,
+        model.trainer,
+        model.labels,
+        columns,
+        transform(columns, model.features),
     )
 
 
 @dataclass(frozen=True)
 class Model:
-    """A stored model, ready to score: its family's module, feature columns and labels."""
+    """A stored model, ready to score: its family and trainer, feature columns and labels."""
 
     stored: StoredModel
-    trainer: ModuleType
+    family: Family
+    trainer: Trainer
     features: list[ir.FeatureColumn]
     labels: LabelEncoding
 
 
 def load_model(model_name: str, datasource: Datasource) -> Model:
     stored = ModelStore(datasource).load(model_name)
-    trainer = family(stored.metadata["family"])
-    if stored.metadata["format"] != trainer.FORMAT:
+    model_family = family(stored.metadata["family"])
+    if stored.metadata["format"] != model_family.format:
         raise ModelError(
             f"model {model_name} is stored as {stored.metadata['format']}, "
             "which this version of sqlml cannot read"
         )
     features = [ir.FeatureColumn.from_dict(f) for f in stored.metadata["features"]]
-    return Model(stored, trainer, features, LabelEncoding.from_dict(stored.metadata["labels"]))
+    labels = LabelEncoding.from_dict(stored.metadata["labels"])
+    return Model(stored, model_family, model_family.trainer(), features, labels)
 
 
 def predict(statement: ir.PredictStatement, datasource: Datasource) -> Outcome:
@@ -246,7 +253,8 @@ def _class_names(labels: LabelEncoding) -> list[str]:
 def explain(statement: ir.ExplainStatement, datasource: Datasource) -> Outcome:
     """Rank the features by importance; with ``explain.plot``, also draw the attributions.
 
-    TreeExplainer: XGBoost's own SHAP contributions of every row (per class for
+    Without USING, the model's family chooses (:attr:`~sqlml.models.Family.explainers`).
+    TreeExplainer: the family's own SHAP contributions of every row (per class for
     multiclass models); a feature's importance is their mean absolute value, summed over
     the classes. PermutationExplainer: per row, how much the loss grows when the feature's
     values are shuffled; the importance is its mean.
@@ -254,17 +262,15 @@ def explain(statement: ir.ExplainStatement, datasource: Datasource) -> Outcome:
     if statement.table is not None:
         datasource.check_target(statement.table, _replace(statement))  # before any work
     applied = apply(statement.model, statement.select, datasource)
-    explainer = statement.explainer or (
-        "TreeExplainer" if applied.metadata["family"] == "xgboost" else "PermutationExplainer"
-    )
+    explainer = statement.explainer or applied.family.explainers[0]
     if explainer == "TreeExplainer":
-        if applied.metadata["family"] != "xgboost":
+        if explainer not in applied.family.explainers:
             raise ModelError(
                 f"TreeExplainer explains tree models; {statement.model} is "
                 f"{applied.metadata['estimator']}",
                 hint="use PermutationExplainer",
             )
-        attributions = applied.trainer.contributions(
+        attributions = cast(TreeTrainer, applied.trainer).contributions(
             applied.model.data, applied.features, applied.metadata
         )
         importance = np.abs(attributions).mean(axis=0)

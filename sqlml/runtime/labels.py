@@ -9,9 +9,9 @@ from typing import Any
 import numpy as np
 
 from sqlml.errors import ModelError
+from sqlml.models.attributes import MAX_CLASSES
 from sqlml.runtime.datasource import Columns
 from sqlml.runtime.feature_columns import FLOAT32_MAX, value_texts
-from sqlml.semantics.estimators import MAX_CLASSES
 
 CLASSIFIER_OBJECTIVE_PREFIXES = ("binary:", "multi:")
 

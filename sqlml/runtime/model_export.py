@@ -6,10 +6,11 @@ vocabularies, label encoding, metrics, the training statement) goes to ``FILE.sq
 It is the model's stored metadata, which never holds the datasource's URL or credentials.
 Both files are written through temporary files, so a reader never sees half a file.
 
-A model is checked as it is when sqlml loads it, before anything is written: its metadata;
-an XGBoost model's document (format, size, nesting) and parameters; a Keras archive's
-members (names, sizes, compression, CRC) and configuration (Keras's own objects only),
-without TensorFlow. A Keras export is the archive of the checked members.
+A model is checked as it is when sqlml loads it, before anything is written: its metadata,
+then what its family checks (:meth:`~sqlml.models.Family.exporter`): an XGBoost model's
+document (format, size, nesting) and parameters; a Keras archive's members (names, sizes,
+compression, CRC) and configuration (Keras's own objects only), without TensorFlow. A Keras
+export is the archive of the checked members.
 """
 
 from __future__ import annotations
@@ -21,13 +22,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from sqlml import ir
 from sqlml.errors import ModelError
+from sqlml.models import family
 from sqlml.runtime.datasource import Datasource
 from sqlml.runtime.model_store import ModelStore, StoredModel
-from sqlml.runtime.models.checks import TAMPERED_HINT, keras_archive
 
-EXTENSIONS = {"xgboost": (".json", ".ubj"), "keras": (".keras",)}
 METADATA_SUFFIX = ".sqlml.json"
 METADATA_FIELDS = (
     "estimator",
@@ -55,8 +54,8 @@ def export_model(
     Returns the model and the path of its metadata file.
     """
     stored = ModelStore(datasource).load(name, version)
-    family, extension = stored.metadata["family"], file.suffix.lower()
-    allowed = EXTENSIONS[family]
+    model_family, extension = family(stored.metadata["family"]), file.suffix.lower()
+    allowed = model_family.extensions
     if extension not in allowed:
         raise ModelError(
             f"model {name} ({stored.metadata['estimator']}) exports "
@@ -69,35 +68,11 @@ def export_model(
         "file": file.name,
         **{key: stored.metadata[key] for key in METADATA_FIELDS if key in stored.metadata},
     }
-    if family == "xgboost":
-        booster = _booster(stored)
-        _write(file, booster.save_model)
-    else:
-        archive = keras_archive(stored.data)
-        _write(file, lambda path: path.write_bytes(archive))
+    _write(file, model_family.exporter(stored))
     beside = file.with_name(file.name + METADATA_SUFFIX)
     text = json.dumps(metadata, indent=2, sort_keys=True) + "\n"
     _write(beside, lambda path: path.write_text(text, encoding="utf-8"))
     return stored, beside
-
-
-def _booster(stored: StoredModel) -> Any:
-    """The stored booster, checked as for scoring, and its number of features against the
-    most its feature columns can make."""
-    from sqlml.runtime.feature_arrays import max_width
-    from sqlml.runtime.models.xgboost_model import checked
-
-    params = stored.metadata["params"]
-    booster = checked(stored.data, params)
-    features = [ir.FeatureColumn.from_dict(f) for f in stored.metadata["features"]]
-    most = max_width(features)
-    if booster.num_features() > most:
-        raise ModelError(
-            f"the stored XGBoost model takes {booster.num_features():,} features, but its "
-            f"feature columns make at most {most:,}",
-            hint=TAMPERED_HINT,
-        )
-    return booster
 
 
 def _write(file: Path, save: Callable[[Path], Any]) -> None:

@@ -10,8 +10,8 @@ Models are named exactly as written: ``Churn``, ``churn``, ``modèle`` and ``mod
 models on every database. On MySQL the ``name`` columns are ``VARBINARY`` (its string
 collations ignore case, accents or trailing spaces), and a store made with ``VARCHAR`` names
 is altered when first opened. Metadata is checked as it is read
-(:mod:`sqlml.runtime.models.metadata`), and a model's bytes are at most
-:data:`~sqlml.runtime.models.checks.MAX_MODEL_BYTES`.
+(:mod:`sqlml.models.metadata`), and a model's bytes are at most
+:data:`~sqlml.models.checks.MAX_MODEL_BYTES`.
 """
 
 from __future__ import annotations
@@ -24,10 +24,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from sqlml.errors import DatasourceError, ModelError
+from sqlml.models.checks import MAX_MODEL_BYTES, TAMPERED_HINT
+from sqlml.models.metadata import read_metadata
 from sqlml.runtime import cancel
 from sqlml.runtime.datasource import Datasource
-from sqlml.runtime.models.checks import MAX_MODEL_BYTES, TAMPERED_HINT
-from sqlml.runtime.models.metadata import read_metadata
 from sqlml.tables import MODEL_CHUNKS, MODEL_VERSIONS
 
 TABLE = MODEL_VERSIONS

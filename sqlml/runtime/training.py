@@ -15,7 +15,6 @@ import math
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from types import ModuleType
 from typing import Any
 
 import numpy as np
@@ -24,6 +23,7 @@ import sqlml
 from sqlml import ir
 from sqlml.errors import ModelError, SqlmlError
 from sqlml.metrics import classifier_metrics, ranker_metrics, regressor_metrics
+from sqlml.models import Trainer, family
 from sqlml.runtime import progress
 from sqlml.runtime.cache import cached_read
 from sqlml.runtime.datasource import Columns, Datasource
@@ -34,7 +34,6 @@ from sqlml.runtime.features import check_rows
 from sqlml.runtime.inference import SCORE_BATCH
 from sqlml.runtime.labels import LabelEncoding, check_not_null, fit_labels, query_ids
 from sqlml.runtime.model_store import ModelStore, StoredModel
-from sqlml.runtime.models import family
 
 
 @dataclass(frozen=True)
@@ -82,8 +81,9 @@ def train_and_save(
 ) -> dict[str, Any]:
     """Train, validate and store the model with ``extra_metadata``; its metadata."""
     store = ModelStore(datasource)
-    trainer = family(statement.family)
-    base = _base(statement, store, trainer.FORMAT) if statement.base_model else None
+    model_family = family(statement.family)
+    trainer = model_family.trainer()
+    base = _base(statement, store, model_family.format) if statement.base_model else None
     if statement.attributes.get("train.external_memory"):
         from sqlml.runtime.external_memory import fit_batches
 
@@ -96,7 +96,7 @@ def train_and_save(
     metadata = {
         "estimator": statement.estimator,
         "family": statement.family,
-        "format": trainer.FORMAT,
+        "format": model_family.format,
         "attributes": statement.attributes,
         "features": [dataclasses.asdict(feature) for feature in fitted.features],
         "label": statement.label,
@@ -117,7 +117,7 @@ def train_and_save(
 def _fit(
     statement: ir.TrainStatement,
     datasource: Datasource,
-    trainer: ModuleType,
+    trainer: Trainer,
     base: StoredModel | None,
 ) -> Fitted:
     """Train on the SELECT's rows, read at once (through the input cache)."""

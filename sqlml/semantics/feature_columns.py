@@ -14,7 +14,7 @@ from typing import Any
 from sqlml.errors import CheckError
 from sqlml.grammar import ast
 from sqlml.ir import FeatureColumn
-from sqlml.semantics.estimators import Estimator
+from sqlml.models.estimator import Estimator
 
 _REQUIRED = object()
 COMBINERS = ("mean", "sum", "sqrtn")

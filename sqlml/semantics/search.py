@@ -9,14 +9,14 @@ from typing import Any
 from sqlml.errors import CheckError
 from sqlml.grammar import ast
 from sqlml.metrics import CLASSIFIER_METRICS, METRICS, RANKER_METRICS, REGRESSOR_METRICS
-from sqlml.search_space import ALGORITHMS, DEFAULT_RANDOM_TRIALS, GOALS, default_goal, grid_points
-from sqlml.semantics.attributes import Attr, check_attributes
-from sqlml.semantics.estimators import (
+from sqlml.models.estimator import Estimator
+from sqlml.models.xgboost.objectives import (
     CLASSIFICATION_OBJECTIVES,
     RANKING_OBJECTIVES,
     REGRESSION_OBJECTIVES,
-    Estimator,
 )
+from sqlml.search_space import ALGORITHMS, DEFAULT_RANDOM_TRIALS, GOALS, default_goal, grid_points
+from sqlml.semantics.attributes import Attr, check_attributes
 
 PREFIX = "search."
 REPLACE = "output.replace"  # a setting too: whether the trials table may replace any table

@@ -34,11 +34,12 @@ from conftest import KINDS, datasource_url
 
 from sqlml.cli import main
 from sqlml.errors import ModelError
+from sqlml.models.keras.checks import foreign, keras_archive
+from sqlml.models.xgboost.checks import xgboost_document
 from sqlml.runtime import model_store
 from sqlml.runtime.datasource import connect
 from sqlml.runtime.model_admin import UNREADABLE
 from sqlml.runtime.model_store import ModelStore
-from sqlml.runtime.models.checks import foreign, keras_archive, xgboost_document
 
 DEEP = 200_000
 HINT = "hint: train the model again; if you did not store it, check who can write the models"
@@ -344,7 +345,7 @@ def test_the_configuration_allows_only_keras_own_objects():
 
 def test_keras_weights_that_inflate_or_link_elsewhere_are_refused(tmp_path):
     h5py = pytest.importorskip("h5py")
-    from sqlml.runtime.models.keras_model import _check_weights
+    from sqlml.models.keras.model import _check_weights
 
     def weights(build) -> bytes:
         path = tmp_path / "w.h5"

@@ -14,8 +14,8 @@ import json
 from typing import Any
 
 from sqlml.errors import ModelError
-from sqlml.runtime.models import FAMILIES
-from sqlml.runtime.models.checks import json_depth
+from sqlml.models.checks import json_depth
+from sqlml.models.registry import families
 
 MAX_METADATA_BYTES = 64 << 20  # vocabularies of 10,000 values take about 1 MB a feature
 MAX_METADATA_DEPTH = 32  # sqlml's own nests about 8 levels
@@ -110,11 +110,15 @@ def _checked(text: Any, keys: dict[str, type | tuple[type, ...]], used: bool) ->
         if not isinstance(metadata[key], kind) or isinstance(metadata[key], bool):
             raise _Damaged(f"its {key} is not {_TYPE_WORDS[kind]}")
     if used:
-        if metadata["family"] not in FAMILIES:
+        family = families().get(metadata["family"])
+        if family is None:
             raise _Damaged(f"its family {metadata['family']!r} is unknown")
         for index, feature in enumerate(metadata["features"]):
             _check_feature(feature, f"feature {index + 1}")
         _check_labels(metadata)
+        wrong = family.check_metadata(metadata)
+        if wrong:
+            raise _Damaged(wrong)
         types = metadata.get("column_types", {})  # older versions of sqlml stored none
         if not isinstance(types, dict) or not set(types.values()) <= {"numbers", "text"}:
             raise _Damaged("its column_types are malformed")
@@ -160,7 +164,7 @@ def _check_feature(feature: Any, where: str) -> None:
 
 def _check_labels(metadata: dict[str, Any]) -> None:
     """A :class:`_Damaged` unless the labels are a classifier's (two or more classes) or a
-    regressor's, and an XGBoost model's objective and number of classes fit them."""
+    regressor's."""
     labels = metadata["labels"]
     task, classes = labels.get("task"), labels.get("classes")
     if (
@@ -171,20 +175,3 @@ def _check_labels(metadata: dict[str, Any]) -> None:
         or (task == "classifier") is not (len(classes) >= 2)
     ):
         raise _Damaged("its labels are malformed")
-    if metadata["family"] != "xgboost":
-        return
-    params = metadata["params"]
-    objective = params.get("objective")
-    if not isinstance(objective, str):
-        raise _Damaged("its XGBoost objective is missing")
-    classifying = objective.startswith(("binary:", "multi:"))
-    num_class = params.get("num_class")
-    if (
-        classifying is not (task == "classifier")
-        or (objective.startswith("binary:") and len(classes) != 2)
-        or (
-            objective.startswith("multi:")
-            and not (isinstance(num_class, int) and len(classes) <= num_class <= MAX_SIZE)
-        )
-    ):
-        raise _Damaged(f"its XGBoost objective {objective} does not fit its labels")

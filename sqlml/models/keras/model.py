@@ -18,21 +18,18 @@ from typing import Any
 import numpy as np
 
 from sqlml.errors import ModelError, SqlmlError
-from sqlml.runtime import cancel, progress
-from sqlml.runtime.feature_arrays import FeatureArrays, check_column_types
-from sqlml.runtime.labels import LabelEncoding
-from sqlml.runtime.model_store import StoredModel
-from sqlml.runtime.models.checks import (
-    MAX_MODEL_BYTES,
+from sqlml.models.checks import MAX_MODEL_BYTES, TAMPERED_HINT
+from sqlml.models.keras.checks import (
     MAX_RATIO,
     SMALL_MEMBER,
-    TAMPERED_HINT,
     foreign,
     keras_archive,
     keras_error,
 )
-
-FORMAT = "keras-v3"
+from sqlml.runtime import cancel, progress
+from sqlml.runtime.feature_arrays import FeatureArrays, check_column_types
+from sqlml.runtime.labels import LabelEncoding
+from sqlml.runtime.model_store import StoredModel
 
 
 def _keras():

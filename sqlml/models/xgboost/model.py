@@ -1,4 +1,7 @@
-"""XGBoost models, stored as UBJSON (XGBoost's own format: loading runs no code)."""
+"""XGBoost models, stored as UBJSON (XGBoost's own format: loading runs no code).
+
+XGBoost is imported here only, when an XGBoost model is trained or used.
+"""
 
 from __future__ import annotations
 
@@ -13,14 +16,14 @@ from typing import Any
 import numpy as np
 import xgboost as xgb
 
+from sqlml import ir
 from sqlml.errors import ModelError
+from sqlml.models.checks import TAMPERED_HINT
+from sqlml.models.xgboost.checks import not_xgboost, xgboost_document
 from sqlml.runtime import cancel, progress
-from sqlml.runtime.feature_arrays import FeatureArrays, check_column_types
+from sqlml.runtime.feature_arrays import FeatureArrays, check_column_types, max_width
 from sqlml.runtime.labels import LabelEncoding
 from sqlml.runtime.model_store import StoredModel
-from sqlml.runtime.models.checks import TAMPERED_HINT, not_xgboost, xgboost_document
-
-FORMAT = "xgboost-ubj"
 
 
 def booster_params(labels: LabelEncoding, attributes: dict[str, Any]) -> dict[str, Any]:
@@ -373,3 +376,20 @@ def contributions(data: bytes, features: FeatureArrays, metadata: dict[str, Any]
     _check_width(booster, x.shape[1])
     by_column = _predict(booster, x, pred_contribs=True)[..., :-1]
     return by_column @ np.eye(len(features.names), dtype=by_column.dtype)[owners]
+
+
+def exporter(stored: StoredModel) -> Callable[[Path], Any]:
+    """The stored booster's ``save_model`` (JSON or UBJSON, by the file's extension), the
+    booster checked as for scoring, and its number of features against the most its feature
+    columns can make."""
+    params = stored.metadata["params"]
+    booster = checked(stored.data, params)
+    features = [ir.FeatureColumn.from_dict(f) for f in stored.metadata["features"]]
+    most = max_width(features)
+    if booster.num_features() > most:
+        raise ModelError(
+            f"the stored XGBoost model takes {booster.num_features():,} features, but its "
+            f"feature columns make at most {most:,}",
+            hint=TAMPERED_HINT,
+        )
+    return booster.save_model

@@ -1,0 +1,35 @@
+"""Checks every stored model gets before its library reads it (no library needed).
+
+A model in the models tables may have been written by anyone who can write those tables:
+each family checks its format's bytes (:mod:`sqlml.models.xgboost.checks`,
+:mod:`sqlml.models.keras.checks`) before its library parses them.
+:data:`MAX_MODEL_BYTES` bounds every model (the model store refuses to save or load more).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+MAX_MODEL_BYTES = 1 << 30  # 1 GiB: a model's bytes, and a .keras archive's members together
+
+TAMPERED_HINT = (
+    "train the model again; if you did not store it, check who can write the models tables"
+)
+
+
+_JSON_TOKENS = re.compile(rb'"(?:[^"\\]++|\\.)*+"|[\[\]{}]')
+
+
+def json_depth(data: bytes, limit: int, error: Callable[[str], Exception]) -> None:
+    """Raise ``error(why)`` if the JSON text ``data`` nests arrays and objects more than
+    ``limit`` deep; strings are skipped, nothing is parsed."""
+    depth = 0
+    for match in _JSON_TOKENS.finditer(data):
+        token = data[match.start()]
+        if token in b"[{":
+            depth += 1
+            if depth > limit:
+                raise error(f"it nests more than {limit} levels deep")
+        elif token in b"]}":
+            depth -= 1

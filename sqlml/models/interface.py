@@ -1,0 +1,131 @@
+"""The interface of a model family, and of the library code it imports when it is used."""
+
+from __future__ import annotations
+
+import importlib
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
+from types import ModuleType
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, cast
+
+from sqlml.errors import KubernetesError
+from sqlml.models.estimator import Estimator
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from sqlml.runtime.feature_arrays import FeatureArrays
+    from sqlml.runtime.labels import LabelEncoding
+    from sqlml.runtime.model_store import StoredModel
+    from sqlml.steps.kubeflow import Replica
+    from sqlml.workflow.core import Step
+
+
+class Trainer(Protocol):
+    """What trains and scores a family's models (a module or an object).
+
+    ``train`` and ``train_batches`` return the model's bytes and what its metadata records
+    besides (``params``, ``metrics``, ``column_types``); ``base`` is a stored model of the
+    same estimator whose training continues. Scores are class probabilities (rows x classes)
+    for classifiers, values for regressors.
+    """
+
+    def train(
+        self,
+        features: FeatureArrays,
+        y: np.ndarray,
+        labels: LabelEncoding,
+        attributes: dict[str, Any],
+        base: StoredModel | None = None,
+        **ranking: np.ndarray,
+    ) -> tuple[bytes, dict[str, Any]]:
+        """Fit the rows in memory (``ranking``: ``groups``, each row's query, for rankers)."""
+
+    def train_batches(
+        self,
+        batches: Callable[[], Iterator[tuple[FeatureArrays, np.ndarray]]],
+        sample: FeatureArrays,
+        sample_y: np.ndarray,
+        labels: LabelEncoding,
+        attributes: dict[str, Any],
+        base: StoredModel | None = None,
+    ) -> tuple[bytes, dict[str, Any]]:
+        """Fit rows that ``batches()`` yields pass after pass (``train.external_memory``)."""
+
+    def predict_scores(
+        self, data: bytes, features: FeatureArrays, metadata: dict[str, Any], batch_size: int
+    ) -> np.ndarray:
+        """The scores of the stored model ``data`` for ``features``."""
+
+    def scorer(
+        self, data: bytes, metadata: dict[str, Any]
+    ) -> Callable[[FeatureArrays, int], np.ndarray]:
+        """The stored model, loaded once, as a function of features and a batch size."""
+
+
+class TreeTrainer(Trainer, Protocol):
+    """The trainer of a family that offers TreeExplainer."""
+
+    def contributions(
+        self, data: bytes, features: FeatureArrays, metadata: dict[str, Any]
+    ) -> np.ndarray:
+        """SHAP contributions (rows x [classes x] features), without the bias term."""
+
+
+class Family(ABC):
+    """A model family: its estimators, its stored format and what it does with models.
+
+    Subclasses set the class attributes and implement the abstract methods; their module
+    stays cheap to import (the library goes in the module :meth:`trainer` imports).
+    """
+
+    name: ClassVar[str]  # recorded in each model's metadata
+    trainer_module: ClassVar[str]  # the module that trains and scores (see :meth:`trainer`)
+    format: ClassVar[str]  # of the stored bytes; a model stored in another is not read
+    extensions: ClassVar[tuple[str, ...]]  # of export files, the first the usual one
+    # TO EXPLAIN's explainers it offers, the first the default; TreeExplainer needs a
+    # TreeTrainer, PermutationExplainer works with any.
+    explainers: ClassVar[tuple[str, ...]] = ("PermutationExplainer",)
+    parameter_servers: ClassVar[bool] = False  # whether train.ps applies to its job
+
+    @abstractmethod
+    def estimators(self) -> Iterable[Estimator]:
+        """The estimators it declares."""
+
+    def trainer(self) -> Trainer:
+        """What trains and scores its models: :attr:`trainer_module`, imported on first use
+        (a plug-in, by name: the layers below never import a library's code)."""
+        return cast(Trainer, importlib.import_module(self.trainer_module))
+
+    @abstractmethod
+    def exporter(self, stored: StoredModel) -> Callable[[Path], Any]:
+        """``stored``, checked as for scoring, as a function that writes it to a file in the
+        library's own format (chosen by the file's extension, one of :attr:`extensions`)."""
+
+    def builder(self, name: str) -> Estimator | None:
+        """The estimator of a user's model builder, the function that ``name`` (dotted)
+        imports, when the family takes builders; else None."""
+        return None
+
+    def check_metadata(self, metadata: dict[str, Any]) -> str | None:
+        """What is wrong with a stored model's metadata for this family, in a few words."""
+        return None
+
+    def training_job(
+        self,
+        kubeflow: ModuleType,
+        name: str,
+        replica: Callable[[int], Replica],
+        workers: int,
+        ps: int | None,
+        **options: Any,
+    ) -> Step:
+        """The Kubeflow job that trains a model on Kubernetes, built with the job builders of
+        ``kubeflow`` (:mod:`sqlml.steps.kubeflow`, given by the Argo codegen): a head pod
+        and ``workers`` worker pods (and ``ps`` parameter servers) made by
+        ``replica(count)``; ``options`` go to the builder (namespace, run policy, after)."""
+        raise KubernetesError(
+            f"{self.name} models train in-process only, not in a Kubeflow job",
+            hint="leave out train.distributed, train.workers and train.ps",
+        )

@@ -1,0 +1,67 @@
+"""The Keras family: neural networks and linear models, stored as ``.keras`` archives and
+loaded in safe mode, trained in a TFJob on Kubernetes.
+
+This module imports no more than the interface: the estimators' declarations (which need the
+semantics layer) load on first lookup, TensorFlow with :mod:`.model`, when a Keras model is
+trained or used.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
+
+from sqlml.models.estimator import Estimator
+from sqlml.models.interface import Family
+from sqlml.models.keras.checks import keras_archive
+
+if TYPE_CHECKING:
+    from sqlml.runtime.model_store import StoredModel
+    from sqlml.steps.kubeflow import Replica
+    from sqlml.workflow.core import Step
+
+
+class Keras(Family):
+    name = "keras"
+    format = "keras-v3"
+    trainer_module = "sqlml.models.keras.model"
+    extensions = (".keras",)
+    parameter_servers = True
+
+    def estimators(self) -> Iterable[Estimator]:
+        from sqlml.models.keras.estimators import ESTIMATORS
+
+        return ESTIMATORS
+
+    def exporter(self, stored: StoredModel) -> Callable[[Path], Any]:
+        """The archive of the checked members (no TensorFlow needed)."""
+        archive = keras_archive(stored.data)
+        return lambda path: path.write_bytes(archive)
+
+    def builder(self, name: str) -> Estimator | None:
+        from sqlml.models.keras.estimators import builder_estimator
+
+        return builder_estimator(name)
+
+    def training_job(
+        self,
+        kubeflow: ModuleType,
+        name: str,
+        replica: Callable[[int], Replica],
+        workers: int,
+        ps: int | None,
+        **options: Any,
+    ) -> Step:
+        """A TFJob: a chief pod, the workers and the parameter servers."""
+        return kubeflow.tensorflow_train(
+            name,
+            chief=replica(1),
+            workers=replica(workers),
+            ps=replica(ps) if ps else None,
+            **options,
+        )
+
+
+FAMILY = Keras()

@@ -1,0 +1,67 @@
+"""The registered model families, by name: the built-in ones first, then those registered.
+
+Lookups load the built-in packages (:data:`BUILT_IN`) on first use, in order; each exposes
+its family as ``FAMILY``. Nothing here imports a family's library.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING
+
+from sqlml.errors import ModelError
+
+if TYPE_CHECKING:
+    from sqlml.models.interface import Family
+
+# Packages under sqlml.models, in the order their estimators are listed (docs, completion).
+BUILT_IN = ("xgboost", "keras")
+_REGISTERED: dict[str, Family] = {}
+
+
+def families() -> dict[str, Family]:
+    """The registered families by name, the built-in ones first."""
+    if not _REGISTERED:
+        for name in BUILT_IN:
+            _add(importlib.import_module(f"{__package__}.{name}").FAMILY)
+    return dict(_REGISTERED)
+
+
+def family(name: str) -> Family:
+    """The family called ``name``; a :class:`ModelError` if none is registered."""
+    found = families().get(name)
+    if found is None:
+        raise ModelError(
+            f"model family {name!r} is unknown to this version of sqlml",
+            hint=f"the known families are {', '.join(families())}",
+        )
+    return found
+
+
+def register(new: Family) -> Family:
+    """Add ``new`` to the families (its estimators join the estimator table); returns it.
+
+    A :class:`ValueError` if its name or one of its estimators' names (case-insensitive) is
+    taken.
+    """
+    known = families()
+    if new.name in known:
+        raise ValueError(f"a model family called {new.name!r} is already registered")
+    taken = {e.name.lower() for f in known.values() for e in f.estimators()}
+    clashes = [e.name for e in new.estimators() if e.name.lower() in taken]
+    if clashes:
+        raise ValueError(f"family {new.name!r}: estimator {clashes[0]} is already declared")
+    _add(new)
+    return new
+
+
+def unregister(name: str) -> None:
+    """Remove the family ``name`` (a :class:`ValueError` for a built-in one)."""
+    if name in BUILT_IN:
+        raise ValueError(f"{name} is a built-in model family")
+    families()
+    _REGISTERED.pop(name, None)
+
+
+def _add(new: Family) -> None:
+    _REGISTERED[new.name] = new

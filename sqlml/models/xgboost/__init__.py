@@ -1,0 +1,75 @@
+"""The XGBoost family: gradient-boosted trees and linear models, stored as UBJSON, trained
+in an XGBoostJob on Kubernetes.
+
+This module imports no more than the interface: the estimators' declarations (which need the
+semantics layer) load on first lookup, XGBoost itself with :mod:`.model`, when an XGBoost
+model is trained or used.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
+
+from sqlml.models.estimator import Estimator
+from sqlml.models.interface import Family
+from sqlml.models.metadata import MAX_SIZE
+
+if TYPE_CHECKING:
+    from sqlml.runtime.model_store import StoredModel
+    from sqlml.steps.kubeflow import Replica
+    from sqlml.workflow.core import Step
+
+
+class XGBoost(Family):
+    name = "xgboost"
+    format = "xgboost-ubj"
+    extensions = (".json", ".ubj")
+    trainer_module = "sqlml.models.xgboost.model"
+    explainers = ("TreeExplainer", "PermutationExplainer")
+
+    def estimators(self) -> Iterable[Estimator]:
+        from sqlml.models.xgboost.estimators import ESTIMATORS
+
+        return ESTIMATORS
+
+    def exporter(self, stored: StoredModel) -> Callable[[Path], Any]:
+        model: Any = self.trainer()
+        return model.exporter(stored)
+
+    def check_metadata(self, metadata: dict[str, Any]) -> str | None:
+        """Whether the objective and the number of classes fit the labels."""
+        params, labels = metadata["params"], metadata["labels"]
+        task, classes = labels["task"], labels["classes"]
+        objective = params.get("objective")
+        if not isinstance(objective, str):
+            return "its XGBoost objective is missing"
+        classifying = objective.startswith(("binary:", "multi:"))
+        num_class = params.get("num_class")
+        if (
+            classifying is not (task == "classifier")
+            or (objective.startswith("binary:") and len(classes) != 2)
+            or (
+                objective.startswith("multi:")
+                and not (isinstance(num_class, int) and len(classes) <= num_class <= MAX_SIZE)
+            )
+        ):
+            return f"its XGBoost objective {objective} does not fit its labels"
+        return None
+
+    def training_job(
+        self,
+        kubeflow: ModuleType,
+        name: str,
+        replica: Callable[[int], Replica],
+        workers: int,
+        ps: int | None,
+        **options: Any,
+    ) -> Step:
+        """An XGBoostJob: a master pod (the collective's tracker) and the workers."""
+        return kubeflow.xgboost_train(name, master=replica(1), workers=replica(workers), **options)
+
+
+FAMILY = XGBoost()
