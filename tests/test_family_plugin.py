@@ -63,6 +63,19 @@ class Constant(Family):
         return lambda path: path.write_bytes(stored.data)
 
 
+class Nameless(Family):
+    """A plug-in author's mistake: no name."""
+
+    format = "none"
+    extensions = ()
+
+    def estimators(self) -> tuple[Estimator, ...]:
+        return ()
+
+    def exporter(self, stored: Any) -> Callable[[Path], Any]:
+        raise NotImplementedError
+
+
 @pytest.fixture
 def constant_family() -> Iterator[Family]:
     family = models.register(Constant())
@@ -114,3 +127,5 @@ def test_unregistering_removes_the_estimators(constant_family):
         models.register(Constant())
     with pytest.raises(ValueError, match="built-in"):
         models.unregister("xgboost")
+    with pytest.raises(TypeError, match="Nameless sets no name"):
+        models.register(Nameless())

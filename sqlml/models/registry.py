@@ -6,12 +6,16 @@ its family as ``FAMILY``. Nothing here imports a family's library.
 
 from __future__ import annotations
 
+import functools
 import importlib
+from collections.abc import Mapping
+from types import MappingProxyType
 from typing import TYPE_CHECKING
 
 from sqlml.errors import ModelError
 
 if TYPE_CHECKING:
+    from sqlml.models.estimator import Estimator
     from sqlml.models.interface import Family
 
 # Packages under sqlml.models, in the order their estimators are listed (docs, completion).
@@ -38,17 +42,27 @@ def family(name: str) -> Family:
     return found
 
 
+@functools.cache
+def estimators(casefold: bool = False) -> Mapping[str, Estimator]:
+    """The registered families' estimators by name (lower-cased with ``casefold``), in the
+    families' order; assembled once, again after a family is registered or unregistered."""
+    found = {e.name: e for known in families().values() for e in known.estimators()}
+    return MappingProxyType({k.lower(): e for k, e in found.items()} if casefold else found)
+
+
 def register(new: Family) -> Family:
     """Add ``new`` to the families (its estimators join the estimator table); returns it.
 
-    A :class:`ValueError` if its name or one of its estimators' names (case-insensitive) is
+    A :class:`TypeError` if it lacks a class attribute of :class:`Family`; a
+    :class:`ValueError` if its name or one of its estimators' names (case-insensitive) is
     taken.
     """
-    known = families()
-    if new.name in known:
+    missing = [name for name in ("name", "format", "extensions") if not hasattr(new, name)]
+    if missing:
+        raise TypeError(f"{type(new).__name__} sets no {', '.join(missing)}")
+    if new.name in families():
         raise ValueError(f"a model family called {new.name!r} is already registered")
-    taken = {e.name.lower() for f in known.values() for e in f.estimators()}
-    clashes = [e.name for e in new.estimators() if e.name.lower() in taken]
+    clashes = [e.name for e in new.estimators() if e.name.lower() in estimators(casefold=True)]
     if clashes:
         raise ValueError(f"family {new.name!r}: estimator {clashes[0]} is already declared")
     _add(new)
@@ -61,7 +75,9 @@ def unregister(name: str) -> None:
         raise ValueError(f"{name} is a built-in model family")
     families()
     _REGISTERED.pop(name, None)
+    estimators.cache_clear()
 
 
 def _add(new: Family) -> None:
     _REGISTERED[new.name] = new
+    estimators.cache_clear()

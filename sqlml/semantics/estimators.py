@@ -10,7 +10,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from sqlml.models.estimator import Estimator
-from sqlml.models.registry import families
+from sqlml.models.registry import estimators, families
 from sqlml.models.xgboost.objectives import RANKING_OBJECTIVES
 
 __all__ = [
@@ -26,34 +26,27 @@ __all__ = [
 class _Table(Mapping[str, Estimator]):
     """The estimators of the families registered at the time of each lookup, by name."""
 
-    def _current(self) -> dict[str, Estimator]:
-        return {e.name: e for family in families().values() for e in family.estimators()}
-
     def __getitem__(self, name: str) -> Estimator:
-        return self._current()[name]
+        return estimators()[name]
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self._current())
+        return iter(estimators())
 
     def __len__(self) -> int:
-        return len(self._current())
+        return len(estimators())
 
 
 ESTIMATORS: Mapping[str, Estimator] = _Table()
 
 
-def _by_lower_name() -> dict[str, Estimator]:
-    return {name.lower(): e for name, e in ESTIMATORS.items()}
-
-
 def find_estimator(name: str) -> Estimator | None:
     """The estimator called ``name`` (case-insensitive), or None."""
-    return _by_lower_name().get(name.lower())
+    return estimators(casefold=True).get(name.lower())
 
 
 def closest_estimator(name: str) -> str | None:
     """The known estimator name nearest to ``name``, for "did you mean" hints."""
-    known = _by_lower_name()
+    known = estimators(casefold=True)
     found = difflib.get_close_matches(name.lower(), known, n=1, cutoff=0.5)
     return known[found[0]].name if found else None
 
