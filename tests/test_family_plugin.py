@@ -15,10 +15,14 @@ import pytest
 
 from sqlml import models
 from sqlml.cli import main
+from sqlml.codegen import to_argo_yaml
+from sqlml.errors import KubernetesError
+from sqlml.grammar import parse
 from sqlml.models.attributes import schema
 from sqlml.models.estimator import Estimator
 from sqlml.models.interface import Family, Trainer
 from sqlml.runtime.datasource import connect
+from sqlml.semantics import analyze
 from sqlml.semantics.attributes import Attr
 from sqlml.semantics.estimators import find_estimator
 
@@ -116,6 +120,13 @@ def test_a_registered_family_trains_predicts_explains_and_exports(
     assert json.loads(file.read_text()) == {"mean": pytest.approx(Y.mean())}
     metadata = json.loads(Path(f"{file}.sqlml.json").read_text())
     assert metadata["family"] == "constant" and metadata["estimator"] == "ConstantRegressor"
+
+
+def test_a_family_without_a_kubeflow_job_trains_in_process_only(constant_family):
+    program = "SELECT x, y FROM points TO TRAIN ConstantRegressor WITH train.workers = 2 "
+    statements = analyze(parse(program + "LABEL y INTO m;"))
+    with pytest.raises(KubernetesError, match="constant models train in-process only"):
+        to_argo_yaml(statements, "p")
 
 
 def test_unregistering_removes_the_estimators(constant_family):

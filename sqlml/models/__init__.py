@@ -5,6 +5,18 @@ The built-in families are the packages listed in :data:`BUILT_IN`; others join w
 :func:`register`. The estimator table (:mod:`sqlml.semantics.estimators`) is assembled from
 the registered families. A family's declarations are cheap to import; its library (XGBoost,
 TensorFlow) is imported only when one of its models is trained or used.
+
+A new family is one package, ``sqlml/models/<name>/``, as ``xgboost`` and ``keras`` are:
+
+- ``__init__.py``: a :class:`Family` subclass (name, stored format, export extensions,
+  explainers, Kubeflow job) and ``FAMILY``, its instance; its name added to :data:`BUILT_IN`;
+- ``estimators.py``: its :class:`~sqlml.models.estimator.Estimator` declarations, their
+  attributes built with :func:`sqlml.models.attributes.schema`, loaded on first lookup;
+- ``model.py`` (its ``trainer_module``): train, train_batches, predict_scores and scorer
+  (:class:`Trainer`), the only module that imports the library;
+- ``checks.py``: checks on stored bytes before the library reads them.
+
+Outside sqlml, ``register(MyFamily())`` adds one (``tests/test_family_plugin.py``).
 """
 
 from sqlml.models.interface import Family, Trainer, TreeTrainer
