@@ -28,7 +28,7 @@ from IPython.display import Image, display
 from sqlml import ir
 from sqlml.errors import SqlmlError
 from sqlml.runtime import progress
-from sqlml.runtime.datasource import ResultSet, parse_url
+from sqlml.runtime.datasource import ResultSet, dialect_of
 from sqlml.runtime.outcome import Outcome
 from sqlml.workflow.core import Step
 
@@ -71,11 +71,10 @@ class SqlmlMagics(Magics):
     def _run(self, text: str, result_var: str | None) -> Any:
         from sqlml.codegen import to_workflow
         from sqlml.repl.variables import bind
-        from sqlml.semantics.sql_check import DIALECTS
         from sqlml.workflow.local import LocalExecutor
 
         try:
-            dialect = DIALECTS[parse_url(self.datasource).scheme]
+            dialect = dialect_of(self.datasource)
             statements = bind(text, self.shell.user_ns, dialect)
             if not statements:
                 return None

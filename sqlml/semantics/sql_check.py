@@ -29,10 +29,6 @@ from sqlglot.errors import TokenError
 from sqlml.errors import CheckError
 from sqlml.grammar import ast
 
-# sqlglot's name for each datasource URL scheme: a copy of what the datasources declare
-# (sqlml.runtime.datasource.dialect_of), kept while repl/magic.py still reads it.
-DIALECTS = {"duckdb": "duckdb", "mysql": "mysql", "sqlite": "sqlite", "postgresql": "postgres"}
-
 _CLAUSES = frozenset({"Where", "Having", "Group", "Order", "Limit", "From", "Join", "Qualify"})
 QUERY_WORDS = frozenset({"select", "with", "values", "from", "table"})
 T = TypeVar("T")

@@ -35,8 +35,8 @@ from sqlml.errors import DatasourceError
 from sqlml.local_files import cache_folder, reason, warn_once
 from sqlml.runtime import cancel
 from sqlml.runtime.datasource import Datasource, connect, parse_url, source_class
-from sqlml.runtime.execute import Outcome
 from sqlml.runtime.model_store import ModelStore
+from sqlml.runtime.outcome import Outcome
 from sqlml.tables import MODEL_VERSIONS
 from sqlml.workflow import record as rec
 from sqlml.workflow.core import (

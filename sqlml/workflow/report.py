@@ -12,7 +12,7 @@ from pathlib import Path
 from sqlml.errors import SqlmlError
 from sqlml.output import render
 from sqlml.runtime import cancel, progress
-from sqlml.runtime.execute import Outcome
+from sqlml.runtime.outcome import Outcome
 from sqlml.workflow.core import Retry, Step, Workflow
 from sqlml.workflow.local import LocalExecutor, RunResult
 

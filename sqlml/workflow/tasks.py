@@ -27,7 +27,8 @@ from sqlml.errors import SqlmlError
 from sqlml.local_files import reason, warn_once
 from sqlml.runtime import cancel
 from sqlml.runtime.datasource import Datasource
-from sqlml.runtime.execute import Outcome, execute
+from sqlml.runtime.execute import execute
+from sqlml.runtime.outcome import Outcome
 from sqlml.workflow.core import (
     CONTAINER,
     RESOURCE,
