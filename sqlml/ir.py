@@ -106,7 +106,7 @@ class TrainStatement(Statement):
     kind: ClassVar[str] = "train"
     select: str
     estimator: str
-    family: str  # which runtime trainer: "xgboost" or "keras"
+    family: str  # the name of its model family (sqlml.models), which trains it
     task: str  # "classifier", "regressor", or "auto": decided by objective and label
     attributes: dict[str, Any]  # checked, with defaults and the estimator's fixed parameters
     features: list[FeatureColumn]  # empty: derived from every selected column but the label

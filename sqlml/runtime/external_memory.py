@@ -27,16 +27,16 @@ from sqlml.runtime.datasource.base import join_batches
 from sqlml.runtime.feature_arrays import FeatureArrays, transform
 from sqlml.runtime.feature_columns import check_columns, derive
 from sqlml.runtime.features import check_rows
+from sqlml.runtime.fitted import Fitted, base_features, blame
 from sqlml.runtime.inference import SCORE_BATCH
-from sqlml.runtime.labels import LabelEncoding, decide_task, fit_labels
-from sqlml.runtime.model_store import StoredModel
-from sqlml.runtime.training import (
-    Fitted,
-    base_features,
-    blame,
+from sqlml.runtime.labels import (
+    LabelEncoding,
     check_label,
+    decide_task,
     encode_label,
+    fit_labels,
 )
+from sqlml.runtime.model_store import StoredModel
 
 SAMPLE_ROWS = 100_000
 # Rows per batch, and so per XGBoost page: memory holds about one batch; bigger pages train

@@ -25,13 +25,13 @@ from sqlml.runtime import cancel, progress
 from sqlml.runtime.datasource import Columns, Datasource, ResultSet
 from sqlml.runtime.datasource.base import closing_batches
 from sqlml.runtime.evaluate_plot import save_evaluation_plot
-from sqlml.runtime.execute import Outcome
 from sqlml.runtime.explain_plot import feature_values, save_summary_plot
 from sqlml.runtime.feature_arrays import FeatureArrays, transform
 from sqlml.runtime.feature_columns import value_texts
 from sqlml.runtime.features import check_rows
 from sqlml.runtime.labels import LabelEncoding, query_ids
 from sqlml.runtime.model_store import ModelStore, StoredModel
+from sqlml.runtime.outcome import Outcome
 
 SCORE_BATCH = 65536
 MAX_COLUMN_NAME = 63  # PostgreSQL's limit (MySQL's is 64)
@@ -62,7 +62,7 @@ class Applied:
 
     def truth(self, label: str) -> np.ndarray:
         """The label column encoded like the training labels."""
-        from sqlml.runtime.training import check_label, encode_label
+        from sqlml.runtime.labels import check_label, encode_label
 
         check_label(label, self.columns, "the SELECT")
         return encode_label(self.labels, label, self.columns[label], "the SELECT")

@@ -133,3 +133,33 @@ def query_ids(columns: Columns, group: str, source: str) -> np.ndarray:
             hint=f"filter them out: add WHERE {group} IS NOT NULL to {source}",
         )
     return np.unique(np.array(texts, dtype=object), return_inverse=True)[1].reshape(-1)
+
+
+def check_label(label: str, columns: Columns, source: str) -> None:
+    if label not in columns:
+        raise ModelError(
+            f"LABEL column {label} is not in the result of {source}",
+            hint=f"{source} returns: {', '.join(columns)}",
+        )
+
+
+def encode_label(labels: LabelEncoding, name: str, values: np.ndarray, source: str) -> np.ndarray:
+    """The LABEL column ``name`` read by ``source``, encoded like a trained model's labels.
+
+    Classes the model lacks are an error: it could never predict them.
+    """
+    check_not_null(name, values, source)
+    if labels.task == "regressor" and values.dtype.kind not in "biuf":
+        raise ModelError(
+            f"LABEL column {name} of {source} holds text, but the model is a regressor",
+            hint=f"select numbers as {name}",
+        )
+    unknown = labels.unknown(values)
+    if unknown:
+        raise ModelError(
+            f"LABEL column {name} of {source} has classes the model does not know: "
+            f"{', '.join(map(repr, unknown[:5]))}",
+            hint=f"the model's classes are {', '.join(map(repr, labels.classes))}; "
+            f"filter the other rows out of {source}",
+        )
+    return labels.encode(values)

@@ -36,9 +36,6 @@ CHUNK_BYTES = 4 << 20  # well below MySQL's default max_allowed_packet, even esc
 KEEP_VERSIONS = 3  # the newest versions kept per model
 SAVE_ATTEMPTS = 3  # attempts of a save that lost a race with a concurrent one
 # The type of the name columns where the datasource's "key" type does not compare exactly:
-# MySQL's VARCHAR collations ignore case and accents, and pad trailing spaces (utf8mb4_bin
-# too); 1020 bytes hold any 255 characters of UTF-8.
-EXACT_NAMES = {"mysql": "VARBINARY(1020)"}
 _EXACT = weakref.WeakSet[Datasource]()  # datasources whose tables have exact names
 
 
@@ -108,7 +105,7 @@ class ModelStore:
         return version
 
     def _create_tables(self) -> None:
-        key = EXACT_NAMES.get(self._ds.dialect, self._ds.types["key"])
+        key = self._ds.exact_key or self._ds.types["key"]
         text, blob = (self._ds.types[kind] for kind in ("text", "blob"))
         self._ds.create_tables(
             [
@@ -131,10 +128,10 @@ class ModelStore:
 
     def _exact_names(self) -> None:
         """Make the name columns compare exactly where they are of a type that does not: a
-        store made before names were exact (MySQL's VARCHAR) is altered to EXACT_NAMES,
-        keeping its rows (no names can clash: the new comparison is finer). Checked once
-        per connection."""
-        exact = EXACT_NAMES.get(self._ds.dialect)
+        store made before names were exact (MySQL's VARCHAR) is altered to the datasource's
+        ``exact_key``, keeping its rows (no names can clash: the new comparison is finer).
+        Checked once per connection."""
+        exact = self._ds.exact_key
         if exact is None or self._ds in _EXACT:
             return
         for table in (TABLE, CHUNKS):

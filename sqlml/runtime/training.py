@@ -12,8 +12,6 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import math
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,19 +19,26 @@ import numpy as np
 
 import sqlml
 from sqlml import ir
-from sqlml.errors import ModelError, SqlmlError
+from sqlml.errors import ModelError
 from sqlml.metrics import classifier_metrics, ranker_metrics, regressor_metrics
 from sqlml.models import Trainer, family
 from sqlml.runtime import progress
 from sqlml.runtime.cache import cached_read
 from sqlml.runtime.datasource import Columns, Datasource
-from sqlml.runtime.execute import Outcome
 from sqlml.runtime.feature_arrays import transform
 from sqlml.runtime.feature_columns import check_columns, derive
 from sqlml.runtime.features import check_rows
+from sqlml.runtime.fitted import Fitted, base_features, blame
 from sqlml.runtime.inference import SCORE_BATCH
-from sqlml.runtime.labels import LabelEncoding, check_not_null, fit_labels, query_ids
+from sqlml.runtime.labels import (
+    LabelEncoding,
+    check_label,
+    encode_label,
+    fit_labels,
+    query_ids,
+)
 from sqlml.runtime.model_store import ModelStore, StoredModel
+from sqlml.runtime.outcome import Outcome
 
 
 @dataclass(frozen=True)
@@ -51,22 +56,6 @@ class _Rows:
             self.y[index],
             None if self.groups is None else self.groups[index],
         )
-
-
-@dataclass(frozen=True)
-class Fitted:
-    """A trained model and what its metadata records: the training rows' count, features and
-    labels, and the validation rows' labels and scores (how they were chosen in ``how``)."""
-
-    data: bytes
-    details: dict[str, Any]
-    features: list[ir.FeatureColumn]
-    labels: LabelEncoding
-    rows: int
-    how: dict[str, Any] | None = None
-    validation_y: np.ndarray | None = None
-    validation_scores: np.ndarray | None = None
-    validation_groups: np.ndarray | None = None
 
 
 def train(statement: ir.TrainStatement, datasource: Datasource) -> Outcome:
@@ -153,11 +142,6 @@ def _fit(
     )
 
 
-def base_features(base: StoredModel) -> list[ir.FeatureColumn]:
-    """The feature columns a stored model was trained with."""
-    return [ir.FeatureColumn.from_dict(f) for f in base.metadata["features"]]
-
-
 def check_base_estimator(statement: ir.TrainStatement, estimator: str) -> None:
     """A :class:`ModelError` unless the base model was trained by the statement's estimator."""
     if estimator != statement.estimator:
@@ -192,36 +176,6 @@ def _labels(
     objective = statement.attributes.get("objective")
     labels = fit_labels(statement.label, values, statement.task, objective)
     return labels, labels.encode(values)
-
-
-def check_label(label: str, columns: Columns, source: str) -> None:
-    if label not in columns:
-        raise ModelError(
-            f"LABEL column {label} is not in the result of {source}",
-            hint=f"{source} returns: {', '.join(columns)}",
-        )
-
-
-def encode_label(labels: LabelEncoding, name: str, values: np.ndarray, source: str) -> np.ndarray:
-    """The LABEL column ``name`` read by ``source``, encoded like a trained model's labels.
-
-    Classes the model lacks are an error: it could never predict them.
-    """
-    check_not_null(name, values, source)
-    if labels.task == "regressor" and values.dtype.kind not in "biuf":
-        raise ModelError(
-            f"LABEL column {name} of {source} holds text, but the model is a regressor",
-            hint=f"select numbers as {name}",
-        )
-    unknown = labels.unknown(values)
-    if unknown:
-        raise ModelError(
-            f"LABEL column {name} of {source} has classes the model does not know: "
-            f"{', '.join(map(repr, unknown[:5]))}",
-            hint=f"the model's classes are {', '.join(map(repr, labels.classes))}; "
-            f"filter the other rows out of {source}",
-        )
-    return labels.encode(values)
 
 
 def _validation_rows(
@@ -275,17 +229,6 @@ def split_queries(groups: np.ndarray, share: float, seed: int) -> tuple[np.ndarr
     count = min(round(share * len(queries)), len(queries) - 1)
     held = np.isin(groups, queries[:count])
     return np.flatnonzero(~held), np.flatnonzero(held)
-
-
-@contextmanager
-def blame(source: str | None) -> Iterator[None]:
-    """Errors in the body name ``source`` (when given) as their cause."""
-    try:
-        yield
-    except SqlmlError as error:
-        if source is None:
-            raise
-        raise type(error)(f"{source}: {error.message}", hint=error.hint) from None
 
 
 def _validation_metrics(fitted: Fitted) -> dict[str, float]:

@@ -268,9 +268,7 @@ def _train(statement: ast.TrainStatement, step_id: str, dialect: str) -> ir.Trai
     else:
         _check_ranking(statement, attributes)
     label = _single_part(statement.label, "LABEL column")
-    task = estimator.task
-    if task == "auto" and estimator.family == "keras" and "model.n_classes" in attributes:
-        task = "classifier"
+    task = estimator.task_for(attributes)
     searched: dict[str, Any] = {}
     if candidates or settings:
         space, settings_ = search.check(

@@ -84,6 +84,9 @@ class Datasource(ABC):
     param: ClassVar[str]  # bound parameter placeholder
     types: ClassVar[dict[str, str]]  # "int", "float", "bool", "text", "blob", "key" -> SQL
     current_schema: ClassVar[str]  # SQL expression naming the default schema
+    # The type of a name column that compares exactly, where types["key"] ignores case,
+    # accents or trailing spaces (the model store's names); None: types["key"] does not.
+    exact_key: ClassVar[str | None] = None
     fingerprint_sql: ClassVar[str | None] = None  # a query on {table}; None: unsupported
     # information_schema.columns' columns that tell a column's type, for fingerprints
     column_type_sql: ClassVar[str] = (

@@ -55,6 +55,9 @@ class MySQLSource(Datasource):
         "blob": "LONGBLOB",
         "key": "VARCHAR(255)",
     }
+    # VARCHAR collations ignore case and accents, and pad trailing spaces (utf8mb4_bin too);
+    # 1020 bytes hold any 255 characters of UTF-8.
+    exact_key: ClassVar[str | None] = "VARBINARY(1020)"
 
     def __init__(self, url: DatasourceURL, base_dir: Path | None = None) -> None:
         super().__init__(url, base_dir)

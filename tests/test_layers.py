@@ -1,0 +1,173 @@
+"""sqlml's layers, as docs/architecture.md draws them: each module imports only its own
+layer and the layers below, and no modules import each other in a cycle.
+
+Every ``import`` counts, those inside functions too (a lazy import is still a dependency),
+except those under ``if TYPE_CHECKING:`` (never run). Modules reached by a dotted path in a
+string (``importlib.import_module``), as plug-ins are, are not imports of the code that names
+them.
+"""
+
+from __future__ import annotations
+
+import ast
+import fnmatch
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parent.parent / "sqlml"
+
+# Lowest first. A module belongs to the layer of the longest pattern that names it or a package
+# holding it (``*`` stands for one name). The package root holds only the version and the
+# IPython entry point, which imports the magic by name.
+LAYERS: list[tuple[str, tuple[str, ...]]] = [
+    ("foundations", ("sqlml.errors", "sqlml.tables", "sqlml.metrics", "sqlml.search_space",
+                     "sqlml.local_files", "sqlml")),
+    ("grammar", ("sqlml.grammar",)),
+    ("ir", ("sqlml.ir", "sqlml.statements")),
+    # A model family's declarations are read by the analysis; its trainer is runtime.
+    ("semantics", ("sqlml.semantics", "sqlml.models")),
+    ("runtime", ("sqlml.runtime", "sqlml.output", "sqlml.models.*.model")),
+    ("workflow", ("sqlml.workflow", "sqlml.steps")),
+    ("codegen", ("sqlml.codegen",)),
+    ("front ends", ("sqlml.checking", "sqlml.junit", "sqlml.repl", "sqlml.cli",
+                    "sqlml.__main__")),
+]  # fmt: skip
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+MODULES = {module_name(path): path for path in sorted(PACKAGE.rglob("*.py"))}
+
+
+def _names(pattern: str, module: str) -> bool:
+    """Whether ``pattern`` names ``module`` or a package holding it (the root only itself)."""
+    wanted, parts = pattern.split("."), module.split(".")
+    if pattern == "sqlml":
+        return module == "sqlml"
+    return len(parts) >= len(wanted) and all(
+        fnmatch.fnmatchcase(part, name) for part, name in zip(parts, wanted, strict=False)
+    )
+
+
+def layer(module: str) -> int:
+    matches = [
+        (len(pattern.split(".")), rank)
+        for rank, (_, patterns) in enumerate(LAYERS)
+        for pattern in patterns
+        if _names(pattern, module)
+    ]
+    assert matches, f"{module} is in no layer: add it to LAYERS and docs/architecture.md"
+    return max(matches)[1]
+
+
+def _statements(body: list[ast.stmt]) -> Iterator[ast.AST]:
+    """Every node under ``body``, leaving out ``if TYPE_CHECKING:`` blocks."""
+    for node in body:
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            yield from _statements(node.orelse)
+            continue
+        yield node
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.stmt):
+                yield from _statements([child])
+            else:
+                yield from ast.walk(child)
+
+
+def imports(module: str) -> set[str]:
+    """The sqlml modules ``module`` imports (a name imported from a package counts as its
+    module when it is one)."""
+    path = MODULES[module]
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    found: set[str] = set()
+    for node in _statements(ast.parse(path.read_text()).body):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[: len(package.split(".")) - node.level + 1]
+                source = ".".join([*base, node.module] if node.module else base)
+            else:
+                source = node.module or ""
+            for alias in node.names:
+                candidate = f"{source}.{alias.name}"
+                found.add(candidate if candidate in MODULES else source)
+    return {name for name in found if name in MODULES and name != module}
+
+
+GRAPH = {module: imports(module) for module in MODULES}
+
+
+@pytest.mark.parametrize("module", sorted(MODULES))
+def test_no_module_imports_a_higher_layer(module):
+    upward = sorted(
+        f"{target} ({LAYERS[layer(target)][0]})"
+        for target in GRAPH[module]
+        if layer(target) > layer(module)
+    )
+    assert upward == [], f"{module} ({LAYERS[layer(module)][0]}) imports {', '.join(upward)}"
+
+
+def test_no_import_cycles():
+    cycles = _cycles(GRAPH)
+    assert cycles == [], "\n".join(" -> ".join(cycle) for cycle in cycles)
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """One cycle through each strongly connected group of modules (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    groups: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for target in sorted(graph[node]):
+            if target not in index:
+                visit(target)
+                low[node] = min(low[node], low[target])
+            elif target in stack:
+                low[node] = min(low[node], index[target])
+        if low[node] == index[node]:
+            group = []
+            while (member := stack.pop()) != node:
+                group.append(member)
+            group.append(node)
+            if len(group) > 1:
+                groups.append(sorted(group))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return [_path_within(graph, set(group)) for group in groups]
+
+
+def _path_within(graph: dict[str, set[str]], group: set[str]) -> list[str]:
+    """A cycle inside ``group``, from its first module back to it."""
+    start = min(group)
+    paths = {start: [start]}
+    frontier = [start]
+    while frontier:
+        node = frontier.pop(0)
+        for target in sorted(graph[node] & group):
+            if target == start:
+                return [*paths[node], start]
+            if target not in paths:
+                paths[target] = [*paths[node], target]
+                frontier.append(target)
+    raise AssertionError(f"no cycle through {start}")
+
+
+def test_the_checker_finds_what_it_must():
+    # Negative controls: a cycle, and a module of a lower layer importing a higher one.
+    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c", "a"]]
+    assert layer("sqlml.runtime.execute") < layer("sqlml.repl.session")
+    assert layer("sqlml.models.registry") < layer("sqlml.models.xgboost.model")
+    assert layer("sqlml") < layer("sqlml.grammar.parser")
+    assert "sqlml.errors" in imports("sqlml.grammar.parser")
