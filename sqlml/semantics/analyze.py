@@ -307,9 +307,9 @@ def _estimator(name: ast.Name) -> Estimator:
             estimator = user_estimator(str(name))
         except TypeError as error:
             raise _error(f"estimator {name}: {error}", name.pos, hint) from None
-        except Exception as error:  # importing the user's module: any error it raises
+        except (OSError, SyntaxError, ValueError) as error:  # reading the user's module
             raise _error(
-                f"estimator {name}: importing it failed: {type(error).__name__}: {error}",
+                f"estimator {name}: reading its module failed: {type(error).__name__}: {error}",
                 name.pos,
                 hint,
             ) from None

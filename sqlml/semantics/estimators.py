@@ -4,14 +4,13 @@ looked up by name for analysis, check, completion and the attribute reference.""
 from __future__ import annotations
 
 import difflib
-import importlib
-import inspect
 from collections.abc import Iterator, Mapping
 from typing import Any
 
 from sqlml.models.estimator import Estimator
 from sqlml.models.registry import estimators, families
 from sqlml.models.xgboost.objectives import RANKING_OBJECTIVES
+from sqlml.semantics.user_models import builder_kind
 
 __all__ = [
     "ESTIMATORS",
@@ -52,27 +51,15 @@ def closest_estimator(name: str) -> str | None:
 
 
 def user_estimator(name: str) -> Estimator | None:
-    """The estimator of the user's model builder a dotted ``module.function`` name imports
+    """The estimator of the user's model builder a dotted ``module.function`` name names
     (from the first family that takes builders), or None if the module or the function does
     not exist, or no family takes builders.
 
-    Importing runs the module's code. A name that imports something other than a function
-    is a :class:`TypeError`; a module that fails to import raises its own error.
+    The module is read, not imported (:mod:`sqlml.semantics.user_models`): a name bound to
+    something other than a function is a :class:`TypeError`.
     """
-    module_name, _, function = name.rpartition(".")
-    if not module_name:
+    if builder_kind(name) is None:
         return None
-    try:
-        module = importlib.import_module(module_name)
-    except ModuleNotFoundError as error:
-        if error.name and (module_name + ".").startswith(error.name + "."):
-            return None
-        raise
-    builder = getattr(module, function, None)
-    if builder is None:
-        return None
-    if not inspect.isfunction(builder):
-        raise TypeError(f"it names an object of type {type(builder).__name__}, not a function")
     found = (family.builder(name) for family in families().values())
     return next((estimator for estimator in found if estimator is not None), None)
 
