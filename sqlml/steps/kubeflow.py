@@ -1,9 +1,11 @@
 """Distributed training jobs for the Kubeflow training operator: TFJob, PyTorchJob,
 XGBoostJob and MPIJob.
 
-Each function returns a ``resource`` step: its parameters hold the job's manifest (built
-with the Kubeflow training SDK's models, ``kubeflow-training``) and the conditions on the
-job's status that end the step. A backend creates the job and waits for one of them.
+Each function returns a ``resource`` step: its parameters hold the job's manifest and the
+conditions on the job's status that end the step. A backend creates the job and waits for
+one of them. One builder makes every kind of job from the kind's :class:`JobKind`
+declaration; the replica specs, pod templates and run policy are the Kubeflow training
+SDK's models (``kubeflow-training``).
 
 A step succeeds when its job has a ``completionTime`` and fails when the job has the
 operator's ``Failed`` condition (Argo checks the failure condition first, and the operators
@@ -119,6 +121,70 @@ class Replica:
     image_pull_policy: str | None = None
 
 
+@dataclass(frozen=True)
+class JobKind:
+    """What sets one kind of training job apart; :func:`_manifest` builds every kind from it.
+
+    Args:
+        kind: the object's kind, e.g. ``TFJob``.
+        api_version: its API version.
+        replica_specs: the spec's field holding the replica specs, e.g. ``tfReplicaSpecs``.
+        roles: the replica types, in the order the manifest lists them.
+        head: the replica type that has exactly one pod.
+        container: the container the operator configures (the default container name).
+        spec_order: the spec's fields, in the order the manifest lists them.
+        manifest_order: the manifest's top-level fields, in the order it lists them.
+    """
+
+    kind: str
+    api_version: str
+    replica_specs: str
+    roles: tuple[str, ...]
+    head: str
+    container: str
+    spec_order: tuple[str, ...]
+    manifest_order: tuple[str, ...] = ("apiVersion", "kind", "spec", "metadata")
+
+
+TFJOB = JobKind(
+    "TFJob",
+    API_VERSION,
+    "tfReplicaSpecs",
+    roles=("Chief", "Worker", "PS", "Evaluator"),
+    head="Chief",
+    container="tensorflow",
+    spec_order=("enableDynamicWorker", "runPolicy", "successPolicy", "tfReplicaSpecs"),
+)
+PYTORCHJOB = JobKind(
+    "PyTorchJob",
+    API_VERSION,
+    "pytorchReplicaSpecs",
+    roles=("Master", "Worker"),
+    head="Master",
+    container="pytorch",
+    spec_order=("nprocPerNode", "pytorchReplicaSpecs", "runPolicy"),
+)
+XGBOOSTJOB = JobKind(
+    "XGBoostJob",
+    API_VERSION,
+    "xgbReplicaSpecs",
+    roles=("Master", "Worker"),
+    head="Master",
+    container="xgboost",
+    spec_order=("runPolicy", "xgbReplicaSpecs"),
+)
+MPIJOB = JobKind(
+    "MPIJob",
+    MPI_API_VERSION,
+    "mpiReplicaSpecs",
+    roles=("Launcher", "Worker"),
+    head="Launcher",
+    container="mpi",
+    spec_order=("slotsPerWorker", "mpiImplementation", "runPolicy", "mpiReplicaSpecs"),
+    manifest_order=("apiVersion", "kind", "metadata", "spec"),
+)
+
+
 def tensorflow_train(
     name: str,
     *,
@@ -130,7 +196,7 @@ def tensorflow_train(
     run_policy: RunPolicy | None = None,
     success_policy: str | None = None,
     enable_dynamic_worker: bool | None = None,
-    container_name: str = "tensorflow",
+    container_name: str = TFJOB.container,
     labels: Mapping[str, str] | None = None,
     after: Sequence[Step] = (),
 ) -> Step:
@@ -157,21 +223,9 @@ def tensorflow_train(
     System dependencies: the training operator with TFJob support.
     """
     roles = {"Chief": chief, "Worker": workers, "PS": ps, "Evaluator": evaluator}
-    return _job_step(
-        "TFJob",
-        name,
-        namespace,
-        labels,
-        lambda m, specs: m.KubeflowOrgV1TFJobSpec(
-            tf_replica_specs=specs,
-            run_policy=_run_policy(m, run_policy or RunPolicy()),
-            success_policy=success_policy,
-            enable_dynamic_worker=enable_dynamic_worker,
-        ),
-        roles,
-        container_name,
-        after,
-    )
+    options = {"successPolicy": success_policy, "enableDynamicWorker": enable_dynamic_worker}
+    job = _manifest(TFJOB, name, namespace, labels, roles, options, run_policy, container_name)
+    return _waited(name, job, after)
 
 
 def pytorch_train(
@@ -182,7 +236,7 @@ def pytorch_train(
     namespace: str | None = None,
     run_policy: RunPolicy | None = None,
     nproc_per_node: str | None = None,
-    container_name: str = "pytorch",
+    container_name: str = PYTORCHJOB.container,
     labels: Mapping[str, str] | None = None,
     after: Sequence[Step] = (),
 ) -> Step:
@@ -204,20 +258,10 @@ def pytorch_train(
 
     System dependencies: the training operator with PyTorchJob support.
     """
-    return _job_step(
-        "PyTorchJob",
-        name,
-        namespace,
-        labels,
-        lambda m, specs: m.KubeflowOrgV1PyTorchJobSpec(
-            pytorch_replica_specs=specs,
-            run_policy=_run_policy(m, run_policy or RunPolicy()),
-            nproc_per_node=nproc_per_node,
-        ),
-        {"Master": master, "Worker": workers},
-        container_name,
-        after,
-    )
+    roles = {"Master": master, "Worker": workers}
+    options = {"nprocPerNode": nproc_per_node}
+    job = _manifest(PYTORCHJOB, name, namespace, labels, roles, options, run_policy, container_name)
+    return _waited(name, job, after)
 
 
 def xgboost_train(
@@ -227,7 +271,7 @@ def xgboost_train(
     workers: Replica | None = None,
     namespace: str | None = None,
     run_policy: RunPolicy | None = None,
-    container_name: str = "xgboost",
+    container_name: str = XGBOOSTJOB.container,
     labels: Mapping[str, str] | None = None,
     after: Sequence[Step] = (),
 ) -> Step:
@@ -248,18 +292,9 @@ def xgboost_train(
 
     System dependencies: the training operator with XGBoostJob support.
     """
-    return _job_step(
-        "XGBoostJob",
-        name,
-        namespace,
-        labels,
-        lambda m, specs: m.KubeflowOrgV1XGBoostJobSpec(
-            xgb_replica_specs=specs, run_policy=_run_policy(m, run_policy or RunPolicy())
-        ),
-        {"Master": master, "Worker": workers},
-        container_name,
-        after,
-    )
+    roles = {"Master": master, "Worker": workers}
+    job = _manifest(XGBOOSTJOB, name, namespace, labels, roles, {}, run_policy, container_name)
+    return _waited(name, job, after)
 
 
 def mpi_train(
@@ -271,7 +306,7 @@ def mpi_train(
     run_policy: RunPolicy | None = None,
     slots_per_worker: int | None = None,
     mpi_implementation: str | None = None,
-    container_name: str = "mpi",
+    container_name: str = MPIJOB.container,
     labels: Mapping[str, str] | None = None,
     after: Sequence[Step] = (),
 ) -> Step:
@@ -296,24 +331,8 @@ def mpi_train(
     System dependencies: mpi-operator v0.6 or later; an image with MPI.
     """
     roles = {"Launcher": launcher, "Worker": workers}
-    _check_job_name("MPIJob", name, roles)
-    m = training_models()
-    policy = to_plain(_run_policy(m, run_policy or RunPolicy()))
-    spec = {
-        "slotsPerWorker": slots_per_worker,
-        "mpiImplementation": mpi_implementation,
-        "runPolicy": policy,
-        "mpiReplicaSpecs": {
-            role: to_plain(_replica_spec(m, role, replica, container_name))
-            for role, replica in roles.items()
-        },
-    }
-    job = {
-        "apiVersion": MPI_API_VERSION,
-        "kind": "MPIJob",
-        "metadata": _metadata(name, namespace, labels),
-        "spec": {key: value for key, value in spec.items() if value is not None},
-    }
+    options = {"slotsPerWorker": slots_per_worker, "mpiImplementation": mpi_implementation}
+    job = _manifest(MPIJOB, name, namespace, labels, roles, options, run_policy, container_name)
     return _waited(name, job, after)
 
 
@@ -330,34 +349,44 @@ def training_models() -> Any:
 
 
 def to_plain(model: Any) -> Any:
-    """An SDK model as the JSON values of its manifest (camelCase keys, no empty fields)."""
+    """An SDK model (or a dict holding some) as JSON values: camelCase keys, no empty fields."""
     from kubeflow.training.api_client import ApiClient
 
     return ApiClient().sanitize_for_serialization(model)
 
 
-def _job_step(
-    kind: str,
+def _manifest(
+    job: JobKind,
     name: str,
     namespace: str | None,
     labels: Mapping[str, str] | None,
-    make_spec: Any,
     roles: Mapping[str, Replica | None],
+    options: Mapping[str, Any],
+    run_policy: RunPolicy | None,
     container_name: str,
-    after: Sequence[Step],
-) -> Step:
-    _check_job_name(kind, name, roles)
+) -> dict[str, Any]:
+    """The manifest of a ``job`` named ``name``: the pods of ``roles`` (type -> replica, None
+    for none) and the kind's own spec fields ``options`` (None: left out)."""
+    replicas = {role: roles[role] for role in job.roles if roles[role] is not None}
+    _check_job_name(job.kind, name, replicas)
     m = training_models()
     specs = {
-        role: _replica_spec(m, role, replica, container_name)
-        for role, replica in roles.items()
-        if replica is not None
+        role: _replica_spec(m, role, replica, container_name, role == job.head)
+        for role, replica in replicas.items()
     }
-    job = getattr(m, f"KubeflowOrgV1{kind}")(
-        api_version=API_VERSION, kind=kind, metadata=None, spec=make_spec(m, specs)
-    )
-    manifest = {**to_plain(job), "metadata": _metadata(name, namespace, labels)}
-    return _waited(name, manifest, after)
+    spec = {**options, job.replica_specs: specs, "runPolicy": _run_policy(m, run_policy)}
+    manifest = {
+        "apiVersion": job.api_version,
+        "kind": job.kind,
+        "metadata": _metadata(name, namespace, labels),
+        "spec": _ordered(spec, job.spec_order),
+    }
+    return to_plain(_ordered(manifest, job.manifest_order))
+
+
+def _ordered(fields: Mapping[str, Any], order: Sequence[str]) -> dict[str, Any]:
+    """``fields`` in ``order``, without those that are None."""
+    return {key: fields[key] for key in order if fields.get(key) is not None}
 
 
 def _waited(name: str, manifest: dict[str, Any], after: Sequence[Step]) -> Step:
@@ -380,20 +409,21 @@ def _metadata(name: str, namespace: str | None, labels: Mapping[str, str] | None
     return {key: value for key, value in metadata.items() if value is not None}
 
 
-def _check_job_name(kind: str, name: str, roles: Mapping[str, Replica | None]) -> None:
+def _check_job_name(kind: str, name: str, replicas: Mapping[str, Replica]) -> None:
     """Job names are DNS-1035 labels short enough for their ``<job>-<type>-<index>``
     Services (the training operator's and mpi-operator's webhooks and controllers)."""
-    counts = {role: replica.replicas for role, replica in roles.items() if replica is not None}
+    counts = {role: replica.replicas for role, replica in replicas.items()}
     check_label(name, f"a {kind} with these replicas", job_name_limit(counts))
 
 
-def _replica_spec(m: Any, role: str, replica: Replica, container_name: str) -> Any:
+def _replica_spec(m: Any, role: str, replica: Replica, container_name: str, head: bool) -> Any:
+    """The replica spec of ``role``; the ``head`` replica type has exactly one pod."""
     if replica.replicas < 1:
         raise KubernetesError(
             f"the {role} replicas of a job must be at least 1, not {replica.replicas}",
             hint="leave the replica type out instead",
         )
-    if role in ("Chief", "Master", "Launcher") and replica.replicas != 1:
+    if head and replica.replicas != 1:
         raise KubernetesError(
             f"a job has exactly one {role}, not {replica.replicas}",
             hint=f"set replicas=1 for the {role}",
@@ -460,7 +490,9 @@ def pod_template(m: Any, replica: Replica, container_name: str) -> Any:
     )
 
 
-def _run_policy(m: Any, policy: RunPolicy) -> Any:
+def _run_policy(m: Any, policy: RunPolicy | None) -> Any:
+    """The SDK's run policy for ``policy`` (default: :class:`RunPolicy`'s)."""
+    policy = policy or RunPolicy()
     if policy.clean_pod_policy not in CLEAN_POD_POLICIES:
         raise KubernetesError(
             f"unknown clean pod policy {policy.clean_pod_policy!r}",
