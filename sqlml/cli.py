@@ -18,7 +18,7 @@ from sqlml import __version__
 from sqlml.errors import SqlmlError
 from sqlml.output import FORMATS
 from sqlml.runtime.datasource import dialect_of, dialects
-from sqlml.workflow import add_run_options
+from sqlml.workflow_cli import add_run_options, run_options
 
 if TYPE_CHECKING:
     from sqlml.codegen import ArgoOptions
@@ -332,13 +332,13 @@ def _run_text(
     datasource: str | None,
     base_dir: Path,
     fmt: str,
-    options: argparse.Namespace | None = None,
+    args: argparse.Namespace | None = None,
     report: JUnitReport | None = None,
 ) -> int:
-    """Run a program's text as a workflow (``options``: those of ``add_run_options``);
-    ``report`` gets its statements' outcomes."""
+    """Run a program's text as a workflow (``args``: those of ``sqlml run``, None for a
+    string); ``report`` gets its statements' outcomes."""
     from sqlml.codegen import to_workflow
-    from sqlml.workflow import run
+    from sqlml.workflow import RunOptions, run
 
     dialect = dialect_of(datasource)
     try:
@@ -348,14 +348,12 @@ def _run_text(
         if report is not None:
             report.add_error(source, error)
         return 1
-    if options is not None and options.backend == "argo":
-        return _run_argo(statements, source, datasource, dialect, options)
+    if args is not None and args.backend == "argo":
+        return _run_argo(statements, source, datasource, dialect, args)
     workflow = to_workflow(statements, Path(source).stem, dialect)
-    if options is None:  # a string: no run id to announce, nothing to resume
-        options = argparse.Namespace(
-            backend="local", jobs=None, resume=None, retries=0, timeout=None
-        )
-        return run(workflow, options, datasource, base_dir, fmt, source, announce=False)
+    if args is None:  # a string: no run id to announce, nothing to resume
+        return run(workflow, RunOptions(), datasource, base_dir, fmt, source, announce=False)
+    options = run_options(args)
     results: list[RunResult] = []
     status = run(workflow, options, datasource, base_dir, fmt, source, on_result=results.append)
     if report is not None:

@@ -32,7 +32,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("workflow", ("sqlml.workflow", "sqlml.steps")),
     ("codegen", ("sqlml.codegen",)),
     ("front ends", ("sqlml.checking", "sqlml.junit", "sqlml.repl", "sqlml.cli",
-                    "sqlml.__main__")),
+                    "sqlml.workflow_cli", "sqlml.__main__")),
 ]  # fmt: skip
 
 

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import argparse
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
-from sqlml.errors import SqlmlError
-from sqlml.output import FORMATS
 from sqlml.workflow.core import (
     ArtifactInput,
     Condition,
@@ -36,30 +34,21 @@ if TYPE_CHECKING:
     from sqlml.workflow.local import RunResult
 
 
-def add_run_options(parser: argparse.ArgumentParser) -> None:
-    """The options that say how a workflow runs: backend, workers, resume, retries, timeout."""
-    parser.add_argument(
-        "--backend", choices=["local", "argo"], default="local", help="where steps run (local)"
-    )
-    parser.add_argument(
-        "--jobs", type=_positive, metavar="N", help="steps run at once (default: the CPU count)"
-    )
-    parser.add_argument(
-        "--resume",
-        metavar="RUN",
-        help="run again the failed run RUN: steps that succeeded with unchanged inputs are skipped",
-    )
-    parser.add_argument(
-        "--retries", type=int, default=0, metavar="N", help="retries of a failed step (0)"
-    )
-    parser.add_argument(
-        "--timeout", type=float, metavar="SECONDS", help="time limit of each step attempt"
-    )
+@dataclass(frozen=True)
+class RunOptions:
+    """How a workflow runs: where its steps run, how many at once, which failed run it
+    resumes, how often a failed step is retried, and each step attempt's time limit."""
+
+    backend: Literal["local", "argo"] = "local"
+    jobs: int | None = None  # None: the CPU count
+    resume: str | None = None  # the run id of a failed run
+    retries: int = 0
+    timeout: float | None = None  # seconds
 
 
 def run(
     workflow: Workflow,
-    args: argparse.Namespace,
+    options: RunOptions,
     datasource: str | None,
     base_dir: Path,
     fmt: str,
@@ -67,12 +56,12 @@ def run(
     announce: bool = True,
     on_result: Callable[[RunResult], None] | None = None,
 ) -> int:
-    """Run ``workflow`` as the options of :func:`add_run_options` say; the exit status.
+    """Run ``workflow`` as ``options`` say; the exit status.
 
     ``announce``: print the run id at the start and how to resume a failed run.
     ``on_result``: called with the run's result when it ran.
     """
-    if args.backend == "argo":
+    if options.backend == "argo":
         error = WorkflowError(
             "a compiled workflow program runs locally only",
             hint="submit the .sql program to Argo with: sqlml run FILE.sql --backend argo",
@@ -87,35 +76,13 @@ def run(
         base_dir,
         fmt,
         source,
-        jobs=args.jobs,
-        resume=args.resume,
-        retries=args.retries,
-        timeout=args.timeout,
+        jobs=options.jobs,
+        resume=options.resume,
+        retries=options.retries,
+        timeout=options.timeout,
         announce=announce,
         on_result=on_result,
     )
-
-
-def main(workflow: Workflow, base_dir: str = ".", argv: Sequence[str] | None = None) -> int:
-    """Command-line entry point of a compiled workflow program."""
-    parser = argparse.ArgumentParser(description=f"Run the sqlml workflow {workflow.name}.")
-    parser.add_argument("--datasource", help="database URL (default: $SQLML_DATASOURCE)")
-    parser.add_argument("--base-dir", default=base_dir, help="where relative file paths resolve")
-    parser.add_argument("--format", choices=FORMATS, default="table")
-    add_run_options(parser)
-    args = parser.parse_args(argv)
-    try:
-        return run(workflow, args, args.datasource, Path(args.base_dir), args.format)
-    except SqlmlError as error:
-        print(error.render(workflow.name), file=sys.stderr)
-        return 1
-
-
-def _positive(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
-    return value
 
 
 __all__ = [
@@ -125,19 +92,18 @@ __all__ = [
     "Ref",
     "Resources",
     "Retry",
+    "RunOptions",
     "Secret",
     "Step",
     "Volume",
     "Workflow",
     "WorkflowError",
-    "add_run_options",
     "equal",
     "fetch_data",
     "greater",
     "greater_equal",
     "less",
     "less_equal",
-    "main",
     "names",
     "not_equal",
     "packages",

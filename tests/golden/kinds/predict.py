@@ -4,7 +4,8 @@ Run it with: python THIS_FILE.py [--datasource URL] [--backend local|argo] [--jo
 """
 
 from sqlml import ir, steps
-from sqlml.workflow import Workflow, main
+from sqlml.workflow import Workflow
+from sqlml.workflow_cli import main
 
 workflow = Workflow('predict')
 

@@ -1,0 +1,71 @@
+"""The command line of a compiled workflow program, and the run options it shares with
+``sqlml run``.
+
+A program that ``sqlml compile --target python`` emits ends with
+``raise SystemExit(main(workflow, base_dir=...))``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from sqlml.errors import SqlmlError
+from sqlml.output import FORMATS
+from sqlml.workflow import RunOptions, Workflow, run
+
+
+def add_run_options(parser: argparse.ArgumentParser) -> None:
+    """The options that say how a workflow runs: backend, workers, resume, retries, timeout."""
+    parser.add_argument(
+        "--backend", choices=["local", "argo"], default="local", help="where steps run (local)"
+    )
+    parser.add_argument(
+        "--jobs", type=_positive, metavar="N", help="steps run at once (default: the CPU count)"
+    )
+    parser.add_argument(
+        "--resume",
+        metavar="RUN",
+        help="run again the failed run RUN: steps that succeeded with unchanged inputs are skipped",
+    )
+    parser.add_argument(
+        "--retries", type=int, default=0, metavar="N", help="retries of a failed step (0)"
+    )
+    parser.add_argument(
+        "--timeout", type=float, metavar="SECONDS", help="time limit of each step attempt"
+    )
+
+
+def run_options(args: argparse.Namespace) -> RunOptions:
+    """The options :func:`add_run_options` added, as parsed."""
+    return RunOptions(
+        backend=args.backend,
+        jobs=args.jobs,
+        resume=args.resume,
+        retries=args.retries,
+        timeout=args.timeout,
+    )
+
+
+def main(workflow: Workflow, base_dir: str = ".", argv: Sequence[str] | None = None) -> int:
+    """Command-line entry point of a compiled workflow program."""
+    parser = argparse.ArgumentParser(description=f"Run the sqlml workflow {workflow.name}.")
+    parser.add_argument("--datasource", help="database URL (default: $SQLML_DATASOURCE)")
+    parser.add_argument("--base-dir", default=base_dir, help="where relative file paths resolve")
+    parser.add_argument("--format", choices=FORMATS, default="table")
+    add_run_options(parser)
+    args = parser.parse_args(argv)
+    try:
+        return run(workflow, run_options(args), args.datasource, Path(args.base_dir), args.format)
+    except SqlmlError as error:
+        print(error.render(workflow.name), file=sys.stderr)
+        return 1
+
+
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
+    return value
