@@ -10,48 +10,36 @@ run fails. Exit handlers run last, whatever the outcome.
 Resuming a run (``resume``) skips each step that succeeded in it when its content hash (its
 definition plus the fingerprints of the tables it reads) is unchanged, no step it waits for
 ran again and the models and tables it wrote still exist; the others run.
+
+A run's parts: :mod:`scheduler` (when each step starts, on which pool), :mod:`tasks` (one step
+instance), :mod:`resume` (content hashes, what a resumed run skips), :mod:`connections` (the
+workers'), :mod:`outputs` (what steps read from each other) and :mod:`run_log` (the run
+record, notes and outcomes).
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
-import threading
 import time
 import uuid
-from collections.abc import Callable
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import IO, Any
 
-import sqlglot
-from sqlglot import exp
-from sqlglot.errors import SqlglotError
-
-from sqlml import ir
-from sqlml.errors import DatasourceError
-from sqlml.local_files import cache_folder, reason, warn_once
+from sqlml.errors import SqlmlError
+from sqlml.local_files import cache_folder
 from sqlml.runtime import cancel
-from sqlml.runtime.datasource import Datasource, connect, parse_url, source_class
-from sqlml.runtime.model_store import ModelStore
-from sqlml.runtime.outcome import Outcome
-from sqlml.tables import MODEL_VERSIONS
+from sqlml.runtime.datasource import Datasource, connect
 from sqlml.workflow import record as rec
-from sqlml.workflow.core import (
-    CONTAINER,
-    RESOURCE,
-    SCRIPT,
-    Ref,
-    Retry,
-    Step,
-    Workflow,
-    WorkflowError,
-)
+from sqlml.workflow.connections import Connections, one_at_a_time
+from sqlml.workflow.core import Ref, Retry, Step, Workflow
+from sqlml.workflow.outputs import Outputs, gathered
+from sqlml.workflow.resume import Resume
+from sqlml.workflow.run_log import RunLog, StatementDone
+from sqlml.workflow.scheduler import Instance, Scheduler
 from sqlml.workflow.tasks import Task, TaskResult, holds, run_task
-
-StatementDone = Callable[[Step, Outcome], None]
 
 
 @dataclass
@@ -68,14 +56,19 @@ class RunResult:
         return self.error is None
 
 
-@dataclass
-class _Mapped:
-    """A step being run as several instances: their results as they come."""
+@dataclass(frozen=True)
+class _Settings:
+    """What an executor was given, for each of its runs."""
 
-    step: Step
-    results: list[TaskResult | None]
-    hash: str
-    started_at: float = field(default_factory=time.time)
+    url: str | None
+    base_dir: Path
+    shared: bool  # one connection for all steps: the datasource takes one at a time
+    jobs: int
+    retry: Retry
+    timeout: float | None
+    run_dir: Path
+    on_done: StatementDone | None
+    progress: IO[str] | None
 
 
 class LocalExecutor:
@@ -99,23 +92,25 @@ class LocalExecutor:
         on_done: StatementDone | None = None,
         progress: IO[str] | None = None,
     ) -> None:
-        self._url = url
-        self._base_dir = (base_dir or Path.cwd()).resolve()
-        parsed = parse_url(url)  # one writer at a time (SQLite): no parallel connections
-        self._shared = source_class(parsed).single_writer or parsed.path == ":memory:"
-        self._jobs = 1 if self._shared else max(1, jobs or os.cpu_count() or 1)
-        self._retry = retry or Retry(limit=0)
-        self._timeout = timeout
-        self._run_dir = run_dir or default_run_dir()
-        self._on_done = on_done
-        self._progress = progress
+        shared = one_at_a_time(url)
+        self._settings = _Settings(
+            url=url,
+            base_dir=(base_dir or Path.cwd()).resolve(),
+            shared=shared,
+            jobs=1 if shared else max(1, jobs or os.cpu_count() or 1),
+            retry=retry or Retry(limit=0),
+            timeout=timeout,
+            run_dir=run_dir or default_run_dir(),
+            on_done=on_done,
+            progress=progress,
+        )
         self._running: _Run | None = None
 
     def run(self, workflow: Workflow, resume: str | None = None) -> RunResult:
         """Run ``workflow`` (resuming the run ``resume``); SqlmlErrors end up in the result."""
-        datasource = connect(self._url, self._base_dir)
+        datasource = connect(self._settings.url, self._settings.base_dir)
         try:
-            self._running = _Run(self, workflow, datasource, resume)
+            self._running = _Run(workflow, datasource, resume, self._settings)
             return self._running.run()
         finally:
             self._running = None
@@ -139,121 +134,122 @@ def default_run_dir() -> Path:
 
 
 class _Run:
-    """One run of a workflow: the scheduling loop and its bookkeeping."""
+    """One run of a workflow: what each step does at its start and end (the scheduler's
+    :class:`~sqlml.workflow.scheduler.StepHandler`), and the run's first error."""
 
     def __init__(
-        self, executor: LocalExecutor, workflow: Workflow, ds: Datasource, resume: str | None
+        self, workflow: Workflow, ds: Datasource, resume: str | None, settings: _Settings
     ) -> None:
-        self.x, self.workflow, self.ds = executor, workflow, ds
-        self.record = rec.RunRecord(ds)
-        self.previous = self.record.steps(resume) if resume else {}
-        self.resume = resume
-        self.run_id = time.strftime("%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:6]
-        self.run_dir = executor._run_dir / self.run_id
-        self.states: dict[str, str] = {}
-        self.outputs: dict[str, dict[str, str]] = {}
-        self.outcomes: dict[str, Outcome] = {}
-        self.records: dict[str, rec.StepRecord] = {}  # as written to the run record
-        self.error: BaseException | None = None
-        self.token = cancel.Token()  # the run's: Ctrl-C cancels it
-        self._reported = 0
-        self._local = threading.local()
-        self._connections: list[Datasource] = []
-        self._lock = threading.Lock()
+        self._workflow, self._settings = workflow, settings
+        record = rec.RunRecord(ds)
+        previous = record.steps(resume) if resume else {}
+        run_id = time.strftime("%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:6]
+        self._run_dir = settings.run_dir / run_id
+        self._log = RunLog(record, run_id, workflow, resume, settings.progress, settings.on_done)
+        self._resume = Resume(ds, previous, self._log.note)
+        self._connections = Connections(
+            settings.url, settings.base_dir, ds if settings.shared else None
+        )
+        self._outputs = Outputs()
+        self._started: dict[str, tuple[str, float]] = {}  # step -> its content hash, start
+        self._error: BaseException | None = None
+        self._token = cancel.Token()  # the run's: Ctrl-C cancels it
 
     def run(self) -> RunResult:
-        resumed = f" (resuming {self.resume})" if self.resume else ""
-        steps = len(self.workflow.steps)
+        self._log.start(self._run_dir)
+        scheduler = Scheduler(self._settings.jobs, self, self._log.states, self._token)
         try:
-            self.run_dir.mkdir(parents=True, exist_ok=True)
-        except OSError as error:  # no logs, but the run record in the database keeps all
-            self._note(f"run {self.run_id}{resumed}: {steps} steps, no logs")
-            warn_once("logs", f"step logs are not kept: {self.run_dir} ({reason(error)})")
-        else:
-            self._note(f"run {self.run_id}{resumed}: {steps} steps, logs in {self.run_dir}")
-        self.record.start_run(self.run_id, self.workflow.name, self.resume, time.time())
-        pool = _InlinePool() if self.x._jobs == 1 else ThreadPoolExecutor(self.x._jobs)
-        try:
-            self._schedule(self.workflow.steps, pool)
-            status = "Succeeded" if self.error is None else "Failed"
-            for handler in self.workflow.exit_handlers:
-                self._schedule([handler], pool, {"workflow.status": status})
+            scheduler.run(self._workflow.steps, {})
+            status = "Succeeded" if self._error is None else "Failed"
+            for handler in self._workflow.exit_handlers:
+                scheduler.run([handler], {"workflow.status": status})
         finally:
-            pool.shutdown(wait=True)
-            for connection in self._connections:
-                connection.close()
-        state = rec.SUCCEEDED if self.error is None else rec.FAILED
-        if self.token.stopped:
+            scheduler.shutdown()
+            self._connections.close()
+        state = rec.SUCCEEDED if self._error is None else rec.FAILED
+        if self._token.stopped:
             state = rec.CANCELLED
-        self.record.end_run(self.run_id, state, time.time())
-        return RunResult(self.run_id, self.states, self.error, self.records)
+        self._log.end(state)
+        return RunResult(self._log.run_id, self._log.states, self._error, self._log.records)
 
-    def _schedule(
-        self,
-        steps: list[Step],
-        pool: Any,
-        values: dict[str, str] | None = None,
-    ) -> None:
-        """Run ``steps`` as their dependencies allow, until all have ended."""
-        pending = list(steps)
-        running: dict[Future[TaskResult], tuple[_Mapped, int]] = {}
-        while pending or running:
-            for step in [s for s in pending if all(d in self.states for d in s.after)]:
-                pending.remove(step)
-                if self.token.stopped:
-                    self._finish_unrun(step, rec.OMITTED, "the run was cancelled")
-                elif any(self.states[d] not in rec.DONE_STATES for d in step.after):
-                    self._finish_unrun(step, rec.OMITTED, "a step it waits for failed")
-                else:
-                    self._start(step, pool, running, values or {})
-            if running:
-                done, _ = wait(running, return_when=FIRST_COMPLETED)
-                for future in done:
-                    mapped, index = running.pop(future)
-                    mapped.results[index] = future.result()
-                    if all(result is not None for result in mapped.results):
-                        self._finish(mapped)
-            elif pending and not any(all(d in self.states for d in s.after) for s in pending):
-                raise WorkflowError("the workflow's steps wait for each other in a cycle")
+    def cancel(self, reason: str) -> None:
+        """Cancel the run's token and interrupt the statements running in the database."""
+        self._token.cancel(reason)
+        self._connections.interrupt()
 
-    def _start(self, step: Step, pool: Any, running: dict, values: dict[str, str]) -> None:
+    def start(self, step: Step, values: dict[str, str]) -> list[Instance] | None:
         try:
-            if step.when is not None and not holds(step.when, self._resolve):
-                self._finish_unrun(step, rec.SKIPPED, None)
-                return
-            content_hash = self._hash(step)
-            before = self.previous.get(step.name)
-            if (
-                before is not None
-                and before.state in (rec.SUCCEEDED, rec.CACHED)
-                and before.content_hash == content_hash
-                and not any(self.states[d] == rec.SUCCEEDED for d in step.after)
-            ):
-                gone = self._gone_output(step)
-                if gone is None:
-                    self.outputs[step.name] = before.outputs
-                    self._finish_unrun(step, rec.CACHED, None, content_hash)
-                    return
-                self._note(f"step {step.name} runs again: its {gone} is gone")
-            items = self._items(step)
+            if step.when is not None and not holds(step.when, self._outputs.resolve):
+                self._end_unrun(step, rec.SKIPPED, None)
+                return None
+            content_hash = self._resume.content_hash(step, self._outputs.resolve)
+            kept = self._resume.kept_outputs(step, content_hash, self._log.states)
+            if kept is not None:
+                self._outputs.set(step.name, kept)
+                self._end_unrun(step, rec.CACHED, None, content_hash, kept)
+                return None
+            items = self._outputs.items(step)
         except Exception as error:
             self._fail(error)
-            self._finish_unrun(step, rec.FAILED, _describe(error))
-            return
-        mapped = _Mapped(step, [None] * (1 if items is None else len(items)), content_hash)
-        self.record.start_step(self.run_id, step.name, content_hash, mapped.started_at)
-        if items == []:
-            self._finish(mapped)
-            return
-        for index, item in enumerate([None] if items is None else items):
-            task = self._task(step, index if items is not None else None, item, values)
-            running[pool.submit(run_task, task, self._connection)] = (mapped, index)
+            self._end_unrun(step, rec.FAILED, _describe(error))
+            return None
+        started_at = time.time()
+        self._started[step.name] = (content_hash, started_at)
+        self._log.start_step(step.name, content_hash, started_at)
+        tasks = (
+            [self._task(step, None, None, values)]
+            if items is None
+            else [self._task(step, index, item, values) for index, item in enumerate(items)]
+        )
+        return [partial(run_task, task, self._connections.get) for task in tasks]
+
+    def finish(self, step: Step, results: list[TaskResult]) -> None:
+        content_hash, started_at = self._started.pop(step.name)
+        errors = [r.error for r in results if r.error is not None]
+        outputs = gathered(step, results)
+        state = rec.FAILED if errors else rec.SUCCEEDED
+        if any(isinstance(error, cancel.Cancelled) for error in errors):
+            state = rec.CANCELLED
+        if errors:
+            self._fail(errors[0])
+        else:
+            self._outputs.set(step.name, outputs)
+        self._log.end_step(
+            rec.StepRecord(
+                step.name,
+                content_hash,
+                state,
+                sum(r.attempts for r in results),
+                min((r.started_at for r in results), default=started_at),
+                max((r.ended_at for r in results), default=time.time()),
+                _describe(errors[0]) if errors else None,
+                outputs if not errors else {},
+            ),
+            results[0].outcome if results and step.items is None else None,
+        )
+
+    def omit(self, step: Step, why: str) -> None:
+        self._end_unrun(step, rec.OMITTED, why)
+
+    def _end_unrun(
+        self,
+        step: Step,
+        state: str,
+        error: str | None,
+        content_hash: str = "",
+        outputs: dict[str, str] | None = None,
+    ) -> None:
+        now = time.time()
+        self._log.end_step(
+            rec.StepRecord(step.name, content_hash, state, 0, now, now, error, outputs or {}),
+            new=True,
+        )
 
     def _task(self, step: Step, index: int | None, item: Any, values: dict[str, str]) -> Task:
         values = dict(values)
         for name, value in step.inputs.items():
             values[f"inputs.parameters.{name}"] = (
-                self._resolve(value) if isinstance(value, Ref) else _text(value)
+                self._outputs.resolve(value) if isinstance(value, Ref) else _text(value)
             )
         if index is not None:
             values["item"] = _text(item)
@@ -263,240 +259,22 @@ class _Run:
             name=step.name if index is None else f"{step.name}[{index}]",
             step=step,
             values=values,
-            artifacts={a.name: Path(self._resolve(a.source)) for a in step.input_artifacts},
-            prerequisites=[self.workflow.prerequisites[name] for name in step.prerequisites],
-            resolve=self._resolve,
-            retry=step.retry or self.x._retry,
-            timeout=step.timeout if step.timeout is not None else self.x._timeout,
-            run_dir=self.run_dir,
-            base_dir=self.x._base_dir,
-            run_token=self.token,
+            artifacts={a.name: Path(self._outputs.resolve(a.source)) for a in step.input_artifacts},
+            prerequisites=[self._workflow.prerequisites[name] for name in step.prerequisites],
+            resolve=self._outputs.resolve,
+            retry=step.retry or self._settings.retry,
+            timeout=step.timeout if step.timeout is not None else self._settings.timeout,
+            run_dir=self._run_dir,
+            base_dir=self._settings.base_dir,
+            run_token=self._token,
         )
-
-    def _finish(self, mapped: _Mapped) -> None:
-        """Record a started step's end from its instances' results."""
-        step, results = mapped.step, [r for r in mapped.results if r is not None]
-        errors = [r.error for r in results if r.error is not None]
-        if mapped.step.items is None:
-            outputs = results[0].outputs
-        else:
-            names = {name for r in results for name in r.outputs}
-            outputs = {n: json.dumps([r.outputs.get(n) for r in results]) for n in names}
-            outputs.setdefault("result", "[]")
-        state = rec.FAILED if errors else rec.SUCCEEDED
-        if any(isinstance(error, cancel.Cancelled) for error in errors):
-            state = rec.CANCELLED
-        if errors:
-            self._fail(errors[0])
-        else:
-            self.outputs[step.name] = outputs
-        if results and results[0].outcome is not None and step.items is None:
-            self.outcomes[step.name] = results[0].outcome
-        self._end_step(
-            rec.StepRecord(
-                step.name,
-                mapped.hash,
-                state,
-                sum(r.attempts for r in results),
-                min((r.started_at for r in results), default=mapped.started_at),
-                max((r.ended_at for r in results), default=time.time()),
-                _describe(errors[0]) if errors else None,
-                outputs if not errors else {},
-            ),
-        )
-        self._set_state(step.name, state)
-
-    def _finish_unrun(
-        self, step: Step, state: str, error: str | None, content_hash: str = ""
-    ) -> None:
-        now = time.time()
-        outputs = self.outputs.get(step.name, {}) if state == rec.CACHED else {}
-        self._end_step(
-            rec.StepRecord(step.name, content_hash, state, 0, now, now, error, outputs), new=True
-        )
-        self._set_state(step.name, state)
-
-    def _end_step(self, step: rec.StepRecord, new: bool = False) -> None:
-        self.records[step.step] = step
-        self.record.end_step(self.run_id, step, new)
-
-    def _set_state(self, name: str, state: str) -> None:
-        self.states[name] = state
-        if state == rec.CACHED:
-            self._note(f"step {name} skipped: unchanged since run {self.resume}")
-        self._report()
-
-    def _report(self) -> None:
-        """Pass finished statement outcomes on, in the workflow's order."""
-        steps = self.workflow.steps
-        while self._reported < len(steps) and steps[self._reported].name in self.states:
-            step = steps[self._reported]
-            self._reported += 1
-            if step.name in self.outcomes and self.x._on_done is not None:
-                self.x._on_done(step, self.outcomes[step.name])
 
     def _fail(self, error: BaseException) -> None:
-        if self.error is None:
-            self.error = error
-
-    def _resolve(self, ref: Ref) -> str:
-        outputs = self.outputs.get(ref.step)
-        if outputs is None or ref.name not in outputs:
-            raise WorkflowError(
-                f"step {ref.step} has no output {ref.name} (it was skipped, failed, or "
-                "does not produce it)",
-                hint="read outputs only of steps that run before, and name them right",
-            )
-        return outputs[ref.name]
-
-    def _items(self, step: Step) -> list[Any] | None:
-        if step.items is None:
-            return None
-        if not isinstance(step.items, Ref):
-            return list(step.items)
-        text = self._resolve(step.items)
-        try:
-            items = json.loads(text)
-        except json.JSONDecodeError:
-            items = None
-        if not isinstance(items, list):
-            raise WorkflowError(
-                f"step {step.name} maps over {step.items.step}'s output {step.items.name}, "
-                f"which is not a JSON list: {text[:80]!r}",
-                hint="make that step print a JSON list, e.g. json.dumps([...])",
-            )
-        return items
-
-    def _hash(self, step: Step) -> str:
-        """The step's definition, the values it reads and the fingerprints of its tables."""
-        content: dict[str, Any] = {
-            "template": step.template,
-            "params": step.params,
-            "inputs": {
-                name: self._resolve(value) if isinstance(value, Ref) else value
-                for name, value in step.inputs.items()
-            },
-            "items": self._resolve(step.items) if isinstance(step.items, Ref) else step.items,
-            "tables": self._fingerprints(step),
-        }
-        text = json.dumps(content, sort_keys=True, default=str)
-        return hashlib.sha256(text.encode()).hexdigest()
-
-    def _fingerprints(self, step: Step) -> dict[str, str | None]:
-        if step.template in (CONTAINER, SCRIPT, RESOURCE):
-            return {}
-        from sqlml.semantics.dependencies import dependencies
-
-        statement = ir.from_dict(step.params)
-        io = dependencies([statement], self.ds.dialect).io[statement.id]
-        tables = set(io.reads_tables)
-        if io.reads_models or io.reads_all_models:
-            tables.add(MODEL_VERSIONS)  # a statement that reads a model reads it
-        return {name: self.ds.table_fingerprint(name.split(".")) for name in sorted(tables)}
-
-    def _gone_output(self, step: Step) -> str | None:
-        """An output of a statement step that no longer exists ("model m", "table t"), or
-        None: the model (and trials table) a TO TRAIN writes, the table a TO PREDICT, TO
-        EVALUATE or TO EXPLAIN writes, the table or view a CREATE makes, each as the
-        statement names it. Statements that drop or rename are not checked."""
-        if step.template in (CONTAINER, SCRIPT, RESOURCE):
-            return None
-        statement = ir.from_dict(step.params)
-        match statement:
-            case ir.TrialStatement():  # the search drops its trials' models once done with them
-                gone = self._gone_training(statement)
-                return None if gone is None or self._trials_kept(statement) else gone
-            case ir.TrainStatement():
-                return self._gone_training(statement)
-            case ir.PredictStatement() | ir.EvaluateStatement() | ir.ExplainStatement():
-                return self._gone_table(statement.table) if statement.table else None
-            case ir.SqlStatement():
-                return self._gone_creation(statement.text)
-        return None
-
-    def _gone_training(self, statement: ir.TrainStatement) -> str | None:
-        if not ModelStore(self.ds).list_versions(statement.model):
-            return f"model {statement.model}"
-        if isinstance(statement, ir.SearchStatement):
-            return self._gone_table(statement.search["trials_table"])
-        return None
-
-    def _gone_table(self, table: list[str]) -> str | None:
-        return None if self.ds.table_exists(table) else f"table {'.'.join(table)}"
-
-    def _trials_kept(self, statement: ir.TrialStatement) -> bool:
-        """Whether trial models of the search are stored (its last step failed)."""
-        from sqlml.runtime.search import trial_model
-
-        prefix = trial_model(statement.model, "")
-        return any(name.startswith(prefix) for name, _, _ in ModelStore(self.ds).list())
-
-    def _gone_creation(self, sql: str) -> str | None:
-        """The table or view a ``CREATE TABLE`` or ``CREATE VIEW`` made if it no longer exists,
-        or None. It is looked up as the statement names it (quoted or not), so the database
-        applies its own rules of case."""
-        try:
-            tree = sqlglot.parse_one(sql, read=self.ds.dialect)
-        except (SqlglotError, RecursionError):  # too deeply nested for sqlglot's parser
-            return None
-        kind = str(tree.args.get("kind") or "").upper()
-        if not isinstance(tree, exp.Create) or kind not in ("TABLE", "VIEW"):
-            return None
-        table = tree.this if isinstance(tree.this, exp.Table) else tree.this.find(exp.Table)
-        if table is None:
-            return None
-        name = table.sql(dialect=self.ds.dialect)
-        try:
-            self.ds.execute(f"SELECT 1 FROM {name} WHERE 1 = 0")
-        except DatasourceError:
-            return f"{kind.lower()} {name}"
-        return None
-
-    def cancel(self, reason: str) -> None:
-        """Cancel the run's token; the statements running in the database are interrupted
-        from a thread of its own (this may be a signal handler)."""
-        self.token.cancel(reason)
-        with self._lock:
-            connections = [self.ds] if self.x._shared else list(self._connections)
-
-        def interrupt() -> None:
-            for connection in connections:
-                connection.interrupt()
-
-        threading.Thread(target=interrupt, daemon=True).start()
-
-    def _connection(self) -> Datasource:
-        """This worker thread's datasource connection (the shared one for in-memory ones)."""
-        if self.x._shared:
-            return self.ds
-        connection = getattr(self._local, "connection", None)
-        if connection is None:
-            connection = connect(self.x._url, self.x._base_dir)
-            self._local.connection = connection
-            with self._lock:
-                self._connections.append(connection)
-        return connection
-
-    def _note(self, message: str) -> None:
-        if self.x._progress is not None:
-            print(f"sqlml: {message}", file=self.x._progress, flush=True)
-
-
-class _InlinePool:
-    """Runs each submitted call at once in this thread: one worker, no thread switching."""
-
-    def submit(self, fn: Callable[..., TaskResult], *args: Any) -> Future[TaskResult]:
-        future: Future[TaskResult] = Future()
-        future.set_result(fn(*args))
-        return future
-
-    def shutdown(self, wait: bool = True) -> None:
-        """Nothing runs in the background."""
+        if self._error is None:
+            self._error = error
 
 
 def _describe(error: BaseException) -> str:
-    from sqlml.errors import SqlmlError
-
     return error.message if isinstance(error, SqlmlError) else repr(error)
 
 

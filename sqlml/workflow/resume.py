@@ -1,0 +1,78 @@
+"""Resuming a run: each step's content hash, and whether the previous run's result stands.
+
+A step's content hash covers its definition, the values it reads and the fingerprints of the
+tables it reads. A resumed run skips a step that succeeded in the run it resumes when its hash
+is unchanged, no step it waits for ran again and the models and tables it wrote still exist.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from sqlml import ir
+from sqlml.runtime.datasource import Datasource
+from sqlml.tables import MODEL_VERSIONS
+from sqlml.workflow import record as rec
+from sqlml.workflow.core import CONTAINER, RESOURCE, SCRIPT, Ref, Step
+from sqlml.workflow.written import gone_output
+
+
+class Resume:
+    """Content hashes of steps, read from ``ds``, and the skips a resumed run makes given the
+    ``previous`` run's steps (none for a new run); ``note`` tells why a step runs again."""
+
+    def __init__(
+        self,
+        ds: Datasource,
+        previous: Mapping[str, rec.StepRecord],
+        note: Callable[[str], None],
+    ) -> None:
+        self._ds, self._previous, self._note = ds, previous, note
+
+    def content_hash(self, step: Step, resolve: Callable[[Ref], str]) -> str:
+        """The step's definition, the values it reads and the fingerprints of its tables."""
+        content: dict[str, Any] = {
+            "template": step.template,
+            "params": step.params,
+            "inputs": {
+                name: resolve(value) if isinstance(value, Ref) else value
+                for name, value in step.inputs.items()
+            },
+            "items": resolve(step.items) if isinstance(step.items, Ref) else step.items,
+            "tables": self._fingerprints(step),
+        }
+        text = json.dumps(content, sort_keys=True, default=str)
+        return hashlib.sha256(text.encode()).hexdigest()
+
+    def kept_outputs(
+        self, step: Step, content_hash: str, states: Mapping[str, str]
+    ) -> dict[str, str] | None:
+        """The outputs of ``step`` in the previous run if it need not run again, else None."""
+        before = self._previous.get(step.name)
+        if (
+            before is None
+            or before.state not in (rec.SUCCEEDED, rec.CACHED)
+            or before.content_hash != content_hash
+            or any(states[d] == rec.SUCCEEDED for d in step.after)
+        ):
+            return None
+        gone = gone_output(step, self._ds)
+        if gone is not None:
+            self._note(f"step {step.name} runs again: its {gone} is gone")
+            return None
+        return before.outputs
+
+    def _fingerprints(self, step: Step) -> dict[str, str | None]:
+        if step.template in (CONTAINER, SCRIPT, RESOURCE):
+            return {}
+        from sqlml.semantics.dependencies import dependencies
+
+        statement = ir.from_dict(step.params)
+        io = dependencies([statement], self._ds.dialect).io[statement.id]
+        tables = set(io.reads_tables)
+        if io.reads_models or io.reads_all_models:
+            tables.add(MODEL_VERSIONS)  # a statement that reads a model reads it
+        return {name: self._ds.table_fingerprint(name.split(".")) for name in sorted(tables)}

@@ -1,0 +1,83 @@
+"""What a run tells as it goes: its record in the datasource, notes on the progress stream,
+and each statement step's outcome, passed on in the workflow's order."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import IO
+
+from sqlml.local_files import reason, warn_once
+from sqlml.runtime.outcome import Outcome
+from sqlml.workflow import record as rec
+from sqlml.workflow.core import Step, Workflow
+
+StatementDone = Callable[[Step, Outcome], None]
+
+
+class RunLog:
+    """The run ``run_id`` of ``workflow`` (resuming the run ``resumed``): it writes ``record``,
+    prints notes to ``progress`` and calls ``on_done`` (each if given)."""
+
+    def __init__(
+        self,
+        record: rec.RunRecord,
+        run_id: str,
+        workflow: Workflow,
+        resumed: str | None,
+        progress: IO[str] | None,
+        on_done: StatementDone | None,
+    ) -> None:
+        self.run_id = run_id
+        self.states: dict[str, str] = {}  # each ended step's
+        self.records: dict[str, rec.StepRecord] = {}  # as written to the run record
+        self._record, self._workflow, self._resumed = record, workflow, resumed
+        self._progress, self._on_done = progress, on_done
+        self._outcomes: dict[str, Outcome] = {}
+        self._reported = 0  # the workflow's steps whose outcomes were passed on
+
+    def start(self, run_dir: Path) -> None:
+        """Make ``run_dir`` for the step logs, say where it is and record the run's start."""
+        resumed = f" (resuming {self._resumed})" if self._resumed else ""
+        steps = len(self._workflow.steps)
+        try:
+            run_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as error:  # no logs, but the run record in the database keeps all
+            self.note(f"run {self.run_id}{resumed}: {steps} steps, no logs")
+            warn_once("logs", f"step logs are not kept: {run_dir} ({reason(error)})")
+        else:
+            self.note(f"run {self.run_id}{resumed}: {steps} steps, logs in {run_dir}")
+        self._record.start_run(self.run_id, self._workflow.name, self._resumed, time.time())
+
+    def start_step(self, name: str, content_hash: str, started_at: float) -> None:
+        self._record.start_step(self.run_id, name, content_hash, started_at)
+
+    def end_step(
+        self, step: rec.StepRecord, outcome: Outcome | None = None, new: bool = False
+    ) -> None:
+        """Record ``step``'s end (``new``: it never started) and pass on the outcomes of the
+        statements that ended in order."""
+        if outcome is not None:
+            self._outcomes[step.step] = outcome
+        self.records[step.step] = step
+        self._record.end_step(self.run_id, step, new)
+        self.states[step.step] = step.state
+        if step.state == rec.CACHED:
+            self.note(f"step {step.step} skipped: unchanged since run {self._resumed}")
+        self._report()
+
+    def end(self, state: str) -> None:
+        self._record.end_run(self.run_id, state, time.time())
+
+    def note(self, message: str) -> None:
+        if self._progress is not None:
+            print(f"sqlml: {message}", file=self._progress, flush=True)
+
+    def _report(self) -> None:
+        steps = self._workflow.steps
+        while self._reported < len(steps) and steps[self._reported].name in self.states:
+            step = steps[self._reported]
+            self._reported += 1
+            if step.name in self._outcomes and self._on_done is not None:
+                self._on_done(step, self._outcomes[step.name])
