@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING
 
 from sqlml import __version__
 from sqlml.errors import SqlmlError
-from sqlml.output import FORMATS
 from sqlml.runtime.datasource import dialect_of, dialects
+from sqlml.runtime.output import FORMATS
 from sqlml.workflow_cli import add_run_options, run_options
 
 if TYPE_CHECKING:
@@ -390,7 +390,7 @@ def _run_command(args: argparse.Namespace, datasource: str | None, fmt: str) -> 
     from sqlml.workflow.kube import Kube
 
     if args.command == "status":
-        from sqlml.output import render
+        from sqlml.runtime.output import render
         from sqlml.workflow.status import argo_status, local_status
 
         if args.backend == "argo":

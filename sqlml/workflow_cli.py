@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from sqlml.errors import SqlmlError
-from sqlml.output import FORMATS
+from sqlml.runtime.output import FORMATS
 from sqlml.workflow import RunOptions, Workflow, run
 
 

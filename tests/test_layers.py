@@ -28,7 +28,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("ir", ("sqlml.ir", "sqlml.statements")),
     # A model family's declarations are read by the analysis; its trainer is runtime.
     ("semantics", ("sqlml.semantics", "sqlml.models")),
-    ("runtime", ("sqlml.runtime", "sqlml.output", "sqlml.models.*.model")),
+    ("runtime", ("sqlml.runtime", "sqlml.models.*.model")),
     ("workflow", ("sqlml.workflow", "sqlml.steps")),
     ("codegen", ("sqlml.codegen",)),
     ("front ends", ("sqlml.checking", "sqlml.junit", "sqlml.repl", "sqlml.cli",

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from sqlml.errors import SqlmlError
-from sqlml.output import render
 from sqlml.repl.session import Session
 from sqlml.runtime.datasource import ResultSet
+from sqlml.runtime.output import render
 
 # name -> (arguments, what it does), as \? lists them.
 COMMANDS = {

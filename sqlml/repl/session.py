@@ -16,12 +16,12 @@ from typing import Any, TypeVar
 
 from sqlml import ir
 from sqlml.errors import CheckError, ParseError, SqlmlError
-from sqlml.output import render
 from sqlml.repl.catalog import Catalog
 from sqlml.runtime import cancel
 from sqlml.runtime.datasource import DatasourceURL, connect
 from sqlml.runtime.datasource.base import returns_rows
 from sqlml.runtime.execute import execute
+from sqlml.runtime.output import render
 from sqlml.statements import kind_of
 
 T = TypeVar("T")

@@ -20,10 +20,10 @@ from contextlib import contextmanager
 
 from sqlml import ir
 from sqlml.errors import SqlmlError
-from sqlml.output import render
 from sqlml.runtime import cancel
 from sqlml.runtime.datasource import Datasource, connect
 from sqlml.runtime.execute import execute
+from sqlml.runtime.output import render
 
 
 def main(argv: list[str]) -> int:

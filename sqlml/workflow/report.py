@@ -10,9 +10,9 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from sqlml.errors import SqlmlError
-from sqlml.output import render
 from sqlml.runtime import cancel, progress
 from sqlml.runtime.outcome import Outcome
+from sqlml.runtime.output import render
 from sqlml.workflow.core import Retry, Step, Workflow
 from sqlml.workflow.local import LocalExecutor, RunResult
 
