@@ -15,8 +15,8 @@ import sqlglot
 
 from sqlml.codegen import to_python
 from sqlml.grammar import parse
+from sqlml.plan import dependencies
 from sqlml.semantics import analyze
-from sqlml.semantics.dependencies import dependencies
 
 STATEMENTS = 1_000
 REPEATS = 5

@@ -20,9 +20,9 @@ import yaml
 from sqlml.checking import check_program
 from sqlml.errors import SqlmlError
 from sqlml.grammar import parse
+from sqlml.plan import dependencies
 from sqlml.runtime.datasource.url import DatasourceURL, parse_url
 from sqlml.semantics import analyze
-from sqlml.semantics.dependencies import dependencies
 from sqlml.semantics.estimators import ESTIMATORS
 
 CORPUS = Path(__file__).resolve().parent.parent / "tests" / "corpus"

@@ -23,7 +23,7 @@ from sqlml.workflow_cli import add_run_options, run_options
 if TYPE_CHECKING:
     from sqlml.codegen import ArgoOptions
     from sqlml.junit import JUnitReport
-    from sqlml.semantics.dependencies import StatementIO
+    from sqlml.plan import StatementIO
     from sqlml.workflow.kube import Cluster
     from sqlml.workflow.local import RunResult
 
@@ -509,7 +509,7 @@ def _export(model: str, file: Path, datasource_url: str | None, version: int | N
 def _parse(file: str, dialect: str, as_json: bool) -> int:
     import json
 
-    from sqlml.semantics.dependencies import dependencies
+    from sqlml.plan import dependencies
 
     try:
         statements = _statements(_read(file), dialect)

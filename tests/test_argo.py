@@ -14,8 +14,8 @@ from sqlml.cli import main
 from sqlml.codegen import ArgoOptions, to_argo_yaml
 from sqlml.errors import CheckError, KubernetesError
 from sqlml.grammar import parse
+from sqlml.plan import dependencies
 from sqlml.semantics import analyze
-from sqlml.semantics.dependencies import dependencies
 
 models = pytest.importorskip("hera.workflows.models")
 

@@ -16,9 +16,9 @@ from sqlml.codegen import to_argo_yaml, to_python
 from sqlml.errors import SqlmlError
 from sqlml.grammar import parse
 from sqlml.junit import JUnitReport
+from sqlml.plan import dependencies
 from sqlml.runtime.datasource import connect
 from sqlml.semantics import analyze
-from sqlml.semantics.dependencies import dependencies
 
 ROOT = Path(__file__).resolve().parent.parent
 TABLE = "CREATE TABLE {t} AS SELECT * FROM (VALUES (1), (2), (3)) AS v(x);\n"

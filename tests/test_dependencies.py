@@ -10,8 +10,8 @@ import pytest
 from sqlml import ir
 from sqlml.cli import main
 from sqlml.grammar import parse
+from sqlml.plan import StatementIO, dependencies
 from sqlml.semantics import analyze
-from sqlml.semantics.dependencies import StatementIO, dependencies
 
 ROOT = Path(__file__).resolve().parent.parent
 

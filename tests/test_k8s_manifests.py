@@ -21,8 +21,8 @@ from pod_runtime import container_env, container_process
 from sqlml import ir, steps
 from sqlml.codegen import ArgoOptions, to_argo_yaml
 from sqlml.grammar import parse
+from sqlml.plan import dependencies
 from sqlml.semantics import analyze
-from sqlml.semantics.dependencies import dependencies
 from sqlml.steps import katib
 from sqlml.steps.kubeflow import Replica, RunPolicy, SchedulingPolicy
 

@@ -28,6 +28,8 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("ir", ("sqlml.ir", "sqlml.statements")),
     # A model family's declarations are read by the analysis; its trainer is runtime.
     ("semantics", ("sqlml.semantics", "sqlml.models")),
+    # A pass over the IR; it reads the SQL lineage of the semantics.
+    ("plan", ("sqlml.plan",)),
     ("runtime", ("sqlml.runtime", "sqlml.models.*.model")),
     ("workflow", ("sqlml.workflow", "sqlml.steps")),
     ("codegen", ("sqlml.codegen",)),

@@ -11,10 +11,10 @@ from typing import ClassVar
 from sqlml import ir, statements, steps
 from sqlml.codegen.workflow import to_workflow
 from sqlml.grammar import parser
+from sqlml.plan import dependencies
 from sqlml.repl.keywords import KEYWORDS
 from sqlml.runtime.execute import execute
 from sqlml.runtime.outcome import Outcome
-from sqlml.semantics.dependencies import dependencies
 from sqlml.statements import Effects, StatementKind, resolve
 
 

@@ -10,11 +10,11 @@ from sqlml.checking import check_program
 from sqlml.cli import main
 from sqlml.grammar import parse
 from sqlml.models.xgboost.model import load
+from sqlml.plan import dependencies
 from sqlml.runtime.datasource import connect
 from sqlml.runtime.model_store import ModelStore, StoredModel
 from sqlml.runtime.training import split
 from sqlml.semantics import analyze
-from sqlml.semantics.dependencies import dependencies
 
 MEASURES = "sepal_length, sepal_width, petal_length, petal_width"
 XGBOOST = (

@@ -26,8 +26,9 @@ import yaml
 
 import sqlml
 from sqlml import ir, steps
+from sqlml.codegen.workflow import add_step, build
 from sqlml.errors import KubernetesError
-from sqlml.semantics.dependencies import dependencies
+from sqlml.plan import PlannedStatement, plan
 from sqlml.steps import kubeflow
 from sqlml.steps.naming import GENERATED_SUFFIX, MAX_NAME, dns_label, job_name_limit
 from sqlml.workflow.core import RESOURCE, Step, Workflow
@@ -104,26 +105,21 @@ def to_argo(
 def program_workflow(
     statements: Sequence[ir.Statement], name: str, options: ArgoOptions, dialect: str
 ) -> Workflow:
-    """One step per statement, each after the statements the dependency analysis names."""
-    graph = dependencies(statements, dialect)
-    workflow = Workflow(dns_label(name, MAX_WORKFLOW_PREFIX))
-    added: dict[str, Step] = {}
-    for statement in statements:
-        after = [added[step_id] for step_id in graph.after[statement.id]]
+    """One step per statement of the program's plan, each after the statements it waits for."""
+
+    def add(workflow: Workflow, planned: PlannedStatement, after: list[Step]) -> Step:
+        statement = planned.statement
         if isinstance(statement, ir.SearchStatement):  # a Katib Experiment, then the best kept
             replica = _replica(options, ())
-            added[statement.id] = steps.katib_search(
+            return steps.katib_search(
                 workflow, statement, f"{workflow.name}-{statement.id}", replica,
                 options.namespace, after,
             )  # fmt: skip
-            continue
         if _distributed(statement):
-            step = _training_job(statement, workflow.name, options, after)
-        else:
-            make = getattr(steps, steps.STEP_FOR_KIND[statement.kind])
-            step = make(statement, after=after)
-        added[step.name] = workflow.add(step)
-    return workflow
+            return workflow.add(_training_job(statement, workflow.name, options, after))
+        return add_step(workflow, planned, after)
+
+    return build(plan(statements, dialect), dns_label(name, MAX_WORKFLOW_PREFIX), add)
 
 
 def render(workflow: Workflow, options: ArgoOptions) -> Any:

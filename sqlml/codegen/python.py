@@ -8,8 +8,7 @@ from collections.abc import Sequence
 
 import sqlml
 from sqlml import ir
-from sqlml.semantics.dependencies import dependencies
-from sqlml.statements import kind_of
+from sqlml.plan import plan
 
 
 def to_python(
@@ -20,7 +19,6 @@ def to_python(
     Each step waits for the statements it depends on (the program's dependency DAG, standard
     SQL read in sqlglot's ``dialect``); independent ones run in parallel.
     """
-    graph = dependencies(statements, dialect)
     lines = [
         f'"""Workflow {name}, compiled by sqlml {sqlml.__version__}.',
         "",
@@ -34,19 +32,17 @@ def to_python(
         f"workflow = Workflow({name!r})",
         "",
     ]
-    for statement in statements:
-        waits = ", ".join(map(_variable, graph.after[statement.id]))
+    for planned in plan(statements, dialect):
+        waits = ", ".join(map(_variable, planned.after))
         after = f",\n    after=[{waits}]," if waits else ""
-        kind = kind_of(statement)
-        step = kind.step
-        assert step is not None, f"{kind.name} steps are made by another kind's step"
-        if kind.fans_out:  # adds its own steps (a search: trials and a fan-in)
-            lines.append(f"{_variable(statement.id)} = steps.{step}(")
-            lines.append(f"    workflow,\n    {_constructor(statement)}{after}")
+        variable, constructor = _variable(planned.id), _constructor(planned.statement)
+        if planned.fans_out:  # adds its own steps (a search: trials and a fan-in)
+            lines.append(f"{variable} = steps.{planned.step}(")
+            lines.append(f"    workflow,\n    {constructor}{after}")
             lines.append(")")
             continue
-        lines.append(f"{_variable(statement.id)} = workflow.add(steps.{step}(")
-        lines.append(f"    {_constructor(statement)}{after}")
+        lines.append(f"{variable} = workflow.add(steps.{planned.step}(")
+        lines.append(f"    {constructor}{after}")
         lines.append("))")
     lines += [
         "",

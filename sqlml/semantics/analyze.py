@@ -18,7 +18,6 @@ from sqlml.metrics import METRICS
 from sqlml.semantics import search
 from sqlml.semantics.assertions import lower_assertion
 from sqlml.semantics.attributes import Attr, check_attributes
-from sqlml.semantics.dependencies import same_table, tables_read
 from sqlml.semantics.estimators import (
     RANKING_OBJECTIVES,
     Estimator,
@@ -27,6 +26,7 @@ from sqlml.semantics.estimators import (
     user_estimator,
 )
 from sqlml.semantics.feature_columns import feature_columns
+from sqlml.semantics.lineage import same_table, tables_read
 from sqlml.semantics.sql_check import check_query, is_query
 from sqlml.statements import for_syntax, resolve
 from sqlml.tables import HELPER_MARK, OWN_TABLES, is_own_table

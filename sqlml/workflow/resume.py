@@ -68,7 +68,7 @@ class Resume:
     def _fingerprints(self, step: Step) -> dict[str, str | None]:
         if step.template in (CONTAINER, SCRIPT, RESOURCE):
             return {}
-        from sqlml.semantics.dependencies import dependencies
+        from sqlml.plan import dependencies
 
         statement = ir.from_dict(step.params)
         io = dependencies([statement], self._ds.dialect).io[statement.id]

@@ -28,9 +28,9 @@ from sqlml.errors import CheckError, DatasourceError, ParseError, SqlmlError
 from sqlml.grammar import ast, parse
 from sqlml.grammar.parser import _parser
 from sqlml.grammar.recovery import MAX_ERRORS, parse_all
+from sqlml.plan import dependencies
 from sqlml.runtime.datasource.url import parse_url
 from sqlml.semantics import analyze
-from sqlml.semantics.dependencies import dependencies
 from sqlml.semantics.estimators import ESTIMATORS
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -15,10 +15,10 @@ from sqlml.checking import check_program
 from sqlml.cli import main
 from sqlml.errors import CheckError
 from sqlml.grammar import parse
+from sqlml.plan import dependencies
 from sqlml.runtime.datasource import connect
 from sqlml.runtime.model_store import ModelStore
 from sqlml.semantics import analyze
-from sqlml.semantics.dependencies import dependencies
 from sqlml.semantics.sql_check import parse_sql, shorten
 
 XGB = "xgboost.gbtree WITH objective = 'binary:logistic', train.num_boost_round = 5"
