@@ -29,11 +29,11 @@ REPEATS = 3
 def child(url: str) -> None:
     """Run the TO TRAIN statement; print its read's and its own seconds as JSON."""
     from sqlml import cli
-    from sqlml.runtime import training
+    from sqlml.runtime import in_memory
     from sqlml.runtime.datasource import Columns, Datasource
 
     reads: list[float] = []
-    original = training.cached_read
+    original = in_memory.cached_read
 
     def timed_read(datasource: Datasource, select: str) -> Columns:
         start = time.perf_counter()
@@ -41,7 +41,7 @@ def child(url: str) -> None:
         reads.append(time.perf_counter() - start)
         return columns
 
-    training.cached_read = timed_read
+    in_memory.cached_read = timed_read
     start = time.perf_counter()
     status = cli.main(["-e", statement(0), "--datasource", url])
     seconds = time.perf_counter() - start

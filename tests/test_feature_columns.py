@@ -14,8 +14,8 @@ from sqlml.errors import CheckError, ModelError
 from sqlml.grammar import parse
 from sqlml.ir import FeatureColumn
 from sqlml.runtime.datasource import connect
-from sqlml.runtime.feature_arrays import stable_hash, transform
-from sqlml.runtime.feature_columns import derive
+from sqlml.runtime.features_apply import stable_hash, transform
+from sqlml.runtime.features_derive import derive
 from sqlml.semantics import analyze
 
 

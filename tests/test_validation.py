@@ -12,8 +12,8 @@ from sqlml.grammar import parse
 from sqlml.models.xgboost.model import load
 from sqlml.plan import dependencies
 from sqlml.runtime.datasource import connect
+from sqlml.runtime.in_memory import split
 from sqlml.runtime.model_store import ModelStore, StoredModel
-from sqlml.runtime.training import split
 from sqlml.semantics import analyze
 
 MEASURES = "sepal_length, sepal_width, petal_length, petal_width"

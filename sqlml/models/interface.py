@@ -15,7 +15,7 @@ from sqlml.models.estimator import Estimator
 if TYPE_CHECKING:
     import numpy as np
 
-    from sqlml.runtime.feature_arrays import FeatureArrays
+    from sqlml.runtime.features_apply import FeatureArrays
     from sqlml.runtime.labels import LabelEncoding
     from sqlml.runtime.model_store import StoredModel
     from sqlml.steps.kubeflow import Replica

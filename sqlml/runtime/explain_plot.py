@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from sqlml.errors import ModelError
-from sqlml.runtime.feature_arrays import FeatureArrays
+from sqlml.runtime.features_apply import FeatureArrays
 
 MAX_FEATURES = 20
 ROW_HEIGHT = 0.4  # inches per feature

@@ -26,12 +26,12 @@ from sqlml.runtime.datasource import Columns, Datasource, ResultSet
 from sqlml.runtime.datasource.base import closing_batches
 from sqlml.runtime.evaluate_plot import save_evaluation_plot
 from sqlml.runtime.explain_plot import feature_values, save_summary_plot
-from sqlml.runtime.feature_arrays import FeatureArrays, transform
-from sqlml.runtime.feature_columns import value_texts
-from sqlml.runtime.features import check_rows
+from sqlml.runtime.features_apply import FeatureArrays, transform
+from sqlml.runtime.features_derive import value_texts
 from sqlml.runtime.labels import LabelEncoding, query_ids
 from sqlml.runtime.model_store import ModelStore, StoredModel
 from sqlml.runtime.outcome import Outcome
+from sqlml.runtime.rows import check_rows
 
 SCORE_BATCH = 65536
 MAX_COLUMN_NAME = 63  # PostgreSQL's limit (MySQL's is 64)

@@ -11,7 +11,7 @@ import numpy as np
 from sqlml.errors import ModelError
 from sqlml.models.attributes import MAX_CLASSES
 from sqlml.runtime.datasource import Columns
-from sqlml.runtime.feature_columns import FLOAT32_MAX, value_texts
+from sqlml.runtime.features_derive import FLOAT32_MAX, value_texts
 
 CLASSIFIER_OBJECTIVE_PREFIXES = ("binary:", "multi:")
 

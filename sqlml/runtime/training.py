@@ -1,10 +1,20 @@
-"""TO TRAIN: read the SELECT, fit the estimator (or continue a base model), validate, store.
+"""TO TRAIN, in its stages, each called once and in order: read the rows, fit the labels,
+derive the features, apply them, fit the model (or continue a base model), validate it,
+store it.
 
-The validation rows are those of ``validation.select``, or a seeded draw of
-``validation.split`` of the SELECT's rows (per class for classifiers, whole queries for
-rankers), held out of training.
-Features are derived from the training rows only; the validation metrics are TO EVALUATE's,
-computed on the trained model's scores for the validation rows and stored with the model.
+The rows come from one of two sources, the same stages running on either:
+:mod:`sqlml.runtime.in_memory` reads them at once, :mod:`sqlml.runtime.external_memory`
+(``train.external_memory``) streams them in batches. Where the two differ:
+
+- applying the features: streamed batches are applied (and their labels encoded) lazily,
+  pass after pass; in memory, once, and the labels before (the split draws by class);
+- fitting: the trainer takes rows in memory whole (``Trainer.train``), and streamed ones as a
+  function that starts a new pass (``Trainer.train_batches``): XGBoost's external-memory
+  iterator reads the data again for each of its passes, and Keras normalises by a sample.
+
+Features are derived from the training rows only (streamed: from a sample of them); the
+validation metrics are TO EVALUATE's, computed on the trained model's scores for the
+validation rows and stored with the model.
 """
 
 from __future__ import annotations
@@ -12,6 +22,7 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import math
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,41 +32,62 @@ import sqlml
 from sqlml import ir
 from sqlml.errors import ModelError
 from sqlml.metrics import classifier_metrics, ranker_metrics, regressor_metrics
-from sqlml.models import Trainer, family
-from sqlml.runtime import progress
-from sqlml.runtime.cache import cached_read
+from sqlml.models import Family, Trainer, family
+from sqlml.runtime import external_memory, in_memory, progress
 from sqlml.runtime.datasource import Columns, Datasource
-from sqlml.runtime.feature_arrays import transform
-from sqlml.runtime.feature_columns import check_columns, derive
-from sqlml.runtime.features import check_rows
-from sqlml.runtime.fitted import Fitted, base_features, blame
+from sqlml.runtime.features_apply import FeatureArrays, transform
+from sqlml.runtime.features_derive import check_columns, derive
 from sqlml.runtime.inference import SCORE_BATCH
-from sqlml.runtime.labels import (
-    LabelEncoding,
-    check_label,
-    encode_label,
-    fit_labels,
-    query_ids,
-)
+from sqlml.runtime.labels import LabelEncoding, check_label, decide_task, encode_label, fit_labels
 from sqlml.runtime.model_store import ModelStore, StoredModel
 from sqlml.runtime.outcome import Outcome
+from sqlml.runtime.rows import blame
+
+Source = in_memory.InMemory | external_memory.Stream
+Labelled = in_memory.Split | external_memory.Batches
 
 
 @dataclass(frozen=True)
-class _Rows:
-    """Rows to train on or to validate with: their columns, encoded labels and, for rankers,
-    the query of each row (as ids)."""
+class Batch:
+    """Features applied to rows, their encoded labels and, for rankers, each row's query."""
 
-    columns: Columns
+    arrays: FeatureArrays
     y: np.ndarray
-    groups: np.ndarray | None
+    groups: np.ndarray | None = None
 
-    def take(self, index: np.ndarray) -> _Rows:
-        return _Rows(
-            {name: values[index] for name, values in self.columns.items()},
-            self.y[index],
-            None if self.groups is None else self.groups[index],
-        )
+    @property
+    def rows(self) -> int:
+        """The number of rows."""
+        return self.arrays.rows
+
+
+@dataclass(frozen=True)
+class Passes:
+    """Streamed training rows: ``batches()`` makes one pass over them; ``sample`` is applied
+    features of the first rows, labelled ``sample_y``."""
+
+    batches: Callable[[], Iterator[tuple[FeatureArrays, np.ndarray]]]
+    sample: FeatureArrays
+    sample_y: np.ndarray
+    source: external_memory.Batches
+
+    @property
+    def rows(self) -> int:
+        """The training rows counted by the latest pass."""
+        return self.source.rows
+
+
+@dataclass(frozen=True)
+class Trained:
+    """A fitted model and what its metadata records."""
+
+    data: bytes
+    details: dict[str, Any]
+    validation_metrics: dict[str, float]
+    features: list[ir.FeatureColumn]
+    labels: LabelEncoding
+    rows: int
+    how: dict[str, Any] | None
 
 
 def train(statement: ir.TrainStatement, datasource: Datasource) -> Outcome:
@@ -73,73 +105,186 @@ def train_and_save(
     model_family = family(statement.family)
     trainer = model_family.trainer()
     base = _base(statement, store, model_family.format) if statement.base_model else None
-    if statement.attributes.get("train.external_memory"):
-        from sqlml.runtime.external_memory import fit_batches
+    labels, rows = _labels(statement, _read(statement, datasource), base)
+    features = _derive(statement, rows.sample, base)
+    training, validation = _apply(statement.label, rows, features, labels)
+    data, details = _fit(trainer, training, labels, statement.attributes, base)
+    metrics, how = _validate(trainer, data, details, validation, rows.how, labels)
+    trained = Trained(data, details, metrics, features, labels, training.rows, how)
+    return _store(statement, store, model_family, base, trained, extra_metadata)
 
-        fitted = fit_batches(statement, datasource, trainer, base)
+
+def _read(statement: ir.TrainStatement, datasource: Datasource) -> Source:
+    """Read: the SELECT's rows, whole or (``train.external_memory``) as a stream."""
+    if statement.attributes.get("train.external_memory"):
+        return external_memory.read(statement, datasource)
+    return in_memory.read(statement, datasource)
+
+
+def _labels(
+    statement: ir.TrainStatement, source: Source, base: StoredModel | None
+) -> tuple[LabelEncoding, Labelled]:
+    """Labels: the encoding (the base model's, or fitted to the LABEL column), and the rows
+    it labels, the validation rows set apart."""
+    if base is not None:
+        labels = LabelEncoding.from_dict(base.metadata["labels"])
     else:
-        fitted = _fit(statement, datasource, trainer, base)
-    details = fitted.details
-    if fitted.validation_scores is not None:
-        details["metrics"].update(_validation_metrics(fitted))
+        objective = statement.attributes.get("objective")
+        task = decide_task(source.sample[statement.label], statement.task, objective)
+        labels = fit_labels(statement.label, source.label_values(task), task, objective)
+    return labels, source.split(labels)
+
+
+def _derive(
+    statement: ir.TrainStatement, sample: Columns, base: StoredModel | None
+) -> list[ir.FeatureColumn]:
+    """Features derived: COLUMN's (or every column's) kinds and vocabularies, from the
+    training rows, or the base model's, vocabularies and all."""
+    if base is not None:
+        return [ir.FeatureColumn.from_dict(f) for f in base.metadata["features"]]
+    group = statement.attributes.get("train.group_column")
+    return derive(sample, statement.features, statement.label, group)
+
+
+def _apply(
+    label: str, rows: Labelled, features: list[ir.FeatureColumn], labels: LabelEncoding
+) -> tuple[Batch | Passes, Iterator[Batch]]:
+    """Features applied: to the training rows, and (lazily, once the model is fitted) to the
+    validation rows."""
+    if isinstance(rows, external_memory.Batches):
+        return _apply_streamed(label, rows, features, labels)
+    training = rows.training
+    arrays = transform(training.columns, features)
+    return Batch(arrays, training.y, training.groups), _apply_validation(rows, features)
+
+
+def _apply_validation(rows: in_memory.Split, features: list[ir.FeatureColumn]) -> Iterator[Batch]:
+    """The validation rows in memory as one batch (none without them)."""
+    if rows.validation is None:
+        return
+    source = "validation.select" if "select" in (rows.how or {}) else None
+    if source:
+        check_columns(rows.validation.columns, features, source)
+    with blame(source):
+        arrays = transform(rows.validation.columns, features)
+    yield Batch(arrays, rows.validation.y, rows.validation.groups)
+
+
+def _apply_streamed(
+    label: str,
+    rows: external_memory.Batches,
+    features: list[ir.FeatureColumn],
+    labels: LabelEncoding,
+) -> tuple[Passes, Iterator[Batch]]:
+    """Features applied to each batch as it streams by, its labels encoded with them."""
+
+    def one_pass() -> Iterator[tuple[FeatureArrays, np.ndarray]]:
+        for columns in rows.training():
+            yield _labelled(label, columns, features, labels, "the SELECT")
+
+    def validation() -> Iterator[Batch]:
+        source = "validation.select" if "select" in (rows.how or {}) else None
+        for columns in rows.validation():
+            with blame(source):
+                if source:
+                    check_columns(columns, features, source)
+                if len(next(iter(columns.values()))):
+                    yield Batch(
+                        *_labelled(label, columns, features, labels, source or "the SELECT")
+                    )
+
+    sample = transform(rows.sample, features)
+    return Passes(one_pass, sample, rows.sample_y, rows), validation()
+
+
+def _labelled(
+    label: str,
+    columns: Columns,
+    features: list[ir.FeatureColumn],
+    labels: LabelEncoding,
+    source: str,
+) -> tuple[FeatureArrays, np.ndarray]:
+    """A streamed batch's features and encoded labels."""
+    check_label(label, columns, source)
+    return transform(columns, features), encode_label(labels, label, columns[label], source)
+
+
+def _fit(
+    trainer: Trainer,
+    training: Batch | Passes,
+    labels: LabelEncoding,
+    attributes: dict[str, Any],
+    base: StoredModel | None,
+) -> tuple[bytes, dict[str, Any]]:
+    """Fit: the model's bytes and details (its training metrics among them)."""
+    if isinstance(training, Passes):
+        return trainer.train_batches(
+            training.batches, training.sample, training.sample_y, labels, attributes, base
+        )
+    ranking = {} if training.groups is None else {"groups": training.groups}
+    return trainer.train(training.arrays, training.y, labels, attributes, base, **ranking)
+
+
+def _validate(
+    trainer: Trainer,
+    data: bytes,
+    details: dict[str, Any],
+    batches: Iterable[Batch],
+    how: dict[str, Any] | None,
+    labels: LabelEncoding,
+) -> tuple[dict[str, float], dict[str, Any] | None]:
+    """Validate: TO EVALUATE's metrics on the validation rows' scores, named
+    ``validation_<metric>`` (those the rows leave undefined, as AUC of a single class, left
+    out), and how the rows were chosen, with their count; no metrics and None without rows."""
+    ys, scores, groups = [], [], []
+    for batch in batches:
+        ys.append(batch.y)
+        scores.append(trainer.predict_scores(data, batch.arrays, details, SCORE_BATCH))
+        groups.append(batch.groups)
+    if not ys or how is None:
+        return {}, None
+    y, score = np.concatenate(ys), np.concatenate(scores)
+    if groups[0] is not None:
+        metrics = ranker_metrics(y, score, np.concatenate(groups))
+    elif labels.task == "classifier":
+        metrics = classifier_metrics(y, score)
+    else:
+        metrics = regressor_metrics(y, score)
+    validation = {f"validation_{name}": v for name, v in metrics.items() if math.isfinite(v)}
+    return validation, {**how, "rows": len(y)}
+
+
+def _store(
+    statement: ir.TrainStatement,
+    store: ModelStore,
+    model_family: Family,
+    base: StoredModel | None,
+    trained: Trained,
+    extra_metadata: dict[str, Any] | None,
+) -> dict[str, Any]:
+    """Store: the model and its metadata (with ``extra_metadata``), which is returned."""
+    details = trained.details
+    if trained.how is not None:
+        details = {**details, "metrics": {**details["metrics"], **trained.validation_metrics}}
     metadata = {
         "estimator": statement.estimator,
         "family": statement.family,
         "format": model_family.format,
         "attributes": statement.attributes,
-        "features": [dataclasses.asdict(feature) for feature in fitted.features],
+        "features": [dataclasses.asdict(feature) for feature in trained.features],
         "label": statement.label,
-        "labels": fitted.labels.to_dict(),
+        "labels": trained.labels.to_dict(),
         "statement": statement.text,
-        "rows": fitted.rows,
-        "validation": fitted.how,
+        "rows": trained.rows,
+        "validation": trained.how,
         "base_model": None if base is None else {"name": base.name, "version": base.version},
         "trained_at": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
         "sqlml_version": sqlml.__version__,
         **details,
         **(extra_metadata or {}),
     }
-    store.save(statement.model, metadata, fitted.data)
+    store.save(statement.model, metadata, trained.data)
     return metadata
-
-
-def _fit(
-    statement: ir.TrainStatement,
-    datasource: Datasource,
-    trainer: Trainer,
-    base: StoredModel | None,
-) -> Fitted:
-    """Train on the SELECT's rows, read at once (through the input cache)."""
-    columns = cached_read(datasource, statement.select)
-    check_rows(columns)
-    check_label(statement.label, columns, "the SELECT")
-    group = statement.attributes.get("train.group_column")
-    labels, y = _labels(statement, columns[statement.label], base)
-    rows = _Rows(columns, y, query_ids(columns, group, "the SELECT") if group else None)
-    training, validation, how = _validation_rows(statement, datasource, rows, labels)
-    del columns, rows  # the training rows are a copy when some are held out
-    if base is None:
-        features = derive(training.columns, statement.features, statement.label, group)
-    else:  # the base model's, vocabularies and all
-        features = base_features(base)
-    arrays = transform(training.columns, features)
-    ranking = {} if training.groups is None else {"groups": training.groups}
-    data, details = trainer.train(arrays, training.y, labels, statement.attributes, base, **ranking)
-    fitted = Fitted(data, details, features, labels, arrays.rows, how)
-    if validation is None:
-        return fitted
-    source = "validation.select" if "select" in how else None
-    if source:
-        check_columns(validation.columns, features, source)
-    with blame(source):
-        validation_arrays = transform(validation.columns, features)
-    scores = trainer.predict_scores(data, validation_arrays, details, SCORE_BATCH)
-    return dataclasses.replace(
-        fitted,
-        validation_y=validation.y,
-        validation_scores=scores,
-        validation_groups=validation.groups,
-    )
 
 
 def check_base_estimator(statement: ir.TrainStatement, estimator: str) -> None:
@@ -164,86 +309,6 @@ def _base(statement: ir.TrainStatement, store: ModelStore, model_format: str) ->
             hint="leave out USING to train anew",
         )
     return base
-
-
-def _labels(
-    statement: ir.TrainStatement, values: np.ndarray, base: StoredModel | None
-) -> tuple[LabelEncoding, np.ndarray]:
-    """The label encoding (fitted, or the base model's) and the encoded LABEL column."""
-    if base is not None:
-        labels = LabelEncoding.from_dict(base.metadata["labels"])
-        return labels, encode_label(labels, statement.label, values, "the SELECT")
-    objective = statement.attributes.get("objective")
-    labels = fit_labels(statement.label, values, statement.task, objective)
-    return labels, labels.encode(values)
-
-
-def _validation_rows(
-    statement: ir.TrainStatement, datasource: Datasource, rows: _Rows, labels: LabelEncoding
-) -> tuple[_Rows, _Rows | None, dict[str, Any] | None]:
-    """The training rows, the validation rows (None: no validation) and how they were chosen."""
-    attributes = statement.attributes
-    select = attributes.get("validation.select")
-    if select is not None:
-        with blame("validation.select"):
-            columns = cached_read(datasource, select)
-            check_rows(columns)
-        check_label(statement.label, columns, "validation.select")
-        y = encode_label(labels, statement.label, columns[statement.label], "validation.select")
-        group = attributes.get("train.group_column")
-        groups = query_ids(columns, group, "validation.select") if group else None
-        return rows, _Rows(columns, y, groups), {"select": select, "rows": len(y)}
-    share, seed = attributes["validation.split"], attributes["validation.seed"]
-    if not share:
-        return rows, None, None
-    if rows.groups is None:
-        kept, held = split(rows.y, labels.task == "classifier", share, seed)
-    else:
-        kept, held = split_queries(rows.groups, share, seed)
-    if not len(held):
-        return rows, None, None
-    return rows.take(kept), rows.take(held), {"split": share, "seed": seed, "rows": len(held)}
-
-
-def split(y: np.ndarray, stratify: bool, share: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """Indices of the training and the held-out rows: ``share`` of the rows, drawn with
-    ``seed`` (of each class's rows with ``stratify``), in their original order.
-
-    Every class (and any set of rows) keeps at least one training row.
-    """
-    order = np.random.default_rng(seed).permutation(len(y))
-    bounds = np.zeros(0, dtype=np.int64)
-    if stratify:  # by class, in random order within each class
-        order = order[np.argsort(y[order], kind="stable")]
-        bounds = np.flatnonzero(np.diff(y[order])) + 1
-    held = np.zeros(len(y), dtype=bool)
-    for group in np.split(order, bounds):
-        held[group[: min(round(share * len(group)), len(group) - 1)]] = True
-    return np.flatnonzero(~held), np.flatnonzero(held)
-
-
-def split_queries(groups: np.ndarray, share: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """Indices of the training and the held-out rows: those of ``share`` of the queries,
-    drawn with ``seed``, in their original order. At least one query is kept for training."""
-    queries = np.random.default_rng(seed).permutation(np.unique(groups))
-    count = min(round(share * len(queries)), len(queries) - 1)
-    held = np.isin(groups, queries[:count])
-    return np.flatnonzero(~held), np.flatnonzero(held)
-
-
-def _validation_metrics(fitted: Fitted) -> dict[str, float]:
-    """TO EVALUATE's metrics on the validation rows, named ``validation_<metric>``.
-
-    Metrics the rows leave undefined (AUC of a single class) are left out.
-    """
-    y, scores = fitted.validation_y, fitted.validation_scores
-    if fitted.validation_groups is not None:
-        metrics = ranker_metrics(y, scores, fitted.validation_groups)
-    elif fitted.labels.task == "classifier":
-        metrics = classifier_metrics(y, scores)
-    else:
-        metrics = regressor_metrics(y, scores)
-    return {f"validation_{name}": v for name, v in metrics.items() if math.isfinite(v)}
 
 
 def _summary(statement: ir.TrainStatement, metadata: dict[str, Any]) -> str:

@@ -27,7 +27,7 @@ from sqlml.models.keras.checks import (
     keras_error,
 )
 from sqlml.runtime import cancel, progress
-from sqlml.runtime.feature_arrays import FeatureArrays, check_column_types
+from sqlml.runtime.features_apply import FeatureArrays, check_column_types
 from sqlml.runtime.labels import LabelEncoding
 from sqlml.runtime.model_store import StoredModel
 

@@ -18,7 +18,7 @@ import numpy as np
 from sqlml.errors import ModelError
 from sqlml.ir import FeatureColumn
 from sqlml.runtime.datasource import Columns
-from sqlml.runtime.feature_columns import (
+from sqlml.runtime.features_derive import (
     FLOAT32_MAX,
     check_columns,
     sources,
