@@ -15,7 +15,7 @@ from sqlml.grammar import ast
 from sqlml.grammar.recovery import parse_all
 from sqlml.plan import dependencies
 from sqlml.runtime.datasource import Columns, Datasource
-from sqlml.runtime.feature_columns import check_columns
+from sqlml.runtime.features_derive import check_columns
 from sqlml.runtime.model_store import ModelStore
 from sqlml.runtime.training import check_base_estimator
 from sqlml.semantics import analyze
