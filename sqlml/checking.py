@@ -13,10 +13,10 @@ from sqlml import ir
 from sqlml.errors import CheckError, ModelError, SqlmlError
 from sqlml.grammar import ast
 from sqlml.grammar.recovery import parse_all
+from sqlml.models.store import ModelStore
 from sqlml.plan import dependencies
 from sqlml.runtime.datasource import Columns, Datasource
 from sqlml.runtime.features_derive import check_columns
-from sqlml.runtime.model_store import ModelStore
 from sqlml.runtime.training import check_base_estimator
 from sqlml.semantics import analyze
 from sqlml.statements import Effects, kind_of

@@ -16,10 +16,10 @@ from conftest import datasource_url
 
 from sqlml import local_files
 from sqlml.cli import main
+from sqlml.models.store import ModelStore
 from sqlml.runtime import cache as cache_module
 from sqlml.runtime.cache import InputCache
 from sqlml.runtime.datasource import connect
-from sqlml.runtime.model_store import ModelStore
 
 
 @pytest.fixture

@@ -44,8 +44,8 @@ import duckdb
 import pytest
 from conftest import MYSQL_URL, datasource_url
 
+from sqlml.models.store import ModelStore
 from sqlml.runtime.datasource import connect
-from sqlml.runtime.model_store import ModelStore
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from sqlml.cli import main
+from sqlml.models.store import ModelStore
 from sqlml.runtime.datasource import connect
-from sqlml.runtime.model_store import ModelStore
 
 TRAIN = {
     "xgboost": """

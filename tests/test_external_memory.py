@@ -95,8 +95,8 @@ def churn_url(request, tmp_path, unique_name):
 
 def trained(url: str, statement: str, model: str) -> dict:
     from sqlml.cli import main
+    from sqlml.models.store import ModelStore
     from sqlml.runtime.datasource import connect
-    from sqlml.runtime.model_store import ModelStore
 
     assert main(["-e", statement, "--datasource", url]) == 0
     ds = connect(url)

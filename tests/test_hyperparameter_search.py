@@ -24,9 +24,9 @@ from sqlml.cli import main
 from sqlml.codegen import to_argo_yaml, to_python, to_workflow
 from sqlml.errors import CheckError, KubernetesError, ParseError
 from sqlml.grammar import ast, parse
+from sqlml.models.store import ModelStore
 from sqlml.runtime.datasource import connect
 from sqlml.runtime.execute import execute
-from sqlml.runtime.model_store import ModelStore
 from sqlml.search_space import as_text, decode, grid_points, plan
 from sqlml.semantics import analyze
 from sqlml.steps.search import trial_items

@@ -30,7 +30,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("semantics", ("sqlml.semantics", "sqlml.models")),
     # A pass over the IR; it reads the SQL lineage of the semantics.
     ("plan", ("sqlml.plan",)),
-    ("runtime", ("sqlml.runtime", "sqlml.models.*.model")),
+    ("runtime", ("sqlml.runtime", "sqlml.models.*.model", "sqlml.models.store")),
     ("workflow", ("sqlml.workflow", "sqlml.steps")),
     ("codegen", ("sqlml.codegen",)),
     ("front ends", ("sqlml.checking", "sqlml.junit", "sqlml.repl", "sqlml.cli",

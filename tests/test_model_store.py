@@ -10,9 +10,9 @@ from conftest import KINDS, datasource_url
 
 from sqlml.cli import main
 from sqlml.errors import DatasourceError, ModelError
-from sqlml.runtime import model_store
+from sqlml.models import store as model_store
+from sqlml.models.store import ModelStore
 from sqlml.runtime.datasource import Datasource, connect
-from sqlml.runtime.model_store import ModelStore
 
 # What a model's stored metadata holds (the store checks it as it reads it).
 METADATA = {

@@ -17,10 +17,10 @@ from sqlml.cli import main
 from sqlml.errors import CheckError
 from sqlml.grammar import parse
 from sqlml.metrics import ranker_metrics
+from sqlml.models.store import ModelStore, StoredModel
 from sqlml.runtime.datasource import connect
 from sqlml.runtime.in_memory import split_queries
 from sqlml.runtime.inference import probability_columns
-from sqlml.runtime.model_store import ModelStore, StoredModel
 from sqlml.semantics import analyze
 
 TESTS = Path(__file__).resolve().parent

@@ -12,8 +12,8 @@ import pytest
 from conftest import datasource_url
 
 from sqlml.cli import main
+from sqlml.models.store import ModelStore
 from sqlml.runtime.datasource import connect
-from sqlml.runtime.model_store import ModelStore
 from sqlml.workflow.record import RunRecord, StepRecord
 
 

@@ -9,11 +9,11 @@ from sqlml import ir
 from sqlml.checking import check_program
 from sqlml.cli import main
 from sqlml.grammar import parse
+from sqlml.models.store import ModelStore, StoredModel
 from sqlml.models.xgboost.model import load
 from sqlml.plan import dependencies
 from sqlml.runtime.datasource import connect
 from sqlml.runtime.in_memory import split
-from sqlml.runtime.model_store import ModelStore, StoredModel
 from sqlml.semantics import analyze
 
 MEASURES = "sepal_length, sepal_width, petal_length, petal_width"

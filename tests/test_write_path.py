@@ -15,9 +15,9 @@ import pytest
 
 from sqlml.cli import main
 from sqlml.errors import DatasourceError
+from sqlml.models.store import ModelStore
 from sqlml.runtime.datasource import bulk, connect
 from sqlml.runtime.datasource.decimal_text import float_text, int_text
-from sqlml.runtime.model_store import ModelStore
 
 TEXTS = ["a\tb", None, "c\\\r\n é😀", "NULL", "\\N", "", "o'q; --", '"x"', "\\", "tab\t"]
 

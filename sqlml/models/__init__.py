@@ -16,6 +16,8 @@ A new family is one package, ``sqlml/models/<name>/``, as ``xgboost`` and ``kera
   (:class:`Trainer`), the only module that imports the library;
 - ``checks.py``: checks on stored bytes before the library reads them.
 
+The model store (:mod:`sqlml.models.store`) keeps every family's models in the datasource.
+
 Outside sqlml, ``register(MyFamily())`` adds one (``tests/test_family_plugin.py``).
 """
 

@@ -15,9 +15,9 @@ from sqlml.models.estimator import Estimator
 if TYPE_CHECKING:
     import numpy as np
 
+    from sqlml.models.store import StoredModel
     from sqlml.runtime.features_apply import FeatureArrays
     from sqlml.runtime.labels import LabelEncoding
-    from sqlml.runtime.model_store import StoredModel
     from sqlml.steps.kubeflow import Replica
     from sqlml.workflow.core import Step
 

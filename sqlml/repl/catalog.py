@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from sqlml.models.store import ModelStore
 from sqlml.runtime.datasource import Datasource
-from sqlml.runtime.model_store import ModelStore
 
 
 @dataclass

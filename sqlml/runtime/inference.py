@@ -21,6 +21,7 @@ from sqlml.metrics import (
     regressor_metrics,
 )
 from sqlml.models import Family, Trainer, TreeTrainer, family
+from sqlml.models.store import ModelStore, StoredModel
 from sqlml.runtime import cancel, progress
 from sqlml.runtime.datasource import Columns, Datasource, ResultSet
 from sqlml.runtime.datasource.base import closing_batches
@@ -29,7 +30,6 @@ from sqlml.runtime.explain_plot import feature_values, save_summary_plot
 from sqlml.runtime.features_apply import FeatureArrays, transform
 from sqlml.runtime.features_derive import value_texts
 from sqlml.runtime.labels import LabelEncoding, query_ids
-from sqlml.runtime.model_store import ModelStore, StoredModel
 from sqlml.runtime.outcome import Outcome
 from sqlml.runtime.rows import check_rows
 

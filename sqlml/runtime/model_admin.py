@@ -6,8 +6,8 @@ import json
 
 from sqlml import ir
 from sqlml.errors import ModelError
+from sqlml.models.store import ModelStore
 from sqlml.runtime.datasource import Datasource, ResultSet
-from sqlml.runtime.model_store import ModelStore
 from sqlml.runtime.outcome import Outcome
 
 

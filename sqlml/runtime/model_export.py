@@ -24,8 +24,8 @@ from typing import Any
 
 from sqlml.errors import ModelError
 from sqlml.models import family
+from sqlml.models.store import ModelStore, StoredModel
 from sqlml.runtime.datasource import Datasource
-from sqlml.runtime.model_store import ModelStore, StoredModel
 
 METADATA_SUFFIX = ".sqlml.json"
 METADATA_FIELDS = (

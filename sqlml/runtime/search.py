@@ -24,10 +24,10 @@ import numpy as np
 
 from sqlml import ir
 from sqlml.errors import ModelError
+from sqlml.models.store import ModelStore
 from sqlml.runtime import training
 from sqlml.runtime.datasource import Columns, Datasource
 from sqlml.runtime.datasource.base import object_array
-from sqlml.runtime.model_store import ModelStore
 from sqlml.runtime.outcome import Outcome
 from sqlml.search_space import as_text, decode, default_goal
 

@@ -33,13 +33,13 @@ from sqlml import ir
 from sqlml.errors import ModelError
 from sqlml.metrics import classifier_metrics, ranker_metrics, regressor_metrics
 from sqlml.models import Family, Trainer, family
+from sqlml.models.store import ModelStore, StoredModel
 from sqlml.runtime import external_memory, in_memory, progress
 from sqlml.runtime.datasource import Columns, Datasource
 from sqlml.runtime.features_apply import FeatureArrays, transform
 from sqlml.runtime.features_derive import check_columns, derive
 from sqlml.runtime.inference import SCORE_BATCH
 from sqlml.runtime.labels import LabelEncoding, check_label, decide_task, encode_label, fit_labels
-from sqlml.runtime.model_store import ModelStore, StoredModel
 from sqlml.runtime.outcome import Outcome
 from sqlml.runtime.rows import blame
 

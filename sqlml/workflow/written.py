@@ -8,8 +8,8 @@ from sqlglot.errors import SqlglotError
 
 from sqlml import ir
 from sqlml.errors import DatasourceError
+from sqlml.models.store import ModelStore
 from sqlml.runtime.datasource import Datasource
-from sqlml.runtime.model_store import ModelStore
 from sqlml.workflow.core import CONTAINER, RESOURCE, SCRIPT, Step
 
 

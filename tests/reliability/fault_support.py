@@ -15,8 +15,8 @@ import numpy as np
 import xgboost as xgb
 
 from sqlml.cli import main
+from sqlml.models.store import CHUNKS, TABLE, ModelStore
 from sqlml.runtime.datasource import Datasource, connect
-from sqlml.runtime.model_store import CHUNKS, TABLE, ModelStore
 from sqlml.workflow.record import STEPS
 
 FEATURES = ["x1", "x2", "x3", "x4"]

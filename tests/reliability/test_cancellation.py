@@ -18,8 +18,8 @@ from fault_support import model_versions, table_rows, tables_like
 
 from sqlml import ir
 from sqlml.cli import main
+from sqlml.models.store import ModelStore
 from sqlml.runtime.datasource import connect
-from sqlml.runtime.model_store import ModelStore
 
 MEASURES = "sepal_length, sepal_width, petal_length, petal_width"
 ENDLESS_XGBOOST = (  # about a millisecond a round: far longer than any test waits

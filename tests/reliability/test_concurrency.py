@@ -31,7 +31,7 @@ CHILD = """
 import pathlib, sys, time
 from sqlml.cli import main
 from sqlml.runtime.datasource import connect
-from sqlml.runtime.model_store import ModelStore
+from sqlml.models.store import ModelStore
 
 url, program, folder = sys.argv[1:4]
 

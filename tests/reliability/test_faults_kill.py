@@ -34,7 +34,7 @@ from fault_support import (
 CHILD = """
 import sys, time
 from sqlml.cli import main
-from sqlml.runtime import model_store
+from sqlml.models import store as model_store
 from sqlml.runtime.datasource import duckdb, mysql, postgresql, sqlite
 
 url, program, where = sys.argv[1:4]

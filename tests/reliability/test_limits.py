@@ -15,9 +15,9 @@ from sqlml.checking import check_program
 from sqlml.cli import main
 from sqlml.errors import CheckError
 from sqlml.grammar import parse
+from sqlml.models.store import ModelStore
 from sqlml.plan import dependencies
 from sqlml.runtime.datasource import connect
-from sqlml.runtime.model_store import ModelStore
 from sqlml.semantics import analyze
 from sqlml.semantics.sql_check import parse_sql, shorten
 

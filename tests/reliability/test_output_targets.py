@@ -10,8 +10,8 @@ import pytest
 
 from sqlml.cli import main
 from sqlml.errors import CheckError
+from sqlml.models.store import ModelStore
 from sqlml.runtime.datasource import connect
-from sqlml.runtime.model_store import ModelStore
 from sqlml.tables import OWN_TABLES
 
 MEASURES = "sepal_length, sepal_width, petal_length, petal_width"

@@ -26,8 +26,8 @@ import yaml
 from conftest import KINDS, datasource_url
 
 from sqlml.cli import main
+from sqlml.models.store import ModelStore
 from sqlml.runtime.datasource import connect
-from sqlml.runtime.model_store import ModelStore
 
 ROOT = Path(__file__).resolve().parents[2]
 SENTINEL = "S3ntinel-pw-XYZ"

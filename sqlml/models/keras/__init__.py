@@ -18,7 +18,7 @@ from sqlml.models.interface import Family
 from sqlml.models.keras.checks import keras_archive
 
 if TYPE_CHECKING:
-    from sqlml.runtime.model_store import StoredModel
+    from sqlml.models.store import StoredModel
     from sqlml.steps.kubeflow import Replica
     from sqlml.workflow.core import Step
 

@@ -26,10 +26,10 @@ from sqlml.models.keras.checks import (
     keras_archive,
     keras_error,
 )
+from sqlml.models.store import StoredModel
 from sqlml.runtime import cancel, progress
 from sqlml.runtime.features_apply import FeatureArrays, check_column_types
 from sqlml.runtime.labels import LabelEncoding
-from sqlml.runtime.model_store import StoredModel
 
 
 def _keras():

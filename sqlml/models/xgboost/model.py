@@ -19,11 +19,11 @@ import xgboost as xgb
 from sqlml import ir
 from sqlml.errors import ModelError
 from sqlml.models.checks import TAMPERED_HINT
+from sqlml.models.store import StoredModel
 from sqlml.models.xgboost.checks import not_xgboost, xgboost_document
 from sqlml.runtime import cancel, progress
 from sqlml.runtime.features_apply import FeatureArrays, check_column_types, max_width
 from sqlml.runtime.labels import LabelEncoding
-from sqlml.runtime.model_store import StoredModel
 
 
 def booster_params(labels: LabelEncoding, attributes: dict[str, Any]) -> dict[str, Any]:
