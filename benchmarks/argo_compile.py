@@ -16,7 +16,8 @@ import sys
 import time
 from collections.abc import Callable
 
-from sqlml.codegen import to_argo_yaml, to_python
+from sqlml.backends.argo import to_argo_yaml
+from sqlml.backends.local.codegen import to_python
 from sqlml.grammar import parse
 from sqlml.semantics import analyze
 

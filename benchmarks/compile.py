@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 import sqlglot
 
-from sqlml.codegen import to_python
+from sqlml.backends.local.codegen import to_python
 from sqlml.grammar import parse
 from sqlml.plan import dependencies
 from sqlml.semantics import analyze

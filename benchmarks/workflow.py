@@ -34,11 +34,11 @@ Row = tuple[str, str, str]  # what, figure, note
 def noop_overhead(folder: Path, steps: int = STEPS) -> list[Row]:
     """Per-step overhead of the executor, with 1 and 2 workers."""
     from sqlml import ir
+    from sqlml.backends.local.executor import LocalExecutor
     from sqlml.runtime.datasource import connect
     from sqlml.runtime.execute import execute
     from sqlml.steps import sql
     from sqlml.workflow import Workflow
-    from sqlml.workflow.local import LocalExecutor
 
     url = f"duckdb:///{folder / 'noop.duckdb'}"
     statements = [ir.SqlStatement(f"s{i}", "SELECT 1", 1, 1) for i in range(steps)]

@@ -21,11 +21,11 @@ from sqlml.runtime.output import FORMATS
 from sqlml.workflow_cli import add_run_options, run_options
 
 if TYPE_CHECKING:
-    from sqlml.codegen import ArgoOptions
+    from sqlml.backends.argo import ArgoOptions
+    from sqlml.backends.argo.kube import Cluster
+    from sqlml.backends.local.executor import RunResult
     from sqlml.junit import JUnitReport
     from sqlml.plan import StatementIO
-    from sqlml.workflow.kube import Cluster
-    from sqlml.workflow.local import RunResult
 
 USAGE_ERROR = 2
 
@@ -338,7 +338,7 @@ def _run_text(
     """Run a program's text as a workflow (``args``: those of ``sqlml run``, None for a
     string); ``report`` gets its statements' outcomes."""
     from sqlml.codegen import to_workflow
-    from sqlml.workflow import RunOptions, run
+    from sqlml.backends.local import RunOptions, run
 
     dialect = dialect_of(datasource)
     try:
@@ -365,8 +365,8 @@ def _run_argo(
     statements: list, source: str, datasource: str | None, dialect: str, args: argparse.Namespace
 ) -> int:
     """Submit a program to Argo Workflows and watch it to its end (unless ``--detach``)."""
-    from sqlml.codegen.argo import to_argo
-    from sqlml.workflow import argo_backend
+    from sqlml.backends.argo import submit as argo_backend
+    from sqlml.backends.argo.codegen import to_argo
 
     try:
         workflow = to_argo(statements, Path(source).stem, _argo(args), dialect)
@@ -386,12 +386,13 @@ def _run_argo(
 
 def _run_command(args: argparse.Namespace, datasource: str | None, fmt: str) -> int:
     """``sqlml status``, ``logs`` and ``stop``."""
-    from sqlml.workflow import argo_backend
-    from sqlml.workflow.kube import Kube
+    from sqlml.backends.argo import submit as argo_backend
+    from sqlml.backends.argo.kube import Kube
 
     if args.command == "status":
+        from sqlml.backends.argo.status import argo_status
+        from sqlml.backends.local.status import local_status
         from sqlml.runtime.output import render
-        from sqlml.workflow.status import argo_status, local_status
 
         if args.backend == "argo":
             state, steps = argo_status(_cluster(args), args.run)
@@ -407,7 +408,7 @@ def _run_command(args: argparse.Namespace, datasource: str | None, fmt: str) -> 
 
 
 def _cluster(args: argparse.Namespace) -> Cluster:
-    from sqlml.workflow.kube import Cluster
+    from sqlml.backends.argo.kube import Cluster
 
     return Cluster(args.kubeconfig, args.context, args.namespace)
 
@@ -444,7 +445,8 @@ def _check(
 
 
 def _compile(args: argparse.Namespace) -> int:
-    from sqlml.codegen import to_argo_yaml, to_python
+    from sqlml.backends.argo import to_argo_yaml
+    from sqlml.backends.local.codegen import to_python
 
     file, dialect = args.file, args.dialect or "duckdb"
     try:
@@ -464,7 +466,7 @@ def _compile(args: argparse.Namespace) -> int:
 
 
 def _argo(args: argparse.Namespace) -> ArgoOptions:
-    from sqlml.codegen import ArgoOptions
+    from sqlml.backends.argo import ArgoOptions
     from sqlml.steps.kubeflow import RunPolicy
 
     def quantities(cpu: str | None, memory: str | None) -> dict[str, str]:

@@ -17,9 +17,9 @@ from time import gmtime, strftime
 from time import time as now
 
 from sqlml import ir
+from sqlml.backends.local import record as rec
+from sqlml.backends.local.executor import RunResult
 from sqlml.errors import SqlmlError
-from sqlml.workflow import record as rec
-from sqlml.workflow.local import RunResult
 
 _NAME_CHARS = 120  # of a testcase name
 _NOT_XML = re.compile(r"[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")

@@ -12,9 +12,10 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from sqlml.backends.local import RunOptions, run
 from sqlml.errors import SqlmlError
 from sqlml.runtime.output import FORMATS
-from sqlml.workflow import RunOptions, Workflow, run
+from sqlml.workflow import Workflow
 
 
 def add_run_options(parser: argparse.ArgumentParser) -> None:

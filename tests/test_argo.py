@@ -10,8 +10,8 @@ import pytest
 import yaml
 
 from sqlml import ir
+from sqlml.backends.argo import ArgoOptions, to_argo_yaml
 from sqlml.cli import main
-from sqlml.codegen import ArgoOptions, to_argo_yaml
 from sqlml.errors import CheckError, KubernetesError
 from sqlml.grammar import parse
 from sqlml.plan import dependencies

@@ -22,8 +22,8 @@ from typing import Any
 import pytest
 import yaml
 
+from sqlml.backends.argo import submit as argo_backend
 from sqlml.cli import main
-from sqlml.workflow import argo_backend
 from tests.kube_standin import SUFFIX_ALPHABET, TOKEN, KubeStandin, Pod
 from tests.test_argo import validated
 

@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from sqlml.backends.argo import to_argo_yaml
+from sqlml.backends.local.codegen import to_python
 from sqlml.cli import main
-from sqlml.codegen import to_argo_yaml, to_python
 from sqlml.errors import SqlmlError
 from sqlml.grammar import parse
 from sqlml.junit import JUnitReport

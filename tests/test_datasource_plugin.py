@@ -12,6 +12,7 @@ from typing import Any, ClassVar
 
 import pytest
 
+from sqlml.backends.local.executor import LocalExecutor
 from sqlml.cli import main
 from sqlml.errors import DatasourceError
 from sqlml.runtime.datasource import (
@@ -24,7 +25,6 @@ from sqlml.runtime.datasource import (
 )
 from sqlml.runtime.datasource.base import ResultSet
 from sqlml.runtime.datasource.sqlite import SQLiteSource
-from sqlml.workflow.local import LocalExecutor
 
 PROGRAM = """
 CREATE TABLE points (x INTEGER, y INTEGER);

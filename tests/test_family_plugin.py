@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 
 from sqlml import models
+from sqlml.backends.argo import to_argo_yaml
 from sqlml.cli import main
-from sqlml.codegen import to_argo_yaml
 from sqlml.errors import KubernetesError
 from sqlml.grammar import parse
 from sqlml.models.attributes import schema

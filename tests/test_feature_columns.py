@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from sqlml import ir
+from sqlml.backends.local.codegen import to_python
 from sqlml.cli import main
-from sqlml.codegen.python import to_python
 from sqlml.errors import CheckError, ModelError
 from sqlml.grammar import parse
 from sqlml.ir import FeatureColumn

@@ -33,6 +33,8 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("runtime", ("sqlml.runtime", "sqlml.models.*.model", "sqlml.models.store")),
     ("workflow", ("sqlml.workflow", "sqlml.steps")),
     ("codegen", ("sqlml.codegen",)),
+    # Each backend is one package: its code generation, submission, status and logs.
+    ("backends", ("sqlml.backends",)),
     ("front ends", ("sqlml.checking", "sqlml.junit", "sqlml.repl", "sqlml.cli",
                     "sqlml.workflow_cli", "sqlml.__main__")),
 ]  # fmt: skip

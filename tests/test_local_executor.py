@@ -9,13 +9,14 @@ from pathlib import Path
 import pytest
 
 from sqlml import local_files
+from sqlml.backends.local.codegen import to_python
+from sqlml.backends.local.record import RunRecord, StepRecord
+from sqlml.backends.local.tasks import StepLog
 from sqlml.cli import main
-from sqlml.codegen import to_python, to_workflow
+from sqlml.codegen import to_workflow
 from sqlml.grammar import parse
 from sqlml.runtime.datasource import connect
 from sqlml.semantics import analyze
-from sqlml.workflow.record import RunRecord, StepRecord
-from sqlml.workflow.tasks import StepLog
 
 HEAVY = "SELECT sum(i * i % 13) AS s FROM range({rows}) t(i)"
 

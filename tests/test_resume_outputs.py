@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 from conftest import datasource_url
 
+from sqlml.backends.local.record import RunRecord, StepRecord
 from sqlml.cli import main
 from sqlml.models.store import ModelStore
 from sqlml.runtime.datasource import connect
-from sqlml.workflow.record import RunRecord, StepRecord
 
 
 def labelled(count: int, seed: int) -> dict[str, np.ndarray]:

@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from sqlml.backends.local.executor import LocalExecutor, RunResult
+from sqlml.backends.local.record import RunRecord, StepRecord
 from sqlml.runtime.datasource import connect
 from sqlml.workflow import (
     ArtifactInput,
@@ -26,9 +28,7 @@ from sqlml.workflow import (
     run_script,
     script,
 )
-from sqlml.workflow.local import LocalExecutor, RunResult
 from sqlml.workflow.prerequisites import exit_commands, fetch_data, packages, start_commands
-from sqlml.workflow.record import RunRecord, StepRecord
 
 
 def execute(

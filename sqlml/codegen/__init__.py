@@ -1,8 +1,6 @@
-"""Code generation: IR statements to a workflow value, a Python workflow program or an Argo
-Workflow."""
+"""Code generation shared by the backends: IR statements to a workflow value (the step zoo's
+steps in the plan's order). Each backend renders that value its own way (``sqlml.backends``)."""
 
-from sqlml.codegen.argo import ArgoOptions, to_argo_yaml
-from sqlml.codegen.python import to_python
 from sqlml.codegen.workflow import to_workflow
 
-__all__ = ["ArgoOptions", "to_argo_yaml", "to_python", "to_workflow"]
+__all__ = ["to_workflow"]

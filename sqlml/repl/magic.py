@@ -69,9 +69,9 @@ class SqlmlMagics(Magics):
         return self._run(cell, rest or None)
 
     def _run(self, text: str, result_var: str | None) -> Any:
+        from sqlml.backends.local.executor import LocalExecutor
         from sqlml.codegen import to_workflow
         from sqlml.repl.variables import bind
-        from sqlml.workflow.local import LocalExecutor
 
         try:
             dialect = dialect_of(self.datasource)

@@ -1,12 +1,6 @@
-"""Couler-style workflows built as explicit values, and the backends that run them."""
+"""Couler-style workflows built as explicit values (the backends in ``sqlml.backends`` run them)."""
 
 from __future__ import annotations
-
-import sys
-from collections.abc import Callable
-from dataclasses import dataclass
-from pathlib import Path
-from typing import TYPE_CHECKING, Literal
 
 from sqlml.workflow.core import (
     ArtifactInput,
@@ -30,61 +24,6 @@ from sqlml.workflow.core import (
 from sqlml.workflow.prerequisites import Prerequisite, fetch_data, packages, script
 from sqlml.workflow.templates import run_container, run_job, run_script
 
-if TYPE_CHECKING:
-    from sqlml.workflow.local import RunResult
-
-
-@dataclass(frozen=True)
-class RunOptions:
-    """How a workflow runs: where its steps run, how many at once, which failed run it
-    resumes, how often a failed step is retried, and each step attempt's time limit."""
-
-    backend: Literal["local", "argo"] = "local"
-    jobs: int | None = None  # None: the CPU count
-    resume: str | None = None  # the run id of a failed run
-    retries: int = 0
-    timeout: float | None = None  # seconds
-
-
-def run(
-    workflow: Workflow,
-    options: RunOptions,
-    datasource: str | None,
-    base_dir: Path,
-    fmt: str,
-    source: str | None = None,
-    announce: bool = True,
-    on_result: Callable[[RunResult], None] | None = None,
-) -> int:
-    """Run ``workflow`` as ``options`` say; the exit status.
-
-    ``announce``: print the run id at the start and how to resume a failed run.
-    ``on_result``: called with the run's result when it ran.
-    """
-    if options.backend == "argo":
-        error = WorkflowError(
-            "a compiled workflow program runs locally only",
-            hint="submit the .sql program to Argo with: sqlml run FILE.sql --backend argo",
-        )
-        print(error.render(source or "sqlml"), file=sys.stderr)
-        return 1
-    from sqlml.workflow.report import run_and_report
-
-    return run_and_report(
-        workflow,
-        datasource,
-        base_dir,
-        fmt,
-        source,
-        jobs=options.jobs,
-        resume=options.resume,
-        retries=options.retries,
-        timeout=options.timeout,
-        announce=announce,
-        on_result=on_result,
-    )
-
-
 __all__ = [
     "ArtifactInput",
     "Condition",
@@ -92,7 +31,6 @@ __all__ = [
     "Ref",
     "Resources",
     "Retry",
-    "RunOptions",
     "Secret",
     "Step",
     "Volume",
@@ -107,7 +45,6 @@ __all__ = [
     "names",
     "not_equal",
     "packages",
-    "run",
     "run_container",
     "run_job",
     "run_script",

@@ -14,10 +14,10 @@ from pathlib import Path
 import numpy as np
 import xgboost as xgb
 
+from sqlml.backends.local.record import STEPS
 from sqlml.cli import main
 from sqlml.models.store import CHUNKS, TABLE, ModelStore
 from sqlml.runtime.datasource import Datasource, connect
-from sqlml.workflow.record import STEPS
 
 FEATURES = ["x1", "x2", "x3", "x4"]
 WAIT = 90.0  # seconds a test waits at most for a child process

@@ -158,7 +158,7 @@ def test_a_cancelled_step_is_not_retried(
     iris_duckdb_url, tmp_path, unique_name, capsys, monkeypatch
 ):
     """--retries retries failures, not a cancellation."""
-    from sqlml.workflow import local
+    from sqlml.backends.local import executor as local
 
     original = local.LocalExecutor.run
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from sqlml.backends.local.tasks import TaskResult
 from sqlml.workflow.core import Ref, Step, WorkflowError
-from sqlml.workflow.tasks import TaskResult
 
 
 class Outputs:

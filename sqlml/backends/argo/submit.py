@@ -31,10 +31,10 @@ from typing import Any
 
 import yaml
 
+from sqlml.backends.argo.kube import TIMEOUT, ApiError, Cluster, Kube
 from sqlml.errors import KubernetesError
 from sqlml.runtime.datasource import parse_url
 from sqlml.workflow.core import WorkflowError
-from sqlml.workflow.kube import TIMEOUT, ApiError, Cluster, Kube
 
 GROUP, VERSION, PLURAL = "argoproj.io", "v1alpha1", "workflows"
 WORKFLOWS = f"{PLURAL}.{GROUP}"

@@ -28,18 +28,18 @@ from functools import partial
 from pathlib import Path
 from typing import IO, Any
 
+from sqlml.backends.local import record as rec
+from sqlml.backends.local.connections import Connections, one_at_a_time
+from sqlml.backends.local.outputs import Outputs, gathered
+from sqlml.backends.local.resume import Resume
+from sqlml.backends.local.run_log import RunLog, StatementDone
+from sqlml.backends.local.scheduler import Instance, Scheduler
+from sqlml.backends.local.tasks import Task, TaskResult, holds, run_task
 from sqlml.errors import SqlmlError
 from sqlml.local_files import cache_folder
 from sqlml.runtime import cancel
 from sqlml.runtime.datasource import Datasource, connect
-from sqlml.workflow import record as rec
-from sqlml.workflow.connections import Connections, one_at_a_time
 from sqlml.workflow.core import Ref, Retry, Step, Workflow
-from sqlml.workflow.outputs import Outputs, gathered
-from sqlml.workflow.resume import Resume
-from sqlml.workflow.run_log import RunLog, StatementDone
-from sqlml.workflow.scheduler import Instance, Scheduler
-from sqlml.workflow.tasks import Task, TaskResult, holds, run_task
 
 
 @dataclass
@@ -135,7 +135,7 @@ def default_run_dir() -> Path:
 
 class _Run:
     """One run of a workflow: what each step does at its start and end (the scheduler's
-    :class:`~sqlml.workflow.scheduler.StepHandler`), and the run's first error."""
+    :class:`~sqlml.backends.local.scheduler.StepHandler`), and the run's first error."""
 
     def __init__(
         self, workflow: Workflow, ds: Datasource, resume: str | None, settings: _Settings

@@ -13,11 +13,11 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from sqlml import ir
+from sqlml.backends.local import record as rec
+from sqlml.backends.local.written import gone_output
 from sqlml.runtime.datasource import Datasource
 from sqlml.tables import MODEL_VERSIONS
-from sqlml.workflow import record as rec
 from sqlml.workflow.core import CONTAINER, RESOURCE, SCRIPT, Ref, Step
-from sqlml.workflow.written import gone_output
 
 
 class Resume:

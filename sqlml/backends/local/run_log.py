@@ -8,9 +8,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import IO
 
+from sqlml.backends.local import record as rec
 from sqlml.local_files import reason, warn_once
 from sqlml.runtime.outcome import Outcome
-from sqlml.workflow import record as rec
 from sqlml.workflow.core import Step, Workflow
 
 StatementDone = Callable[[Step, Outcome], None]

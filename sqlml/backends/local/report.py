@@ -9,12 +9,12 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from sqlml.backends.local.executor import LocalExecutor, RunResult
 from sqlml.errors import SqlmlError
 from sqlml.runtime import cancel, progress
 from sqlml.runtime.outcome import Outcome
 from sqlml.runtime.output import render
 from sqlml.workflow.core import Retry, Step, Workflow
-from sqlml.workflow.local import LocalExecutor, RunResult
 
 CANCELLED_STATUS = 130  # a run cancelled with Ctrl-C, as shells report SIGINT
 

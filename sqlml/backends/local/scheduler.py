@@ -7,10 +7,10 @@ from collections.abc import Callable, Mapping
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from typing import Protocol
 
+from sqlml.backends.local import record as rec
+from sqlml.backends.local.tasks import TaskResult
 from sqlml.runtime import cancel
-from sqlml.workflow import record as rec
 from sqlml.workflow.core import Step, WorkflowError
-from sqlml.workflow.tasks import TaskResult
 
 Instance = Callable[[], TaskResult]  # one run of a step, or of one item of a mapped step
 # A running instance's future -> its step, the results of the step's instances, its index.

@@ -1,0 +1,67 @@
+"""The local backend: a workflow run on this machine, its steps in parallel as their
+dependencies allow (``executor``), recorded in the datasource for resuming and ``sqlml status``;
+its program is Python (``codegen``)."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
+
+from sqlml.workflow import Workflow, WorkflowError
+
+if TYPE_CHECKING:
+    from sqlml.backends.local.executor import RunResult
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """How a workflow runs: where its steps run, how many at once, which failed run it
+    resumes, how often a failed step is retried, and each step attempt's time limit."""
+
+    backend: Literal["local", "argo"] = "local"
+    jobs: int | None = None  # None: the CPU count
+    resume: str | None = None  # the run id of a failed run
+    retries: int = 0
+    timeout: float | None = None  # seconds
+
+
+def run(
+    workflow: Workflow,
+    options: RunOptions,
+    datasource: str | None,
+    base_dir: Path,
+    fmt: str,
+    source: str | None = None,
+    announce: bool = True,
+    on_result: Callable[[RunResult], None] | None = None,
+) -> int:
+    """Run ``workflow`` as ``options`` say; the exit status.
+
+    ``announce``: print the run id at the start and how to resume a failed run.
+    ``on_result``: called with the run's result when it ran.
+    """
+    if options.backend == "argo":
+        error = WorkflowError(
+            "a compiled workflow program runs locally only",
+            hint="submit the .sql program to Argo with: sqlml run FILE.sql --backend argo",
+        )
+        print(error.render(source or "sqlml"), file=sys.stderr)
+        return 1
+    from sqlml.backends.local.report import run_and_report
+
+    return run_and_report(
+        workflow,
+        datasource,
+        base_dir,
+        fmt,
+        source,
+        jobs=options.jobs,
+        resume=options.resume,
+        retries=options.retries,
+        timeout=options.timeout,
+        announce=announce,
+        on_result=on_result,
+    )
