@@ -21,12 +21,13 @@ from sqlml.checking import check_program
 from sqlml.errors import SqlmlError
 from sqlml.grammar import parse
 from sqlml.plan import dependencies
+from sqlml.runtime.datasource.registry import dialects
 from sqlml.runtime.datasource.url import DatasourceURL, parse_url
 from sqlml.semantics import analyze
 from sqlml.semantics.estimators import ESTIMATORS
 
 CORPUS = Path(__file__).resolve().parent.parent / "tests" / "corpus"
-DIALECTS = ("duckdb", "mysql", "sqlite", "postgres")
+DIALECTS = tuple(dialects())  # those of the registered datasources
 ESTIMATOR_NAMES = tuple(ESTIMATORS)
 SENTINEL_PASSWORD = "S3ntinel-pw-XYZ"
 # Where fuzzed text goes in a statement: attributes, COLUMN lists, names and SELECTs.
