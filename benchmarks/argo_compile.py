@@ -16,7 +16,7 @@ import sys
 import time
 from collections.abc import Callable
 
-from sqlml.backends.argo import to_argo_yaml
+from sqlml.backends.argo.codegen import to_argo_yaml
 from sqlml.backends.local.codegen import to_python
 from sqlml.grammar import parse
 from sqlml.semantics import analyze

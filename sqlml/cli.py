@@ -8,22 +8,19 @@ from __future__ import annotations
 
 import argparse
 import codecs
-import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from sqlml import __version__
+from sqlml.backends import DEFAULT, RUN_COMMANDS, Program, backend, backends, by_target, default
 from sqlml.errors import SqlmlError
 from sqlml.runtime.datasource import dialect_of, dialects
 from sqlml.runtime.output import FORMATS
-from sqlml.workflow_cli import add_run_options, run_options
+from sqlml.workflow_cli import add_run_options
 
 if TYPE_CHECKING:
-    from sqlml.backends.argo import ArgoOptions
-    from sqlml.backends.argo.kube import Cluster
-    from sqlml.backends.local.executor import RunResult
     from sqlml.junit import JUnitReport
     from sqlml.plan import StatementIO
 
@@ -46,11 +43,7 @@ def _parser() -> argparse.ArgumentParser:
     _common(run)
     add_run_options(run)
     _batch_options(run)
-    _argo_options(run, "--backend argo", retries=False)
-    _cluster_options(run)
-    run.add_argument(
-        "--detach", action="store_true", help="--backend argo: submit, print the run name, return"
-    )
+    _backend_options(run, "run")
 
     check = commands.add_parser("check", help="parse and check programs without running them")
     check.add_argument("files", nargs="+", metavar="FILE")
@@ -64,10 +57,16 @@ def _parser() -> argparse.ArgumentParser:
 
     compile_ = commands.add_parser("compile", help="emit a program's workflow")
     compile_.add_argument("file", metavar="FILE")
-    compile_.add_argument("--target", choices=["python", "argo"], default="python")
+    compile_.add_argument(
+        "--target",
+        choices=[known.target for known in backends().values()],
+        default=backend(DEFAULT).target,
+        help="the program of which backend: "
+        + ", ".join(f"{known.target} ({known.name})" for known in backends().values()),
+    )
     compile_.add_argument("-o", "--output", metavar="OUT", help="write here instead of stdout")
     _dialect(compile_)
-    _argo_options(compile_, "--target argo")
+    _backend_options(compile_, "compile")
 
     parse = commands.add_parser("parse", help="print a program's statements and their DAG")
     parse.add_argument("file", metavar="FILE")
@@ -81,81 +80,60 @@ def _parser() -> argparse.ArgumentParser:
         "export", help="write a stored model to a file in its native format, metadata beside it"
     )
     export.add_argument("model", metavar="MODEL")
-    export.add_argument(
-        "file", metavar="FILE", help="XGBoost: .json or .ubj; Keras: .keras (+ FILE.sqlml.json)"
-    )
+    export.add_argument("file", metavar="FILE", help=_export_formats())
     export.add_argument(
         "--datasource", metavar="URL", help="the database holding the model (as for run)"
     )
     export.add_argument("--version", type=int, metavar="N", help="the model version (newest)")
 
-    status = commands.add_parser("status", help="the state of a run and of its steps")
-    status.add_argument("run", metavar="RUN", help="the run id (local) or name (argo)")
-    status.add_argument(
-        "--backend", choices=["local", "argo"], default="local", help="where the run ran (local)"
-    )
-    _common(status)
-    _cluster_options(status, namespace=True)
-    logs = commands.add_parser(
-        "logs", help="print the logs of an Argo run's steps, and of their training and trial pods"
-    )
-    logs.add_argument("run", metavar="RUN", help="the run name sqlml run --backend argo printed")
-    logs.add_argument("--step", metavar="NAME", help="only this step's (a statement id)")
-    logs.add_argument("-f", "--follow", action="store_true", help="follow them to the run's end")
-    _cluster_options(logs, namespace=True)
-    stop = commands.add_parser(
-        "stop", help="stop an Argo run, and the Kubeflow jobs and Katib Experiments it created"
-    )
-    stop.add_argument("run", metavar="RUN", help="the run name sqlml run --backend argo printed")
-    stop.add_argument(
-        "--terminate", action="store_true", help="end at once, without running exit handlers"
-    )
-    _cluster_options(stop, namespace=True)
+    for command in RUN_COMMANDS:
+        _run_command_parser(commands, command)
     return parser
 
 
-def _argo_options(parser: argparse.ArgumentParser, title: str, retries: bool = True) -> None:
-    argo = parser.add_argument_group(title)
-    argo.add_argument("--image", help="the step image (default: sqlml:VERSION)")
-    argo.add_argument("--namespace", help="the workflow's namespace")
-    argo.add_argument("--service-account", metavar="NAME", help="the pods' service account")
-    argo.add_argument(
-        "--secret",
-        metavar="NAME",
-        default="sqlml-datasource",
-        help="the Secret holding the datasource URL (default: sqlml-datasource)",
+def _run_command_parser(commands: argparse._SubParsersAction, command: str) -> None:
+    """The parser of ``command``, one of status, logs and stop; its help and default
+    backend are those of the first backend that supports it."""
+    chosen = default(command)
+    if command == "status":
+        names = [f"{b.run_name} ({b.name})" for b in backends().values() if b.supports(command)]
+        summary, run_help = "the state of a run and of its steps", f"the run {' or '.join(names)}"
+        where = "where the run ran"
+    else:
+        summary = chosen.helps.get(command, f"{command} a run")
+        run_help = f"the run {chosen.run_name} sqlml run --backend {chosen.name} printed"
+        where = "the run's backend"
+    parser = commands.add_parser(command, help=summary)
+    parser.add_argument("run", metavar="RUN", help=run_help)
+    parser.add_argument(
+        "--backend",
+        choices=[b.name for b in backends().values()],
+        default=chosen.name,
+        help=f"{where} ({chosen.name})",
     )
-    argo.add_argument(
-        "--secret-key", metavar="KEY", default="url", help="the URL's key in it (default: url)"
-    )
-    argo.add_argument("--cpu", help="CPU request of every step pod, e.g. 500m")
-    argo.add_argument("--memory", help="memory request of every step pod, e.g. 2Gi")
-    argo.add_argument("--cpu-limit", metavar="CPU", help="CPU limit of every step pod")
-    argo.add_argument("--memory-limit", metavar="MEMORY", help="memory limit of every step pod")
-    argo.add_argument(
-        "--run-as-user", type=int, default=1000, metavar="UID", help="non-root user id (1000)"
-    )
-    if retries:  # else add_run_options gave it
-        argo.add_argument("--retries", type=int, default=0, help="retries of a failed step (0)")
-    argo.add_argument(
-        "--job-deadline",
-        type=int,
-        metavar="SECONDS",
-        help="fail a distributed TO TRAIN's job that runs longer (default: 86400, a day)",
-    )
+    if command == "status":
+        _common(parser)
+    elif command == "logs":
+        parser.add_argument("--step", metavar="NAME", help="only this step's (a statement id)")
+        parser.add_argument(
+            "-f", "--follow", action="store_true", help="follow them to the run's end"
+        )
+    _backend_options(parser, command)
 
 
-def _cluster_options(parser: argparse.ArgumentParser, namespace: bool = False) -> None:
-    cluster = parser.add_argument_group("Kubernetes")
-    if namespace:
-        cluster.add_argument("-n", "--namespace", help="the run's namespace (the context's)")
-    cluster.add_argument(
-        "--kubeconfig",
-        metavar="PATH",
-        help="the cluster's configuration (default: $KUBECONFIG, else ~/.kube/config, "
-        "else the pod's service account)",
-    )
-    cluster.add_argument("--context", metavar="NAME", help="its context (default: the current)")
+def _backend_options(parser: argparse.ArgumentParser, command: str) -> None:
+    """Each backend's own options of ``command``."""
+    for known in backends().values():
+        known.add_options(parser, command)
+
+
+def _export_formats() -> str:
+    """The files ``sqlml export`` writes, by model family."""
+    from sqlml.models import families
+    from sqlml.runtime.model_export import METADATA_SUFFIX
+
+    formats = "; ".join(f"{f.name}: {' or '.join(f.extensions)}" for f in families().values())
+    return f"{formats} (+ FILE{METADATA_SUFFIX})"
 
 
 def _batch_options(parser: argparse.ArgumentParser) -> None:
@@ -209,8 +187,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "run":
             if args.resume and len(args.files) > 1:
                 parser.error("--resume resumes the run of one program: give one FILE")
-            if args.backend == "argo" and (args.resume or args.timeout or args.junit):
-                parser.error("--resume, --timeout and --junit are for the local backend")
+            bad = backend(args.backend).check(args)
+            if bad:
+                parser.error(bad)
             return _run_files(args, datasource, fmt)
         if args.command == "check":
             return _check(args.files, args.datasource, args.dialect, args.junit)
@@ -220,7 +199,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _parse(args.file, args.dialect or "duckdb", args.json)
         if args.command == "export":
             return _export(args.model, Path(args.file), datasource, args.version)
-        if args.command in ("status", "logs", "stop"):
+        if args.command in RUN_COMMANDS:
             return _run_command(args, datasource, fmt)
         if args.command == "repl" or (args.command is None and _on_terminal()):
             return _repl(datasource, fmt)
@@ -335,11 +314,8 @@ def _run_text(
     args: argparse.Namespace | None = None,
     report: JUnitReport | None = None,
 ) -> int:
-    """Run a program's text as a workflow (``args``: those of ``sqlml run``, None for a
-    string); ``report`` gets its statements' outcomes."""
-    from sqlml.codegen import to_workflow
-    from sqlml.backends.local import RunOptions, run
-
+    """Run a program's text on ``args.backend`` (``args``: those of ``sqlml run``; None for
+    a string, run on the default backend); ``report`` gets its statements' outcomes."""
     dialect = dialect_of(datasource)
     try:
         statements = _statements(text, dialect)
@@ -348,69 +324,29 @@ def _run_text(
         if report is not None:
             report.add_error(source, error)
         return 1
-    if args is not None and args.backend == "argo":
-        return _run_argo(statements, source, datasource, dialect, args)
-    workflow = to_workflow(statements, Path(source).stem, dialect)
-    if args is None:  # a string: no run id to announce, nothing to resume
-        return run(workflow, RunOptions(), datasource, base_dir, fmt, source, announce=False)
-    options = run_options(args)
-    results: list[RunResult] = []
-    status = run(workflow, options, datasource, base_dir, fmt, source, on_result=results.append)
+    program = Program(statements, Path(source).stem, source, dialect, base_dir)
+    chosen = backend(args.backend if args is not None else DEFAULT)
+    results: list = []
+    status = chosen.run(program, args, datasource, fmt, on_result=results.append)
     if report is not None:
         report.add_run(source, statements, results[0] if results else None)
     return status
 
 
-def _run_argo(
-    statements: list, source: str, datasource: str | None, dialect: str, args: argparse.Namespace
-) -> int:
-    """Submit a program to Argo Workflows and watch it to its end (unless ``--detach``)."""
-    from sqlml.backends.argo import submit as argo_backend
-    from sqlml.backends.argo.codegen import to_argo
-
-    try:
-        workflow = to_argo(statements, Path(source).stem, _argo(args), dialect)
-        workflow.spec.parallelism = args.jobs
-        return argo_backend.run(
-            _cluster(args),
-            workflow.model_dump(mode="json", by_alias=True, exclude_none=True),
-            (args.secret, args.secret_key),
-            datasource or os.environ.get("SQLML_DATASOURCE"),
-            detach=args.detach,
-            positions={s.id: (s.line, s.column) for s in statements},
-        )
-    except SqlmlError as error:
-        print(error.render(source), file=sys.stderr)
-        return 1
-
-
 def _run_command(args: argparse.Namespace, datasource: str | None, fmt: str) -> int:
     """``sqlml status``, ``logs`` and ``stop``."""
-    from sqlml.backends.argo import submit as argo_backend
-    from sqlml.backends.argo.kube import Kube
-
+    chosen = backend(args.backend)
     if args.command == "status":
-        from sqlml.backends.argo.status import argo_status
-        from sqlml.backends.local.status import local_status
         from sqlml.runtime.output import render
 
-        if args.backend == "argo":
-            state, steps = argo_status(_cluster(args), args.run)
-        else:
-            state, steps = local_status(datasource, args.run)
+        state, steps = chosen.status(args.run, datasource, args)
         print(f"run {args.run}: {state}", file=sys.stderr)
         sys.stdout.write(render(steps, fmt))
     elif args.command == "logs":
-        argo_backend.logs(Kube(_cluster(args)), args.run, args.step, args.follow)
+        chosen.logs(args.run, datasource, args)
     else:  # reports on stderr what it stopped
-        argo_backend.stop(Kube(_cluster(args)), args.run, args.terminate)
+        chosen.stop(args.run, datasource, args)
     return 0
-
-
-def _cluster(args: argparse.Namespace) -> Cluster:
-    from sqlml.backends.argo.kube import Cluster
-
-    return Cluster(args.kubeconfig, args.context, args.namespace)
 
 
 def _check(
@@ -445,54 +381,19 @@ def _check(
 
 
 def _compile(args: argparse.Namespace) -> int:
-    from sqlml.backends.argo import to_argo_yaml
-    from sqlml.backends.local.codegen import to_python
-
     file, dialect = args.file, args.dialect or "duckdb"
     try:
         statements = _statements(_read(file), dialect)
     except SqlmlError as error:
         print(error.render(file), file=sys.stderr)
         return 1
-    if args.target == "argo":
-        code = to_argo_yaml(statements, Path(file).stem, _argo(args), dialect)
-    else:
-        code = to_python(statements, Path(file).stem, str(Path(file).parent), dialect)
+    program = Program(statements, Path(file).stem, file, dialect, Path(file).parent)
+    code = by_target(args.target).compile(program, args)
     if args.output:
         Path(args.output).write_text(code, encoding="utf-8")
     else:
         sys.stdout.write(code)
     return 0
-
-
-def _argo(args: argparse.Namespace) -> ArgoOptions:
-    from sqlml.backends.argo import ArgoOptions
-    from sqlml.steps.kubeflow import RunPolicy
-
-    def quantities(cpu: str | None, memory: str | None) -> dict[str, str]:
-        return {key: value for key, value in (("cpu", cpu), ("memory", memory)) if value}
-
-    image = {"image": args.image} if args.image else {}
-    deadline = {}
-    if args.job_deadline is not None:
-        if args.job_deadline < 1:
-            raise SqlmlError(
-                f"--job-deadline must be at least 1 second, not {args.job_deadline}",
-                hint="give the seconds a distributed training job may run, e.g. 86400",
-            )
-        deadline["job_run_policy"] = RunPolicy(active_deadline_seconds=args.job_deadline)
-    return ArgoOptions(
-        **image,
-        namespace=args.namespace,
-        service_account=args.service_account,
-        secret=args.secret,
-        secret_key=args.secret_key,
-        requests=quantities(args.cpu, args.memory),
-        limits=quantities(args.cpu_limit, args.memory_limit),
-        run_as_user=args.run_as_user,
-        retries=args.retries,
-        **deadline,
-    )
 
 
 def _export(model: str, file: Path, datasource_url: str | None, version: int | None) -> int:

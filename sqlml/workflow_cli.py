@@ -12,16 +12,18 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from sqlml.backends.local import RunOptions, run
+from sqlml.backends import DEFAULT, backends
+from sqlml.backends.local import run, run_options
+from sqlml.backends.local.backend import LocalBackend
 from sqlml.errors import SqlmlError
 from sqlml.runtime.output import FORMATS
-from sqlml.workflow import Workflow
+from sqlml.workflow import Workflow, WorkflowError
 
 
 def add_run_options(parser: argparse.ArgumentParser) -> None:
     """The options that say how a workflow runs: backend, workers, resume, retries, timeout."""
     parser.add_argument(
-        "--backend", choices=["local", "argo"], default="local", help="where steps run (local)"
+        "--backend", choices=list(backends()), default=DEFAULT, help=f"where steps run ({DEFAULT})"
     )
     parser.add_argument(
         "--jobs", type=_positive, metavar="N", help="steps run at once (default: the CPU count)"
@@ -39,17 +41,6 @@ def add_run_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def run_options(args: argparse.Namespace) -> RunOptions:
-    """The options :func:`add_run_options` added, as parsed."""
-    return RunOptions(
-        backend=args.backend,
-        jobs=args.jobs,
-        resume=args.resume,
-        retries=args.retries,
-        timeout=args.timeout,
-    )
-
-
 def main(workflow: Workflow, base_dir: str = ".", argv: Sequence[str] | None = None) -> int:
     """Command-line entry point of a compiled workflow program."""
     parser = argparse.ArgumentParser(description=f"Run the sqlml workflow {workflow.name}.")
@@ -58,10 +49,17 @@ def main(workflow: Workflow, base_dir: str = ".", argv: Sequence[str] | None = N
     parser.add_argument("--format", choices=FORMATS, default="table")
     add_run_options(parser)
     args = parser.parse_args(argv)
+    if args.backend != LocalBackend.name:
+        error = WorkflowError(
+            "a compiled workflow program runs locally only",
+            hint=f"run the .sql program with: sqlml run FILE.sql --backend {args.backend}",
+        )
+        print(error.render("sqlml"), file=sys.stderr)
+        return 1
     try:
         return run(workflow, run_options(args), args.datasource, Path(args.base_dir), args.format)
     except SqlmlError as error:
-        print(error.render(workflow.name), file=sys.stderr)
+        print(error.render("sqlml"), file=sys.stderr)
         return 1
 
 

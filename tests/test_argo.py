@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 from sqlml import ir
-from sqlml.backends.argo import ArgoOptions, to_argo_yaml
+from sqlml.backends.argo.codegen import ArgoOptions, to_argo_yaml
 from sqlml.cli import main
 from sqlml.errors import CheckError, KubernetesError
 from sqlml.grammar import parse

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from sqlml.backends.argo import to_argo_yaml
+from sqlml.backends.argo.codegen import to_argo_yaml
 from sqlml.backends.local.codegen import to_python
 from sqlml.cli import main
 from sqlml.errors import SqlmlError

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from sqlml.backends.argo import ArgoOptions, to_argo_yaml
+from sqlml.backends.argo.codegen import ArgoOptions, to_argo_yaml
 from sqlml.backends.local.codegen import to_python
 from sqlml.grammar import parse
 from sqlml.semantics import analyze

@@ -20,7 +20,7 @@ import yaml
 from k8s_validation import validate
 from test_k8s_manifests import EVERY_KIND, EXAMPLES
 
-from sqlml.backends.argo import ArgoOptions, to_argo_yaml
+from sqlml.backends.argo.codegen import ArgoOptions, to_argo_yaml
 from sqlml.grammar import parse
 from sqlml.semantics import analyze
 

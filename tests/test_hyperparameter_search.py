@@ -20,7 +20,7 @@ from conftest import import_or_skip
 from pod_runtime import container_env, container_process, katib_fill, katib_wrap
 
 from sqlml import ir
-from sqlml.backends.argo import to_argo_yaml
+from sqlml.backends.argo.codegen import to_argo_yaml
 from sqlml.backends.local.codegen import to_python
 from sqlml.cli import main
 from sqlml.codegen import to_workflow

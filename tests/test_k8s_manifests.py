@@ -19,7 +19,7 @@ from k8s_validation import validate
 from pod_runtime import container_env, container_process
 
 from sqlml import ir, steps
-from sqlml.backends.argo import ArgoOptions, to_argo_yaml
+from sqlml.backends.argo.codegen import ArgoOptions, to_argo_yaml
 from sqlml.grammar import parse
 from sqlml.plan import dependencies
 from sqlml.semantics import analyze

@@ -1,6 +1,32 @@
 """Backends: where a program's workflow runs. Each is one package holding its code
-generation, submission, status and logs: ``local`` (this machine; a Python program) and
-``argo`` (Argo Workflows on Kubernetes; a Workflow's YAML)."""
+generation, submission, status and logs, and a :class:`Backend` that registers it: ``local``
+(this machine; a Python program) and ``argo`` (Argo Workflows on Kubernetes; a Workflow's
+YAML). The CLI finds them, and their options, in the registry."""
+
+from sqlml.backends.interface import RUN_COMMANDS, Backend, Program
+from sqlml.backends.registry import (
+    DEFAULT,
+    backend,
+    backends,
+    by_target,
+    default,
+    register,
+    unregister,
+)
 
 # The columns of ``sqlml status``, whatever the backend.
 STATUS_COLUMNS = ("step", "state", "started", "finished", "message")
+
+__all__ = [
+    "DEFAULT",
+    "RUN_COMMANDS",
+    "STATUS_COLUMNS",
+    "Backend",
+    "Program",
+    "backend",
+    "backends",
+    "by_target",
+    "default",
+    "register",
+    "unregister",
+]

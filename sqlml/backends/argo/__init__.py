@@ -1,6 +1,4 @@
 """The Argo backend: a program as an Argo Workflow (``codegen``), submitted, watched, logged
-and stopped through the Kubernetes API (``submit``, ``kube``, ``status``)."""
-
-from sqlml.backends.argo.codegen import ArgoOptions, to_argo, to_argo_yaml
-
-__all__ = ["ArgoOptions", "to_argo", "to_argo_yaml"]
+and stopped through the Kubernetes API (``submit``, ``kube``, ``status``); ``backend``
+declares it, with its command-line options (``options``). Importing the package imports none
+of them."""

@@ -33,7 +33,7 @@ import yaml
 
 from sqlml.backends.argo.kube import TIMEOUT, ApiError, Cluster, Kube
 from sqlml.errors import KubernetesError
-from sqlml.runtime.datasource import parse_url
+from sqlml.runtime.datasource import parse_url, registry, source_class
 from sqlml.workflow.core import WorkflowError
 
 GROUP, VERSION, PLURAL = "argoproj.io", "v1alpha1", "workflows"
@@ -130,11 +130,12 @@ def run(
     A failed run raises a WorkflowError naming the failed step, placed at
     ``positions[step]`` (line, column) where given.
     """
-    if url is not None and not parse_url(url).host:
+    if url is not None and source_class(url).file_based:
+        servers = [s.schemes[0] for s in registry.sources() if not s.file_based]
         raise KubernetesError(
             f"the pods of an Argo run cannot open the file database {parse_url(url)}",
-            hint="give --datasource a database server the pods reach: mysql://... or "
-            "postgresql://...",
+            hint="give --datasource a database server the pods reach: "
+            + " or ".join(f"{scheme}://..." for scheme in servers),
         )
     kube = Kube(cluster)
     put_secret(kube, *secret, url)

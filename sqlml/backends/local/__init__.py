@@ -4,13 +4,13 @@ its program is Python (``codegen``)."""
 
 from __future__ import annotations
 
-import sys
+import argparse
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
-from sqlml.workflow import Workflow, WorkflowError
+from sqlml.workflow import Workflow
 
 if TYPE_CHECKING:
     from sqlml.backends.local.executor import RunResult
@@ -18,14 +18,20 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class RunOptions:
-    """How a workflow runs: where its steps run, how many at once, which failed run it
-    resumes, how often a failed step is retried, and each step attempt's time limit."""
+    """How a workflow runs: how many steps at once, which failed run it resumes, how often a
+    failed step is retried, and each step attempt's time limit."""
 
-    backend: Literal["local", "argo"] = "local"
     jobs: int | None = None  # None: the CPU count
     resume: str | None = None  # the run id of a failed run
     retries: int = 0
     timeout: float | None = None  # seconds
+
+
+def run_options(args: argparse.Namespace) -> RunOptions:
+    """The options of a command line that ``sqlml.workflow_cli.add_run_options`` made."""
+    return RunOptions(
+        jobs=args.jobs, resume=args.resume, retries=args.retries, timeout=args.timeout
+    )
 
 
 def run(
@@ -43,13 +49,6 @@ def run(
     ``announce``: print the run id at the start and how to resume a failed run.
     ``on_result``: called with the run's result when it ran.
     """
-    if options.backend == "argo":
-        error = WorkflowError(
-            "a compiled workflow program runs locally only",
-            hint="submit the .sql program to Argo with: sqlml run FILE.sql --backend argo",
-        )
-        print(error.render(source or "sqlml"), file=sys.stderr)
-        return 1
     from sqlml.backends.local.report import run_and_report
 
     return run_and_report(

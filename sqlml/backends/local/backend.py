@@ -1,0 +1,62 @@
+"""The local backend as the CLI sees it: runs on this machine, a Python program, the run
+record's status. Imports neither the executor nor the code generation until used."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from sqlml.backends.interface import Backend, Program
+
+if TYPE_CHECKING:
+    from sqlml.runtime.datasource import ResultSet
+
+
+class LocalBackend(Backend):
+    name = "local"
+    target = "python"
+    instead: ClassVar[Mapping[str, str]] = {
+        "logs": "a local run prints its steps' output as it runs; "
+        "sqlml status RUN shows how each step ended",
+        "stop": "stop a local run with Ctrl-C; sqlml run FILE --resume RUN runs it again",
+    }
+
+    def compile(self, program: Program, args: argparse.Namespace) -> str:
+        from sqlml.backends.local.codegen import to_python
+
+        return to_python(program.statements, program.name, str(program.base_dir), program.dialect)
+
+    def run(
+        self,
+        program: Program,
+        args: argparse.Namespace | None,
+        datasource: str | None,
+        fmt: str,
+        on_result: Callable[[Any], None] | None = None,
+    ) -> int:
+        from sqlml.backends.local import RunOptions, run, run_options
+        from sqlml.codegen import to_workflow
+
+        workflow = to_workflow(program.statements, program.name, program.dialect)
+        options = RunOptions() if args is None else run_options(args)
+        return run(
+            workflow,
+            options,
+            datasource,
+            program.base_dir,
+            fmt,
+            program.source,
+            announce=args is not None,
+            on_result=on_result,
+        )
+
+    def status(
+        self, run: str, datasource: str | None, args: argparse.Namespace
+    ) -> tuple[str, ResultSet]:
+        from sqlml.backends.local.status import local_status
+
+        return local_status(datasource, run)
+
+
+BACKEND = LocalBackend()
