@@ -92,8 +92,8 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _run_command_parser(commands: argparse._SubParsersAction, command: str) -> None:
-    """The parser of ``command``, one of status, logs and stop; its help and default
-    backend are those of the first backend that supports it."""
+    """The parser of ``command``, one of status, logs and stop: its default backend is the
+    first that supports it (the default backend first), whose help logs and stop show."""
     chosen = default(command)
     if command == "status":
         names = [f"{b.run_name} ({b.name})" for b in backends().values() if b.supports(command)]
@@ -326,7 +326,7 @@ def _run_text(
         return 1
     program = Program(statements, Path(source).stem, source, dialect, base_dir)
     chosen = backend(args.backend if args is not None else DEFAULT)
-    results: list = []
+    results: list[object] = []
     status = chosen.run(program, args, datasource, fmt, on_result=results.append)
     if report is not None:
         report.add_run(source, statements, results[0] if results else None)
