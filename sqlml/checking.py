@@ -20,6 +20,7 @@ from sqlml.runtime.features_derive import check_columns
 from sqlml.runtime.training import check_base_estimator
 from sqlml.semantics import analyze
 from sqlml.statements import Effects, kind_of
+from sqlml.statements.train.ir import TrainStatement
 
 
 def check_program(
@@ -55,7 +56,7 @@ def _against_datasource(
         try:
             for model in effects.values(statement, effects.reads_models):
                 _check_model(model, models, datasource)
-            if isinstance(statement, ir.TrainStatement) and statement.base_model:
+            if isinstance(statement, TrainStatement) and statement.base_model:
                 estimator = models[statement.base_model]
                 if estimator is not None:
                     check_base_estimator(statement, estimator)
@@ -114,5 +115,5 @@ def _check_columns(statement: ir.Statement, columns: Columns, source: str) -> No
             f"column {label} is not in the result of {source}",
             hint=f"{source} returns: {', '.join(columns)}",
         )
-    if isinstance(statement, ir.TrainStatement):
+    if isinstance(statement, TrainStatement):
         check_columns(columns, statement.features, source)

@@ -6,6 +6,7 @@ import pytest
 
 from sqlml.errors import ParseError
 from sqlml.grammar import ast, parse
+from sqlml.statements.train.syntax import TrainStatement
 
 
 def kinds(text: str) -> list[str]:
@@ -55,7 +56,7 @@ def test_train_statement_fields():
         "INTO sqlflow_models.my_dnn;"
     )
     (train,) = parse(text).statements
-    assert isinstance(train, ast.TrainStatement)
+    assert isinstance(train, TrainStatement)
     assert train.select == "SELECT * FROM iris.train WHERE c <> 'x;y'"
     assert train.text == text[text.index("SELECT") : -1]
     assert train.pos == ast.Position(2, 1, text.index("SELECT"))

@@ -24,13 +24,16 @@ PACKAGE = Path(__file__).resolve().parent.parent / "sqlml"
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("foundations", ("sqlml.errors", "sqlml.tables", "sqlml.metrics", "sqlml.search_space",
                      "sqlml.local_files", "sqlml")),
-    ("grammar", ("sqlml.grammar",)),
+    # A statement kind's folder: its rules' builders and AST node (syntax) are grammar, its
+    # analysis semantics, its handler (if it has its own) runtime, the rest IR.
+    ("grammar", ("sqlml.grammar", "sqlml.statements.*.syntax")),
     ("ir", ("sqlml.ir", "sqlml.statements")),
     # A model family's declarations are read by the analysis; its trainer is runtime.
-    ("semantics", ("sqlml.semantics", "sqlml.models")),
+    ("semantics", ("sqlml.semantics", "sqlml.models", "sqlml.statements.*.analysis")),
     # A pass over the IR; it reads the SQL lineage of the semantics.
     ("plan", ("sqlml.plan",)),
-    ("runtime", ("sqlml.runtime", "sqlml.models.*.model", "sqlml.models.store")),
+    ("runtime", ("sqlml.runtime", "sqlml.models.*.model", "sqlml.models.store",
+                 "sqlml.statements.*.handler")),
     ("workflow", ("sqlml.workflow", "sqlml.steps")),
     ("codegen", ("sqlml.codegen",)),
     # Each backend is one package: its code generation, submission, status and logs.

@@ -13,6 +13,7 @@ from sqlml.codegen.workflow import to_workflow
 from sqlml.grammar import parser
 from sqlml.plan import dependencies
 from sqlml.repl.keywords import KEYWORDS
+from sqlml.runtime.context import Context
 from sqlml.runtime.execute import execute
 from sqlml.runtime.outcome import Outcome
 from sqlml.statements import Effects, StatementKind, resolve
@@ -26,8 +27,8 @@ class PingStatement(ir.Statement):
     table: list[str]
 
 
-def ping(statement: PingStatement, datasource: object) -> Outcome:
-    return Outcome(summary=f"pong {'.'.join(statement.table)} on {datasource}")
+def ping(statement: PingStatement, context: Context) -> Outcome:
+    return Outcome(summary=f"pong {'.'.join(statement.table)} on {context.datasource}")
 
 
 PING = StatementKind(
@@ -40,7 +41,7 @@ PING = StatementKind(
 
 
 def test_every_ir_kind_is_declared_with_a_step_and_a_handler():
-    kinds = {cls.kind for cls in ir._classes().values() if cls.__module__ == "sqlml.ir"}
+    kinds = {cls.kind for cls in ir.classes().values() if cls.__module__.startswith("sqlml.")}
     assert kinds == set(statements.KINDS)
     for kind in statements.KINDS.values():
         assert kind.ir.kind == kind.name

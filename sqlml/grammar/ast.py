@@ -1,4 +1,5 @@
-"""The parsed program: frozen dataclasses, independent of Lark."""
+"""The parsed program: frozen dataclasses, independent of Lark (the nodes of each statement
+kind are in its folder, ``sqlml/statements/<kind>/syntax.py``)."""
 
 from __future__ import annotations
 
@@ -73,125 +74,12 @@ class ColumnClause:
 
 
 @dataclass(frozen=True)
-class SqlStatement:
-    """A standard SQL statement, passed to the database as written."""
+class Statement:
+    """What every parsed statement has; each kind's node (``sqlml.statements.<kind>.syntax``)
+    adds its own fields."""
 
     text: str
     pos: Position
-
-
-@dataclass(frozen=True)
-class TrainStatement:
-    """``<select> TO TRAIN <estimator> [WITH ...] [COLUMN ...] [LABEL ...] [USING ...] INTO``."""
-
-    text: str
-    pos: Position
-    select: str
-    estimator: Name
-    attributes: tuple[Attribute, ...]
-    columns: tuple[ColumnClause, ...]
-    label: Name | None
-    using: Name | None
-    into: Name
-
-
-@dataclass(frozen=True)
-class PredictStatement:
-    """``<select> TO PREDICT <table>.<column> [WITH ...] USING <model>``."""
-
-    text: str
-    pos: Position
-    select: str
-    target: Name
-    attributes: tuple[Attribute, ...]
-    using: Name
-
-
-@dataclass(frozen=True)
-class EvaluateStatement:
-    """``<select> TO EVALUATE <model> [WITH ...] LABEL <column> INTO <table>``."""
-
-    text: str
-    pos: Position
-    select: str
-    model: Name
-    attributes: tuple[Attribute, ...]
-    label: Name
-    into: Name
-
-
-@dataclass(frozen=True)
-class ExplainStatement:
-    """``<select> TO EXPLAIN <model> [WITH ...] [USING <explainer>] [INTO <table>]``."""
-
-    text: str
-    pos: Position
-    select: str
-    model: Name
-    attributes: tuple[Attribute, ...]
-    explainer: Name | None
-    into: Name | None
-
-
-@dataclass(frozen=True)
-class ShowTrainStatement:
-    """``SHOW TRAIN <model>``: the statement that trained a model."""
-
-    text: str
-    pos: Position
-    model: Name
-
-
-@dataclass(frozen=True)
-class ShowModelsStatement:
-    """``SHOW MODELS``: the stored models."""
-
-    text: str
-    pos: Position
-
-
-@dataclass(frozen=True)
-class DescribeModelStatement:
-    """``DESCRIBE MODEL <model>``: a model's estimator, features, label and metrics."""
-
-    text: str
-    pos: Position
-    model: Name
-
-
-@dataclass(frozen=True)
-class DropModelStatement:
-    """``DROP MODEL [IF EXISTS] <model>``."""
-
-    text: str
-    pos: Position
-    model: Name
-    if_exists: bool
-
-
-@dataclass(frozen=True)
-class AssertStatement:
-    """``ASSERT <condition> [MESSAGE '<text>']``: fail the run unless the condition holds."""
-
-    text: str
-    pos: Position
-    condition: str  # a SQL boolean expression, as written
-    condition_pos: Position
-    message: str | None
-
-
-Statement = (
-    SqlStatement
-    | TrainStatement
-    | PredictStatement
-    | EvaluateStatement
-    | ExplainStatement
-    | ShowTrainStatement
-    | ShowModelsStatement
-    | DescribeModelStatement
-    | DropModelStatement
-    | AssertStatement
-)
 
 
 @dataclass(frozen=True)

@@ -13,14 +13,9 @@ from sqlml.repl.catalog import Catalog
 from sqlml.repl.keywords import KEYWORDS
 from sqlml.repl.meta_commands import COMMANDS
 from sqlml.repl.statements import current_statement, is_meta_command
-from sqlml.semantics.analyze import (
-    EVALUATE_ATTRIBUTES,
-    EXPLAIN_ATTRIBUTES,
-    EXPLAINERS,
-    PREDICT_ATTRIBUTES,
-)
 from sqlml.semantics.attributes import Attr
 from sqlml.semantics.estimators import ESTIMATORS, USER_MODEL_ATTRIBUTES, find_estimator
+from sqlml.statements import KINDS, StatementKind, resolve
 
 _WORD = re.compile(r"[\w$.:/]*$")  # a name, dotted name or attribute value being typed
 # Tokens of a statement: strings, quoted names and comments (skipped), words, symbols.
@@ -29,21 +24,7 @@ _TOKENS = re.compile(
     r"|[\w$.:/]+|\S",
     re.DOTALL,
 )
-_CLAUSES = ("TRAIN", "PREDICT", "EVALUATE", "EXPLAIN")
-_SECTIONS = ("WITH", "COLUMN", "FOR", "LABEL", "USING", "INTO")
-_MODEL_STATEMENTS = (
-    ["DESCRIBE", "MODEL"],
-    ["DESC", "MODEL"],
-    ["SHOW", "TRAIN"],
-    ["DROP", "MODEL"],
-    ["DROP", "MODEL", "IF", "EXISTS"],
-)
 _TABLE_WORDS = ("FROM", "JOIN", "INTO", "TABLE", "UPDATE")
-_CLAUSE_ATTRIBUTES = {
-    "PREDICT": PREDICT_ATTRIBUTES,
-    "EVALUATE": EVALUATE_ATTRIBUTES,
-    "EXPLAIN": EXPLAIN_ATTRIBUTES,
-}
 
 
 class SqlmlCompleter(Completer):
@@ -84,7 +65,7 @@ class SqlmlCompleter(Completer):
         clause = _clause_start(upper)
         if clause is not None:
             return self._in_clause(tokens[clause:], upper[clause:])
-        if upper in _MODEL_STATEMENTS:
+        if any(list(words) == upper for k in KINDS.values() for words in k.completion.models_after):
             return self._models()
         if last in _TABLE_WORDS:
             return self._tables()
@@ -94,28 +75,35 @@ class SqlmlCompleter(Completer):
         return [*_keywords(word), *self._tables(), *self._columns(tokens)]
 
     def _in_clause(self, tokens: list[str], upper: list[str]) -> Iterable[tuple[str, str]]:
-        """After ``TO TRAIN|PREDICT|EVALUATE|EXPLAIN``: ``tokens`` start at that word."""
-        clause, last = upper[0], upper[-1]
+        """After ``TO <clause>``: ``tokens`` start at the clause's word."""
+        kind, last = _clauses()[upper[0]], upper[-1]
         if len(upper) == 1:
-            if clause == "TRAIN":
-                return ((name, e.doc) for name, e in ESTIMATORS.items())
-            return self._tables() if clause == "PREDICT" else self._models()
-        section = next((word for word in reversed(upper) if word in _SECTIONS), None)
+            return self._following(kind, upper[0])
+        sections = {w for k in _clauses().values() if k.grammar for w in k.grammar.sections}
+        section = next((word for word in reversed(upper) if word in sections), None)
         if section == "WITH" and last in ("WITH", ","):
-            schema = _attributes(clause, tokens[1])
+            schema = _attributes(kind, tokens[1])
             return ((name, attr.doc) for name, attr in schema.items())
         if section == "WITH" and last == "=":
-            attr = _attributes(clause, tokens[1]).get(tokens[-2])
+            attr = _attributes(kind, tokens[1]).get(tokens[-2])
             return _values(attr) if attr is not None else ()
-        if last == "USING":
-            if clause == "EXPLAIN":
-                return ((name, "explainer") for name in EXPLAINERS)
-            return self._models()
-        if last == "INTO":
-            return self._models() if clause == "TRAIN" else self._tables()
+        if last in ("USING", "INTO"):
+            return self._following(kind, last)
         if section in ("COLUMN", "LABEL") and last in ("COLUMN", "LABEL", ",", "("):
             return self._columns(tokens)
         return _keywords("")
+
+    def _following(self, kind: StatementKind, word: str) -> Iterable[tuple[str, str]]:
+        """What follows ``word`` in a statement of ``kind``, as the kind declares it."""
+        what = kind.completion.after.get(word)
+        if isinstance(what, tuple):
+            meta, words = what
+            return ((name, meta) for name in words)
+        if what == "estimator":
+            return ((name, e.doc) for name, e in ESTIMATORS.items())
+        if what == "model":
+            return self._models()
+        return self._tables() if what == "table" else _keywords("")
 
     def _tables(self) -> Iterable[tuple[str, str]]:
         return ((name, "table") for name in self.catalog.tables)
@@ -130,16 +118,22 @@ class SqlmlCompleter(Completer):
         return ((name, f"column of {', '.join(tables)}") for name, tables in columns.items())
 
 
+def _clauses() -> dict[str, StatementKind]:
+    """The kinds of ``<select> TO <clause>`` statements, by their clause's word."""
+    return {k.grammar.clause: k for k in KINDS.values() if k.grammar and k.grammar.clause}
+
+
 def _clause_start(upper: list[str]) -> int | None:
-    """Where the last ``TO TRAIN|PREDICT|EVALUATE|EXPLAIN`` names its clause, if anywhere."""
-    starts = [i for i in range(1, len(upper)) if upper[i - 1] == "TO" and upper[i] in _CLAUSES]
+    """Where the last ``TO <clause>`` names its clause, if anywhere."""
+    clauses = _clauses()
+    starts = [i for i in range(1, len(upper)) if upper[i - 1] == "TO" and upper[i] in clauses]
     return starts[-1] if starts else None
 
 
-def _attributes(clause: str, estimator: str) -> dict[str, Attr]:
-    """The WITH attributes of a clause (and of its estimator, for TO TRAIN)."""
-    if clause != "TRAIN":
-        return _CLAUSE_ATTRIBUTES[clause]
+def _attributes(kind: StatementKind, estimator: str) -> dict[str, Attr]:
+    """The WITH attributes of a kind: its schema, or its estimator's (TO TRAIN)."""
+    if kind.attributes is not None:
+        return resolve(kind.attributes)  # type: ignore[return-value]
     found = find_estimator(estimator)
     if found is not None:
         return found.attributes

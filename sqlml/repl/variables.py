@@ -19,17 +19,14 @@ from sqlglot import exp
 
 from sqlml import ir
 from sqlml.errors import CheckError, SqlmlError
-from sqlml.grammar import ast, parse
+from sqlml.grammar import parse
 from sqlml.runtime.bound_parameters import Placeholder, placeholders
 from sqlml.semantics import analyze
+from sqlml.statements import KINDS
 
 _SCALARS = (str, int, float, bool, type(None))
-_WITH_SELECT = (
-    ast.TrainStatement,
-    ast.PredictStatement,
-    ast.EvaluateStatement,
-    ast.ExplainStatement,
-)
+# The nodes of <select> TO <clause> statements.
+_WITH_SELECT = tuple(k.syntax for k in KINDS.values() if k.grammar and k.grammar.clause)
 
 
 def bind(text: str, namespace: Mapping[str, Any], dialect: str) -> list[ir.Statement]:

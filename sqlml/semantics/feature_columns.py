@@ -15,6 +15,7 @@ from sqlml.errors import CheckError
 from sqlml.grammar import ast
 from sqlml.ir import FeatureColumn
 from sqlml.models.estimator import Estimator
+from sqlml.statements.train.syntax import TrainStatement
 
 _REQUIRED = object()
 COMBINERS = ("mean", "sum", "sqrtn")
@@ -98,7 +99,7 @@ _QUOTED = re.compile(r"'(?:[^'\\]|\\.|'')*'|\"(?:[^\"]|\"\")*\"|`(?:[^`]|``)*`")
 
 
 def feature_columns(
-    statement: ast.TrainStatement, estimator: Estimator, label: str
+    statement: TrainStatement, estimator: Estimator, label: str
 ) -> list[FeatureColumn]:
     """The checked COLUMN clauses of ``statement``; empty when there are none.
 
@@ -146,7 +147,7 @@ def _target(clause: ast.ColumnClause, estimator: Estimator) -> str | None:
 
 
 def _check_every_input_fed(
-    statement: ast.TrainStatement, estimator: Estimator, features: list[FeatureColumn]
+    statement: TrainStatement, estimator: Estimator, features: list[FeatureColumn]
 ) -> None:
     fed = {feature.target for feature in features}
     if None in fed:
@@ -167,7 +168,7 @@ class _Source:
     by scanning the text.
     """
 
-    def __init__(self, statement: ast.TrainStatement) -> None:
+    def __init__(self, statement: TrainStatement) -> None:
         self.text = statement.text
         self.start = statement.pos
 
@@ -222,7 +223,7 @@ class _Source:
 class _Lowering:
     """Lowers one statement's COLUMN expressions, knowing its estimator and label."""
 
-    def __init__(self, statement: ast.TrainStatement, estimator: Estimator, label: str) -> None:
+    def __init__(self, statement: TrainStatement, estimator: Estimator, label: str) -> None:
         self.at = _Source(statement).argument
         self.estimator = estimator
         self.label = label

@@ -7,10 +7,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from sqlml.semantics.analyze import EVALUATE_ATTRIBUTES, EXPLAIN_ATTRIBUTES, PREDICT_ATTRIBUTES
 from sqlml.semantics.attributes import Attr
 from sqlml.semantics.estimators import ESTIMATORS
 from sqlml.semantics.search import SEARCH_ATTRIBUTES
+from sqlml.statements.evaluate.analysis import EVALUATE_ATTRIBUTES
+from sqlml.statements.explain.analysis import EXPLAIN_ATTRIBUTES
+from sqlml.statements.predict.analysis import PREDICT_ATTRIBUTES
 
 
 def attributes_markdown() -> str:

@@ -1,36 +1,54 @@
 """Statement kinds, declared once.
 
-Each module here declares its kinds (:class:`StatementKind`): the IR class, the AST node it
-lowers, its analysis, workflow step, runtime handler and what it reads and writes. The
-analysis, the dependency analysis, the workflow compilers, ``execute``, ``sqlml check``, the
-REPL and the grammar corpus's tests read :data:`KINDS` instead of listing the kinds.
+Each folder here is one kind (or a few close ones) and declares them (:class:`StatementKind`):
+its grammar fragment, AST node, IR class, analysis, workflow step, runtime handler, what it
+reads and writes, and what the REPL completes in it. The parser, the analysis, the
+dependency analysis, the workflow compilers, ``execute``, ``sqlml check``, the REPL and the
+grammar corpus's tests read :data:`KINDS` instead of listing the kinds.
 
-Adding a kind (say ``RUN <script>``):
+Adding a kind (say ``RUN <script>``) is its rule and one folder, ``statements/run/``:
 
-1. the grammar: a rule in ``grammar/sqlml.lark`` (its keywords reach the REPL by
-   themselves), its node in ``grammar/ast.py`` and the transformer's callback in
-   ``grammar/parser.py``;
-2. its IR class in ``ir.py``, and its analysis (AST node -> IR) in ``semantics/``;
-3. its handler, ``(statement, datasource) -> Outcome``, in ``runtime/``;
-4. a module here declaring it (``step="statement"`` unless the step zoo has a function of
-   its own for it), named in the tuple of modules below.
+1. ``grammar.lark``: its rule(s) and keywords (they reach the REPL's completion by
+   themselves); ``syntax.py``: its AST node (a subclass of ``sqlml.grammar.ast.Statement``),
+   the builder of each rule (the rule's children in, a ``sqlml.grammar.build.Unsliced`` out)
+   and the :class:`~sqlml.grammar.fragment.Fragment` gathering them (grammar layer);
+2. ``ir.py``: its IR class, a subclass of ``sqlml.ir.Statement`` that names its ``kind``;
+3. ``analysis.py``: ``lower(node, prefix, dialect) -> IR`` (semantics layer; a
+   ``<select> TO <clause>`` statement lowers through ``sqlml.semantics.lowering``);
+4. its handler, ``(statement, context) -> Outcome``: in ``runtime/``, or ``handler.py`` beside
+   (runtime layer);
+5. ``__init__.py``: ``KINDS``, its declarations (``step="statement"`` unless the step zoo has
+   a function of its own for it).
 
+The folders are found by name; a kind from outside sqlml is declared with :func:`register`.
 This package sits just above the IR: it names the analysis and handler by their dotted
 paths, so any layer may read it without loading the checks or the runtime's libraries.
 """
 
 from __future__ import annotations
 
+import pkgutil
+from importlib import import_module
+
 from sqlml import ir
-from sqlml.statements import assertion, evaluate, explain, model_admin, predict, sql, train
-from sqlml.statements.kind import Effects, StatementKind, resolve
+from sqlml.statements.kind import Completion, Effects, StatementKind, resolve
 
 KINDS: dict[str, StatementKind] = {
     kind.name: kind
-    for module in (sql, train, predict, evaluate, explain, model_admin, assertion)
-    for kind in module.KINDS
+    for folder in pkgutil.iter_modules(__path__, f"{__name__}.")
+    if folder.ispkg
+    for kind in import_module(folder.name).KINDS
 }
-_BY_SYNTAX = {kind.syntax: kind for kind in KINDS.values() if kind.syntax is not None}
+
+
+def register(kind: StatementKind) -> None:
+    """Declare a kind (from outside sqlml): the parser, the analysis and the runtime use it."""
+    KINDS[kind.name] = kind
+
+
+def unregister(name: str) -> None:
+    """Forget the kind ``name``."""
+    del KINDS[name]
 
 
 def kind_of(statement: ir.Statement) -> StatementKind:
@@ -40,7 +58,17 @@ def kind_of(statement: ir.Statement) -> StatementKind:
 
 def for_syntax(node: object) -> StatementKind:
     """The declaration of the kind that lowers a parsed statement."""
-    return _BY_SYNTAX[type(node)]
+    return next(kind for kind in KINDS.values() if kind.syntax is type(node))
 
 
-__all__ = ["KINDS", "Effects", "StatementKind", "for_syntax", "kind_of", "resolve"]
+__all__ = [
+    "KINDS",
+    "Completion",
+    "Effects",
+    "StatementKind",
+    "for_syntax",
+    "kind_of",
+    "register",
+    "resolve",
+    "unregister",
+]

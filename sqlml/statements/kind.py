@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import import_module
 from typing import Any
 
 from sqlml import ir
+from sqlml.grammar.fragment import Fragment
 
 
 @dataclass(frozen=True)
@@ -46,21 +47,38 @@ class Effects:
 
 
 @dataclass(frozen=True)
+class Completion:
+    """What the REPL completes in a statement of the kind.
+
+    ``after``: a keyword of its clause (the clause's word itself: right after it) -> what
+    follows it: ``"model"``, ``"table"`` or ``"estimator"`` (names from the database or the
+    estimators), or ``(what, words)`` for words of its own. ``models_after``: the words that
+    open a statement followed by a model's name (``DROP MODEL``).
+    """
+
+    after: Mapping[str, str | tuple[str, tuple[str, ...]]] = field(default_factory=dict)
+    models_after: tuple[tuple[str, ...], ...] = ()
+
+
+@dataclass(frozen=True)
 class StatementKind:
     """One kind of statement, declared once; everything else reads this declaration.
 
-    ``analysis`` and ``handler`` are ``module:function`` paths, imported when first used,
-    so that reading the table loads neither the checks nor the runtime's libraries.
+    ``analysis``, ``handler`` and ``attributes`` are ``module:name`` paths, imported when first
+    used, so that reading the table loads neither the checks nor the runtime's libraries.
     """
 
     name: str  # the IR kind, as in ``ir.Statement.kind``
     ir: type[ir.Statement]
-    handler: str  # runs it: (statement, datasource) -> sqlml.runtime.outcome.Outcome
+    handler: str  # runs it: (statement, context) -> sqlml.runtime.outcome.Outcome
     step: str | None  # the step zoo function (sqlml.steps.<step>) making its workflow step
     syntax: type | None = None  # the AST node it lowers; None: another kind's analysis makes it
+    grammar: Fragment | None = None  # its rules and builders (may be shared by kinds)
     analysis: str | None = None  # (AST node, step id prefix, sqlglot dialect) -> IR statement
+    attributes: str | None = None  # its WITH clause's schema (name -> Attr), if fixed
     effects: Effects = field(default_factory=Effects)
     fans_out: bool = False  # the step function takes the workflow and adds several steps
+    completion: Completion = field(default_factory=Completion)
 
 
 @cache

@@ -1,15 +1,16 @@
 """ASSERT: fail the run unless a SQL condition holds on the data."""
 
-from sqlml import ir
-from sqlml.grammar import ast
+from sqlml.statements.assertion import syntax
+from sqlml.statements.assertion.ir import AssertStatement
 from sqlml.statements.kind import Effects, StatementKind
 
 KINDS = (
     StatementKind(
         name="assert",
-        ir=ir.AssertStatement,
-        syntax=ast.AssertStatement,
-        analysis="sqlml.semantics.analyze:lower_assert",
+        ir=AssertStatement,
+        syntax=syntax.AssertStatement,
+        grammar=syntax.FRAGMENT,
+        analysis=f"{__name__}.analysis:lower",
         step="assertion",
         handler="sqlml.runtime.assertion:check",
         effects=Effects(queries=("select",)),

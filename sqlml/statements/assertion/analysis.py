@@ -1,5 +1,5 @@
-"""Lower ``ASSERT <condition> [MESSAGE '...']`` to IR: the condition checked by sqlglot, the
-query that evaluates it, and the scalar subqueries whose values a failure reports."""
+"""The analysis of ``ASSERT <condition> [MESSAGE '...']``: the condition checked by sqlglot,
+the query that evaluates it, and the scalar subqueries whose values a failure reports."""
 
 from __future__ import annotations
 
@@ -7,19 +7,18 @@ import re
 
 from sqlglot import exp
 
-from sqlml import ir
 from sqlml.errors import CheckError
-from sqlml.grammar import ast
+from sqlml.semantics.lowering import slug
 from sqlml.semantics.sql_check import QUERY_WORDS, check_condition
+from sqlml.statements.assertion import syntax
+from sqlml.statements.assertion.ir import AssertStatement
 
 MAX_OBSERVED = 5  # scalar subqueries whose values a failure reports
 _MESSAGE_WORD = re.compile(r"(?<![\w$])MESSAGE(?![\w$])", re.IGNORECASE)
 _QUERY = re.compile(rf"\s*(?:{'|'.join(QUERY_WORDS)})(?![\w$])", re.IGNORECASE)
 
 
-def lower_assertion(
-    statement: ast.AssertStatement, step_id: str, dialect: str
-) -> ir.AssertStatement:
+def lower(statement: syntax.AssertStatement, prefix: str, dialect: str) -> AssertStatement:
     """The IR of an ASSERT whose condition is SQL in sqlglot's ``dialect``."""
     condition, pos = statement.condition, statement.condition_pos
     try:
@@ -39,8 +38,8 @@ def lower_assertion(
     # The condition is kept as written (newlines end any trailing -- comment); NOT tells a
     # false condition from a NULL one.
     holds = f"(\n{condition}\n)"
-    return ir.AssertStatement(
-        id=step_id,
+    return AssertStatement(
+        id=f"{prefix}-assert-{slug(statement.condition)}",
         text=statement.text,
         line=statement.pos.line,
         column=statement.pos.column,

@@ -1,9 +1,9 @@
 """TO TRAIN, and the hyperparameter search it becomes when a WITH value is a set of
 candidates (run as trials, then the best kept)."""
 
-from sqlml import ir
-from sqlml.grammar import ast
-from sqlml.statements.kind import Effects, StatementKind
+from sqlml.statements.kind import Completion, Effects, StatementKind
+from sqlml.statements.train import syntax
+from sqlml.statements.train.ir import SearchStatement, TrainStatement, TrialStatement
 
 _TRAINS = Effects(
     queries=("select", "attributes.validation.select"),
@@ -21,16 +21,18 @@ _SEARCHES = Effects(
 KINDS = (
     StatementKind(
         name="train",
-        ir=ir.TrainStatement,
-        syntax=ast.TrainStatement,
-        analysis="sqlml.semantics.analyze:lower_train",
+        ir=TrainStatement,
+        syntax=syntax.TrainStatement,
+        grammar=syntax.FRAGMENT,
+        analysis=f"{__name__}.analysis:lower",
         step="train",
         handler="sqlml.runtime.training:train",
         effects=_TRAINS,
+        completion=Completion(after={"TRAIN": "estimator", "USING": "model", "INTO": "model"}),
     ),
     StatementKind(
         name="search",
-        ir=ir.SearchStatement,
+        ir=SearchStatement,
         step="hyperparameter_search",
         handler="sqlml.runtime.search:finish",
         effects=_SEARCHES,
@@ -38,7 +40,7 @@ KINDS = (
     ),
     StatementKind(
         name="trial",
-        ir=ir.TrialStatement,
+        ir=TrialStatement,
         step=None,  # made by the search's step
         handler="sqlml.runtime.search:run_trial",
         effects=_SEARCHES,

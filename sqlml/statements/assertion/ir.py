@@ -1,0 +1,23 @@
+"""The IR of ASSERT."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from sqlml.ir import Statement
+
+
+@dataclass(frozen=True)
+class AssertStatement(Statement):
+    """Fail unless ``condition`` (SQL) holds; ``select`` evaluates it: 1 true, 0 false, NULL.
+
+    ``observed`` pairs a label with the SQL of each scalar subquery of the condition, whose
+    values a failure reports.
+    """
+
+    kind: ClassVar[str] = "assert"
+    condition: str
+    message: str | None
+    select: str
+    observed: list[list[str]]

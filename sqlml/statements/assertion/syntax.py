@@ -1,0 +1,41 @@
+"""ASSERT's node and its builder (the rule is in ``grammar.lark`` beside)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import partial
+
+from sqlml.grammar import ast
+from sqlml.grammar.ast import Position
+from sqlml.grammar.build import Unsliced, pos, unquote
+from sqlml.grammar.fragment import Fragment
+
+
+@dataclass(frozen=True)
+class AssertStatement(ast.Statement):
+    """``ASSERT <condition> [MESSAGE '<text>']``: fail the run unless the condition holds."""
+
+    condition: str  # a SQL boolean expression, as written
+    condition_pos: Position
+    message: str | None
+
+
+def build(children: list) -> Unsliced:
+    keyword, condition, message = children
+    make = partial(
+        AssertStatement,
+        pos=pos(keyword),
+        condition=str(condition).rstrip(),
+        condition_pos=pos(condition),
+        message=unquote(message) if message is not None else None,
+    )
+    end = message.end_pos if message is not None else condition.end_pos
+    return Unsliced(make, keyword.start_pos, end)
+
+
+FRAGMENT = Fragment.load(
+    __package__,
+    statements=("assertion",),
+    builders={"assertion": build},
+    words={"ASSERT_CONDITION": "a condition", "_MESSAGE": "MESSAGE"},
+)

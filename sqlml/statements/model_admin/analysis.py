@@ -1,0 +1,38 @@
+"""The analysis of the statements on the model store: nothing to check, the IR made."""
+
+from __future__ import annotations
+
+from sqlml.semantics.lowering import common
+from sqlml.statements.model_admin import ir, syntax
+
+
+def lower_show_train(
+    statement: syntax.ShowTrainStatement, prefix: str, dialect: str
+) -> ir.ShowTrainStatement:
+    return ir.ShowTrainStatement(
+        **common(statement, prefix, "show-train"), model=str(statement.model)
+    )
+
+
+def lower_show_models(
+    statement: syntax.ShowModelsStatement, prefix: str, dialect: str
+) -> ir.ShowModelsStatement:
+    return ir.ShowModelsStatement(**common(statement, prefix, "show-models"))
+
+
+def lower_describe_model(
+    statement: syntax.DescribeModelStatement, prefix: str, dialect: str
+) -> ir.DescribeModelStatement:
+    return ir.DescribeModelStatement(
+        **common(statement, prefix, "describe-model"), model=str(statement.model)
+    )
+
+
+def lower_drop_model(
+    statement: syntax.DropModelStatement, prefix: str, dialect: str
+) -> ir.DropModelStatement:
+    return ir.DropModelStatement(
+        **common(statement, prefix, "drop-model"),
+        model=str(statement.model),
+        if_exists=statement.if_exists,
+    )

@@ -1,0 +1,25 @@
+"""TO PREDICT: a stored model's predictions for the rows of a SELECT, into a table."""
+
+from sqlml.statements.kind import Completion, Effects, StatementKind
+from sqlml.statements.predict import syntax
+from sqlml.statements.predict.ir import PredictStatement
+
+KINDS = (
+    StatementKind(
+        name="predict",
+        ir=PredictStatement,
+        syntax=syntax.PredictStatement,
+        grammar=syntax.FRAGMENT,
+        analysis=f"{__name__}.analysis:lower",
+        attributes=f"{__name__}.analysis:PREDICT_ATTRIBUTES",
+        step="predict",
+        handler="sqlml.runtime.inference:predict",
+        effects=Effects(
+            queries=("select",),
+            reads_models=("model",),
+            writes_tables=("table",),
+            replace="attributes.output.replace",
+        ),
+        completion=Completion(after={"PREDICT": "table", "USING": "model"}),
+    ),
+)

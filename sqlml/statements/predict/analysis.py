@@ -1,0 +1,69 @@
+"""The analysis of TO PREDICT: its WITH attributes checked, the IR made."""
+
+from __future__ import annotations
+
+from sqlml.semantics.attributes import Attr, check_attributes
+from sqlml.semantics.lowering import OUTPUT_REPLACE, Output, error, lower_selecting, where
+from sqlml.statements.predict import syntax
+from sqlml.statements.predict.ir import PredictStatement
+
+EXTRA_OUTPUTS = ("probabilities",)
+PREDICT_ATTRIBUTES = {
+    "predict.batch_size": Attr(
+        "predict.batch_size", "int", 65536, "rows predicted and written per batch", minimum=1
+    ),
+    "predict.extra_outputs": Attr(
+        "predict.extra_outputs",
+        "string",
+        None,
+        "comma-separated extra result columns; 'probabilities' (classifiers): a column per "
+        "class, <result>_<class> (or <result>_prob_<i>), holding its probability",
+    ),
+    "output.replace": OUTPUT_REPLACE,
+}
+
+
+def _lower(statement: syntax.PredictStatement, step_id: str, dialect: str) -> PredictStatement:
+    target = statement.target
+    if len(target.parts) < 2:
+        raise error(
+            f"TO PREDICT needs <table>.<result column>, got {target}",
+            target.pos,
+            f"for example: TO PREDICT {target}_predicted.class",
+        )
+    attributes = check_attributes(statement.attributes, PREDICT_ATTRIBUTES, "TO PREDICT")
+    extras = attributes.get("predict.extra_outputs")
+    if extras is not None:
+        names = [name.strip().lower() for name in extras.split(",") if name.strip()]
+        unknown = [name for name in names if name not in EXTRA_OUTPUTS]
+        if unknown or not names:
+            attribute = next(a for a in statement.attributes if a.name == "predict.extra_outputs")
+            raise error(
+                f"unknown extra output {', '.join(unknown) or repr(extras)} in "
+                "predict.extra_outputs",
+                attribute.pos,
+                "the extra outputs are " + ", ".join(EXTRA_OUTPUTS),
+            )
+        attributes["predict.extra_outputs"] = ",".join(dict.fromkeys(names))
+    return PredictStatement(
+        id=step_id,
+        text=statement.text,
+        **where(statement.pos),
+        select=statement.select,
+        table=list(target.parts[:-1]),
+        result_column=target.parts[-1],
+        model=str(statement.using),
+        attributes=attributes,
+    )
+
+
+def lower(statement: syntax.PredictStatement, prefix: str, dialect: str) -> PredictStatement:
+    """The IR of a TO PREDICT (its SELECT in sqlglot's ``dialect``)."""
+    return lower_selecting(
+        statement, prefix, dialect, "TO PREDICT", statement.target, _lower, _output
+    )
+
+
+def _output(statement: syntax.PredictStatement, lowered: PredictStatement) -> Output:
+    replace = lowered.attributes["output.replace"]
+    return Output(lowered.table, statement.target.pos, replace, "TO PREDICT")

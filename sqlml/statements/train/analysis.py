@@ -1,0 +1,194 @@
+"""The analysis of TO TRAIN: the estimator, its attributes and feature columns checked, a
+hyperparameter search made of candidate values, the IR made."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from typing import Any
+
+import sqlglot
+from sqlglot.errors import TokenError
+from sqlglot.tokens import TokenType
+
+from sqlml.grammar import ast
+from sqlml.semantics import search
+from sqlml.semantics.attributes import Attr, check_attributes
+from sqlml.semantics.estimators import (
+    RANKING_OBJECTIVES,
+    Estimator,
+    closest_estimator,
+    find_estimator,
+    user_estimator,
+)
+from sqlml.semantics.feature_columns import feature_columns
+from sqlml.semantics.lowering import Output, error, lower_selecting, single_part, where
+from sqlml.semantics.sql_check import check_query
+from sqlml.statements.train import syntax
+from sqlml.statements.train.ir import SearchStatement, TrainStatement
+
+
+def lower(statement: syntax.TrainStatement, prefix: str, dialect: str) -> TrainStatement:
+    """The IR of a TO TRAIN (its SELECTs in sqlglot's ``dialect``): a search if a WITH value
+    is a set of candidates."""
+    return lower_selecting(statement, prefix, dialect, "TO TRAIN", statement.into, _lower, _output)
+
+
+def _output(statement: syntax.TrainStatement, lowered: TrainStatement) -> Output | None:
+    """A search writes its trials table; a training writes none."""
+    if not isinstance(lowered, SearchStatement):
+        return None
+    given = next((a for a in statement.attributes if a.name == "search.trials_table"), None)
+    return Output(
+        lowered.search["trials_table"],
+        given.pos if given else statement.into.pos,
+        lowered.search["replace_table"],
+        "the hyperparameter search",
+        "name another table in search.trials_table",
+    )
+
+
+def _lower(statement: syntax.TrainStatement, step_id: str, dialect: str) -> TrainStatement:
+    estimator = _estimator(statement.estimator)
+    if statement.label is None:
+        raise error(
+            f"TO TRAIN {estimator.name} needs a LABEL: the column to learn to predict",
+            statement.into.pos,
+            "add LABEL <column> before INTO",
+        )
+    plain, candidates, settings = search.split(statement.attributes)
+    attributes = check_attributes(
+        plain, estimator.attributes, estimator.name, estimator.open_prefix
+    )
+    _check_validation_select(statement, dialect, attributes)
+    if statement.using is not None:
+        trained = dataclasses.replace(statement, attributes=plain + candidates)
+        attributes = _continued(trained, estimator.attributes, attributes)
+    else:
+        _check_ranking(statement, attributes)
+    label = single_part(statement.label, "LABEL column")
+    task = estimator.task_for(attributes)
+    searched: dict[str, Any] = {}
+    if candidates or settings:
+        space, settings_ = search.check(
+            estimator, candidates, settings, attributes, task, str(statement.into)
+        )
+        searched = {"space": space, "search": settings_}
+        for name in space:
+            attributes.pop(name, None)
+    make = SearchStatement if searched else TrainStatement
+    return make(
+        id=step_id,
+        text=statement.text,
+        **where(statement.pos),
+        select=statement.select,
+        estimator=estimator.name,
+        family=estimator.family,
+        task=task,
+        attributes={**attributes, **estimator.fixed},
+        features=feature_columns(statement, estimator, label),
+        label=label,
+        model=str(statement.into),
+        base_model=str(statement.using) if statement.using is not None else None,
+        **searched,
+    )
+
+
+def _estimator(name: ast.Name) -> Estimator:
+    """A known estimator, or the user's model builder a dotted name imports."""
+    estimator = find_estimator(str(name))
+    if estimator is None and len(name.parts) > 1:
+        hint = (
+            "a user model is a function (features, n_outputs, attributes) that builds Keras "
+            "layers; see docs/language.md"
+        )
+        try:
+            estimator = user_estimator(str(name))
+        except TypeError as failure:
+            raise error(f"estimator {name}: {failure}", name.pos, hint) from None
+        except (OSError, SyntaxError, ValueError) as failure:  # reading the user's module
+            raise error(
+                f"estimator {name}: reading its module failed: {type(failure).__name__}: {failure}",
+                name.pos,
+                hint,
+            ) from None
+    if estimator is None:
+        closest = closest_estimator(str(name))
+        raise error(
+            f"unknown estimator {name}",
+            name.pos,
+            f"did you mean {closest}?" if closest else "see docs/language.md for the estimators",
+        )
+    return estimator
+
+
+def _check_ranking(statement: syntax.TrainStatement, attributes: dict[str, Any]) -> None:
+    """A rank:* objective and train.group_column go together."""
+    ranking = attributes.get("objective") in RANKING_OBJECTIVES
+    given = {attribute.name: attribute for attribute in statement.attributes}
+    if ranking and "train.group_column" not in attributes:
+        raise error(
+            f"objective {attributes['objective']} ranks the rows of each query; "
+            "name the column holding the query id",
+            given["objective"].pos,
+            "add train.group_column = '<column>'",
+        )
+    if not ranking and "train.group_column" in attributes:
+        raise error(
+            "train.group_column is for ranking",
+            given["train.group_column"].pos,
+            "add objective = 'rank:ndcg' (or rank:pairwise, rank:map), or remove it",
+        )
+
+
+def _check_validation_select(
+    statement: syntax.TrainStatement, dialect: str, attributes: dict[str, Any]
+) -> None:
+    """Check ``validation.select`` with sqlglot; a final ``;`` (and what follows) is dropped."""
+    select = attributes.get("validation.select")
+    if select is None:
+        return
+    select = select.strip()
+    try:
+        last = sqlglot.tokenize(select, read=dialect)[-1]
+    except (TokenError, IndexError):  # check_query says what is wrong
+        last = None
+    if last is not None and last.token_type == TokenType.SEMICOLON:
+        select = select[: last.start].rstrip()
+    attributes["validation.select"] = select
+    attribute = next(a for a in statement.attributes if a.name == "validation.select")
+    check_query(select, _value_pos(statement, attribute), dialect, None, read_only=True)
+
+
+def _value_pos(statement: syntax.TrainStatement, attribute: ast.Attribute) -> ast.Position:
+    """Where a quoted attribute value's text starts (past its quote and leading blanks)."""
+    text, start = statement.text, attribute.pos.offset - statement.pos.offset
+    match = re.compile(r"[^=]*=\s*['\"`]\s*").match(text, start)
+    if match is None:
+        return attribute.pos
+    end = match.end()
+    newlines = text.count("\n", start, end)
+    column = end - text.rfind("\n", 0, end) if newlines else attribute.pos.column + end - start
+    return ast.Position(attribute.pos.line + newlines, column, statement.pos.offset + end)
+
+
+def _continued(
+    statement: syntax.TrainStatement, schema: dict[str, Attr], attributes: dict[str, Any]
+) -> dict[str, Any]:
+    """The attributes of a training that continues a base model: the architecture is its.
+
+    Attributes outside the schema (a user model's own ``model.*``) are architecture too.
+    """
+
+    def architecture(name: str) -> bool:
+        return name not in schema or schema[name].architecture
+
+    for attribute in statement.attributes:
+        if architecture(attribute.name):
+            raise error(
+                f"attribute {attribute.name} comes from the base model {statement.using}",
+                attribute.pos,
+                f"remove it: TO TRAIN ... USING {statement.using} keeps the base model's "
+                f"{', '.join(name for name, attr in schema.items() if attr.architecture)}",
+            )
+    return {name: value for name, value in attributes.items() if not architecture(name)}
