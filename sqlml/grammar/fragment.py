@@ -23,8 +23,11 @@ class Fragment:
     grammar: str
     statements: tuple[str, ...]  # its rules that are alternatives of ``statement``
     builders: Mapping[str, Builder]  # rule -> the builder of its node or value
-    clause: str | None = None  # the word of its ``TO <clause>`` (TRAIN): SQL text ends before
-    # The terminal a statement of its clause ends with, and the hint when it is missing.
+    # The word of its ``TO <clause>`` (TRAIN), its terminal named ``_<clause>`` (_TRAIN): the SQL
+    # text of a statement ends before it.
+    clause: str | None = None
+    # The terminal a statement of its clause ends with, and the hint of a parse error in it
+    # where that terminal (or INTO) could come.
     end: tuple[str, str] | None = None
     sections: tuple[str, ...] = ()  # the keywords of its clause's sections (WITH, LABEL...)
     words: Mapping[str, str] = field(default_factory=dict)  # terminal -> its name in errors

@@ -145,6 +145,7 @@ def fragments() -> tuple[Fragment, ...]:
 
 
 def _parser() -> Lark:
+    """The parser of the declared kinds."""
     return _grammar(fragments()).lark
 
 
