@@ -46,7 +46,7 @@ TEMPLATES = (
 @contextmanager
 def no_user_models() -> Iterator[None]:
     """Dotted estimator names that are not sqlml's are unknown, never imported."""
-    with mock.patch("sqlml.semantics.analyze.user_estimator", return_value=None):
+    with mock.patch("sqlml.statements.train.analysis.user_estimator", return_value=None):
         yield
 
 
