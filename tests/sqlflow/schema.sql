@@ -1,0 +1,50 @@
+-- The tables the SQLFlow corpus reads (tests/sqlflow/*.sql), described in README.md
+-- Types are portable (DuckDB, MySQL, SQLite, PostgreSQL). No rows: `sqlml check` needs only the schemas.
+
+CREATE SCHEMA IF NOT EXISTS activepower;
+CREATE SCHEMA IF NOT EXISTS boston;
+CREATE SCHEMA IF NOT EXISTS churn;
+CREATE SCHEMA IF NOT EXISTS creditcard;
+CREATE SCHEMA IF NOT EXISTS energy;
+CREATE SCHEMA IF NOT EXISTS feature_derivation_case;
+CREATE SCHEMA IF NOT EXISTS fund;
+CREATE SCHEMA IF NOT EXISTS housing;
+CREATE SCHEMA IF NOT EXISTS imdb;
+CREATE SCHEMA IF NOT EXISTS iris;
+CREATE SCHEMA IF NOT EXISTS kv;
+CREATE SCHEMA IF NOT EXISTS scorecard;
+CREATE SCHEMA IF NOT EXISTS sparse;
+CREATE SCHEMA IF NOT EXISTS text_cn;
+CREATE SCHEMA IF NOT EXISTS titanic;
+CREATE SCHEMA IF NOT EXISTS woodcarving;
+
+CREATE TABLE iris.train (sepal_length FLOAT, sepal_width FLOAT, petal_length FLOAT, petal_width FLOAT, class INTEGER);
+CREATE TABLE iris.test (sepal_length FLOAT, sepal_width FLOAT, petal_length FLOAT, petal_width FLOAT, class INTEGER);
+CREATE TABLE boston.train (crim FLOAT, zn FLOAT, indus FLOAT, chas INTEGER, nox FLOAT, rm FLOAT, age FLOAT, dis FLOAT, rad INTEGER, tax INTEGER, ptratio FLOAT, b FLOAT, lstat FLOAT, medv FLOAT);
+CREATE TABLE boston.test (crim FLOAT, zn FLOAT, indus FLOAT, chas INTEGER, nox FLOAT, rm FLOAT, age FLOAT, dis FLOAT, rad INTEGER, tax INTEGER, ptratio FLOAT, b FLOAT, lstat FLOAT, medv FLOAT);
+CREATE TABLE titanic.train (pclass_1 INTEGER, pclass_2 INTEGER, pclass_3 INTEGER, sex_female INTEGER, sex_male INTEGER, embarked_c INTEGER, embarked_q INTEGER, embarked_s INTEGER, title_master INTEGER, title_misc INTEGER, title_miss INTEGER, title_mr INTEGER, title_mrs INTEGER, nosibsp INTEGER, noparch INTEGER, nullcabin INTEGER, cabinalpha INTEGER, family INTEGER, isalone INTEGER, ismother INTEGER, age FLOAT, realfare FLOAT, survived INTEGER);
+CREATE TABLE titanic.test (pclass_1 INTEGER, pclass_2 INTEGER, pclass_3 INTEGER, sex_female INTEGER, sex_male INTEGER, embarked_c INTEGER, embarked_q INTEGER, embarked_s INTEGER, title_master INTEGER, title_misc INTEGER, title_miss INTEGER, title_mr INTEGER, title_mrs INTEGER, nosibsp INTEGER, noparch INTEGER, nullcabin INTEGER, cabinalpha INTEGER, family INTEGER, isalone INTEGER, ismother INTEGER, age FLOAT, realfare FLOAT, survived INTEGER);
+CREATE TABLE churn.train (customerid VARCHAR, gender VARCHAR, partner VARCHAR, dependents VARCHAR, tenure INTEGER, phoneservice VARCHAR, multiplelines VARCHAR, internetservice VARCHAR, onlinesecurity VARCHAR, onlinebackup VARCHAR, deviceprotection VARCHAR, techsupport VARCHAR, streamingtv VARCHAR, streamingmovies VARCHAR, contract VARCHAR, paperlessbilling VARCHAR, paymentmethod VARCHAR, monthlycharges FLOAT, totalcharges FLOAT, churn VARCHAR);
+CREATE TABLE churn.test (customerid VARCHAR, gender VARCHAR, partner VARCHAR, dependents VARCHAR, tenure INTEGER, phoneservice VARCHAR, multiplelines VARCHAR, internetservice VARCHAR, onlinesecurity VARCHAR, onlinebackup VARCHAR, deviceprotection VARCHAR, techsupport VARCHAR, streamingtv VARCHAR, streamingmovies VARCHAR, contract VARCHAR, paperlessbilling VARCHAR, paymentmethod VARCHAR, monthlycharges FLOAT, totalcharges FLOAT, churn VARCHAR);
+CREATE TABLE creditcard.creditcard (time INTEGER, v1 FLOAT, v2 FLOAT, v3 FLOAT, v4 FLOAT, v5 FLOAT, v6 FLOAT, v7 FLOAT, v8 FLOAT, v9 FLOAT, v10 FLOAT, v11 FLOAT, v12 FLOAT, v13 FLOAT, v14 FLOAT, v15 FLOAT, v16 FLOAT, v17 FLOAT, v18 FLOAT, v19 FLOAT, v20 FLOAT, v21 FLOAT, v22 FLOAT, v23 FLOAT, v24 FLOAT, v25 FLOAT, v26 FLOAT, v27 FLOAT, v28 FLOAT, amount FLOAT, class INTEGER);
+CREATE TABLE creditcard.test (time INTEGER, v1 FLOAT, v2 FLOAT, v3 FLOAT, v4 FLOAT, v5 FLOAT, v6 FLOAT, v7 FLOAT, v8 FLOAT, v9 FLOAT, v10 FLOAT, v11 FLOAT, v12 FLOAT, v13 FLOAT, v14 FLOAT, v15 FLOAT, v16 FLOAT, v17 FLOAT, v18 FLOAT, v19 FLOAT, v20 FLOAT, v21 FLOAT, v22 FLOAT, v23 FLOAT, v24 FLOAT, v25 FLOAT, v26 FLOAT, v27 FLOAT, v28 FLOAT, amount FLOAT, class INTEGER);
+CREATE TABLE housing.train (f1 FLOAT, f2 FLOAT, f3 FLOAT, f4 INTEGER, f5 FLOAT, f6 FLOAT, f7 FLOAT, f8 FLOAT, f9 INTEGER, f10 INTEGER, f11 FLOAT, f12 FLOAT, f13 FLOAT, target DOUBLE);
+CREATE TABLE housing.test (f1 FLOAT, f2 FLOAT, f3 FLOAT, f4 INTEGER, f5 FLOAT, f6 FLOAT, f7 FLOAT, f8 FLOAT, f9 INTEGER, f10 INTEGER, f11 FLOAT, f12 FLOAT, f13 FLOAT, target DOUBLE);
+CREATE TABLE feature_derivation_case.train (c1 FLOAT, c2 FLOAT, c3 VARCHAR, c4 VARCHAR, c5 VARCHAR, c6 VARCHAR, class INTEGER);
+CREATE TABLE feature_derivation_case.test (c1 FLOAT, c2 FLOAT, c3 VARCHAR, c4 VARCHAR, c5 VARCHAR, c6 VARCHAR, class INTEGER);
+CREATE TABLE imdb.train (content VARCHAR, class INTEGER);
+CREATE TABLE imdb.test (content VARCHAR, class INTEGER);
+CREATE TABLE text_cn.train (id INTEGER, class_id INTEGER, class_name VARCHAR, news_title VARCHAR);
+CREATE TABLE text_cn.test (id INTEGER, class_id INTEGER, class_name VARCHAR, news_title VARCHAR);
+CREATE TABLE kv.train (feature VARCHAR, label_col INTEGER);
+CREATE TABLE kv.test (feature VARCHAR, label_col INTEGER);
+CREATE TABLE sparse.train (id INTEGER, user_id INTEGER, l INTEGER, user_space_stat VARCHAR, user_behavior_stat VARCHAR, space_stat VARCHAR, deep_id VARCHAR);
+CREATE TABLE activepower.train (m1 FLOAT, m2 FLOAT, m3 FLOAT, m4 FLOAT, m5 FLOAT, m6 FLOAT, m7 FLOAT, m8 FLOAT, m9 FLOAT, m10 FLOAT, m11 FLOAT, m12 FLOAT, m13 FLOAT, m14 FLOAT, m15 FLOAT, m16 FLOAT, m17 FLOAT, m18 FLOAT, m19 FLOAT, m20 FLOAT, m21 FLOAT, m22 FLOAT, m23 FLOAT, m24 FLOAT, m25 FLOAT, m26 FLOAT, m27 FLOAT, m28 FLOAT, m29 FLOAT, m30 FLOAT, m31 FLOAT, m32 FLOAT, m33 FLOAT, m34 FLOAT, m35 FLOAT, m36 FLOAT, m37 FLOAT, m38 FLOAT, m39 FLOAT, m40 FLOAT, m41 FLOAT, m42 FLOAT, m43 FLOAT, m44 FLOAT, m45 FLOAT, m46 FLOAT, m47 FLOAT, m48 FLOAT);
+CREATE TABLE activepower.test (m1 FLOAT, m2 FLOAT, m3 FLOAT, m4 FLOAT, m5 FLOAT, m6 FLOAT, m7 FLOAT, m8 FLOAT, m9 FLOAT, m10 FLOAT, m11 FLOAT, m12 FLOAT, m13 FLOAT, m14 FLOAT, m15 FLOAT, m16 FLOAT, m17 FLOAT, m18 FLOAT, m19 FLOAT, m20 FLOAT, m21 FLOAT, m22 FLOAT, m23 FLOAT, m24 FLOAT, m25 FLOAT, m26 FLOAT, m27 FLOAT, m28 FLOAT, m29 FLOAT, m30 FLOAT, m31 FLOAT, m32 FLOAT, m33 FLOAT, m34 FLOAT, m35 FLOAT, m36 FLOAT, m37 FLOAT, m38 FLOAT, m39 FLOAT, m40 FLOAT, m41 FLOAT, m42 FLOAT, m43 FLOAT, m44 FLOAT, m45 FLOAT, m46 FLOAT, m47 FLOAT, m48 FLOAT);
+CREATE TABLE scorecard.train (serious_dlqin2yrs INTEGER, revolving_utilization_of_unsecured_lines FLOAT, age INTEGER, number_of_time30_59days_past_due_not_worse INTEGER, debt_ratio FLOAT, monthly_income FLOAT, number_of_open_credit_lines_and_loans INTEGER, number_of_times_90_days_late INTEGER, number_real_estate_loans_or_lines INTEGER, number_of_time60_89_days_past_due_not_worse INTEGER, number_of_dependents FLOAT);
+CREATE TABLE scorecard.test (serious_dlqin2yrs INTEGER, revolving_utilization_of_unsecured_lines FLOAT, age INTEGER, number_of_time30_59days_past_due_not_worse INTEGER, debt_ratio FLOAT, monthly_income FLOAT, number_of_open_credit_lines_and_loans INTEGER, number_of_times_90_days_late INTEGER, number_real_estate_loans_or_lines INTEGER, number_of_time60_89_days_past_due_not_worse INTEGER, number_of_dependents FLOAT);
+CREATE TABLE fund.train (time VARCHAR, purchase DOUBLE, redeem DOUBLE);
+CREATE TABLE energy.train (col_1 FLOAT, col_2 FLOAT, col_3 FLOAT, col_4 FLOAT, col_5 FLOAT, col_6 FLOAT, col_7 FLOAT, col_8 FLOAT, col_9 FLOAT, col_10 FLOAT, col_11 FLOAT, col_12 FLOAT, col_13 FLOAT, energy FLOAT);
+CREATE TABLE energy.val (col_1 FLOAT, col_2 FLOAT, col_3 FLOAT, col_4 FLOAT, col_5 FLOAT, col_6 FLOAT, col_7 FLOAT, col_8 FLOAT, col_9 FLOAT, col_10 FLOAT, col_11 FLOAT, col_12 FLOAT, col_13 FLOAT, energy FLOAT);
+CREATE TABLE energy.test (col_1 FLOAT, col_2 FLOAT, col_3 FLOAT, col_4 FLOAT, col_5 FLOAT, col_6 FLOAT, col_7 FLOAT, col_8 FLOAT, col_9 FLOAT, col_10 FLOAT, col_11 FLOAT, col_12 FLOAT, col_13 FLOAT, energy FLOAT);
+CREATE TABLE woodcarving.products (product VARCHAR, price FLOAT, materials_cost FLOAT, other_cost FLOAT, finishing FLOAT, carpentry FLOAT, max_num INTEGER);
