@@ -1,0 +1,303 @@
+"""SQLFlow programs check unchanged: the corpus in tests/sqlflow/ (format in its README.md).
+
+Each positive file is checked as one program against a DuckDB database holding the tables of
+``schema.sql``; every case must pass, but those in ``NOT_YET`` (issue 15's work in progress),
+which must still fail: a case that starts to pass fails the test until it leaves the list.
+Each negative case is checked alone and must be refused at the line and column it names.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from sqlml.checking import check_program
+from sqlml.errors import SqlmlError
+from sqlml.runtime.datasource import connect
+
+CORPUS = Path(__file__).parent / "sqlflow"
+POSITIVE = ("kinds", "attributes", "feature_columns", "estimators", "syntax")
+
+# Cases refused today, by id (file#n, n counting from 1 in the file); issue 15 empties it.
+NOT_YET: frozenset[str] = frozenset(
+    f"{name}#{n}"
+    for name, numbers in {
+        "kinds": (
+            6,
+            7,
+            8,
+            9,
+            20,
+            21,
+            22,
+            23,
+            24,
+            27,
+            30,
+            31,
+            32,
+            33,
+            34,
+            35,
+            36,
+            37,
+            48,
+        ),
+        "attributes": (
+            2,
+            3,
+            4,
+            5,
+            6,
+            7,
+            8,
+            9,
+            10,
+            11,
+            12,
+            13,
+            14,
+            15,
+            16,
+            17,
+            18,
+            19,
+            20,
+            21,
+            23,
+            24,
+            25,
+            26,
+            27,
+            28,
+            29,
+            30,
+            33,
+            35,
+            36,
+            37,
+            38,
+            39,
+            40,
+            41,
+            42,
+            43,
+            44,
+            45,
+            46,
+            47,
+            53,
+            55,
+            57,
+            58,
+            59,
+            60,
+            61,
+            62,
+            63,
+            64,
+            65,
+            66,
+            67,
+            68,
+            69,
+            70,
+            71,
+            72,
+            73,
+            75,
+            76,
+            77,
+            78,
+        ),
+        "feature_columns": (
+            2,
+            3,
+            6,
+            10,
+            13,
+            14,
+            15,
+            19,
+            20,
+            21,
+            22,
+            23,
+            27,
+            28,
+            29,
+            30,
+            31,
+            32,
+            34,
+            39,
+            41,
+            42,
+            43,
+            44,
+            46,
+            47,
+            49,
+            50,
+            51,
+            52,
+            57,
+            61,
+        ),
+        "estimators": (
+            7,
+            8,
+            9,
+            14,
+            18,
+            20,
+            24,
+            25,
+            26,
+            27,
+            28,
+            29,
+            30,
+            31,
+            32,
+            33,
+            34,
+            35,
+            36,
+            37,
+            38,
+            39,
+            40,
+            41,
+            42,
+            43,
+            44,
+            45,
+            46,
+            47,
+            48,
+            49,
+            50,
+            51,
+            52,
+            53,
+            57,
+        ),
+        "syntax": (
+            11,
+            21,
+            22,
+            31,
+        ),
+        "negative": (
+            1,
+            2,
+            7,
+            8,
+            9,
+            16,
+            22,
+            24,
+            25,
+            26,
+            27,
+            30,
+            36,
+            37,
+            38,
+            39,
+        ),
+    }.items()
+    for n in numbers
+)
+
+
+@dataclass(frozen=True)
+class Case:
+    id: str
+    source: str  # where the form comes from
+    first: int  # the file's line of the statement's first line
+    last: int
+    text: str
+    error: tuple[int, int] | None  # negative.sql: the line and column it must be refused at
+
+
+def cases(name: str) -> list[Case]:
+    """The cases of ``tests/sqlflow/<name>.sql``."""
+    lines = (CORPUS / f"{name}.sql").read_text().split("\n")
+    starts = [n for n, line in enumerate(lines) if line.startswith("-- from: ")]
+    found = []
+    for index, start in enumerate(starts):
+        end = starts[index + 1] if index + 1 < len(starts) else len(lines)
+        header, body = {}, start + 1
+        while body < end and (match := re.match(r"-- (\w+): (.*)", lines[body])):
+            header[match[1]] = match[2]
+            body += 1
+        while end > body and not lines[end - 1].strip():
+            end -= 1
+        error = re.fullmatch(r"line (\d+) column (\d+)", header.get("error", ""))
+        found.append(
+            Case(
+                id=f"{name}#{index + 1}",
+                source=lines[start].removeprefix("-- from: "),
+                first=body + 1,
+                last=end,
+                text="\n".join(lines[body:end]),
+                error=(int(error[1]), int(error[2])) if error else None,
+            )
+        )
+    return found
+
+
+@pytest.fixture(scope="module")
+def datasource(tmp_path_factory):
+    path = tmp_path_factory.mktemp("sqlflow") / "corpus.duckdb"
+    with duckdb.connect(str(path)) as connection:
+        for statement in (CORPUS / "schema.sql").read_text().split(";"):
+            if statement.strip():
+                connection.execute(statement)
+    source = connect(f"duckdb:///{path}")
+    yield source
+    source.close()
+
+
+@cache
+def _file_errors(name: str, source_id: int, source: object) -> tuple[SqlmlError, ...]:
+    text = (CORPUS / f"{name}.sql").read_text()
+    return tuple(check_program(text, "duckdb", source))  # type: ignore[arg-type]
+
+
+def test_the_corpus_is_as_large_as_the_issue_asks():
+    positive = sum(len(cases(name)) for name in POSITIVE)
+    assert positive >= 250
+    assert len(cases("negative")) >= 30
+    assert all(case.error for case in cases("negative"))
+
+
+@pytest.mark.parametrize("case", [c for n in POSITIVE for c in cases(n)], ids=lambda c: c.id)
+def test_a_sqlflow_statement_passes_check(case: Case, datasource):
+    name = case.id.partition("#")[0]
+    errors = [
+        f"{error.line - case.first + 1}:{error.column} {error.message}"
+        for error in _file_errors(name, id(datasource), datasource)
+        if error.line is not None and case.first <= error.line <= case.last
+    ]
+    if case.id in NOT_YET:
+        assert errors, f"{case.id} passes now: take it out of NOT_YET"
+        pytest.xfail(errors[0])
+    assert not errors, f"{case.id} ({case.source}):\n{case.text}"
+
+
+@pytest.mark.parametrize("case", cases("negative"), ids=lambda c: c.id)
+def test_a_statement_sqlflow_refuses_is_refused_where_sqlflow_says(case: Case):
+    errors = check_program(case.text, "duckdb")
+    found = [(error.line, error.column) for error in errors]
+    if case.id in NOT_YET:
+        assert case.error not in found, f"{case.id} passes now: take it out of NOT_YET"
+        pytest.xfail(f"refused at {found or 'nowhere'}, not at {case.error}")
+    assert case.error in found, f"{case.id} ({case.source}): {[str(e) for e in errors]}"
