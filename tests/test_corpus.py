@@ -126,6 +126,8 @@ def fields(statement: ast.Statement) -> dict[str, Any]:
             }
             for clause in statement.columns
         ]
+    if isinstance(statement, TrainStatement):
+        found.update(image=statement.image, base_image=statement.base_image)
     if isinstance(statement, DropModelStatement):
         found["if_exists"] = statement.if_exists
     if isinstance(statement, AssertStatement):

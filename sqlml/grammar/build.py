@@ -3,6 +3,7 @@ parser's shared rules (WITH, COLUMN, LABEL, USING, names and values) hand them."
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -38,13 +39,22 @@ def pos(token: Token) -> ast.Position:
 def unquote(token: Token) -> str:
     """The text of a quoted name or string, quotes removed; other tokens as they are."""
     text = str(token)
-    if token.type == "QUOTED_IDENT":
-        return text[1:-1].replace('""', '"')
+    if token.type == "QUOTED_IDENT":  # "" and, as in SQLFlow, \" stand for a quote
+        return _DOUBLED_OR_ESCAPED.sub(_unescape, text[1:-1])
     if token.type == "BACKQUOTED_IDENT":
         return text[1:-1].replace("``", "`")
     if token.type == "STRING":
         return text[1:-1].replace("''", "'").replace("\\'", "'")
     return text
+
+
+# A doubled double quote, or a backslash and the character it escapes.
+_DOUBLED_OR_ESCAPED = re.compile(r'""|\\(.)', re.DOTALL)
+
+
+def _unescape(match: re.Match[str]) -> str:
+    """A quote for ``""`` and ``\\"``; any other escape kept as written."""
+    return '"' if match.group(1) in (None, '"') else match.group()
 
 
 def check_not_empty(part: Token) -> None:

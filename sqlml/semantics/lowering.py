@@ -3,6 +3,7 @@ SELECT checked, the step id, the output table checked) and small helpers."""
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -67,12 +68,24 @@ def lower_selecting(
     check_query(statement.select, statement.pos, dialect, clause, read_only=True)
     word = clause.split()[-1].lower()
     lowered = lower(statement, f"{prefix}-{word}-{slug(str(named))}", dialect)
+    lowered = _with_images(statement, lowered)
     written = output(statement, lowered)
     if written is not None:
         _check_output(written)
         selects = [getattr(lowered, "select", None), _attributes(lowered).get("validation.select")]
         _check_overwrite(written, selects, dialect)
     return lowered
+
+
+def _with_images(statement: Node, lowered: Lowered) -> Lowered:
+    """The IR with the model zoo images the statement names (``image``, ``base_image``), for
+    the kinds whose IR has those fields."""
+    images = {
+        name: getattr(statement, name)
+        for name in ("image", "base_image")
+        if getattr(statement, name, None) is not None and hasattr(lowered, name)
+    }
+    return dataclasses.replace(lowered, **images) if images else lowered
 
 
 def _attributes(lowered: ir.Statement) -> dict[str, Any]:

@@ -43,7 +43,7 @@ _ITEM = rf"(?:{_LITERAL}|\(\s*{_LITERAL}(?:\s*,\s*{_LITERAL})*+\s*\))"
 # quantifiers are possessive: a run of a million items keeps no backtracking state.
 _RUN_OR_SKIPPED = re.compile(
     rf"(?<![\w$.])(?P<first>{_ITEM})(?:\s*,\s*{_ITEM}(?=\s*,))++"
-    r"""|'(?:[^'\\]|\\.|'')*+'?|"(?:[^"]|"")*+"?|`(?:[^`]|``)*+`?|--[^\n]*|/\*.*?(?:\*/|\Z)""",
+    r"""|'(?:[^'\\]|\\.|'')*+'?|"(?:[^"\\]|\\.|"")*+"?|`(?:[^`]|``)*+`?|--[^\n]*|/\*.*?(?:\*/|\Z)""",
     re.DOTALL,
 )
 MIN_CUT = 256  # runs of fewer characters are left as they are

@@ -16,10 +16,11 @@ reaches every pod from a Kubernetes Secret, never from the workflow.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import yaml
@@ -137,8 +138,11 @@ def render(workflow: Workflow, options: ArgoOptions) -> Any:
             "workflow pods run as a non-root user; --run-as-user is 0 (root)",
             hint="give the image's non-root user id, e.g. 1000",
         )
-    kinds = sorted({step.template for step in workflow.steps})
-    templates = [*_dags(m, workflow.steps), *(_template(m, kind, options) for kind in kinds)]
+    kinds = sorted({(step.template, _image(step) or "") for step in workflow.steps})
+    templates = [
+        *_dags(m, workflow.steps),
+        *(_template(m, kind, options, image or None) for kind, image in kinds),
+    ]
     if len(templates) > MAX_DAG_TASKS:
         raise KubernetesError(
             f"the program needs {len(templates)} Argo templates; Argo accepts {MAX_DAG_TASKS}",
@@ -226,7 +230,7 @@ def _dag(m: Any, name: str, tasks: list[Any]) -> Any:
 def _task(m: Any, step: Step, after: Sequence[str]) -> Any:
     return m.DAGTask(
         name=step.name,
-        template=_template_name(step.template),
+        template=_template_name(step.template, _image(step)),
         dependencies=list(after) or None,
         arguments=m.Arguments(
             parameters=[
@@ -246,7 +250,9 @@ def _arguments(step: Step) -> dict[str, str]:
     return {"ir": literal_json(step.params).replace("$", "$$")}
 
 
-def _template(m: Any, kind: str, options: ArgoOptions) -> Any:
+def _template(m: Any, kind: str, options: ArgoOptions, image: str | None = None) -> Any:
+    """The template of a kind's steps, in the step image or, for the statements naming a
+    model zoo image, in that image."""
     retry = (
         m.RetryStrategy(
             limit=m.IntOrString(options.retries),
@@ -274,11 +280,11 @@ def _template(m: Any, kind: str, options: ArgoOptions) -> Any:
             hint="compile programs of sqlml statements and Kubeflow job steps",
         )
     return m.Template(
-        name=_template_name(kind),
+        name=_template_name(kind, image),
         inputs=_inputs(m, "ir"),
         container=m.Container(
             name="main",
-            image=options.image,
+            image=image or options.image,
             image_pull_policy=options.image_pull_policy,
             command=list(STEP_COMMAND),
             args=["{{inputs.parameters.ir}}"],
@@ -341,6 +347,9 @@ def _training_job(
 
     attributes = statement.attributes
     args = (ir.to_argument(statement.to_dict()),)
+    image = statement.image or statement.base_image
+    if image:  # a model zoo's image: the job's pods run in it
+        options = replace(options, image=image)
 
     def replica(count: int = 1) -> kubeflow.Replica:
         return _replica(options, args, count, restart_policy="ExitCode")
@@ -391,5 +400,17 @@ def literal_json(value: Any) -> str:
     return re.sub(r"\{(?=\{)", r"\\u007b", json.dumps(value, separators=(",", ":")))
 
 
-def _template_name(kind: str) -> str:
-    return kind.replace("_", "-").replace(".", "-")
+def _template_name(kind: str, image: str | None = None) -> str:
+    """A kind's template name; with a model zoo image, one per image: ``train-image-<hash>``."""
+    name = kind.replace("_", "-").replace(".", "-")
+    if image is None:
+        return name
+    return f"{name}-image-{hashlib.sha256(image.encode()).hexdigest()[:10]}"
+
+
+def _image(step: Step) -> str | None:
+    """The model zoo image a statement step names (TO TRAIN <image>/<estimator>, USING a
+    model zoo's model), the estimator's first."""
+    if step.template == RESOURCE:
+        return None
+    return step.params.get("image") or step.params.get("base_image")

@@ -4,6 +4,7 @@ record's status. Imports neither the executor nor the code generation until used
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -38,6 +39,7 @@ class LocalBackend(Backend):
         from sqlml.backends.local import RunOptions, run, run_options
         from sqlml.codegen import to_workflow
 
+        _note_images(program)
         workflow = to_workflow(program.statements, program.name, program.dialect)
         options = RunOptions() if args is None else run_options(args)
         return run(
@@ -57,6 +59,26 @@ class LocalBackend(Backend):
         from sqlml.backends.local.status import local_status
 
         return local_status(datasource, run)
+
+
+def _note_images(program: Program) -> None:
+    """A note on standard error for each model zoo image a statement names: a local run
+    ignores it (on Argo it is the step's image)."""
+    for statement in program.statements:
+        where = f"{program.source}:{statement.line}:{statement.column}"
+        image, base = getattr(statement, "image", None), getattr(statement, "base_image", None)
+        if image:
+            print(
+                f"sqlml: note: {where}: the model zoo image {image} is ignored in a local run, "
+                f"which trains sqlml's {statement.estimator}",  # type: ignore[attr-defined]
+                file=sys.stderr,
+            )
+        if base:
+            print(
+                f"sqlml: note: {where}: USING {base}: a local run does not fetch a model zoo's "
+                "model and trains anew",
+                file=sys.stderr,
+            )
 
 
 BACKEND = LocalBackend()

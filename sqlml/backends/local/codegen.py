@@ -54,9 +54,12 @@ def to_python(
 
 
 def _constructor(statement: ir.Statement) -> str:
+    """``ir.X(...)`` of the fields the statement's JSON holds (those it leaves out default)."""
+    kept = statement.to_dict()
     fields = [
         f"        {field.name}={_literal(getattr(statement, field.name))},"
         for field in dataclasses.fields(statement)
+        if field.name in kept
     ]
     return "\n".join([f"ir.{type(statement).__name__}(", *fields, "    )"])
 

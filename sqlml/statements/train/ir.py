@@ -7,6 +7,9 @@ from typing import Any, ClassVar
 
 from sqlml.ir import FeatureColumn, Statement
 
+# The fields naming model zoo images, which a statement without them leaves out of its JSON.
+ZOO_FIELDS = ("image", "base_image")
+
 
 @dataclass(frozen=True)
 class TrainStatement(Statement):
@@ -25,6 +28,18 @@ class TrainStatement(Statement):
     label: str
     model: str
     base_model: str | None = None  # USING: the stored model whose training continues
+    # A model zoo's image: of the estimator (TO TRAIN <image>/<estimator>) and of the model
+    # USING names (USING registry:5000/model:v1). The step's image on Argo; ignored locally.
+    # Left out of the JSON when None, so a statement without one reads as before.
+    image: str | None = None
+    base_image: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        data = super().to_dict()
+        for name in ZOO_FIELDS:
+            if data[name] is None:
+                del data[name]
+        return data
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,129 @@
+"""SQLFlow's syntax that sqlml reads (issue 15, item 6): backslash-escaped quotes, model zoo
+images in TO TRAIN and USING, kept in the IR, the step's image on Argo, noted locally."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from sqlml.backends.argo.codegen import to_argo_yaml
+from sqlml.backends.interface import Program
+from sqlml.backends.local.backend import _note_images
+from sqlml.errors import CheckError, ParseError
+from sqlml.grammar import parse
+from sqlml.grammar.recovery import statement_ends
+from sqlml.semantics import analyze
+
+TRAIN = "SELECT * FROM t\nTO TRAIN {estimator}\nWITH model.n_classes = 3\nLABEL c\n{using}INTO m;"
+
+
+def train(estimator: str = "DNNClassifier", using: str = "") -> str:
+    return TRAIN.format(estimator=estimator, using=f"USING {using}\n" if using else "")
+
+
+def test_an_escaped_double_quote_stays_inside_a_double_quoted_value():
+    text = (
+        "SELECT * FROM t TO TRAIN DNNClassifier WITH model.n_classes = 3, validation.select = "
+        '"SELECT concat(a, \\",\\", b) AS c FROM v" LABEL c INTO m;'
+    )
+    (statement,) = parse(text).statements
+    assert statement.attributes[1].value == 'SELECT concat(a, ",", b) AS c FROM v'
+
+
+def test_an_escaped_single_quote_stays_inside_a_single_quoted_value():
+    text = "SELECT * FROM t TO TRAIN DNNClassifier WITH a = 'it\\'s' LABEL c INTO m;"
+    (statement,) = parse(text).statements
+    assert statement.attributes[0].value == "it's"
+
+
+def test_a_quoted_escaped_quote_is_one_quote_and_ends_where_it_should():
+    text = 'SELECT * FROM t TO TRAIN DNNClassifier COLUMN CATEGORY_ID(c, 16, "\\"") LABEL c INTO m;'
+    (statement,) = parse(text).statements
+    assert statement.columns[0].columns[0].args[2].parts == ('"',)
+    assert statement_ends(text + " SELECT 1;") == ([len(text) - 1, len(text) + 9], False)
+
+
+def test_other_backslashes_in_a_double_quoted_value_are_kept():
+    (statement,) = parse(
+        'SELECT 1 TO TRAIN DNNClassifier WITH a = "x\\\\y\\n" LABEL c INTO m;'
+    ).statements
+    assert statement.attributes[0].value == "x\\\\y\\n"
+
+
+def test_a_model_zoo_image_before_the_estimator_is_kept_apart():
+    (statement,) = parse(train("registry:5000/sqlflow/models:v1/xgboost.gbtree")).statements
+    assert statement.image == "registry:5000/sqlflow/models:v1"
+    assert statement.estimator.parts == ("xgboost", "gbtree")
+    assert (statement.estimator.pos.line, statement.estimator.pos.column) == (2, 42)
+
+
+def test_a_comment_right_after_the_estimator_is_still_a_comment():
+    (statement,) = parse(train("DNNClassifier/* the canned one */")).statements
+    assert statement.image is None and str(statement.estimator) == "DNNClassifier"
+
+
+def test_using_a_model_zoo_model_is_its_image_not_a_stored_model():
+    (statement,) = parse(train(using="models.sqlflow.org/an_analyst/my_first_model")).statements
+    assert statement.using is None
+    assert statement.base_image == "models.sqlflow.org/an_analyst/my_first_model"
+
+
+def test_the_image_is_in_the_ir_and_absent_from_the_json_of_statements_without_one():
+    with_image, without = analyze(
+        parse(train("sqlflow/sqlflow:latest/DNNClassifier", "registry:5000/model:v1") + train()),
+        "duckdb",
+    )
+    assert (with_image.image, with_image.base_image) == (
+        "sqlflow/sqlflow:latest",
+        "registry:5000/model:v1",
+    )
+    assert with_image.estimator == "DNNClassifier" and with_image.base_model is None
+    data = json.loads(with_image.to_json())
+    assert (data["image"], data["base_image"]) == (
+        "sqlflow/sqlflow:latest",
+        "registry:5000/model:v1",
+    )
+    assert "image" not in json.loads(without.to_json())
+    assert "base_image" not in without.to_dict()
+
+
+def test_an_unknown_estimator_after_an_image_is_reported_at_the_estimator():
+    with pytest.raises(CheckError) as caught:
+        analyze(parse(train("sqlflow/sqlflow:latest/NoSuchEstimator")), "duckdb")
+    assert (caught.value.line, caught.value.column) == (2, 33)
+    assert caught.value.message == "unknown estimator NoSuchEstimator"
+
+
+def test_explain_does_not_take_a_model_zoo_name():
+    with pytest.raises(ParseError) as caught:
+        parse("SELECT * FROM t TO EXPLAIN m USING a/b;")
+    assert (caught.value.line, caught.value.column) == (1, 37)
+
+
+def test_the_image_is_the_step_image_on_argo():
+    statements = analyze(
+        parse(
+            train("sqlflow/sqlflow:latest/DNNClassifier")
+            + "SELECT * FROM t TO PREDICT p.c USING m;"
+        ),
+        "duckdb",
+    )
+    text = to_argo_yaml(statements, "zoo")
+    assert "image: sqlflow/sqlflow:latest" in text
+    assert "template: predict\n" in text  # the other statements keep the shared template
+    assert text.count("image: sqlml:") == 1
+
+
+def test_a_local_run_notes_the_images_it_ignores_in_one_line_each(capsys):
+    statements = analyze(
+        parse(train("sqlflow/sqlflow:latest/DNNClassifier", "registry:5000/model:v1")), "duckdb"
+    )
+    _note_images(Program(statements, "zoo", "zoo.sql", "duckdb", Path(".")))
+    assert capsys.readouterr().err.splitlines() == [
+        "sqlml: note: zoo.sql:1:1: the model zoo image sqlflow/sqlflow:latest is ignored in a "
+        "local run, which trains sqlml's DNNClassifier",
+        "sqlml: note: zoo.sql:1:1: USING registry:5000/model:v1: a local run does not fetch a "
+        "model zoo's model and trains anew",
+    ]
