@@ -31,13 +31,16 @@ def child(url: str) -> None:
     from sqlml import cli
     from sqlml.runtime import in_memory
     from sqlml.runtime.datasource import Columns, Datasource
+    from sqlml.runtime.progress import Progress
 
     reads: list[float] = []
     original = in_memory.cached_read
 
-    def timed_read(datasource: Datasource, select: str) -> Columns:
+    def timed_read(
+        datasource: Datasource, select: str, reporter: Progress | None = None
+    ) -> Columns:
         start = time.perf_counter()
-        columns = original(datasource, select)
+        columns = original(datasource, select, reporter)
         reads.append(time.perf_counter() - start)
         return columns
 

@@ -36,9 +36,9 @@ def reads_counted(datasource, monkeypatch) -> list[str]:
     calls: list[str] = []
     original = datasource.read
 
-    def counting(select):
+    def counting(select, reporter=None):
         calls.append(select)
-        return original(select)
+        return original(select, reporter)
 
     monkeypatch.setattr(datasource, "read", counting)
     return calls
@@ -69,7 +69,7 @@ def test_hits_until_the_table_changes(datasource, table, tmp_path, monkeypatch):
 def test_uncacheable_selects_read_the_database(datasource, table, tmp_path, monkeypatch, select):
     cache = InputCache(tmp_path / "cache")
     calls = reads_counted(datasource, monkeypatch)
-    monkeypatch.setattr(datasource, "read", lambda s: calls.append(s) or {})
+    monkeypatch.setattr(datasource, "read", lambda s, reporter=None: calls.append(s) or {})
     for _ in range(2):
         cache.read(datasource, select.format(t=table))
     assert len(calls) == 2

@@ -191,9 +191,9 @@ def test_external_memory_never_reads_the_select_whole(churn_url, unique_name, mo
     whole_reads: list[str] = []
     read = DuckDBSource.read
 
-    def recording(self, select):
+    def recording(self, select, reporter=None):
         whole_reads.append(select)
-        return read(self, select)
+        return read(self, select, reporter)
 
     monkeypatch.setattr(DuckDBSource, "read", recording)
     statement = (

@@ -33,19 +33,19 @@ Y = np.array([3.0, 1.0, 4.0, 1.0, 5.0, 9.0])
 class ConstantTrainer:
     """Learns the mean label, shrunk toward zero by ``model.shrink``; stores it as JSON."""
 
-    def train(self, features, y, labels, attributes, base=None, **ranking):
+    def train(self, context, features, y, labels, attributes, base=None, **ranking):
         mean = float(np.mean(y)) * (1 - attributes["model.shrink"])
         details = {"params": {}, "metrics": {"train_rows": float(len(y))}}
         return json.dumps({"mean": mean}).encode(), details
 
-    def train_batches(self, batches, sample, sample_y, labels, attributes, base=None):
+    def train_batches(self, context, batches, sample, sample_y, labels, attributes, base=None):
         y = np.concatenate([batch_y for _, batch_y in batches()])
-        return self.train(sample, y, labels, attributes, base)
+        return self.train(context, sample, y, labels, attributes, base)
 
-    def predict_scores(self, data, features, metadata, batch_size):
-        return self.scorer(data, metadata)(features, batch_size)
+    def predict_scores(self, context, data, features, metadata, batch_size):
+        return self.scorer(context, data, metadata)(features, batch_size)
 
-    def scorer(self, data, metadata):
+    def scorer(self, context, data, metadata):
         mean = json.loads(data)["mean"]
         return lambda features, batch_size: np.full(features.rows, mean)
 

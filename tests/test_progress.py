@@ -56,9 +56,8 @@ def run(program: str, url: str) -> list[list]:
     recorder = Recorder()
     source = connect(url)
     try:
-        with progress.reporting(recorder):
-            for statement in analyze(parse(program)):
-                execute(statement, source)
+        for statement in analyze(parse(program)):
+            execute(statement, source, sink=recorder)
     finally:
         source.close()
     return recorder.stages
@@ -78,10 +77,11 @@ def test_reading_training_and_predicting_are_reported(iris_duckdb_url, monkeypat
 
 
 def test_without_a_sink_nothing_is_recorded_and_no_metric_is_computed():
-    assert not progress.shown() and not progress.metrics_due()
-    with progress.stage("training", 3, "rounds"):
-        progress.advance(1, loss=0.5)  # goes nowhere
-        assert not progress.shown()
+    reporter = progress.Progress()
+    assert not reporter.shown() and not reporter.metrics_due()
+    with reporter.stage("training", 3, "rounds"):
+        reporter.advance(1, loss=0.5)  # goes nowhere
+        assert not reporter.shown()
 
 
 @pytest.mark.keras

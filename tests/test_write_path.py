@@ -349,7 +349,7 @@ def test_predict_streams_batches_from_read_to_write(datasource, unique_name, mon
         inserted.append(len(next(iter(columns.values()))))
         return real_insert(self, staging, columns)
 
-    def whole_read(self, select):
+    def whole_read(self, select, reporter=None):
         raise AssertionError("TO PREDICT read the whole result at once")
 
     monkeypatch.setattr(source, "_insert", counting)

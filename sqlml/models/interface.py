@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     import numpy as np
 
     from sqlml.models.store import StoredModel
+    from sqlml.runtime.context import Context
     from sqlml.runtime.features_apply import FeatureArrays
     from sqlml.runtime.labels import LabelEncoding
     from sqlml.steps.kubeflow import Replica
@@ -29,10 +30,15 @@ class Trainer(Protocol):
     besides (``params``, ``metrics``, ``column_types``); ``base`` is a stored model of the
     same estimator whose training continues. Scores are class probabilities (rows x classes)
     for classifiers, values for regressors.
+
+    ``context`` is the running statement's (:class:`~sqlml.runtime.context.Context`): its
+    long loops check ``context.token`` (between rounds, epochs or batches) and report to
+    ``context.reporter`` (a "training" stage; scoring advances the current stage by rows).
     """
 
     def train(
         self,
+        context: Context,
         features: FeatureArrays,
         y: np.ndarray,
         labels: LabelEncoding,
@@ -44,6 +50,7 @@ class Trainer(Protocol):
 
     def train_batches(
         self,
+        context: Context,
         batches: Callable[[], Iterator[tuple[FeatureArrays, np.ndarray]]],
         sample: FeatureArrays,
         sample_y: np.ndarray,
@@ -54,12 +61,17 @@ class Trainer(Protocol):
         """Fit rows that ``batches()`` yields pass after pass (``train.external_memory``)."""
 
     def predict_scores(
-        self, data: bytes, features: FeatureArrays, metadata: dict[str, Any], batch_size: int
+        self,
+        context: Context,
+        data: bytes,
+        features: FeatureArrays,
+        metadata: dict[str, Any],
+        batch_size: int,
     ) -> np.ndarray:
         """The scores of the stored model ``data`` for ``features``."""
 
     def scorer(
-        self, data: bytes, metadata: dict[str, Any]
+        self, context: Context, data: bytes, metadata: dict[str, Any]
     ) -> Callable[[FeatureArrays, int], np.ndarray]:
         """The stored model, loaded once, as a function of features and a batch size."""
 

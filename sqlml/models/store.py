@@ -26,7 +26,7 @@ from typing import Any
 from sqlml.errors import DatasourceError, ModelError
 from sqlml.models.checks import MAX_MODEL_BYTES, TAMPERED_HINT
 from sqlml.models.metadata import read_metadata
-from sqlml.runtime import cancel
+from sqlml.runtime.cancel import Token
 from sqlml.runtime.datasource import Datasource
 from sqlml.tables import MODEL_CHUNKS, MODEL_VERSIONS
 
@@ -55,11 +55,15 @@ class ModelStore:
         self._models = datasource.quote([TABLE])
         self._chunks = datasource.quote([CHUNKS])
 
-    def save(self, name: str, metadata: dict[str, Any], data: bytes) -> int:
+    def save(
+        self, name: str, metadata: dict[str, Any], data: bytes, token: Token | None = None
+    ) -> int:
         """Store ``data`` as the next version of ``name``; returns the version.
 
         Concurrent saves may race for a version number, or (DuckDB) for creating the tables:
         the loser tries again after a short, random pause (the winner commits meanwhile).
+        A cancelled ``token`` (that of the statement saving) stops the save just before it
+        commits: nothing is saved.
         """
         if len(data) > MAX_MODEL_BYTES:
             raise ModelError(
@@ -72,14 +76,16 @@ class ModelStore:
             try:
                 self._create_tables()
                 with self._ds.transaction():
-                    return self._save_version(name, metadata, data)
+                    return self._save_version(name, metadata, data, token)
             except DatasourceError:
                 if attempt == SAVE_ATTEMPTS:
                     raise
                 time.sleep(random.uniform(0.05, 0.2) * attempt)
                 attempt += 1
 
-    def _save_version(self, name: str, metadata: dict[str, Any], data: bytes) -> int:
+    def _save_version(
+        self, name: str, metadata: dict[str, Any], data: bytes, token: Token | None
+    ) -> int:
         p = self._ds.param
         latest = self._ds.execute(
             f"SELECT COALESCE(MAX(version), 0) FROM {self._models} WHERE name = {p}", [name]
@@ -101,7 +107,8 @@ class ModelStore:
                 f"DELETE FROM {table} WHERE name = {p} AND version <= {p}",
                 [name, version - KEEP_VERSIONS],
             )
-        cancel.check()  # a cancelled training saves nothing: the transaction rolls back
+        if token is not None:
+            token.check()  # a cancelled training saves nothing: the transaction rolls back
         return version
 
     def _create_tables(self) -> None:

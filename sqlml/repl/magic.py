@@ -80,9 +80,10 @@ class SqlmlMagics(Magics):
                 return None
             shown = _Shown(statements[-1].id, Path.cwd())
             # One statement at a time, in this thread: outputs and progress reach this cell.
-            executor = LocalExecutor(self.datasource, Path.cwd(), jobs=1, on_done=shown.done)
-            with progress.reporting(_NotebookSink()):
-                result = executor.run(to_workflow(statements, "notebook", dialect))
+            executor = LocalExecutor(
+                self.datasource, Path.cwd(), jobs=1, on_done=shown.done, sink=_NotebookSink()
+            )
+            result = executor.run(to_workflow(statements, "notebook", dialect))
         except SqlmlError as error:
             raise SqlmlCellError(error.render("cell")) from None
         if isinstance(result.error, SqlmlError):

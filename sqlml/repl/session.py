@@ -3,7 +3,8 @@
 Each entry is parsed and checked as a program of its own (so errors point at its lines),
 then its statements run one after another through :func:`sqlml.runtime.execute.execute`,
 the function behind every workflow step, and print as ``sqlml -e`` prints them. They run
-in a worker thread so that Ctrl-C can ask the database to stop the running one.
+in a worker thread, each with a cancellation token of its own, so that Ctrl-C can cancel
+the running one and ask the database to stop it.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
+from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -88,7 +90,10 @@ class Session:
             for statement in statements:
                 changed = changed or _changes_catalog(statement)
                 started = time.perf_counter()
-                outcome = self._call(execute, statement, self.datasource)
+                token = cancel.Token()  # training and scoring stop at their next check
+                outcome = self._call(
+                    partial(execute, statement, self.datasource, token=token), token=token
+                )
                 if outcome.summary:
                     self.say(f"{outcome.summary}\n")
                 if outcome.result is not None:
@@ -103,23 +108,19 @@ class Session:
             if changed:
                 self.refresh()
 
-    def _call(self, function: Callable[..., T], *args: Any) -> T:
-        """``function(*args)`` in the worker thread; Ctrl-C cancels it (training stops between
-        rounds or batches, nothing is committed) and interrupts the database, waits for the
-        statement to stop and raises :class:`Cancelled` (the result, if it still ended)."""
-        token = cancel.Token()
-
-        def call() -> T:
-            with cancel.scope(token):  # training and scoring stop at their next check
-                return function(*args)
-
-        future: Future[T] = self._worker.submit(call)
+    def _call(self, function: Callable[..., T], *args: Any, token: cancel.Token | None = None) -> T:
+        """``function(*args)`` in the worker thread; Ctrl-C cancels ``token`` (that of the
+        statement ``function`` runs, if any: training stops between rounds or batches,
+        nothing is committed) and interrupts the database, waits for the call to stop and
+        raises :class:`Cancelled` (the result, if it still ended)."""
+        future: Future[T] = self._worker.submit(function, *args)
         interrupted = False
         while True:
             try:
                 result = future.result()
             except KeyboardInterrupt:
-                token.cancel("Ctrl-C")
+                if token is not None:
+                    token.cancel("Ctrl-C")
                 self.datasource.interrupt()
                 if not interrupted:
                     self.say("cancelling...\n")

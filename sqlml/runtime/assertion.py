@@ -6,6 +6,7 @@ from typing import Any
 
 from sqlml import ir
 from sqlml.errors import SqlmlError
+from sqlml.runtime.context import Context
 from sqlml.runtime.datasource import Datasource
 from sqlml.runtime.outcome import Outcome
 
@@ -16,9 +17,10 @@ class AssertionFailed(SqlmlError):
     """An ASSERT's condition is false or NULL on the data."""
 
 
-def check(statement: ir.AssertStatement, datasource: Datasource) -> Outcome:
+def check(statement: ir.AssertStatement, context: Context) -> Outcome:
     """Pass if the condition is true; else raise :class:`AssertionFailed` with the values of
     its scalar subqueries."""
+    datasource = context.datasource
     result = datasource.execute(statement.select)
     holds = result.rows[0][0] if result is not None and result.rows else None
     condition = _shown(statement.condition)

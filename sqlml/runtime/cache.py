@@ -36,6 +36,7 @@ from sqlglot.errors import SqlglotError
 
 from sqlml.local_files import reason, warn_once
 from sqlml.runtime.datasource import Columns, Datasource
+from sqlml.runtime.progress import Progress
 from sqlml.semantics.sql_check import parse_sql
 
 DEFAULT_MAX_BYTES = 2 << 30
@@ -44,10 +45,13 @@ _VOLATILE = (exp.Rand, exp.CurrentTimestamp, exp.CurrentDate, exp.CurrentTime, e
 _NULLS = "__nulls__"
 
 
-def cached_read(datasource: Datasource, select: str) -> Columns:
-    """``datasource.read(select)`` through the cache the environment asks for, if any."""
+def cached_read(datasource: Datasource, select: str, reporter: Progress | None = None) -> Columns:
+    """``datasource.read(select, reporter)`` through the cache the environment asks for, if
+    any."""
     cache = InputCache.from_environment()
-    return datasource.read(select) if cache is None else cache.read(datasource, select)
+    if cache is None:
+        return datasource.read(select, reporter)
+    return cache.read(datasource, select, reporter)
 
 
 class InputCache:
@@ -78,15 +82,18 @@ class InputCache:
             max_bytes = DEFAULT_MAX_BYTES
         return cls(folder, max_bytes)
 
-    def read(self, datasource: Datasource, select: str) -> Columns:
-        """The result of ``select``: from the cache if the tables are unchanged."""
+    def read(
+        self, datasource: Datasource, select: str, reporter: Progress | None = None
+    ) -> Columns:
+        """The result of ``select``: from the cache if the tables are unchanged, else read
+        from the database, reported to ``reporter`` (None: nowhere)."""
         key = cache_key(datasource, select)
         if key is None:
-            return datasource.read(select)
+            return datasource.read(select, reporter)
         path = self.folder / f"{key}.npz"
         columns = self._load(path)
         if columns is None:
-            columns = datasource.read(select)
+            columns = datasource.read(select, reporter)
             self._store(path, columns)
         return columns
 

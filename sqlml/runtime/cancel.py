@@ -1,18 +1,16 @@
 """Cooperative cancellation of a running statement: timeouts and Ctrl-C.
 
-Whoever runs a statement gives it a :class:`Token` (:func:`scope`); a timer or a signal
-handler cancels the token from another thread. The long loops check it (:func:`check`):
-XGBoost between boosting rounds, Keras between batches, scoring and writing between
-batches; a model save and a table swap check it just before they commit. A cancelled
-statement raises :class:`Cancelled` at the next check and commits nothing.
+Whoever runs a statement gives it a :class:`Token` (``context.token``, passed down to the
+code that checks it); a timer or a signal handler cancels the token from another thread.
+The long loops check it (:meth:`Token.check`): XGBoost between boosting rounds, Keras
+between batches, scoring and writing between batches; a model save and a table swap check
+it just before they commit. A cancelled statement raises :class:`Cancelled` at the next
+check and commits nothing.
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
 
 from sqlml.errors import SqlmlError
 
@@ -51,30 +49,10 @@ class Token:
             return self._reason
         return self.parent.reason
 
-
-_current: ContextVar[Token | None] = ContextVar("sqlml_cancel_token", default=None)
-
-
-@contextmanager
-def scope(token: Token) -> Iterator[Token]:
-    """Statements run in the body (in this thread) stop when ``token`` is cancelled."""
-    reset = _current.set(token)
-    try:
-        yield token
-    finally:
-        _current.reset(reset)
-
-
-def current() -> Token | None:
-    """The token of the statement running in this thread, if any."""
-    return _current.get()
-
-
-def check() -> None:
-    """Raise :class:`Cancelled` if the running statement was cancelled."""
-    token = _current.get()
-    if token is not None and token.stopped:
-        raise stopped_error(token)
+    def check(self) -> None:
+        """Raise :class:`Cancelled` if this token or its parent was cancelled."""
+        if self.stopped:
+            raise stopped_error(self)
 
 
 def stopped_error(token: Token) -> Cancelled:

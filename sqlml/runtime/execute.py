@@ -4,15 +4,27 @@ from __future__ import annotations
 
 from sqlml import ir
 from sqlml.errors import SqlmlError
+from sqlml.runtime.cancel import Token
+from sqlml.runtime.context import Context
 from sqlml.runtime.datasource import Datasource
 from sqlml.runtime.outcome import Outcome
+from sqlml.runtime.progress import Progress, Sink
 from sqlml.statements import kind_of, resolve
 
 
-def execute(statement: ir.Statement, datasource: Datasource) -> Outcome:
-    """Run ``statement`` with the handler its kind declares; user errors come out as
-    :class:`SqlmlError` with its location."""
+def execute(
+    statement: ir.Statement,
+    datasource: Datasource,
+    *,
+    token: Token | None = None,
+    sink: Sink | None = None,
+) -> Outcome:
+    """Run ``statement`` with the handler its kind declares, given its :class:`Context`:
+    ``datasource``, ``token`` (cancelling it stops the statement at its next check; None:
+    nothing stops it) and a progress reporter of its own showing on ``sink`` (None:
+    nowhere). User errors come out as :class:`SqlmlError` with its location."""
+    context = Context(datasource, token or Token(), Progress(sink))
     try:
-        return resolve(kind_of(statement).handler)(statement, datasource)
+        return resolve(kind_of(statement).handler)(statement, context)
     except SqlmlError as error:
         raise error.at(statement.line, statement.column) from None

@@ -23,6 +23,7 @@ import numpy as np
 
 from sqlml import ir
 from sqlml.errors import ModelError
+from sqlml.runtime.context import Context
 from sqlml.runtime.datasource import Columns, Datasource
 from sqlml.runtime.datasource.base import join_batches
 from sqlml.runtime.labels import LabelEncoding, check_label, encode_label
@@ -88,7 +89,7 @@ class Stream:
     """The SELECT, read batch by batch, and its first ``SAMPLE_ROWS`` rows."""
 
     statement: ir.TrainStatement
-    datasource: Datasource
+    context: Context
     sample: Columns
 
     def label_values(self, task: str) -> np.ndarray:
@@ -97,9 +98,11 @@ class Stream:
         label = self.statement.label
         if task != "classifier":
             return self.sample[label]
-        column = self.datasource.quote([label])
-        distinct = self.datasource.read(
-            f"SELECT DISTINCT {column} FROM ({self.statement.select}) AS sqlml_rows"
+        datasource = self.context.datasource
+        column = datasource.quote([label])
+        distinct = datasource.read(
+            f"SELECT DISTINCT {column} FROM ({self.statement.select}) AS sqlml_rows",
+            self.context.reporter,
         )
         return next(iter(distinct.values()))
 
@@ -107,10 +110,10 @@ class Stream:
         """The training and the validation rows' batches, the sample labelled by ``labels``."""
         label = self.statement.label
         sample_y = encode_label(labels, label, self.sample[label], "the SELECT")
-        return Batches(self.statement, self.datasource, self.sample, sample_y)
+        return Batches(self.statement, self.context.datasource, self.sample, sample_y)
 
 
-def read(statement: ir.TrainStatement, datasource: Datasource) -> Stream:
+def read(statement: ir.TrainStatement, context: Context) -> Stream:
     """The SELECT to stream, its sample checked to hold rows and the LABEL column."""
     if statement.attributes.get("train.group_column"):
         raise ModelError(
@@ -118,10 +121,10 @@ def read(statement: ir.TrainStatement, datasource: Datasource) -> Stream:
             "rows must be together in memory",
             hint="leave out train.external_memory",
         )
-    sample = _sample(datasource, statement.select)
+    sample = _sample(context.datasource, statement.select)
     check_rows(sample)
     check_label(statement.label, sample, "the SELECT")
-    return Stream(statement, datasource, sample)
+    return Stream(statement, context, sample)
 
 
 def _sample(datasource: Datasource, select: str) -> Columns:

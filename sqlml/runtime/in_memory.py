@@ -11,7 +11,8 @@ import numpy as np
 
 from sqlml import ir
 from sqlml.runtime.cache import cached_read
-from sqlml.runtime.datasource import Columns, Datasource
+from sqlml.runtime.context import Context
+from sqlml.runtime.datasource import Columns
 from sqlml.runtime.labels import LabelEncoding, check_label, encode_label, query_ids
 from sqlml.runtime.rows import blame, check_rows
 
@@ -53,7 +54,7 @@ class InMemory:
     """The SELECT's rows, read whole."""
 
     statement: ir.TrainStatement
-    datasource: Datasource
+    context: Context
     sample: Columns  # every row
 
     def label_values(self, task: str) -> np.ndarray:
@@ -69,7 +70,7 @@ class InMemory:
         select = attributes.get("validation.select")
         if select is not None:
             return Split(
-                rows, _read_validation(self.statement, self.datasource, labels), {"select": select}
+                rows, _read_validation(self.statement, self.context, labels), {"select": select}
             )
         share, seed = attributes["validation.split"], attributes["validation.seed"]
         if not share:
@@ -83,21 +84,19 @@ class InMemory:
         return Split(rows.take(kept), rows.take(held), {"split": share, "seed": seed})
 
 
-def read(statement: ir.TrainStatement, datasource: Datasource) -> InMemory:
+def read(statement: ir.TrainStatement, context: Context) -> InMemory:
     """The SELECT's rows, checked to hold some and the LABEL column."""
-    columns = cached_read(datasource, statement.select)
+    columns = cached_read(context.datasource, statement.select, context.reporter)
     check_rows(columns)
     check_label(statement.label, columns, "the SELECT")
-    return InMemory(statement, datasource, columns)
+    return InMemory(statement, context, columns)
 
 
-def _read_validation(
-    statement: ir.TrainStatement, datasource: Datasource, labels: LabelEncoding
-) -> Rows:
+def _read_validation(statement: ir.TrainStatement, context: Context, labels: LabelEncoding) -> Rows:
     """The rows of ``validation.select``, labelled by ``labels``."""
     select, label = statement.attributes["validation.select"], statement.label
     with blame("validation.select"):
-        columns = cached_read(datasource, select)
+        columns = cached_read(context.datasource, select, context.reporter)
         check_rows(columns)
     check_label(label, columns, "validation.select")
     y = encode_label(labels, label, columns[label], "validation.select")

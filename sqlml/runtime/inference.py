@@ -22,7 +22,7 @@ from sqlml.metrics import (
 )
 from sqlml.models import Family, Trainer, TreeTrainer, family
 from sqlml.models.store import ModelStore, StoredModel
-from sqlml.runtime import cancel, progress
+from sqlml.runtime.context import Context
 from sqlml.runtime.datasource import Columns, Datasource, ResultSet
 from sqlml.runtime.datasource.base import closing_batches
 from sqlml.runtime.evaluate_plot import save_evaluation_plot
@@ -31,6 +31,7 @@ from sqlml.runtime.features_apply import FeatureArrays, transform
 from sqlml.runtime.features_derive import value_texts
 from sqlml.runtime.labels import LabelEncoding, query_ids
 from sqlml.runtime.outcome import Outcome
+from sqlml.runtime.progress import format_metrics
 from sqlml.runtime.rows import check_rows
 
 SCORE_BATCH = 65536
@@ -40,8 +41,10 @@ _PLAIN_CLASS = re.compile(r"[a-z0-9_]+")
 
 @dataclass(frozen=True)
 class Applied:
-    """A stored model next to the features of a SELECT's rows."""
+    """A stored model next to the features of a SELECT's rows, for the statement running
+    in ``context``."""
 
+    context: Context
     model: StoredModel
     family: Family
     trainer: Trainer
@@ -58,7 +61,9 @@ class Applied:
     ) -> np.ndarray:
         """Class probabilities (classifiers) or values (regressors) for ``features`` or the rows."""
         features = self.features if features is None else features
-        return self.trainer.predict_scores(self.model.data, features, self.metadata, batch_size)
+        return self.trainer.predict_scores(
+            self.context, self.model.data, features, self.metadata, batch_size
+        )
 
     def truth(self, label: str) -> np.ndarray:
         """The label column encoded like the training labels."""
@@ -68,12 +73,13 @@ class Applied:
         return encode_label(self.labels, label, self.columns[label], "the SELECT")
 
 
-def apply(model_name: str, select: str, datasource: Datasource) -> Applied:
+def apply(model_name: str, select: str, context: Context) -> Applied:
     """Load ``model_name`` and the features of ``select``'s rows."""
-    model = load_model(model_name, datasource)
-    columns = datasource.read(select)
+    model = load_model(model_name, context.datasource)
+    columns = context.datasource.read(select, context.reporter)
     check_rows(columns)
     return Applied(
+        context,
         model.stored,
         model.family,
         model.trainer,
@@ -107,9 +113,10 @@ def load_model(model_name: str, datasource: Datasource) -> Model:
     return Model(stored, model_family, model_family.trainer(), features, labels)
 
 
-def predict(statement: ir.PredictStatement, datasource: Datasource) -> Outcome:
+def predict(statement: ir.PredictStatement, context: Context) -> Outcome:
     """Score the SELECT's rows batch by batch, each batch written as it is scored: memory
     holds a batch, whatever the number of rows."""
+    datasource, token = context.datasource, context.token
     model = load_model(statement.model, datasource)
     replace = _replace(statement)
     datasource.check_target(statement.table, replace)  # before any work
@@ -125,7 +132,7 @@ def predict(statement: ir.PredictStatement, datasource: Datasource) -> Outcome:
     names = (
         probability_columns(statement.result_column, model.labels.classes) if probabilities else []
     )
-    score = model.trainer.scorer(model.stored.data, model.stored.metadata)
+    score = model.trainer.scorer(context, model.stored.data, model.stored.metadata)
     batch_rows = statement.attributes["predict.batch_size"]
     label = model.stored.metadata["label"]
 
@@ -137,7 +144,7 @@ def predict(statement: ir.PredictStatement, datasource: Datasource) -> Outcome:
                 if index == 0:
                     check_rows(columns)
                     _check_result_columns(statement, model, columns, names)
-                cancel.check()
+                token.check()
                 scores = score(transform(columns, model.features), batch_rows)
                 output = {k: v for k, v in columns.items() if k != label}
                 chosen = scores.argmax(axis=1) if classifier else scores
@@ -148,10 +155,10 @@ def predict(statement: ir.PredictStatement, datasource: Datasource) -> Outcome:
 
     with (
         datasource.concurrent_reader() as reader,
-        progress.stage("predicting", unit="rows"),
+        context.reporter.stage("predicting", unit="rows"),
     ):
         batches = predicted(reader.read_batches(statement.select, batch_rows))
-        rows = datasource.write_batches(statement.table, batches, replace)
+        rows = datasource.write_batches(statement.table, batches, replace, token)
     return Outcome(
         summary=f"predicted {rows} rows into {'.'.join(statement.table)}."
         f"{statement.result_column} with {statement.model}"
@@ -199,9 +206,10 @@ def _replace(statement: ir.PredictStatement | ir.EvaluateStatement | ir.ExplainS
     return bool(statement.attributes.get("output.replace", False))
 
 
-def evaluate(statement: ir.EvaluateStatement, datasource: Datasource) -> Outcome:
+def evaluate(statement: ir.EvaluateStatement, context: Context) -> Outcome:
+    datasource = context.datasource
     datasource.check_target(statement.table, _replace(statement))  # before any work
-    applied = apply(statement.model, statement.select, datasource)
+    applied = apply(statement.model, statement.select, context)
     truth = applied.truth(statement.label)
     group = applied.metadata["attributes"].get("train.group_column")
     task = "ranker" if group else applied.labels.task
@@ -240,8 +248,9 @@ def evaluate(statement: ir.EvaluateStatement, datasource: Datasource) -> Outcome
         statement.table,
         {name: np.array([value]) for name, value in metrics.items()},
         _replace(statement),
+        context.token,
     )
-    shown = progress.format_metrics(metrics)
+    shown = format_metrics(metrics)
     return Outcome(summary=f"evaluated {statement.model} on {len(truth)} rows: {shown}{saved}")
 
 
@@ -250,7 +259,7 @@ def _class_names(labels: LabelEncoding) -> list[str]:
     return [str(c) for c in value_texts(np.array(labels.classes, dtype=object))]
 
 
-def explain(statement: ir.ExplainStatement, datasource: Datasource) -> Outcome:
+def explain(statement: ir.ExplainStatement, context: Context) -> Outcome:
     """Rank the features by importance; with ``explain.plot``, also draw the attributions.
 
     Without USING, the model's family chooses (:attr:`~sqlml.models.Family.explainers`).
@@ -259,9 +268,10 @@ def explain(statement: ir.ExplainStatement, datasource: Datasource) -> Outcome:
     the classes. PermutationExplainer: per row, how much the loss grows when the feature's
     values are shuffled; the importance is its mean.
     """
+    datasource = context.datasource
     if statement.table is not None:
         datasource.check_target(statement.table, _replace(statement))  # before any work
-    applied = apply(statement.model, statement.select, datasource)
+    applied = apply(statement.model, statement.select, context)
     explainer = statement.explainer or applied.family.explainers[0]
     if explainer == "TreeExplainer":
         if explainer not in applied.family.explainers:
@@ -301,7 +311,7 @@ def explain(statement: ir.ExplainStatement, datasource: Datasource) -> Outcome:
     if statement.table is None:
         rows = list(zip(table["feature"].tolist(), table["importance"].tolist(), strict=True))
         return Outcome(result=ResultSet(["feature", "importance"], rows), summary=saved)
-    datasource.write_table(statement.table, table, _replace(statement))
+    datasource.write_table(statement.table, table, _replace(statement), context.token)
     into = f"explained {statement.model} with {explainer} into {'.'.join(statement.table)}"
     return Outcome(summary=into if saved is None else f"{into}; {saved}")
 
@@ -327,7 +337,7 @@ def _permutation_effects(applied: Applied, seed: int) -> np.ndarray:
         return (predicted.astype(np.float64) - truth.astype(np.float64)) ** 2
 
     def effect(j: int) -> np.ndarray:
-        cancel.check()
+        applied.context.token.check()
         return losses(features.permuted(j, rng.permutation(features.rows))) - baseline
 
     features = applied.features

@@ -7,12 +7,13 @@ import json
 from sqlml import ir
 from sqlml.errors import ModelError
 from sqlml.models.store import ModelStore
-from sqlml.runtime.datasource import Datasource, ResultSet
+from sqlml.runtime.context import Context
+from sqlml.runtime.datasource import ResultSet
 from sqlml.runtime.outcome import Outcome
 
 
-def show_train(statement: ir.ShowTrainStatement, datasource: Datasource) -> Outcome:
-    metadata = ModelStore(datasource).load(statement.model).metadata
+def show_train(statement: ir.ShowTrainStatement, context: Context) -> Outcome:
+    metadata = ModelStore(context.datasource).load(statement.model).metadata
     return Outcome(
         result=ResultSet(["model", "train_statement"], [(statement.model, metadata["statement"])])
     )
@@ -21,12 +22,12 @@ def show_train(statement: ir.ShowTrainStatement, datasource: Datasource) -> Outc
 UNREADABLE = "(metadata unreadable)"
 
 
-def show_models(statement: ir.ShowModelsStatement, datasource: Datasource) -> Outcome:
+def show_models(statement: ir.ShowModelsStatement, context: Context) -> Outcome:
     """The newest version of every model. One whose stored metadata is damaged is listed
     with its name and version, ``(metadata unreadable)`` as its estimator and NULL in the
     other columns, and named in the summary (DESCRIBE MODEL says what is wrong)."""
     rows, damaged = [], []
-    for name, version, meta in ModelStore(datasource).catalog():
+    for name, version, meta in ModelStore(context.datasource).catalog():
         if isinstance(meta, ModelError):
             rows.append((name, version, UNREADABLE, None, None, None))
             damaged.append(f"{name} (version {version})")
@@ -41,8 +42,8 @@ def show_models(statement: ir.ShowModelsStatement, datasource: Datasource) -> Ou
     return Outcome(result=ResultSet(columns, rows), summary=summary)
 
 
-def describe_model(statement: ir.DescribeModelStatement, datasource: Datasource) -> Outcome:
-    stored = ModelStore(datasource).load(statement.model)
+def describe_model(statement: ir.DescribeModelStatement, context: Context) -> Outcome:
+    stored = ModelStore(context.datasource).load(statement.model)
     meta = stored.metadata
     labels = meta["labels"]
     rows = [
@@ -64,12 +65,12 @@ def describe_model(statement: ir.DescribeModelStatement, datasource: Datasource)
     return Outcome(result=ResultSet(["property", "value"], rows))
 
 
-def drop_model(statement: ir.DropModelStatement, datasource: Datasource) -> Outcome:
-    if ModelStore(datasource).drop(statement.model):
+def drop_model(statement: ir.DropModelStatement, context: Context) -> Outcome:
+    if ModelStore(context.datasource).drop(statement.model):
         return Outcome(summary=f"dropped model {statement.model}")
     if statement.if_exists:
         return Outcome(summary=f"model {statement.model} does not exist; nothing dropped")
     raise ModelError(
-        f"model {statement.model} does not exist in {datasource.url}",
+        f"model {statement.model} does not exist in {context.datasource.url}",
         hint="use DROP MODEL IF EXISTS to ignore a missing model; SHOW MODELS lists them",
     )

@@ -1,13 +1,14 @@
 """Progress of long steps (reading rows, training rounds or epochs, predicting rows).
 
-The runtime reports through a tiny interface and knows no front end: a step opens a
-:func:`stage` and calls :func:`advance` once per batch, round or epoch (never per row). A
-front end installs a :class:`Sink` with :func:`reporting`: the terminal one here (rich, on
+The runtime reports through a tiny interface and knows no front end. Each running statement
+has its own :class:`Progress` (``context.reporter``), given to the code that reports: a step
+opens a :meth:`~Progress.stage` and calls :meth:`~Progress.advance` once per batch, round or
+epoch (never per row). A front end gives a :class:`Sink` to whatever runs the statements,
+which makes each statement's :class:`Progress` with it: the terminal one here (rich, on
 standard error when it is a terminal) or the notebook's (``sqlml.repl.magic``). Without a
-sink, stages and advances cost a thread-local lookup.
+sink (``Progress()``) stages and advances cost an attribute lookup and show nothing.
 
-Stages belong to the thread that opens them, so statements running in parallel each have
-their own.
+Statements running in parallel have a :class:`Progress` each, and so their own stages.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import threading
 import time
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import IO, Any, Protocol
 
 METRICS_EVERY = 0.5  # seconds between evaluations of a metric just for the display
@@ -40,61 +42,61 @@ class Sink(Protocol):
         """A display for a stage of ``total`` (None: unknown) ``unit``."""
 
 
-_sink: Sink | None = None
-_local = threading.local()
+@dataclass
+class _Stage:
+    """A shown stage: its display and when a metric was last computed for it."""
+
+    bar: Bar
+    metrics_at: float = 0.0
 
 
-@contextmanager
-def reporting(sink: Sink | None) -> Iterator[None]:
-    """Show the progress of the stages run in the body on ``sink`` (None: nowhere)."""
-    global _sink
-    previous, _sink = _sink, sink
-    try:
-        yield
-    finally:
-        _sink = previous
+class Progress:
+    """The progress of one running statement, shown on ``sink`` (None: nowhere).
 
+    Its stages nest: the innermost open one gets the advances. Without a sink no stage is
+    ever opened, and nothing changes.
+    """
 
-@contextmanager
-def stage(description: str, total: int | None = None, unit: str = "rows") -> Iterator[None]:
-    """A stage of work whose :func:`advance` calls in this thread are shown."""
-    sink = _sink
-    if sink is None:
-        yield
-        return
-    bar = sink.bar(description, total, unit)
-    previous = getattr(_local, "stage", None)
-    _local.stage = (bar, [0.0])
-    try:
-        yield
-    finally:
-        _local.stage = previous
-        bar.close()
+    def __init__(self, sink: Sink | None = None) -> None:
+        self._to = sink
+        self._current: _Stage | None = None
 
+    @contextmanager
+    def stage(
+        self, description: str, total: int | None = None, unit: str = "rows"
+    ) -> Iterator[None]:
+        """A stage of work whose :meth:`advance` calls are shown."""
+        if self._to is None:
+            yield
+            return
+        bar = self._to.bar(description, total, unit)
+        previous, self._current = self._current, _Stage(bar)
+        try:
+            yield
+        finally:
+            self._current = previous
+            bar.close()
 
-def advance(count: int = 1, **metrics: float) -> None:
-    """``count`` more units of this thread's current stage are done (if one is shown)."""
-    current = getattr(_local, "stage", None)
-    if current is not None:
-        current[0].update(count, metrics)
+    def advance(self, count: int = 1, **metrics: float) -> None:
+        """``count`` more units of the current stage are done (if one is shown)."""
+        if self._current is not None:
+            self._current.bar.update(count, metrics)
 
+    def shown(self) -> bool:
+        """Whether the current stage is shown."""
+        return self._current is not None
 
-def shown() -> bool:
-    """Whether this thread's current stage is shown."""
-    return getattr(_local, "stage", None) is not None
-
-
-def metrics_due() -> bool:
-    """Whether to compute a metric for the display now: at most every METRICS_EVERY
-    seconds, and never when nothing is shown."""
-    current = getattr(_local, "stage", None)
-    if current is None:
-        return False
-    now, last = time.monotonic(), current[1]
-    if now - last[0] < METRICS_EVERY:
-        return False
-    last[0] = now
-    return True
+    def metrics_due(self) -> bool:
+        """Whether to compute a metric for the display now: at most every METRICS_EVERY
+        seconds, and never when nothing is shown."""
+        current = self._current
+        if current is None:
+            return False
+        now = time.monotonic()
+        if now - current.metrics_at < METRICS_EVERY:
+            return False
+        current.metrics_at = now
+        return True
 
 
 def terminal(stream: IO[str]) -> Sink | None:
@@ -156,14 +158,14 @@ class _RichSink:
 
 class _RichBar:
     def __init__(self, sink: _RichSink, task: Any) -> None:
-        self._sink, self._task = sink, task
+        self._owner, self._task = sink, task
 
     def update(self, advance: int, metrics: Mapping[str, float]) -> None:
         shown = {"metrics": format_metrics(metrics)} if metrics else {}
-        self._sink._progress.update(self._task, advance=advance, **shown)
+        self._owner._progress.update(self._task, advance=advance, **shown)
 
     def close(self) -> None:
-        self._sink._closed(self._task)
+        self._owner._closed(self._task)
 
 
 def format_metrics(metrics: Mapping[str, float]) -> str:

@@ -26,6 +26,7 @@ from sqlml import ir
 from sqlml.errors import ModelError
 from sqlml.models.store import ModelStore
 from sqlml.runtime import training
+from sqlml.runtime.context import Context
 from sqlml.runtime.datasource import Columns, Datasource
 from sqlml.runtime.datasource.base import object_array
 from sqlml.runtime.outcome import Outcome
@@ -48,8 +49,9 @@ def fingerprint(statement: ir.SearchStatement) -> str:
     return hashlib.sha256(json.dumps(fields, sort_keys=True).encode()).hexdigest()[:16]
 
 
-def run_trial(statement: ir.TrialStatement, datasource: Datasource) -> Outcome:
+def run_trial(statement: ir.TrialStatement, context: Context) -> Outcome:
     """Train one trial and store it under its derived name; its metrics as ``name=value``."""
+    datasource = context.datasource
     _check_trials_table(statement, datasource)  # before training: the search would fail last
     key = statement.trial["trial"]
     values = decode(statement.space, statement.trial)
@@ -64,11 +66,11 @@ def run_trial(statement: ir.TrialStatement, datasource: Datasource) -> Outcome:
     record = {"key": key, "values": values, "search": fingerprint(statement)}
     try:
         metadata = training.train_and_save(
-            trained, datasource, {"trial": {**record, "status": SUCCEEDED}}
+            trained, context, {"trial": {**record, "status": SUCCEEDED}}
         )
     except ModelError as error:  # the values do not train; the database's errors propagate
         failed = {**record, "status": FAILED, "error": error.message}
-        ModelStore(datasource).save(name, _failure_metadata(trained, failed), b"")
+        ModelStore(datasource).save(name, _failure_metadata(trained, failed), b"", context.token)
         return Outcome(summary=f"trial {key} failed: {error.message}")
     metrics = metadata["metrics"]
     shown = ", ".join(f"{n} = {as_text(v)}" for n, v in values.items())
@@ -89,8 +91,9 @@ def _failure_metadata(statement: ir.TrainStatement, trial: dict[str, Any]) -> di
     return {**fields, "statement": statement.text, "trained_at": now, "trial": trial}
 
 
-def finish(statement: ir.SearchStatement, datasource: Datasource) -> Outcome:
+def finish(statement: ir.SearchStatement, context: Context) -> Outcome:
     """Save the best trial as the model, every trial into the trials table."""
+    datasource, token = context.datasource, context.token
     store = ModelStore(datasource)
     trials = _trials(statement, store)
     settings = statement.search
@@ -107,7 +110,8 @@ def finish(statement: ir.SearchStatement, datasource: Datasource) -> Outcome:
     sign = -1 if goal == "maximize" else 1
     best = min(scored, key=lambda t: (sign * _score(t, metric), t["number"]))
     table = settings["trials_table"]
-    datasource.write_table(table, _table(statement, trials), settings.get("replace_table", False))
+    replace = settings.get("replace_table", False)
+    datasource.write_table(table, _table(statement, trials), replace, token)
     results = [
         {key: value for key, value in t["metadata"]["trial"].items() if key != "search"}
         | {"trial": t["number"], "metrics": t["metadata"].get("metrics", {})}
@@ -123,7 +127,7 @@ def finish(statement: ir.SearchStatement, datasource: Datasource) -> Outcome:
         "results": results,
     }
     stored = store.load(best["name"])
-    store.save(statement.model, metadata, stored.data)
+    store.save(statement.model, metadata, stored.data, token)
     _drop(store, trials)
     return Outcome(
         summary=f"searched {len(trials)} trials of {statement.model}: best trial "

@@ -40,8 +40,8 @@ def main(argv: list[str]) -> int:
     try:
         datasource = connect()
         try:
-            with cancel.scope(token), _stopped_by_signals(token, datasource, received):
-                outcome = execute(statement, datasource)
+            with _stopped_by_signals(token, datasource, received):
+                outcome = execute(statement, datasource, token=token)
         finally:
             datasource.close()
     except SqlmlError as error:

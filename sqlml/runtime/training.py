@@ -34,13 +34,15 @@ from sqlml.errors import ModelError
 from sqlml.metrics import classifier_metrics, ranker_metrics, regressor_metrics
 from sqlml.models import Family, Trainer, family
 from sqlml.models.store import ModelStore, StoredModel
-from sqlml.runtime import external_memory, in_memory, progress
-from sqlml.runtime.datasource import Columns, Datasource
+from sqlml.runtime import external_memory, in_memory
+from sqlml.runtime.context import Context
+from sqlml.runtime.datasource import Columns
 from sqlml.runtime.features_apply import FeatureArrays, transform
 from sqlml.runtime.features_derive import check_columns, derive
 from sqlml.runtime.inference import SCORE_BATCH
 from sqlml.runtime.labels import LabelEncoding, check_label, decide_task, encode_label, fit_labels
 from sqlml.runtime.outcome import Outcome
+from sqlml.runtime.progress import format_metrics
 from sqlml.runtime.rows import blame
 
 Source = in_memory.InMemory | external_memory.Stream
@@ -90,35 +92,35 @@ class Trained:
     how: dict[str, Any] | None
 
 
-def train(statement: ir.TrainStatement, datasource: Datasource) -> Outcome:
-    metadata = train_and_save(statement, datasource)
+def train(statement: ir.TrainStatement, context: Context) -> Outcome:
+    metadata = train_and_save(statement, context)
     return Outcome(summary=_summary(statement, metadata))
 
 
 def train_and_save(
     statement: ir.TrainStatement,
-    datasource: Datasource,
+    context: Context,
     extra_metadata: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Train, validate and store the model with ``extra_metadata``; its metadata."""
-    store = ModelStore(datasource)
+    store = ModelStore(context.datasource)
     model_family = family(statement.family)
     trainer = model_family.trainer()
     base = _base(statement, store, model_family.format) if statement.base_model else None
-    labels, rows = _labels(statement, _read(statement, datasource), base)
+    labels, rows = _labels(statement, _read(statement, context), base)
     features = _derive(statement, rows.sample, base)
     training, validation = _apply(statement.label, rows, features, labels)
-    data, details = _fit(trainer, training, labels, statement.attributes, base)
-    metrics, how = _validate(trainer, data, details, validation, rows.how, labels)
+    data, details = _fit(context, trainer, training, labels, statement.attributes, base)
+    metrics, how = _validate(context, trainer, data, details, validation, rows.how, labels)
     trained = Trained(data, details, metrics, features, labels, training.rows, how)
-    return _store(statement, store, model_family, base, trained, extra_metadata)
+    return _store(context, statement, store, model_family, base, trained, extra_metadata)
 
 
-def _read(statement: ir.TrainStatement, datasource: Datasource) -> Source:
+def _read(statement: ir.TrainStatement, context: Context) -> Source:
     """Read: the SELECT's rows, whole or (``train.external_memory``) as a stream."""
     if statement.attributes.get("train.external_memory"):
-        return external_memory.read(statement, datasource)
-    return in_memory.read(statement, datasource)
+        return external_memory.read(statement, context)
+    return in_memory.read(statement, context)
 
 
 def _labels(
@@ -210,6 +212,7 @@ def _labelled(
 
 
 def _fit(
+    context: Context,
     trainer: Trainer,
     training: Batch | Passes,
     labels: LabelEncoding,
@@ -219,13 +222,14 @@ def _fit(
     """Fit: the model's bytes and details (its training metrics among them)."""
     if isinstance(training, Passes):
         return trainer.train_batches(
-            training.batches, training.sample, training.sample_y, labels, attributes, base
+            context, training.batches, training.sample, training.sample_y, labels, attributes, base
         )
     ranking = {} if training.groups is None else {"groups": training.groups}
-    return trainer.train(training.arrays, training.y, labels, attributes, base, **ranking)
+    return trainer.train(context, training.arrays, training.y, labels, attributes, base, **ranking)
 
 
 def _validate(
+    context: Context,
     trainer: Trainer,
     data: bytes,
     details: dict[str, Any],
@@ -239,7 +243,7 @@ def _validate(
     ys, scores, groups = [], [], []
     for batch in batches:
         ys.append(batch.y)
-        scores.append(trainer.predict_scores(data, batch.arrays, details, SCORE_BATCH))
+        scores.append(trainer.predict_scores(context, data, batch.arrays, details, SCORE_BATCH))
         groups.append(batch.groups)
     if not ys or how is None:
         return {}, None
@@ -255,6 +259,7 @@ def _validate(
 
 
 def _store(
+    context: Context,
     statement: ir.TrainStatement,
     store: ModelStore,
     model_family: Family,
@@ -283,7 +288,7 @@ def _store(
         **details,
         **(extra_metadata or {}),
     }
-    store.save(statement.model, metadata, trained.data)
+    store.save(statement.model, metadata, trained.data, context.token)
     return metadata
 
 
@@ -319,7 +324,7 @@ def _summary(statement: ir.TrainStatement, metadata: dict[str, Any]) -> str:
     else:
         source = "validation.select" if "select" in how else "held-out"
         validated = f", validated on {how['rows']} {source} rows"
-    shown = progress.format_metrics(metadata["metrics"])
+    shown = format_metrics(metadata["metrics"])
     return (
         f"trained {statement.model} ({statement.estimator}){base} on {metadata['rows']} rows"
         f"{validated}: {shown}"

@@ -43,8 +43,8 @@ def test_a_read_failing_half_way_keeps_the_model_and_resumes(
     program.write_text(text)
     read, read_batches = DuckDBSource.read, DuckDBSource.read_batches
 
-    def failing_read(self, select):
-        read(self, select)
+    def failing_read(self, select, reporter=None):
+        read(self, select, reporter)
         raise DatasourceError("DuckDB: IO Error: could not read block (injected)")
 
     def failing_batches(self, select, batch_rows=1_000):

@@ -39,6 +39,7 @@ from sqlml.errors import SqlmlError
 from sqlml.local_files import cache_folder
 from sqlml.runtime import cancel
 from sqlml.runtime.datasource import Datasource, connect
+from sqlml.runtime.progress import Sink
 from sqlml.workflow.core import Ref, Retry, Step, Workflow
 
 
@@ -69,6 +70,7 @@ class _Settings:
     run_dir: Path
     on_done: StatementDone | None
     progress: IO[str] | None
+    sink: Sink | None
 
 
 class LocalExecutor:
@@ -77,7 +79,9 @@ class LocalExecutor:
     ``retry`` and ``timeout`` apply to steps without their own. ``run_dir`` receives each
     run's step logs and artifacts (``RUN_DIR/RUN_ID/STEP.log``). ``on_done`` is called with
     each statement step's outcome, in the workflow's order; ``progress`` (if given) gets the
-    run id at the start and the steps a resumed run skips.
+    run id at the start and the steps a resumed run skips. ``sink`` (if given) shows the
+    progress of the statements' reading, training and predicting, each statement with a
+    reporter of its own.
     """
 
     def __init__(
@@ -91,6 +95,7 @@ class LocalExecutor:
         run_dir: Path | None = None,
         on_done: StatementDone | None = None,
         progress: IO[str] | None = None,
+        sink: Sink | None = None,
     ) -> None:
         shared = one_at_a_time(url)
         self._settings = _Settings(
@@ -103,6 +108,7 @@ class LocalExecutor:
             run_dir=run_dir or default_run_dir(),
             on_done=on_done,
             progress=progress,
+            sink=sink,
         )
         self._running: _Run | None = None
 
@@ -267,6 +273,7 @@ class _Run:
             run_dir=self._run_dir,
             base_dir=self._settings.base_dir,
             run_token=self._token,
+            sink=self._settings.sink,
         )
 
     def _fail(self, error: BaseException) -> None:

@@ -55,9 +55,10 @@ def run_and_report(
         timeout=timeout,
         on_done=show,
         progress=sys.stderr if announce else None,
+        sink=progress.terminal(sys.stderr),
     )
     try:
-        with progress.reporting(progress.terminal(sys.stderr)), _ctrl_c_cancels(executor):
+        with _ctrl_c_cancels(executor):
             result = executor.run(workflow, resume)
     except SqlmlError as error:
         print(error.render(source), file=sys.stderr)

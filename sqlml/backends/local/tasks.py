@@ -29,6 +29,7 @@ from sqlml.runtime import cancel
 from sqlml.runtime.datasource import Datasource
 from sqlml.runtime.execute import execute
 from sqlml.runtime.outcome import Outcome
+from sqlml.runtime.progress import Sink
 from sqlml.workflow.core import (
     CONTAINER,
     RESOURCE,
@@ -64,6 +65,7 @@ class Task:
     run_dir: Path
     base_dir: Path
     run_token: cancel.Token  # cancelled when the whole run is (Ctrl-C)
+    sink: Sink | None  # where a statement's progress is shown (None: nowhere)
 
 
 @dataclass
@@ -249,8 +251,7 @@ def _statement(task: Task, datasource: Datasource, log: IO[str]) -> Outcome:
         timer.daemon = True
         timer.start()
     try:
-        with cancel.scope(token):
-            outcome = execute(statement, datasource)
+        outcome = execute(statement, datasource, token=token, sink=task.sink)
     except SqlmlError as error:  # an interrupted statement fails with the database's error
         if token.cancelled:
             raise _timeout(task) from None

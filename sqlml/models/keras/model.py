@@ -27,7 +27,8 @@ from sqlml.models.keras.checks import (
     keras_error,
 )
 from sqlml.models.store import StoredModel
-from sqlml.runtime import cancel, progress
+from sqlml.runtime.cancel import Token
+from sqlml.runtime.context import Context
 from sqlml.runtime.features_apply import FeatureArrays, check_column_types
 from sqlml.runtime.labels import LabelEncoding
 
@@ -53,13 +54,15 @@ def _reject_nulls(features: FeatureArrays) -> None:
 
 
 def train(
+    context: Context,
     features: FeatureArrays,
     y: np.ndarray,
     labels: LabelEncoding,
     attributes: dict[str, Any],
     base: StoredModel | None = None,
 ) -> tuple[bytes, dict[str, Any]]:
-    """Fit ``train.epoch`` epochs, from scratch or from the weights of ``base``.
+    """Fit ``train.epoch`` epochs, from scratch or from the weights of ``base`` (checking
+    ``context``'s token after each batch and reporting each epoch to its reporter).
 
     Classifiers learn the cross-entropy of their class probabilities, regressors the mean
     squared error.
@@ -68,6 +71,7 @@ def train(
     keras = _keras()
     model, params = _compiled(keras, features, y, labels, attributes, base)
     history = _fit(
+        context,
         keras,
         model,
         features.inputs(),
@@ -85,6 +89,7 @@ def _details(params: dict[str, Any], history, features: FeatureArrays) -> dict[s
 
 
 def train_batches(
+    context: Context,
     batches: Callable[[], Iterator[tuple[FeatureArrays, np.ndarray]]],
     sample: FeatureArrays,
     sample_y: np.ndarray,
@@ -124,6 +129,7 @@ def train_batches(
     )  # fmt: skip
     dataset = tf.data.Dataset.from_generator(steps, output_signature=signature)
     history = _fit(
+        context,
         keras,
         model,
         dataset.prefetch(tf.data.AUTOTUNE),
@@ -169,30 +175,32 @@ def _compiled(
     return model, params
 
 
-def _fit(keras, model, *data: Any, epochs: int, **options: Any):
-    """``model.fit``; while progress is shown, each epoch's loss and metrics go to it."""
-    with progress.stage("training", total=epochs, unit="epochs"):
-        callbacks = [_cancellation(keras), _divergence(keras)]
-        if progress.shown():
+def _fit(context: Context, keras, model, *data: Any, epochs: int, **options: Any):
+    """``model.fit``, stopped between batches once ``context``'s token is cancelled; while
+    its progress is shown, each epoch's loss and metrics go to it."""
+    reporter = context.reporter
+    with reporter.stage("training", total=epochs, unit="epochs"):
+        callbacks = [_cancellation(keras, context.token), _divergence(keras)]
+        if reporter.shown():
 
             class EpochProgress(keras.callbacks.Callback):
                 def on_epoch_end(self, epoch: int, logs: dict | None = None) -> None:
-                    progress.advance(1, **(logs or {}))
+                    reporter.advance(1, **(logs or {}))
 
             callbacks.append(EpochProgress())
         return model.fit(*data, epochs=epochs, verbose=0, callbacks=callbacks, **options)
 
 
-def _cancellation(keras):
-    """A callback that stops fitting or predicting between batches once the statement is
-    cancelled (:func:`cancel.check` raises out of Keras's loop)."""
+def _cancellation(keras, token: Token):
+    """A callback that stops fitting or predicting between batches once ``token`` (the
+    statement's) is cancelled (:meth:`Token.check` raises out of Keras's loop)."""
 
     class Cancellation(keras.callbacks.Callback):
         def on_train_batch_end(self, batch: int, logs: dict | None = None) -> None:
-            cancel.check()
+            token.check()
 
         def on_predict_batch_end(self, batch: int, logs: dict | None = None) -> None:
-            cancel.check()
+            token.check()
 
     return Cancellation()
 
@@ -217,17 +225,18 @@ def _diverged(shown: str) -> ModelError:
     )
 
 
-def _predict_callbacks(keras, rows: int, batch_size: int) -> list:
-    """The cancellation callback and, while progress is shown, one that reports each
-    predicted batch's rows."""
-    if not progress.shown():
-        return [_cancellation(keras)]
+def _predict_callbacks(context: Context, keras, rows: int, batch_size: int) -> list:
+    """The cancellation callback and, while ``context``'s progress is shown, one that
+    reports each predicted batch's rows."""
+    reporter = context.reporter
+    if not reporter.shown():
+        return [_cancellation(keras, context.token)]
 
     class BatchProgress(keras.callbacks.Callback):
         def on_predict_batch_end(self, batch: int, logs: dict | None = None) -> None:
-            progress.advance(min(batch_size, rows - batch * batch_size))
+            reporter.advance(min(batch_size, rows - batch * batch_size))
 
-    return [_cancellation(keras), BatchProgress()]
+    return [_cancellation(keras, context.token), BatchProgress()]
 
 
 def _metrics(history) -> dict[str, float]:
@@ -370,22 +379,29 @@ def _check_built_in(keras, model, path: str) -> None:
 
 
 def predict_scores(
-    data: bytes, features: FeatureArrays, metadata: dict[str, Any], batch_size: int
+    context: Context,
+    data: bytes,
+    features: FeatureArrays,
+    metadata: dict[str, Any],
+    batch_size: int,
 ) -> np.ndarray:
     """Class probabilities (rows x classes) for classifiers, values for regressors."""
-    return scorer(data, metadata)(features, batch_size)
+    return scorer(context, data, metadata)(features, batch_size)
 
 
-def scorer(data: bytes, metadata: dict[str, Any]) -> Callable[[FeatureArrays, int], np.ndarray]:
+def scorer(
+    context: Context, data: bytes, metadata: dict[str, Any]
+) -> Callable[[FeatureArrays, int], np.ndarray]:
     """The stored model, loaded once, as a function of features and a batch size that
-    returns what :func:`predict_scores` returns."""
+    returns what :func:`predict_scores` returns; it stops between batches once
+    ``context``'s token is cancelled, and reports the rows scored to its reporter."""
     keras = _keras()
     model = _load(keras, data)
 
     def score(features: FeatureArrays, batch_size: int) -> np.ndarray:
         check_column_types(features, metadata)
         _reject_nulls(features)
-        callbacks = _predict_callbacks(keras, features.rows, batch_size)
+        callbacks = _predict_callbacks(context, keras, features.rows, batch_size)
         try:
             scores = model.predict(
                 features.inputs(), batch_size=batch_size, verbose=0, callbacks=callbacks

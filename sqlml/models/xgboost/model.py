@@ -21,7 +21,8 @@ from sqlml.errors import ModelError
 from sqlml.models.checks import TAMPERED_HINT
 from sqlml.models.store import StoredModel
 from sqlml.models.xgboost.checks import not_xgboost, xgboost_document
-from sqlml.runtime import cancel, progress
+from sqlml.runtime.cancel import Token
+from sqlml.runtime.context import Context
 from sqlml.runtime.features_apply import FeatureArrays, check_column_types, max_width
 from sqlml.runtime.labels import LabelEncoding
 
@@ -59,6 +60,7 @@ def booster_params(labels: LabelEncoding, attributes: dict[str, Any]) -> dict[st
 
 
 def train(
+    context: Context,
     features: FeatureArrays,
     y: np.ndarray,
     labels: LabelEncoding,
@@ -66,7 +68,8 @@ def train(
     base: StoredModel | None = None,
     groups: np.ndarray | None = None,
 ) -> tuple[bytes, dict[str, Any]]:
-    """Boost ``train.num_boost_round`` rounds, from scratch or after those of ``base``.
+    """Boost ``train.num_boost_round`` rounds, from scratch or after those of ``base``
+    (checking ``context``'s token and reporting to its reporter after each round).
 
     Rankers (rank:* objectives) learn the order of the rows within each query: ``groups``
     holds the query id of each row.
@@ -92,7 +95,7 @@ def train(
     else:
         dtrain = _training_matrix(params, x, label=y)
     try:
-        booster = boost(params, dtrain, attributes["train.num_boost_round"], base)
+        booster = boost(context, params, dtrain, attributes["train.num_boost_round"], base)
         metrics = _train_metrics(booster, dtrain)
     except xgb.core.XGBoostError as error:
         raise ModelError(f"XGBoost: {_reason(error)}", hint=_hint(params)) from None
@@ -131,6 +134,7 @@ def _params(
 
 
 def train_batches(
+    context: Context,
     batches: Callable[[], Iterator[tuple[FeatureArrays, np.ndarray]]],
     sample: FeatureArrays,
     sample_y: np.ndarray,
@@ -150,13 +154,13 @@ def train_batches(
             hint="add updater = 'coord_descent', or leave out train.external_memory",
         )
     with tempfile.TemporaryDirectory(prefix="sqlml-xgboost-") as folder:
-        rows = _Batches(batches, one_hot, str(Path(folder) / "cache"))
+        rows = _Batches(batches, one_hot, str(Path(folder) / "cache"), context.token)
         try:
             if params.get("tree_method") == "hist" and not one_hot:
                 dtrain = xgb.ExtMemQuantileDMatrix(rows)
             else:
                 dtrain = xgb.DMatrix(rows)
-            booster = boost(params, dtrain, attributes["train.num_boost_round"], base)
+            booster = boost(context, params, dtrain, attributes["train.num_boost_round"], base)
             metrics = _train_metrics(booster, dtrain)
         except xgb.core.XGBoostError as error:
             raise ModelError(f"XGBoost: {_reason(error)}", hint=_hint(params)) from None
@@ -165,17 +169,20 @@ def train_batches(
 
 
 class _Batches(xgb.DataIter):
-    """Passes over training batches, for XGBoost's external memory."""
+    """Passes over training batches, for XGBoost's external memory; each batch checks
+    ``token``."""
 
     def __init__(
         self,
         batches: Callable[[], Iterator[tuple[FeatureArrays, np.ndarray]]],
         one_hot: bool,
         cache_prefix: str,
+        token: Token,
     ) -> None:
         super().__init__(cache_prefix=cache_prefix, release_data=True)
         self._batches = batches
         self._one_hot = one_hot
+        self._token = token
         self._pass: Iterator[tuple[FeatureArrays, np.ndarray]] | None = None
 
     def next(self, input_data: Callable[..., None]) -> bool:
@@ -184,7 +191,7 @@ class _Batches(xgb.DataIter):
         batch = next(self._pass, None)
         if batch is None:
             return False
-        cancel.check()
+        self._token.check()
         features, y = batch
         input_data(data=features.matrix(self._one_hot)[0], label=y)
         return True
@@ -205,9 +212,14 @@ def _training_matrix(params: dict[str, Any], x: np.ndarray, **meta: np.ndarray) 
 
 
 def boost(
-    params: dict[str, Any], dtrain: xgb.DMatrix, rounds: int, base: StoredModel | None
+    context: Context,
+    params: dict[str, Any],
+    dtrain: xgb.DMatrix,
+    rounds: int,
+    base: StoredModel | None,
 ) -> xgb.Booster:
-    """``rounds`` boosting rounds on ``dtrain``, after those of ``base`` if given.
+    """``rounds`` boosting rounds on ``dtrain``, after those of ``base`` if given; the
+    statement (``context``) is checked for cancellation before each round.
 
     The booster's own update loop: ``xgb.train`` would evaluate an empty watch list after
     every round, which costs about a quarter of a second per 20 rounds of 1,000,000 rows.
@@ -220,12 +232,13 @@ def boost(
         _check_width(model, dtrain.num_col())
     booster = xgb.Booster(params, [dtrain], model_file=model)
     start = booster.num_boosted_rounds()
-    with progress.stage("training", total=rounds, unit="rounds"):
+    token, reporter = context.token, context.reporter
+    with reporter.stage("training", total=rounds, unit="rounds"):
         for iteration in range(start, start + rounds):
-            cancel.check()
+            token.check()
             booster.update(dtrain, iteration)
-            metrics = _train_metrics(booster, dtrain) if progress.metrics_due() else {}
-            progress.advance(1, **metrics)
+            metrics = _train_metrics(booster, dtrain) if reporter.metrics_due() else {}
+            reporter.advance(1, **metrics)
     return booster
 
 
@@ -313,17 +326,25 @@ def _check_width(booster: xgb.Booster, width: int) -> None:
 
 
 def predict_scores(
-    data: bytes, features: FeatureArrays, metadata: dict[str, Any], batch_size: int
+    context: Context,
+    data: bytes,
+    features: FeatureArrays,
+    metadata: dict[str, Any],
+    batch_size: int,
 ) -> np.ndarray:
     """Class probabilities (rows x classes) for classifiers, values for regressors."""
-    return scorer(data, metadata)(features, batch_size)
+    return scorer(context, data, metadata)(features, batch_size)
 
 
-def scorer(data: bytes, metadata: dict[str, Any]) -> Callable[[FeatureArrays, int], np.ndarray]:
+def scorer(
+    context: Context, data: bytes, metadata: dict[str, Any]
+) -> Callable[[FeatureArrays, int], np.ndarray]:
     """The stored model, loaded once and checked, as a function of features and a batch size
-    that returns what :func:`predict_scores` returns."""
+    that returns what :func:`predict_scores` returns; it checks ``context``'s token before
+    each batch and reports the batch's rows to its reporter."""
     params = metadata["params"]
     booster = checked(data, params)
+    token, reporter = context.token, context.reporter
 
     def score(features: FeatureArrays, batch_size: int) -> np.ndarray:
         check_column_types(features, metadata)
@@ -331,9 +352,9 @@ def scorer(data: bytes, metadata: dict[str, Any]) -> Callable[[FeatureArrays, in
         _check_width(booster, x.shape[1])
         parts = []
         for start in range(0, len(x), batch_size):
-            cancel.check()
+            token.check()
             parts.append(_predict(booster, x[start : start + batch_size]))
-            progress.advance(len(parts[-1]))
+            reporter.advance(len(parts[-1]))
         return _scores(np.concatenate(parts) if parts else np.empty(0), len(x), params)
 
     return score

@@ -21,9 +21,10 @@ from typing import Any, ClassVar
 import numpy as np
 
 from sqlml.errors import CheckError, DatasourceError, SqlmlError
-from sqlml.runtime import cancel, progress
+from sqlml.runtime.cancel import Token
 from sqlml.runtime.datasource import registry
 from sqlml.runtime.datasource.url import DatasourceURL
+from sqlml.runtime.progress import Progress
 from sqlml.tables import HELPER_MARK, is_own_table
 
 # Columns of a result: name -> 1-D array (float64/int64/bool, or object for text).
@@ -118,10 +119,12 @@ class Datasource(ABC):
     def execute(self, sql: str, params: Sequence[Any] = ()) -> ResultSet | None:
         """Run one statement; return its rows if it is a query."""
 
-    def read(self, select: str) -> Columns:
-        """Run a SELECT and return its result as columns: its batches joined."""
-        with progress.stage("reading"):
-            return join_batches(counted(self.read_batches(select)))
+    def read(self, select: str, reporter: Progress | None = None) -> Columns:
+        """Run a SELECT and return its result as columns: its batches joined, their rows
+        reported to ``reporter`` in a "reading" stage (None: nowhere)."""
+        reporter = reporter or Progress()
+        with reporter.stage("reading"):
+            return join_batches(counted(self.read_batches(select), reporter))
 
     @abstractmethod
     def read_batches(self, select: str, batch_rows: int = BATCH_ROWS) -> Iterator[Columns]:
@@ -233,14 +236,24 @@ class Datasource(ABC):
         )
         return bool(found and found.rows[0][0])
 
-    def write_table(self, table: Sequence[str], columns: Columns, replace: bool = False) -> None:
+    def write_table(
+        self,
+        table: Sequence[str],
+        columns: Columns,
+        replace: bool = False,
+        token: Token | None = None,
+    ) -> None:
         """Create or replace ``table`` with ``columns``; readers see the old or the new table.
 
-        See :meth:`write_batches` for when an existing table is replaced."""
-        self.write_batches(table, [columns], replace)
+        See :meth:`write_batches` for when an existing table is replaced, and ``token``."""
+        self.write_batches(table, [columns], replace, token)
 
     def write_batches(
-        self, table: Sequence[str], batches: Iterable[Columns], replace: bool = False
+        self,
+        table: Sequence[str],
+        batches: Iterable[Columns],
+        replace: bool = False,
+        token: Token | None = None,
     ) -> int:
         """Create or replace ``table`` with the rows of ``batches``; the number of rows.
 
@@ -249,11 +262,13 @@ class Datasource(ABC):
         sqlml wrote it, or with ``replace`` (a view too); sqlml's own tables never. Each
         column's type is settled batch by batch, as :func:`join_batches` joins batches: a
         column widens (integers to floats, numbers to text) when a later batch needs it.
+        A cancelled ``token`` (that of the statement writing) stops the write before the
+        swap: the table is left as it was.
         """
         self.check_target(table, replace)
         with self._exclusive_write(table):
             self._drop_leftovers(table)
-            return self._write(table, batches, replace)
+            return self._write(table, batches, replace, token)
 
     @contextmanager
     def _exclusive_write(self, table: Sequence[str]) -> Iterator[None]:
@@ -262,7 +277,13 @@ class Datasource(ABC):
         with self.transaction():
             yield
 
-    def _write(self, table: Sequence[str], batches: Iterable[Columns], replace: bool) -> int:
+    def _write(
+        self,
+        table: Sequence[str],
+        batches: Iterable[Columns],
+        replace: bool,
+        token: Token | None,
+    ) -> int:
         *schema, name = table
         staging = [*schema, f"{short_name(name)}{HELPER_MARK}new_{uuid.uuid4().hex[:12]}"]
         rows, columns = 0, None
@@ -279,7 +300,8 @@ class Datasource(ABC):
                     rows += len(next(iter(batch.values()), ()))
             if columns is None:
                 raise ValueError("write_batches needs at least one batch")
-            cancel.check()  # a cancelled statement never replaces the table
+            if token is not None:
+                token.check()  # a cancelled statement never replaces the table
             self._swap(staging, list(table), replace)
         except BaseException:
             if not self.transactional_ddl:  # else the rollback drops it
@@ -505,10 +527,10 @@ def fetch_batches(
         }
 
 
-def counted(batches: Iterable[Columns]) -> Iterator[Columns]:
-    """``batches``, each one's rows reported to the current progress stage."""
+def counted(batches: Iterable[Columns], reporter: Progress) -> Iterator[Columns]:
+    """``batches``, each one's rows reported to ``reporter``'s current stage."""
     for batch in batches:
-        progress.advance(len(next(iter(batch.values()), ())))
+        reporter.advance(len(next(iter(batch.values()), ())))
         yield batch
 
 

@@ -12,7 +12,6 @@ from typing import Any, ClassVar
 import numpy as np
 
 from sqlml.errors import DatasourceError
-from sqlml.runtime import progress
 from sqlml.runtime.datasource.base import (
     BATCH_ROWS,
     WRITTEN_MARK,
@@ -24,6 +23,7 @@ from sqlml.runtime.datasource.base import (
 )
 from sqlml.runtime.datasource.driver import Driver
 from sqlml.runtime.datasource.url import DatasourceURL
+from sqlml.runtime.progress import Progress
 
 duckdb = Driver("duckdb")
 
@@ -80,12 +80,13 @@ class DuckDBSource(Datasource):
         except duckdb.Error as error:
             raise DatasourceError(f"DuckDB: {error}") from None
 
-    def read(self, select: str) -> Columns:
+    def read(self, select: str, reporter: Progress | None = None) -> Columns:
         """The whole result at once: DuckDB fills the arrays itself (what joined batches hold)."""
+        reporter = reporter or Progress()
         try:
-            with progress.stage("reading"):
+            with reporter.stage("reading"):
                 data = self._con.execute(select).fetchnumpy()
-                progress.advance(len(next(iter(data.values()), ())))
+                reporter.advance(len(next(iter(data.values()), ())))
         except duckdb.Error as error:
             raise DatasourceError(f"DuckDB: {error}") from None
         return {name: _unmasked(values) for name, values in data.items()}

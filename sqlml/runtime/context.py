@@ -1,0 +1,27 @@
+"""What a running statement is given besides itself: its datasource, its cancellation token
+and its progress reporter.
+
+Whatever runs a statement (:func:`sqlml.runtime.execute.execute`) makes its
+:class:`Context` and hands it to the statement's handler, which passes what is needed down
+to the code that reads, trains, scores and writes. Nothing about a running statement is kept
+in module-level state, so statements running in parallel are independent.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from sqlml.runtime.cancel import Token
+from sqlml.runtime.datasource import Datasource
+from sqlml.runtime.progress import Progress
+
+
+@dataclass(frozen=True)
+class Context:
+    """A running statement's datasource, the :class:`Token` that stops it (a timeout,
+    Ctrl-C, a stopped pod) and the :class:`Progress` it reports to (by default: a token
+    nobody cancels, and nowhere)."""
+
+    datasource: Datasource
+    token: Token = field(default_factory=Token)
+    reporter: Progress = field(default_factory=Progress)
