@@ -44,6 +44,7 @@ class Categorical:
     buckets: int
     encoding: str  # "id" (a plain category), "one_hot" (INDICATOR) or "embedding"
     dimension: int = 0  # of the embedding
+    initializer: str = "uniform"  # of the embedding's vectors: a Keras initializer's name
 
 
 @dataclass(frozen=True)
@@ -211,7 +212,21 @@ def _numbers(
     with np.errstate(over="ignore"):  # values beyond float32's range become inf: refused
         _fill(feature, values, block)
     _check_finite(feature.kind, feature.column, block)
+    if feature.kind == "dense" and feature.params.get("dtype") == "int":
+        _check_integers(feature, block)
     return block
+
+
+def _check_integers(feature: FeatureColumn, block: np.ndarray) -> None:
+    """A :class:`ModelError` if a DENSE column whose dtype is int holds fractions."""
+    fractions = (block != np.round(block)) & ~np.isnan(block)
+    if fractions.any():
+        row = int(np.argmax(fractions.any(axis=1)))
+        raise ModelError(
+            f"{feature.kind.upper()} column {feature.column} holds fractions (row {row + 1}), "
+            'but its dtype is "int"',
+            hint='give the dtype "float", or round the values in the SELECT',
+        )
 
 
 def _check_finite(kind: str, column: str | None, block: np.ndarray) -> None:
@@ -264,25 +279,26 @@ def _fill(feature: FeatureColumn, values: np.ndarray, block: np.ndarray) -> None
 def _sparse(feature: FeatureColumn, values: np.ndarray, block: np.ndarray) -> None:
     """``index:value`` lists (a bare index means value 1) written into ``block``; indices
     past the shape are dropped."""
-    shape = feature.params["shape"]
+    shape, kv = feature.params["shape"], feature.params.get("kv_delimiter", ":")
     block[:] = 0
     for row, text in enumerate(value_texts(values)):
         for token in split(text, feature.params["delimiter"]):
-            index, value = _sparse_entry(feature, token)
+            index, value = _sparse_entry(feature, token, kv)
             if index < shape:
                 block[row, index] = value
 
 
-def _sparse_entry(feature: FeatureColumn, token: str) -> tuple[int, float]:
-    index, _, value = token.partition(":")
+def _sparse_entry(feature: FeatureColumn, token: str, kv: str) -> tuple[int, float]:
+    index, _, value = token.partition(kv)
     try:
         if index.strip().isdigit():
             return int(index), float(value) if value else 1.0
     except ValueError:
         pass
     raise ModelError(
-        f"SPARSE column {feature.column} holds {token!r}; expected index:value with an index >= 0",
-        hint="write sparse rows as 0:1.5,7:2",
+        f"SPARSE column {feature.column} holds {token!r}; expected index{kv}value with an "
+        "index >= 0",
+        hint=f"write sparse rows as 0{kv}1.5,7{kv}2",
     )
 
 
@@ -300,8 +316,17 @@ def _float(feature: FeatureColumn, token: str) -> float:
 def _categorical(index: int, feature: FeatureColumn, columns: Columns) -> Categorical:
     if feature.kind == "embedding":
         ids, weights, buckets = _ids(feature.inputs[0], columns)
-        combined = _combine(weights, feature.params["combiner"])
-        return Categorical(index, ids, combined, buckets, "embedding", feature.params["dimension"])
+        params = feature.params
+        combined = _combine(weights, params["combiner"])
+        return Categorical(
+            index,
+            ids,
+            combined,
+            buckets,
+            "embedding",
+            params["dimension"],
+            params.get("initializer", "uniform"),
+        )
     if feature.kind == "indicator":
         return Categorical(index, *_ids(feature.inputs[0], columns), "one_hot")
     return Categorical(index, *_ids(feature, columns), "id")
@@ -330,10 +355,13 @@ def _ids(feature: FeatureColumn, columns: Columns) -> tuple[np.ndarray, np.ndarr
         return _weighted(feature, columns)
     if feature.kind == "cross":
         return _cross(feature, columns)
-    lookup, delimiter = _lookup(feature), params.get("delimiter")
+    lookup, delimiter, kv = _lookup(feature), params.get("delimiter"), params.get("kv_delimiter")
     known: dict[str, int] = {}
     rows = [
-        [known[t] if t in known else known.setdefault(t, lookup(t)) for t in split(text, delimiter)]
+        [
+            known[t] if t in known else known.setdefault(t, lookup(t))
+            for t in split(text, delimiter, kv)
+        ]
         for text in value_texts(columns[feature.column])
     ]
     return *_pad(rows), params["bucket_size"]
@@ -366,8 +394,12 @@ def _lookup(feature: FeatureColumn) -> Callable[[str], int]:
 
 
 def _weighted(feature: FeatureColumn, columns: Columns) -> tuple[np.ndarray, np.ndarray, int]:
-    """A category's ids weighted by another column: a number per id, or one for all of them."""
-    ids, present, buckets = _ids(feature.inputs[0], columns)
+    """A category's ids weighted by another column: a number per id, or one for all of them;
+    or by the values of the category's own key-value lists."""
+    category = feature.inputs[0]
+    ids, present, buckets = _ids(category, columns)
+    if feature.column == category.column and "kv_delimiter" in category.params:
+        return ids, _key_values(category, columns, present), buckets
     delimiter = feature.inputs[0].params.get("delimiter") or ","
     weights = np.zeros_like(present)
     for row, text in enumerate(value_texts(columns[feature.column])):
@@ -385,6 +417,20 @@ def _weighted(feature: FeatureColumn, columns: Columns) -> tuple[np.ndarray, np.
             weights[row, :count] = values[:count]
     _check_finite(feature.kind, feature.column, weights)
     return ids, weights, buckets
+
+
+def _key_values(category: FeatureColumn, columns: Columns, present: np.ndarray) -> np.ndarray:
+    """The values of a category's key-value lists, as its ids are padded (a bare key: 1)."""
+    params, weights = category.params, np.zeros_like(present)
+    for row, text in enumerate(value_texts(columns[category.column])):
+        tokens = split(text, params.get("delimiter"))
+        values = [
+            _float(category, token.partition(params["kv_delimiter"])[2] or "1") for token in tokens
+        ]
+        with np.errstate(over="ignore"):  # beyond float32's range: inf, refused below
+            weights[row, : len(values)] = values
+    _check_finite(category.kind, category.column, weights)
+    return weights
 
 
 def _cross(feature: FeatureColumn, columns: Columns) -> tuple[np.ndarray, np.ndarray, int]:

@@ -17,6 +17,8 @@ import numpy as np
 from sqlml.errors import ModelError
 from sqlml.ir import FeatureColumn
 from sqlml.runtime.datasource import Columns
+from sqlml.runtime.features_expand import expand, sources
+from sqlml.semantics.column_patterns import STAR, is_pattern, matching
 
 SAMPLE_ROWS = 1000  # non-NULL values inspected to guess a column's kind
 MAX_VOCABULARY = 10_000  # most frequent values kept when a vocabulary has no bucket_size
@@ -32,10 +34,9 @@ _INTEGER = re.compile(r"[+-]?\d+")
 def derive(
     columns: Columns, features: list[FeatureColumn], label: str, group: str | None = None
 ) -> list[FeatureColumn]:
-    """``features`` resolved from the data; when empty, all selected columns but ``label``
-    and the ranking query id column ``group``."""
-    if not features:
-        features = [FeatureColumn("auto", name) for name in columns if name not in (label, group)]
+    """``features`` resolved from the data, their patterns and ``*`` expanded; when empty,
+    all selected columns but ``label`` and the ranking query id column ``group``."""
+    features = expand(columns, features or [FeatureColumn("auto", STAR)], (label, group))
     if not features:
         raise ModelError(
             "there are no feature columns", hint="select at least one column besides the LABEL"
@@ -47,20 +48,22 @@ def derive(
 def check_columns(
     columns: Columns, features: list[FeatureColumn], source: str = "the SELECT"
 ) -> None:
-    """A :class:`ModelError` if a feature reads a column that ``source`` did not return."""
+    """A :class:`ModelError` if a feature reads a column that ``source`` did not return, or
+    holds a pattern that matches none of them."""
     needed = dict.fromkeys(name for feature in features for name in sources(feature))
-    missing = [name for name in needed if name not in columns]
+    for name in needed:
+        if name not in columns and is_pattern(name) and not matching(name, columns):
+            raise ModelError(
+                f"the pattern {name} matches no column of the result of {source}",
+                hint=f"{source} returns: {', '.join(columns)}",
+            )
+    missing = [name for name in needed if name not in columns and not is_pattern(name)]
+    missing = [name for name in missing if name != STAR]
     if missing:
         raise ModelError(
             f"feature column {', '.join(missing)} is not in the result of {source}",
             hint=f"{source} returns: {', '.join(columns)}",
         )
-
-
-def sources(feature: FeatureColumn) -> list[str]:
-    """The columns a feature reads, its inputs' included."""
-    own = [feature.column] if feature.column else []
-    return own + [name for item in feature.inputs for name in sources(item)]
 
 
 def value_kind(values: np.ndarray) -> str | None:
@@ -84,7 +87,36 @@ def _resolve(feature: FeatureColumn, columns: Columns) -> FeatureColumn:
         return replace(_guess(feature.column, columns[feature.column]), target=feature.target)
     if feature.kind in ("category_id", "seq_category_id"):
         return _with_vocabulary(feature, columns[feature.column])
+    if feature.kind in ("dense", "sparse") and "shape" not in feature.params:
+        shape = _shape(feature, value_texts(columns[feature.column]))
+        return replace(feature, params={**feature.params, "shape": shape})
     return feature
+
+
+def _shape(feature: FeatureColumn, texts: list[str | None]) -> int:
+    """A DENSE column's number of values per row; a SPARSE one's largest index plus one."""
+    params = feature.params
+    if feature.kind == "sparse":
+        keys = [
+            key
+            for text in texts
+            for key in split(text, params["delimiter"], params.get("kv_delimiter", ":"))
+        ]
+        if not all(_INTEGER.fullmatch(key) and int(key) >= 0 for key in keys):
+            raise ModelError(
+                f"SPARSE column {feature.column} holds indices that are not integers >= 0",
+                hint="write sparse rows as 0:1.5,7:2 or 3,5,7",
+            )
+        return max(map(int, keys), default=0) + 1
+    sizes = {len(split(text, params["delimiter"])) for text in texts if text and text.strip()}
+    if not sizes:
+        raise _all_null(feature.column)
+    if len(sizes) > 1:
+        raise ModelError(
+            f"DENSE column {feature.column} holds {min(sizes)} to {max(sizes)} values per row",
+            hint=f"give DENSE({feature.column}, shape) a shape, or read it with SPARSE",
+        )
+    return sizes.pop()
 
 
 def _guess(name: str, values: np.ndarray) -> FeatureColumn:
@@ -132,7 +164,9 @@ def _with_vocabulary(feature: FeatureColumn, values: np.ndarray) -> FeatureColum
     params = feature.params
     size = params.get("bucket_size")
     counts = Counter(
-        token for text in value_texts(values) for token in split(text, params.get("delimiter"))
+        token
+        for text in value_texts(values)
+        for token in split(text, params.get("delimiter"), params.get("kv_delimiter"))
     )
     if not counts:
         raise _all_null(feature.column)
@@ -173,10 +207,14 @@ def _text(value: Any) -> str | None:
     return value if isinstance(value, str) else str(value)
 
 
-def split(text: str | None, delimiter: str | None) -> list[str]:
-    """The values in one cell: none for NULL, the text itself without a delimiter."""
+def split(text: str | None, delimiter: str | None, kv: str | None = None) -> list[str]:
+    """The values in one cell: none for NULL, the text itself without a delimiter; only the
+    keys of a key-value list (``kv`` between key and value)."""
     if text is None:
         return []
-    if delimiter is None:
+    if delimiter is None and kv is None:
         return [text]
-    return [token.strip() for token in text.split(delimiter) if token.strip()]
+    tokens = [text] if delimiter is None else text.split(delimiter)
+    if kv is not None:
+        tokens = [token.partition(kv)[0] for token in tokens]
+    return [token.strip() for token in tokens if token.strip()]

@@ -15,10 +15,39 @@ from sqlml.errors import CheckError
 from sqlml.grammar import ast
 from sqlml.ir import FeatureColumn
 from sqlml.models.estimator import Estimator
+from sqlml.semantics.column_patterns import STAR, compile_pattern, is_pattern
 from sqlml.statements.train.syntax import TrainStatement
 
 _REQUIRED = object()
 COMBINERS = ("mean", "sum", "sqrtn")
+# The dtypes of DENSE and SPARSE, as SQLFlow's documents write them, and what each means.
+DTYPES = {
+    "int": "int",
+    "int32": "int",
+    "int64": "int",
+    "float": "float",
+    "float32": "float",
+    "float64": "float",
+    "string": "string",
+}
+# EMBEDDING's initializers: Keras's names (TensorFlow's add "_initializer").
+INITIALIZERS = (
+    "uniform",
+    "random_uniform",
+    "normal",
+    "random_normal",
+    "truncated_normal",
+    "glorot_uniform",
+    "glorot_normal",
+    "he_uniform",
+    "he_normal",
+    "lecun_uniform",
+    "lecun_normal",
+    "orthogonal",
+    "zeros",
+    "ones",
+)
+_FIELDS = ("DENSE", "SPARSE")
 
 
 @dataclass(frozen=True)
@@ -37,42 +66,64 @@ class Signature:
 
 
 _COLUMN = Param("column", "column")
+_FIELD = Param("column", "field")  # a column name, DENSE(...) or SPARSE(...)
+_DELIMITER = Param("delimiter", "delimiter", None)
 SIGNATURES: dict[str, Signature] = {
-    "NUMERIC": Signature("NUMERIC(column[, shape])", (_COLUMN, Param("shape", "shape", 1))),
+    "NUMERIC": Signature(
+        "NUMERIC(column | DENSE(...) | SPARSE(...)[, shape])",
+        (Param("column", "field"), Param("shape", "shape", 1)),
+    ),
     "DENSE": Signature(
-        "DENSE(column, shape[, delimiter])",
-        (_COLUMN, Param("shape", "shape"), Param("delimiter", "string", ",")),
+        "DENSE(column[, shape[, delimiter[, dtype]]])",
+        (
+            _COLUMN,
+            Param("shape", "field_shape", None),
+            Param("delimiter", "delimiter", ","),
+            Param("dtype", "dtype", None),
+        ),
     ),
     "SPARSE": Signature(
-        "SPARSE(column, shape[, delimiter])",
-        (_COLUMN, Param("shape", "shape"), Param("delimiter", "string", ",")),
+        "SPARSE(column[, shape[, delimiter[, dtype[, delimiter_kv[, dtype_weight]]]]])",
+        (
+            _COLUMN,
+            Param("shape", "field_shape", None),
+            Param("delimiter", "delimiter", ","),
+            Param("dtype", "dtype", None),
+            Param("kv_delimiter", "delimiter", None),
+            Param("weight_dtype", "weight_dtype", None),
+        ),
     ),
     "CATEGORY_ID": Signature(
         "CATEGORY_ID(column[, bucket_size[, delimiter]])",
-        (_COLUMN, Param("bucket_size", "size", None), Param("delimiter", "string", None)),
+        (_FIELD, Param("bucket_size", "size", None), _DELIMITER),
     ),
     "SEQ_CATEGORY_ID": Signature(
         "SEQ_CATEGORY_ID(column[, bucket_size[, delimiter]])",
-        (_COLUMN, Param("bucket_size", "size", None), Param("delimiter", "string", ",")),
+        (_FIELD, Param("bucket_size", "size", None), Param("delimiter", "delimiter", ",")),
     ),
     "CATEGORY_HASH": Signature(
         "CATEGORY_HASH(column, bucket_size[, delimiter])",
-        (_COLUMN, Param("bucket_size", "size"), Param("delimiter", "string", None)),
+        (_FIELD, Param("bucket_size", "size"), _DELIMITER),
     ),
     "WEIGHTED_CATEGORY": Signature(
-        "WEIGHTED_CATEGORY(category_column, weight_column)",
-        (Param("category", "id_category"), _COLUMN),
+        "WEIGHTED_CATEGORY(category_column[, weight_column])",
+        (Param("category", "id_category"), Param("column", "column", None)),
     ),
     "BUCKET": Signature(
         "BUCKET(NUMERIC(column) | column, [boundaries...])",
         (Param("source", "number"), Param("boundaries", "boundaries")),
     ),
+    "BUCKETIZE": Signature(
+        "BUCKETIZE(NUMERIC(column) | column, [boundaries...])",
+        (Param("source", "number"), Param("boundaries", "boundaries")),
+    ),
     "EMBEDDING": Signature(
-        "EMBEDDING(category_column | column, dimension[, combiner])",
+        "EMBEDDING(category_column | column, dimension[, combiner[, initializer]])",
         (
             Param("category", "category"),
             Param("dimension", "size"),
             Param("combiner", "combiner", "mean"),
+            Param("initializer", "initializer", None),
         ),
     ),
     "INDICATOR": Signature("INDICATOR(category_column | column)", (Param("category", "category"),)),
@@ -81,6 +132,7 @@ SIGNATURES: dict[str, Signature] = {
         (Param("columns", "cross"), Param("hash_bucket_size", "size")),
     ),
 }
+ALIASES = {"BUCKETIZE": "BUCKET"}  # another name SQLFlow's documents use, and its kind
 
 # What the category arguments accept, besides a plain column name.
 _CATEGORY = (
@@ -229,10 +281,20 @@ class _Lowering:
         self.label = label
 
     def top(self, expression: ast.Name | ast.Call) -> FeatureColumn:
-        """A feature listed in COLUMN: a column name (kind "auto") or any function."""
+        """A feature listed in COLUMN: a column name or ``*`` (kind "auto") or any function."""
         if isinstance(expression, ast.Name):
+            if expression.parts == (STAR,):
+                return FeatureColumn("auto", STAR)
             return FeatureColumn("auto", self.column(expression))
-        return self.call(expression)
+        feature = self.call(expression)
+        if feature.kind in ("dense", "sparse") and feature.params.get("dtype") == "string":
+            raise _error(
+                f"{expression.function} of strings is a category, not numbers",
+                self.at(expression, 3),
+                f"wrap it in CATEGORY_HASH({expression.function}(...), bucket_size) or "
+                "CATEGORY_ID(...), or give the dtype int or float",
+            )
+        return feature
 
     def call(self, call: ast.Call) -> FeatureColumn:
         """A function call, its arguments checked and lowered by its signature."""
@@ -246,7 +308,7 @@ class _Lowering:
                 if close
                 else "the feature columns are " + ", ".join(SIGNATURES),
             )
-        kind = call.function.lower()
+        kind = ALIASES.get(call.function, call.function).lower()
         if kind not in self.estimator.feature_kinds:
             takes = [k.upper() for k in self.estimator.feature_kinds if k != "auto"]
             raise _error(
@@ -282,12 +344,59 @@ class _Lowering:
                 inputs.extend(value)
             elif value is not None:
                 params[param.name] = value
+        if isinstance(column, FeatureColumn):  # DENSE(...) or SPARSE(...) in another function
+            return self._over_field(call, kind, column, params)
+        if kind == "weighted_category" and column is None:  # weights: the values of its keys
+            _check_key_values(call, inputs[0])
+            column = inputs[0].column
+        if kind == "sparse" and "kv_delimiter" in params and params.get("dtype", "int") != "int":
+            raise _error(
+                "SPARSE's keys of key-value lists are integers: its dtype must be int",
+                self.at(call, 3),
+                f"usage: {signature.usage}",
+            )
         return FeatureColumn(kind, column, params, inputs)
 
+    def _over_field(
+        self, call: ast.Call, kind: str, field: FeatureColumn, params: dict[str, Any]
+    ) -> FeatureColumn:
+        """NUMERIC or a category over DENSE(...) or SPARSE(...): that field's format."""
+        if kind == "numeric":
+            if len(call.args) > 1:
+                raise _error(
+                    f"NUMERIC({field.kind.upper()}(...)) takes its shape from {field.kind.upper()}",
+                    self.at(call, 1),
+                    f"remove NUMERIC's shape, or give it inside {field.kind.upper()}",
+                )
+            return field
+        if len(call.args) > 2:
+            raise _error(
+                f"{call.function} over {field.kind.upper()}(...) takes the delimiter from it",
+                self.at(call, 2),
+                f"give the delimiter once, inside {field.kind.upper()}",
+            )
+        return FeatureColumn(kind, field.column, {**params, **_category_format(field, params)})
+
     def column(self, name: ast.Name) -> str:
-        """A column a feature reads: one name, and not the label."""
+        """A column a feature reads: one name or pattern, and not the label."""
         if len(name.parts) != 1:
             raise _error(f"COLUMN takes a column name, not {name}", name.pos, None)
+        if name.parts == (STAR,):
+            raise _error(
+                "* stands for every column only on its own: COLUMN *",
+                name.pos,
+                'name the column, or give a pattern such as "f1|f2" or "f.*"',
+            )
+        if is_pattern(name.parts[0]):
+            try:
+                compile_pattern(name.parts[0])
+            except re.error as error:
+                raise _error(
+                    f"{name} is not a valid column pattern: {error}",
+                    name.pos,
+                    "a pattern is a regular expression matching whole column names, "
+                    'such as "f10|f9|f4" or "sepal_.*"',
+                ) from None
         if name.parts[0] == self.label:
             raise _error(
                 f"column {name} is the LABEL; it cannot also be a feature",
@@ -322,6 +431,42 @@ class _Lowering:
         if not dims or not all(_is_int(d) and d >= 1 for d in dims):
             raise self._fail(call, index, param, "a positive integer or a list of them")
         return math.prod(dims)
+
+    def _check_field(self, call: ast.Call, index: int, param: Param) -> str | FeatureColumn:
+        """A column name, or DENSE(...) or SPARSE(...) saying how the column is written."""
+        argument = call.args[index]
+        if isinstance(argument, ast.Call) and argument.function in _FIELDS:
+            return self.call(argument)
+        return self._check_column(call, index, param)
+
+    def _check_field_shape(self, call: ast.Call, index: int, param: Param) -> int | None:
+        """A shape, or none (also when left out): found from the data when training."""
+        if _word(call.args[index]).lower() == "none":
+            return None
+        return self._check_shape(call, index, param)
+
+    def _check_delimiter(self, call: ast.Call, index: int, param: Param) -> str:
+        """A non-empty string; COMMA, in any case, stands for ','."""
+        delimiter = self._check_string(call, index, param)
+        return "," if delimiter.lower() == "comma" else delimiter
+
+    def _check_dtype(self, call: ast.Call, index: int, param: Param) -> str:
+        dtype = self._check_string(call, index, param).lower()
+        if dtype not in DTYPES:
+            raise self._fail(call, index, param, "one of " + ", ".join(DTYPES))
+        return DTYPES[dtype]
+
+    def _check_weight_dtype(self, call: ast.Call, index: int, param: Param) -> None:
+        """SQLFlow's dtype of the values of a key-value list: float (sqlml keeps none)."""
+        if DTYPES.get(self._check_string(call, index, param).lower()) != "float":
+            raise self._fail(call, index, param, "float")
+
+    def _check_initializer(self, call: ast.Call, index: int, param: Param) -> str:
+        """A Keras initializer's name; TensorFlow's ``..._initializer`` names too."""
+        name = self._check_string(call, index, param).lower().removesuffix("_initializer")
+        if name not in INITIALIZERS:
+            raise self._fail(call, index, param, "one of " + ", ".join(INITIALIZERS))
+        return name
 
     def _check_string(self, call: ast.Call, index: int, param: Param) -> str:
         """A non-empty string; a one-part name also counts, as "..." quotes make names."""
@@ -359,16 +504,16 @@ class _Lowering:
         return list(boundaries)
 
     def _check_number(self, call: ast.Call, index: int, param: Param) -> FeatureColumn:
-        """BUCKET's source: a column name or NUMERIC(column) of a single number."""
+        """BUCKET's source: a column name, NUMERIC(column) or DENSE(column) of one number."""
         argument = call.args[index]
         if isinstance(argument, ast.Name):
             return FeatureColumn("numeric", self.column(argument), {"shape": 1})
-        if not isinstance(argument, ast.Call) or argument.function != "NUMERIC":
-            raise self._fail(call, index, param, "NUMERIC(column) or a column name")
+        if not isinstance(argument, ast.Call) or argument.function not in ("NUMERIC", "DENSE"):
+            raise self._fail(call, index, param, "NUMERIC(column), DENSE(column) or a column name")
         numeric = self.call(argument)
-        if numeric.params["shape"] != 1:
+        if numeric.kind == "sparse" or numeric.params.setdefault("shape", 1) != 1:
             raise _error(
-                "BUCKET takes one number per row; NUMERIC's shape must be 1 here",
+                f"BUCKET takes one number per row; {argument.function}'s shape must be 1 here",
                 self.at(argument, 1),
                 "remove the shape",
             )
@@ -381,8 +526,18 @@ class _Lowering:
         argument = call.args[index]
         if isinstance(argument, ast.Name):
             return FeatureColumn("category_id", self.column(argument))
-        if isinstance(argument, ast.Call) and argument.function in allowed:
+        if isinstance(argument, ast.Call) and ALIASES.get(argument.function, argument.function) in (
+            allowed
+        ):
             return self.call(argument)
+        if (
+            allowed == _CATEGORY
+            and isinstance(argument, ast.Call)
+            and argument.function in ("NUMERIC", *_FIELDS)
+        ):
+            field = self.call(argument)
+            if field.kind in ("dense", "sparse"):
+                return _field_category(field)
         raise self._fail(call, index, param, f"a column name or one of {', '.join(allowed)}")
 
     def _check_category(self, call: ast.Call, index: int, param: Param) -> FeatureColumn:
@@ -398,7 +553,8 @@ class _Lowering:
         crossed = []
         for position, item in enumerate(items):
             if not isinstance(item, ast.Name | ast.Call) or (
-                isinstance(item, ast.Call) and item.function not in _CROSS_ITEM
+                isinstance(item, ast.Call)
+                and ALIASES.get(item.function, item.function) not in _CROSS_ITEM
             ):
                 raise _error(
                     f"CROSS takes column names, {', '.join(_CROSS_ITEM)} (got {_shown(item)})",
@@ -418,6 +574,44 @@ class _Lowering:
                 )
             crossed.append(feature)
         return crossed
+
+
+def _category_format(field: FeatureColumn, params: dict[str, Any]) -> dict[str, Any]:
+    """How a category reads a DENSE or SPARSE field: its delimiters; a SPARSE field's shape
+    is the number of ids unless the category gives its bucket_size."""
+    found = {"delimiter": field.params["delimiter"]}
+    if "kv_delimiter" in field.params:
+        found["kv_delimiter"] = field.params["kv_delimiter"]
+    if params.get("bucket_size") is None and field.kind == "sparse" and "shape" in field.params:
+        found["bucket_size"] = field.params["shape"]
+    return found
+
+
+def _field_category(field: FeatureColumn) -> FeatureColumn:
+    """EMBEDDING or INDICATOR of DENSE(...) or SPARSE(...): a category of its ids, weighted
+    by the values of a key-value list."""
+    category = FeatureColumn("category_id", field.column, _category_format(field, {}))
+    if "kv_delimiter" in field.params:
+        return FeatureColumn("weighted_category", field.column, {}, [category])
+    return category
+
+
+def _check_key_values(call: ast.Call, category: FeatureColumn) -> None:
+    """WEIGHTED_CATEGORY without a weight column: its category reads key-value lists."""
+    if "kv_delimiter" not in category.params:
+        raise _error(
+            "WEIGHTED_CATEGORY needs a weight column, or a category over key-value lists",
+            call.pos,
+            "give the weights: WEIGHTED_CATEGORY(CATEGORY_ID(c, 10), w), or read them from "
+            'the keys\' values: WEIGHTED_CATEGORY(CATEGORY_ID(SPARSE(c, 10, ",", "int", ":"), 10))',
+        )
+
+
+def _word(argument: ast.Argument) -> str:
+    """A bare word or string argument's text; "" for anything else."""
+    if isinstance(argument, ast.Name) and len(argument.parts) == 1:
+        return argument.parts[0]
+    return argument if isinstance(argument, str) else ""
 
 
 def _is_int(value: Any) -> bool:

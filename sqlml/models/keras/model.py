@@ -308,7 +308,9 @@ def _inputs(keras, features: FeatureArrays) -> tuple[dict[str, Any], list[tuple[
         ids = inputs[f"ids_{i}"] = keras.Input(shape=(None,), dtype="int32", name=f"ids_{i}")
         weights = inputs[f"weights_{i}"] = keras.Input(shape=(None,), name=f"weights_{i}")
         if category.encoding == "embedding":
-            vectors = keras.layers.Embedding(category.buckets, category.dimension)(ids)
+            vectors = keras.layers.Embedding(
+                category.buckets, category.dimension, embeddings_initializer=category.initializer
+            )(ids)
             encoded = keras.layers.Dot(axes=1)([weights, vectors])
         else:
             encode = keras.layers.CategoryEncoding(category.buckets, output_mode="count")

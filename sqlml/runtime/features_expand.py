@@ -1,0 +1,74 @@
+"""COLUMN's patterns and ``*`` made into one feature per column they name, from the SELECT's
+result (docs/features.md)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import replace
+
+from sqlml.errors import ModelError
+from sqlml.ir import FeatureColumn
+from sqlml.runtime.datasource import Columns
+from sqlml.semantics.column_patterns import STAR, is_pattern, matching
+
+
+def expand(
+    columns: Columns, features: list[FeatureColumn], excluded: Iterable[str | None]
+) -> list[FeatureColumn]:
+    """``features`` with each pattern repeated for every selected column it matches and
+    ``*`` replaced by the selected columns no other feature of its target reads; neither
+    takes a column in ``excluded`` (the label)."""
+    skipped = set(excluded)
+    selected = [name for name in columns if name not in skipped]
+    expanded = [each for feature in features for each in _matches(feature, columns, selected)]
+    read: dict[str | None, set[str]] = {}
+    for feature in expanded:
+        read.setdefault(feature.target, set()).update(sources(feature))
+    return [
+        each
+        for feature in expanded
+        for each in (
+            [
+                FeatureColumn("auto", name, target=feature.target)
+                for name in selected
+                if name not in read[feature.target]
+            ]
+            if feature.kind == "auto" and feature.column == STAR
+            else [feature]
+        )
+    ]
+
+
+def sources(feature: FeatureColumn) -> list[str]:
+    """The columns a feature reads, its inputs' included."""
+    own = [feature.column] if feature.column else []
+    return own + [name for item in feature.inputs for name in sources(item)]
+
+
+def _matches(feature: FeatureColumn, columns: Columns, selected: list[str]) -> list[FeatureColumn]:
+    """The feature once per column its pattern matches (as it is if it has none)."""
+    patterns = list(
+        dict.fromkeys(name for name in sources(feature) if name not in columns and is_pattern(name))
+    )
+    if not patterns:
+        return [feature]
+    if len(patterns) > 1:
+        raise ModelError(
+            f"feature {feature.name} holds more than one column pattern",
+            hint="give each feature at most one pattern; name the other columns",
+        )
+    names = matching(patterns[0], selected)
+    if not names:
+        raise ModelError(
+            f"the pattern {patterns[0]} matches no column of the SELECT but the label",
+            hint=f"the SELECT returns: {', '.join(columns)}",
+        )
+    return [_renamed(feature, patterns[0], name) for name in names]
+
+
+def _renamed(feature: FeatureColumn, old: str, new: str) -> FeatureColumn:
+    return replace(
+        feature,
+        column=new if feature.column == old else feature.column,
+        inputs=[_renamed(item, old, new) for item in feature.inputs],
+    )
