@@ -142,6 +142,7 @@ def test_shapes_patterns_and_star_are_found_from_the_data():
         ('NUMERIC("g.*")', "the pattern g.* matches no column of the SELECT but the label"),
         ('CROSS(["f.", "d.*"], 10)', "feature CROSS(f., d.*) holds more than one column pattern"),
         ("DENSE(kv)", "DENSE column kv holds 1 to 2 values per row"),
+        ('"f.", f2', "feature f2 is listed twice: a column pattern repeats it"),
         ('DENSE(f1, 1, ",", int)',
          'DENSE column f1 holds fractions (row 1), but its dtype is "int"'),
     ],

@@ -3,6 +3,7 @@ result (docs/features.md)."""
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import replace
 
@@ -21,6 +22,12 @@ def expand(
     skipped = set(excluded)
     selected = [name for name in columns if name not in skipped]
     expanded = [each for feature in features for each in _matches(feature, columns, selected)]
+    twice = next((name for name, n in Counter(f.name for f in expanded).items() if n > 1), None)
+    if twice is not None:
+        raise ModelError(
+            f"feature {twice} is listed twice: a column pattern repeats it",
+            hint="narrow the pattern, or leave the column it matches out of COLUMN",
+        )
     read: dict[str | None, set[str]] = {}
     for feature in expanded:
         read.setdefault(feature.target, set()).update(sources(feature))
