@@ -511,7 +511,9 @@ class _Lowering:
         if not isinstance(argument, ast.Call) or argument.function not in ("NUMERIC", "DENSE"):
             raise self._fail(call, index, param, "NUMERIC(column), DENSE(column) or a column name")
         numeric = self.call(argument)
-        if numeric.kind == "sparse" or numeric.params.setdefault("shape", 1) != 1:
+        if numeric.kind == "dense" and "shape" not in numeric.params:
+            numeric = replace(numeric, params={**numeric.params, "shape": 1})
+        if numeric.kind == "sparse" or numeric.params["shape"] != 1:
             raise _error(
                 f"BUCKET takes one number per row; {argument.function}'s shape must be 1 here",
                 self.at(argument, 1),
@@ -530,17 +532,15 @@ class _Lowering:
             allowed
         ):
             return self.call(argument)
-        if (
-            allowed == _CATEGORY
-            and isinstance(argument, ast.Call)
-            and argument.function in ("NUMERIC", *_FIELDS)
-        ):
-            field = self.call(argument)
-            if field.kind in ("dense", "sparse"):
-                return _field_category(field)
         raise self._fail(call, index, param, f"a column name or one of {', '.join(allowed)}")
 
     def _check_category(self, call: ast.Call, index: int, param: Param) -> FeatureColumn:
+        """A category, or DENSE(...) or SPARSE(...) (or NUMERIC of them) of ids."""
+        argument = call.args[index]
+        if isinstance(argument, ast.Call) and argument.function in ("NUMERIC", *_FIELDS):
+            field = self.call(argument)
+            if field.kind in ("dense", "sparse"):
+                return _field_category(field)
         return self._nested(call, index, param, _CATEGORY)
 
     def _check_id_category(self, call: ast.Call, index: int, param: Param) -> FeatureColumn:
