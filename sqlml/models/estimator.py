@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -25,9 +26,28 @@ class Estimator:
     inputs: dict[str, str] = field(default_factory=dict)  # COLUMN ... FOR name -> input
     open_prefix: str | None = None  # attributes with this prefix are taken unchecked
     classes_attribute: str | None = None  # given, it makes an "auto" task a classifier
+    # Another library's attribute names: the family's name each stands for (None: accepted,
+    # ignored, with a warning).
+    renamed: dict[str, str | None] = field(default_factory=dict)
+    labelled: bool = True  # False: it learns without a LABEL (clustering, outliers)
+    # What sqlml trains instead, for a name that stands for a model it does not train
+    # exactly (another library's, SQLFlow's model zoo's); warned of at check and run time.
+    instead: str | None = None
 
     def task_for(self, attributes: dict[str, Any]) -> str:
         """The task of a training with the checked WITH ``attributes``."""
         if self.task == "auto" and self.classes_attribute in attributes:
             return "classifier"
         return self.task
+
+    def translated(self, attributes: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+        """The checked ``attributes`` under the family's names (:attr:`renamed`), and those
+        given that it ignores."""
+        kept = {k: v for k, v in attributes.items() if k not in self.renamed}
+        kept.update({to: attributes[k] for k, to in self.renamed.items() if to and k in attributes})
+        return kept, [k for k, to in self.renamed.items() if to is None and k in attributes]
+
+
+def warn(line: int, column: int, text: str) -> None:
+    """A one-line warning on standard error about the statement at ``line``, ``column``."""
+    print(f"sqlml: warning: line {line}, column {column}: {text}", file=sys.stderr)

@@ -84,6 +84,13 @@ def fit_labels(name: str, values: np.ndarray, task: str, objective: str | None) 
     return LabelEncoding("classifier", classes, values.dtype.kind)
 
 
+def unlabelled(attributes: dict[str, Any]) -> LabelEncoding:
+    """What a model trained without a LABEL predicts: a cluster id below ``model.n_clusters``
+    (clustering), else 1 for an inlier and -1 for an outlier (outlier detection)."""
+    clusters = attributes.get("model.n_clusters")
+    return LabelEncoding("classifier", list(range(clusters)) if clusters else [-1, 1], "i")
+
+
 def decide_task(values: np.ndarray, task: str, objective: str | None) -> str:
     """The estimator's task, or for ``auto`` the objective's, or else the label's: numbers
     are regressed, anything else classified."""
@@ -136,7 +143,8 @@ def query_ids(columns: Columns, group: str, source: str) -> np.ndarray:
 
 
 def check_label(label: str, columns: Columns, source: str) -> None:
-    if label not in columns:
+    """A :class:`ModelError` unless ``source`` returns the LABEL column (if there is one)."""
+    if label and label not in columns:
         raise ModelError(
             f"LABEL column {label} is not in the result of {source}",
             hint=f"{source} returns: {', '.join(columns)}",

@@ -40,7 +40,14 @@ from sqlml.runtime.datasource import Columns
 from sqlml.runtime.features_apply import FeatureArrays, transform
 from sqlml.runtime.features_derive import check_columns, derive
 from sqlml.runtime.inference import SCORE_BATCH
-from sqlml.runtime.labels import LabelEncoding, check_label, decide_task, encode_label, fit_labels
+from sqlml.runtime.labels import (
+    LabelEncoding,
+    check_label,
+    decide_task,
+    encode_label,
+    fit_labels,
+    unlabelled,
+)
 from sqlml.runtime.outcome import Outcome
 from sqlml.runtime.progress import format_metrics
 from sqlml.runtime.rows import blame
@@ -128,6 +135,8 @@ def _labels(
 ) -> tuple[LabelEncoding, Labelled]:
     """Labels: the encoding (the base model's, or fitted to the LABEL column), and the rows
     it labels, the validation rows set apart."""
+    if not statement.label:
+        return _unlabelled(statement, source)
     if base is not None:
         labels = LabelEncoding.from_dict(base.metadata["labels"])
     else:
@@ -135,6 +144,19 @@ def _labels(
         task = decide_task(source.sample[statement.label], statement.task, objective)
         labels = fit_labels(statement.label, source.label_values(task), task, objective)
     return labels, source.split(labels)
+
+
+def _unlabelled(statement: ir.TrainStatement, source: Source) -> tuple[LabelEncoding, Labelled]:
+    """Labels of a training without LABEL (clustering, outliers): the ids it predicts, every
+    row for training (y all 0, unused), no validation rows (there is nothing to check)."""
+    if not isinstance(source, in_memory.InMemory):
+        raise ModelError(
+            f"{statement.estimator} learns without a LABEL from rows in memory only",
+            hint="remove train.external_memory",
+        )
+    y = np.zeros(len(next(iter(source.sample.values()))), dtype=np.int32)
+    rows = in_memory.Rows(source.sample, y, None)
+    return unlabelled(statement.attributes), in_memory.Split(rows, None, None)
 
 
 def _derive(

@@ -12,6 +12,7 @@ from sqlglot.errors import TokenError
 from sqlglot.tokens import TokenType
 
 from sqlml.grammar import ast
+from sqlml.models.estimator import warn
 from sqlml.semantics import search
 from sqlml.semantics.attributes import Attr, check_attributes
 from sqlml.semantics.estimators import (
@@ -50,12 +51,7 @@ def _output(statement: syntax.TrainStatement, lowered: TrainStatement) -> Output
 
 def _lower(statement: syntax.TrainStatement, step_id: str, dialect: str) -> TrainStatement:
     estimator = _estimator(statement.estimator)
-    if statement.label is None:
-        raise error(
-            f"TO TRAIN {estimator.name} needs a LABEL: the column to learn to predict",
-            statement.into.pos,
-            "add LABEL <column> before INTO",
-        )
+    _check_label(statement, estimator)
     plain, candidates, settings = search.split(statement.attributes)
     attributes = check_attributes(
         plain, estimator.attributes, estimator.name, estimator.open_prefix
@@ -66,8 +62,9 @@ def _lower(statement: syntax.TrainStatement, step_id: str, dialect: str) -> Trai
         attributes = _continued(trained, estimator.attributes, attributes)
     else:
         _check_ranking(statement, attributes)
-    label = single_part(statement.label, "LABEL column")
+    label = single_part(statement.label, "LABEL column") if statement.label else ""
     task = estimator.task_for(attributes)
+    attributes = _translated(statement, estimator, attributes)
     searched: dict[str, Any] = {}
     if candidates or settings:
         space, settings_ = search.check(
@@ -120,6 +117,36 @@ def _estimator(name: ast.Name) -> Estimator:
             f"did you mean {closest}?" if closest else "see docs/language.md for the estimators",
         )
     return estimator
+
+
+def _check_label(statement: syntax.TrainStatement, estimator: Estimator) -> None:
+    """A LABEL for an estimator that learns from one, none for one that learns without."""
+    if estimator.labelled and statement.label is None:
+        raise error(
+            f"TO TRAIN {estimator.name} needs a LABEL: the column to learn to predict",
+            statement.into.pos,
+            "add LABEL <column> before INTO",
+        )
+    if not estimator.labelled and statement.label is not None:
+        raise error(
+            f"TO TRAIN {estimator.name} learns without a LABEL",
+            statement.label.pos,
+            "remove LABEL: TO PREDICT writes what the model finds (a cluster id, 1 or -1)",
+        )
+
+
+def _translated(
+    statement: syntax.TrainStatement, estimator: Estimator, attributes: dict[str, Any]
+) -> dict[str, Any]:
+    """The attributes under the family's names; a warning when the estimator stands for a
+    model sqlml does not train exactly, and for attributes it ignores."""
+    translated, ignored = estimator.translated(attributes)
+    where = statement.estimator.pos
+    if estimator.instead:
+        warn(where.line, where.column, f"{estimator.name}: {estimator.instead}")
+    if ignored:
+        warn(where.line, where.column, f"{estimator.name} ignores {', '.join(ignored)}")
+    return translated
 
 
 def _check_ranking(statement: syntax.TrainStatement, attributes: dict[str, Any]) -> None:

@@ -1,0 +1,42 @@
+"""Checks on a stored k-means model before it is used: JSON of numbers only, of fitting
+shapes (it is parsed by :mod:`json`; nothing in it runs)."""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+from sqlml.errors import ModelError
+from sqlml.models.checks import MAX_MODEL_BYTES, TAMPERED_HINT, json_depth
+
+MAX_DEPTH = 4  # {"centers": [[...]]}
+
+
+def kmeans_document(data: bytes) -> dict[str, Any]:
+    """The model ``data`` holds: ``mean`` and ``scale`` (one number per column) and
+    ``centers`` (clusters x columns); a :class:`ModelError` unless it is exactly that."""
+    if len(data) > MAX_MODEL_BYTES:
+        raise _invalid(f"it is {len(data):,} bytes, more than sqlml loads")
+    json_depth(data, MAX_DEPTH, _invalid)
+    try:
+        document = json.loads(data)
+    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise _invalid(f"it is not JSON ({error})") from None
+    if not isinstance(document, dict) or set(document) != {"mean", "scale", "centers"}:
+        raise _invalid("it does not hold exactly mean, scale and centers")
+    mean, scale, centers = document["mean"], document["scale"], document["centers"]
+    width = len(mean) if isinstance(mean, list) else -1
+    rows = [mean, scale, *centers] if isinstance(centers, list) and centers else []
+    if not rows or not all(
+        isinstance(row, list)
+        and len(row) == width
+        and all(isinstance(v, int | float) and math.isfinite(v) for v in row)
+        for row in rows
+    ):
+        raise _invalid("its mean, scale and centers are not lists of numbers of one width")
+    return document
+
+
+def _invalid(why: str) -> ModelError:
+    return ModelError(f"the stored k-means model is invalid: {why}", hint=TAMPERED_HINT)

@@ -1,0 +1,162 @@
+"""k-means in numpy: train (k-means++ starts, Lloyd's iterations, the run of least inertia
+kept) and score (DEC's soft assignment to each centre: Student's t kernel, so the most likely
+cluster is the nearest centre). Deterministic for a seed."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import numpy as np
+
+from sqlml.errors import ModelError
+from sqlml.models.cluster.checks import kmeans_document
+from sqlml.models.store import StoredModel
+from sqlml.runtime.context import Context
+from sqlml.runtime.features_apply import FeatureArrays
+from sqlml.runtime.labels import LabelEncoding
+
+
+def train(
+    context: Context,
+    features: FeatureArrays,
+    y: np.ndarray,
+    labels: LabelEncoding,
+    attributes: dict[str, Any],
+    base: StoredModel | None = None,
+    **ranking: np.ndarray,
+) -> tuple[bytes, dict[str, Any]]:
+    """Cluster the rows (from the base model's centres, with ``base``)."""
+    x = _matrix(features)
+    k = attributes["model.n_clusters"]
+    if len(x) < k:
+        raise ModelError(
+            f"model.n_clusters is {k}, but the SELECT returns {len(x)} rows",
+            hint="set model.n_clusters to at most the number of rows",
+        )
+    if base is not None:
+        document = kmeans_document(base.data)
+        mean, scale = np.array(document["mean"]), np.array(document["scale"])
+        starts = [np.array(document["centers"])]
+    else:
+        mean, scale = _standardisation(x)
+    z = (x - mean) / scale
+    if base is None:
+        rng = np.random.default_rng(attributes["train.seed"])
+        starts = [_plus_plus(z, k, rng) for _ in range(attributes["model.n_init"])]
+    best: tuple[float, np.ndarray] | None = None
+    tol = attributes["model.tol"]
+    with context.reporter.stage("training", total=len(starts), unit="runs"):
+        for centers in starts:
+            context.token.check()
+            inertia, centers = _lloyd(z, centers, attributes["model.max_iter"], tol)
+            if best is None or inertia < best[0]:
+                best = (inertia, centers)
+            context.reporter.advance()
+    assert best is not None
+    document = {"mean": mean.tolist(), "scale": scale.tolist(), "centers": best[1].tolist()}
+    params = {"n_clusters": k, "columns": int(x.shape[1])}
+    metrics = {"inertia": best[0], "train_rows": float(len(x))}
+    return json.dumps(document).encode(), {
+        "params": params,
+        "metrics": metrics,
+        "column_types": features.column_types,
+    }
+
+
+def train_batches(
+    context: Context,
+    batches: Callable[[], Iterator[tuple[FeatureArrays, np.ndarray]]],
+    sample: FeatureArrays,
+    sample_y: np.ndarray,
+    labels: LabelEncoding,
+    attributes: dict[str, Any],
+    base: StoredModel | None = None,
+) -> tuple[bytes, dict[str, Any]]:
+    """Not offered: clustering reads its rows in memory (the labels stage refuses a stream)."""
+    raise ModelError("k-means trains on rows in memory", hint="remove train.external_memory")
+
+
+def predict_scores(
+    context: Context,
+    data: bytes,
+    features: FeatureArrays,
+    metadata: dict[str, Any],
+    batch_size: int,
+) -> np.ndarray:
+    return scorer(context, data, metadata)(features, batch_size)
+
+
+def scorer(
+    context: Context, data: bytes, metadata: dict[str, Any]
+) -> Callable[[FeatureArrays, int], np.ndarray]:
+    """Each row's soft assignment to the clusters (rows x clusters, rows summing to 1)."""
+    document = kmeans_document(data)
+    mean, scale = np.array(document["mean"]), np.array(document["scale"])
+    centers = np.array(document["centers"])
+
+    def score(features: FeatureArrays, batch_size: int) -> np.ndarray:
+        x = _matrix(features)
+        if x.shape[1] != len(mean):
+            raise ModelError(
+                f"the features make {x.shape[1]} columns, but the model was trained on {len(mean)}",
+                hint="select the columns the model was trained on",
+            )
+        kernel = 1.0 / (1.0 + _distances((x - mean) / scale, centers))
+        return kernel / kernel.sum(axis=1, keepdims=True)
+
+    return score
+
+
+def _matrix(features: FeatureArrays) -> np.ndarray:
+    """The features as float64, categories one-hot, NULL as the column's mean (0 once
+    standardised)."""
+    x = features.matrix(one_hot=True)[0].astype(np.float64)
+    if np.isnan(x).any():
+        means = np.nanmean(np.where(np.isnan(x).all(axis=0), 0.0, x), axis=0)
+        x = np.where(np.isnan(x), means, x)
+    return x
+
+
+def _standardisation(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each column's mean and standard deviation (1 for a constant column)."""
+    scale = x.std(axis=0)
+    return x.mean(axis=0), np.where(scale > 0, scale, 1.0)
+
+
+def _distances(z: np.ndarray, centers: np.ndarray) -> np.ndarray:
+    """Squared distances, rows x centres."""
+    squared = (z**2).sum(axis=1)[:, None] - 2 * z @ centers.T + (centers**2).sum(axis=1)
+    return np.maximum(squared, 0.0)
+
+
+def _plus_plus(z: np.ndarray, k: int, rng: np.random.Generator) -> np.ndarray:
+    """k-means++ starting centres: each next one drawn with probability ∝ squared distance."""
+    centers = [z[rng.integers(len(z))]]
+    for _ in range(1, k):
+        nearest = _distances(z, np.array(centers)).min(axis=1)
+        total = nearest.sum()
+        index = rng.choice(len(z), p=nearest / total) if total > 0 else rng.integers(len(z))
+        centers.append(z[index])
+    return np.array(centers)
+
+
+def _lloyd(
+    z: np.ndarray, centers: np.ndarray, max_iter: int, tol: float
+) -> tuple[float, np.ndarray]:
+    """Lloyd's iterations from ``centers``: the inertia and the final centres (an emptied
+    cluster keeps its centre)."""
+    for _ in range(max_iter):
+        assigned = _distances(z, centers).argmin(axis=1)
+        moved = centers.copy()
+        for cluster in range(len(centers)):
+            members = z[assigned == cluster]
+            if len(members):
+                moved[cluster] = members.mean(axis=0)
+        shift = float(np.abs(moved - centers).max())
+        centers = moved
+        if shift <= tol:
+            break
+    inertia = float(_distances(z, centers).min(axis=1).sum())
+    return inertia, centers
