@@ -87,7 +87,8 @@ def sql_string(text: str) -> str:
     return quote(text, "'")
 
 
-# Strings without backslashes: a backslash escapes the next character in sqlml strings.
+# Strings without backslashes: a backslash escapes the next character in sqlml strings (in
+# double-quoted values too, as in SQLFlow).
 string_content = st.text(st.characters(codec="utf-8", exclude_characters="\\\x00"), max_size=12)
 label_content = string_content.filter(bool)  # an empty name is an error
 integers = st.integers(-(10**12), 10**12)
@@ -107,7 +108,7 @@ scalar = st.one_of(
     integers.map(lambda i: (str(i), i)),
     floats.map(lambda f: (repr(f), f)),
     string_content.map(lambda s: (sql_string(s), s)),
-    quoted_text.map(lambda s: (quote(s, '"'), s)),
+    string_content.filter(bool).map(lambda s: (quote(s, '"'), s)),
     st.sampled_from([True, False]).flatmap(lambda b: keyword(str(b)).map(lambda k: (k, b))),
     bare_words.map(lambda w: (w, w)),
 )

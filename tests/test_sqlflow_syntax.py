@@ -13,7 +13,6 @@ from sqlml.backends.interface import Program
 from sqlml.backends.local.backend import _note_images
 from sqlml.errors import CheckError, ParseError
 from sqlml.grammar import parse
-from sqlml.grammar.recovery import statement_ends
 from sqlml.semantics import analyze
 
 TRAIN = "SELECT * FROM t\nTO TRAIN {estimator}\nWITH model.n_classes = 3\nLABEL c\n{using}INTO m;"
@@ -38,11 +37,23 @@ def test_an_escaped_single_quote_stays_inside_a_single_quoted_value():
     assert statement.attributes[0].value == "it's"
 
 
-def test_a_quoted_escaped_quote_is_one_quote_and_ends_where_it_should():
-    text = 'SELECT * FROM t TO TRAIN DNNClassifier COLUMN CATEGORY_ID(c, 16, "\\"") LABEL c INTO m;'
-    (statement,) = parse(text).statements
-    assert statement.columns[0].columns[0].args[2].parts == ('"',)
-    assert statement_ends(text + " SELECT 1;") == ([len(text) - 1, len(text) + 9], False)
+def test_a_value_of_one_escaped_quote_ends_where_it_should():
+    text = 'SELECT * FROM t TO EXPLAIN m WITH a = "\\"", b = 1'
+    (statement,) = parse(text + "; SELECT 1;").statements[:1]
+    assert [a.value for a in statement.attributes] == ['"', 1]
+    assert statement.text == text
+
+
+def test_a_quoted_name_keeps_sql_rules_for_backslashes():
+    (statement,) = parse('SELECT * FROM t TO TRAIN DNNClassifier LABEL c INTO "a\\";').statements
+    assert statement.into.parts == ("a\\",)
+
+
+def test_a_value_may_be_in_parentheses():
+    text = "SELECT * FROM t TO EXPLAIN m WITH a = (0.5), b = (('x')), c = -1"
+    (statement,) = parse(text + ";").statements
+    assert [a.value for a in statement.attributes] == [0.5, "x", -1]
+    assert statement.text == text  # the closing parenthesis ends the statement
 
 
 def test_other_backslashes_in_a_double_quoted_value_are_kept():

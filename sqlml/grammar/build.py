@@ -39,7 +39,9 @@ def pos(token: Token) -> ast.Position:
 def unquote(token: Token) -> str:
     """The text of a quoted name or string, quotes removed; other tokens as they are."""
     text = str(token)
-    if token.type == "QUOTED_IDENT":  # "" and, as in SQLFlow, \" stand for a quote
+    if token.type == "QUOTED_IDENT":
+        return text[1:-1].replace('""', '"')
+    if token.type == "DQ_STRING":  # "" and, as in SQLFlow, \" stand for a quote
         return _DOUBLED_OR_ESCAPED.sub(_unescape, text[1:-1])
     if token.type == "BACKQUOTED_IDENT":
         return text[1:-1].replace("``", "`")

@@ -27,6 +27,7 @@ _TERMINAL_WORDS = {
     "QUOTED_IDENT": "a quoted name",
     "BACKQUOTED_IDENT": "a quoted name",
     "STRING": "a string",
+    "DQ_STRING": "a string",
     "SIGNED_NUMBER": "a number",
     "SEARCH_FUNCTION": "candidates like CHOICE(...)",
     "SQL_TEXT": "a SQL statement",
@@ -86,6 +87,9 @@ class _ToAst(Transformer):
     def list(self, *items) -> Located:
         values = tuple(item.value for item in items if isinstance(item, Located))
         return Located(values, items[0], items[-1].end_pos)  # from "[" to "]"
+
+    def paren(self, _: Token, value: Located, closing: Token) -> Located:
+        return Located(value.value, value.start, closing.end_pos)  # to the closing ")"
 
     def candidates(self, function: Token, *items) -> Located:
         values = [item for item in items if isinstance(item, Located)]
@@ -283,6 +287,8 @@ def _shown(text: str, words: int = 1) -> str:
 
 
 def _expected(names: set[str], named: dict[str, str]) -> str:
+    if "SIGNED_NUMBER" in names:  # a value: its parentheses (SQLFlow's (0.5)) go unsaid
+        names = names - {"_LPAR"}
     words = sorted({named.get(n, n.lstrip("_")) for n in names})
     if len(words) > 8:
         words = [*words[:8], "..."]

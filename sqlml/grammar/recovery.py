@@ -14,7 +14,7 @@ from sqlml.grammar.parser import parse
 # the scan stays linear, and names the group that says so); what is left of a match is a ";".
 # The loops are possessive: a string of megabytes keeps no backtracking state.
 _TOKENS = re.compile(
-    r"'(?:[^'\\]|\\.|'')*+(?:'|(?P<string>\\?\Z))|\"(?:[^\"\\]|\\.|\"\")*+(?:\"|(?P<name>\\?\Z))"
+    r"'(?:[^'\\]|\\.|'')*+(?:'|(?P<string>\\?\Z))|\"(?:[^\"]|\"\")*+(?:\"|(?P<name>\Z))"
     r"|`(?:[^`]|``)*+(?:`|(?P<backquoted>\Z))|--[^\n]*|/\*.*?(?:\*/|(?P<comment>\Z))|;",
     re.DOTALL,
 )

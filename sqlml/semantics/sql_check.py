@@ -15,6 +15,7 @@ and last items, and maps error positions back. The database always gets the text
 from __future__ import annotations
 
 import bisect
+import difflib
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -25,6 +26,7 @@ import sqlglot
 from sqlglot import exp
 from sqlglot.errors import ParseError as SqlglotParseError
 from sqlglot.errors import TokenError
+from sqlglot.tokens import TokenType
 
 from sqlml.errors import CheckError
 from sqlml.grammar import ast
@@ -43,7 +45,7 @@ _ITEM = rf"(?:{_LITERAL}|\(\s*{_LITERAL}(?:\s*,\s*{_LITERAL})*+\s*\))"
 # quantifiers are possessive: a run of a million items keeps no backtracking state.
 _RUN_OR_SKIPPED = re.compile(
     rf"(?<![\w$.])(?P<first>{_ITEM})(?:\s*,\s*{_ITEM}(?=\s*,))++"
-    r"""|'(?:[^'\\]|\\.|'')*+'?|"(?:[^"\\]|\\.|"")*+"?|`(?:[^`]|``)*+`?|--[^\n]*|/\*.*?(?:\*/|\Z)""",
+    r"""|'(?:[^'\\]|\\.|'')*+'?|"(?:[^"]|"")*+"?|`(?:[^`]|``)*+`?|--[^\n]*|/\*.*?(?:\*/|\Z)""",
     re.DOTALL,
 )
 MIN_CUT = 256  # runs of fewer characters are left as they are
@@ -121,6 +123,14 @@ def check_query(
     query returned is shared: do not change it.
     """
     what = f"the SELECT before {clause}" if clause else "this query"
+    word = _statement_keyword(sql, dialect)
+    if clause and word is not None and word.lower() not in QUERY_WORDS:
+        raise CheckError(  # DROP TABLE TO PREDICT ...: sqlglot would stumble later
+            f"{what} must be a single SELECT, not {word}",
+            line=pos.line,
+            column=pos.column,
+            hint=f"write the data to use as SELECT ... FROM ... before {clause}",
+        )
     expressions = _parsed(lambda: parse_sql(sql, dialect), sql, pos, what)
     query = expressions[0] if len(expressions) == 1 else None
     if not isinstance(query, exp.Query):
@@ -143,6 +153,64 @@ def check_query(
     return query
 
 
+def check_statement_word(sql: str, pos: ast.Position, dialect: str) -> None:
+    """A :class:`CheckError` if the statement starts with a misspelled statement keyword
+    (``SELEC 1``): a word that is no keyword of ``dialect``, that sqlglot cannot read as a
+    statement, and that is close to a statement keyword. Other words go to the database."""
+    match = re.match(r"[A-Za-z_]+", sql)
+    if match is None or _statement_keyword(sql, dialect) is not None:
+        return
+    close = difflib.get_close_matches(match.group().upper(), STATEMENT_WORDS, n=1, cutoff=0.8)
+    if not close or _is_statement(sql, dialect):
+        return
+    raise CheckError(
+        f"unknown statement keyword {match.group()}",
+        line=pos.line,
+        column=pos.column,
+        hint=f"did you mean {close[0]}?",
+    )
+
+
+# The words statements start with, to tell a misspelled one (SELEC) from a statement of the
+# database that sqlglot does not know.
+STATEMENT_WORDS = (
+    "SELECT", "INSERT", "UPDATE", "DELETE", "CREATE", "DROP", "ALTER", "WITH", "VALUES",
+    "TABLE", "MERGE", "TRUNCATE", "REPLACE", "EXPLAIN", "DESCRIBE", "SHOW", "GRANT", "REVOKE",
+    "SET", "USE", "BEGIN", "COMMIT", "ROLLBACK", "COPY", "ANALYZE", "VACUUM", "CALL", "PRAGMA",
+    "ATTACH", "DETACH", "INSTALL", "LOAD", "EXPORT", "IMPORT", "CHECKPOINT", "RENAME",
+    "COMMENT", "SUMMARIZE", "FROM", "START", "RESET", "PREPARE", "EXECUTE", "DEALLOCATE",
+    "LOCK", "UNLOCK", "FLUSH", "OPTIMIZE", "REINDEX", "CLUSTER", "DISCARD", "LISTEN", "NOTIFY",
+)  # fmt: skip
+
+
+def _statement_keyword(sql: str, dialect: str) -> str | None:
+    """The first word of ``sql``, upper-cased, if it is a statement word or a keyword of
+    ``dialect``'s tokenizer."""
+    match = re.match(r"[A-Za-z_]+", sql)
+    if match is None:
+        return None
+    word = match.group().upper()
+    if word in STATEMENT_WORDS:
+        return word
+    try:
+        tokens = sqlglot.tokenize(word, read=dialect)
+    except TokenError:
+        return None
+    keyword = bool(tokens) and tokens[0].token_type not in (TokenType.VAR, TokenType.IDENTIFIER)
+    return word if keyword else None
+
+
+def _is_statement(sql: str, dialect: str) -> bool:
+    """Whether sqlglot reads ``sql`` as a statement (not as a bare expression or alias)."""
+    try:
+        expressions = parse_sql(sql, dialect)
+    except (SqlglotParseError, TokenError, RecursionError):
+        return False
+    return bool(expressions) and not isinstance(
+        expressions[0], (exp.Column, exp.Alias, exp.Identifier, exp.Literal, exp.Command)
+    )
+
+
 def _statement_word(node: exp.Expression) -> str:
     """How a statement that changes data is named in a message: DELETE, SELECT ... INTO."""
     if isinstance(node, exp.Into):
@@ -150,6 +218,21 @@ def _statement_word(node: exp.Expression) -> str:
     if isinstance(node, exp.Command):
         return str(node.this).upper()
     return {"TruncateTable": "TRUNCATE"}.get(type(node).__name__, type(node).__name__.upper())
+
+
+# sqlglot's tokens as its messages show them: <Token token_type: TokenType.VAR, text: x, ...>.
+_TOKEN = re.compile(r"<Token token_type: TokenType\.(\w+), text: (.*?), line: \d+, col: \d+[^>]*>")
+
+
+def _plain(description: str) -> str:
+    """sqlglot's description of a syntax error without its internals: a token as its text
+    (the end of the statement for sqlglot's end marker), no class names."""
+
+    def token(match: re.Match[str]) -> str:
+        return "the end of the statement" if match[1] == "SENTINEL" else repr(match[2])
+
+    text = re.sub(r"<class '(?:\w+\.)*(\w+)'>", r"\1", _TOKEN.sub(token, description))
+    return text.replace("Invalid expression / Unexpected token", "Unexpected word or symbol")
 
 
 def check_condition(sql: str, pos: ast.Position, dialect: str) -> exp.Expression:
@@ -206,7 +289,7 @@ def _located(error: SqlglotParseError, sql: str, pos: ast.Position) -> CheckErro
         )
     near = f" near {highlight!r}" if highlight else ""
     return CheckError(
-        f"SQL syntax error{near}: {description}",
+        f"SQL syntax error{near}: {_plain(description)}",
         line=pos.line + line - 1,
         column=column,
         hint="check the SQL against your database's documentation",
