@@ -259,8 +259,38 @@ def _parse_error(text: str, error: UnexpectedInput, grammar: _Grammar) -> ParseE
     else:
         shown = _shown(str(error.token))
         message = f"unexpected {shown}; expected {_expected(expected, grammar.words)}"
-    hint = _hint(expected, _clause(error, grammar.hints), grammar.hints)
+    hint = _misread_keyword(error) or _hint(expected, _clause(error, grammar.hints), grammar.hints)
     return ParseError(message, line=line, column=column, hint=hint)
+
+
+# The words that start the sections of an extended clause: names where a name is expected,
+# so a missing name or value (or a ',' too many) makes the parser read the next one as one.
+_SECTION_WORDS = frozenset({"WITH", "COLUMN", "FOR", "LABEL", "USING", "INTO"})
+
+
+def _misread_keyword(error: UnexpectedToken) -> str | None:
+    """The hint of an error right after a section's word (LABEL) that the parser took for the
+    name or value missing before it (a ',' too many, a '=' without a value); None if the
+    error is not after such a word."""
+    stack = error.interactive_parser.parser_state.value_stack if error.interactive_parser else []
+    word = stack[-1] if stack else None
+    if not (isinstance(word, Token) and word.type in ("IDENT", "BARE_WORD")):
+        return None
+    keyword = str(word).upper()
+    if keyword not in _SECTION_WORDS:
+        return None
+    before = stack[-2] if len(stack) > 1 else None
+    kind = before.type if isinstance(before, Token) else None
+    where = f"{keyword} (line {word.line}, column {word.column})"
+    if kind == "_COMMA":
+        return f"{where} was read as a name: remove the ',' before it"
+    if kind == "_EQ":
+        return f"{where} was read as the value of {stack[-3]}: write the value after '='"
+    what = "the estimator" if kind == "_TRAIN" else "a name"
+    return (
+        f"{where} was read as {what}: write {what} before it "
+        f'(a name that is the word {keyword} is written quoted: "{word}")'
+    )
 
 
 def _acceptable(error: UnexpectedToken) -> set[str]:
