@@ -15,6 +15,7 @@ import pytest
 from sqlml.cli import main
 from sqlml.errors import CheckError
 from sqlml.grammar import parse
+from sqlml.models.store import ModelStore
 from sqlml.runtime.datasource import connect
 from sqlml.semantics import analyze
 
@@ -91,3 +92,101 @@ def test_label_is_required_by_supervised_and_refused_by_unsupervised_estimators(
     with pytest.raises(CheckError, match="learns without a LABEL") as raised:
         analyze(parse("SELECT * FROM t TO TRAIN KMeans LABEL y INTO m;"))
     assert (raised.value.line, raised.value.column) == (1, 39)
+
+
+def test_one_class_svm_writes_1_for_inliers_and_minus_1_for_outliers(duckdb_url, capsys, tmp_path):
+    rng = np.random.default_rng(3)
+    inliers = rng.normal(0, 1, (200, 2))
+    ds = connect(duckdb_url)
+    ds.write_table(["normal"], {"a": inliers[:, 0], "b": inliers[:, 1]}, replace=True)
+    ds.write_table(
+        ["probe"],
+        {"a": np.array([0.0, 0.3, 8.0, -9.0]), "b": np.array([0.0, -0.2, 8.0, 7.0])},
+        replace=True,
+    )
+    ds.close()
+    _, err = run(
+        duckdb_url,
+        "SELECT a, b FROM normal TO TRAIN sqlflow_models.OneClassSVM "
+        "WITH model.kernel = 'poly', model.nu = 0.05, model.degree = 3 INTO svm;",
+        capsys,
+    )
+    assert "one-class RBF kernel density model" in err and "ignores model.degree" in err
+    run(duckdb_url, "SELECT a, b FROM probe TO PREDICT flagged.label USING svm;", capsys)
+    assert [r[0] for r in rows(duckdb_url, "SELECT label FROM flagged ORDER BY rowid")] == [
+        1,
+        1,
+        -1,
+        -1,
+    ]
+    file = tmp_path / "svm.json"
+    assert main(["export", "svm", str(file), "--datasource", duckdb_url]) == 0
+    assert json.loads(file.read_text())["threshold"] > 0
+
+
+def test_boosted_trees_classifier_trains_xgboost(duckdb_url, capsys):
+    rng = np.random.default_rng(5)
+    x = rng.normal(0, 1, (300, 3))
+    y = (x[:, 0] + x[:, 1] > 0).astype(int)
+    ds = connect(duckdb_url)
+    ds.write_table(["points"], {"a": x[:, 0], "b": x[:, 1], "c": x[:, 2], "y": y}, replace=True)
+    ds.close()
+    _, err = run(
+        duckdb_url,
+        "SELECT * FROM points TO TRAIN BoostedTreesClassifier WITH model.n_trees = 30, "
+        "model.max_depth = 3, model.learning_rate = 0.3, model.n_batches_per_layer = 1 "
+        "LABEL y INTO bt;",
+        capsys,
+    )
+    assert "sqlml trains XGBoost gradient-boosted trees" in err
+    assert "ignores model.n_batches_per_layer" in err
+    ds = connect(duckdb_url)
+    stored = ModelStore(ds).load("bt").metadata
+    ds.close()
+    assert stored["family"] == "xgboost" and stored["params"]["max_depth"] == 3
+    assert stored["params"]["eta"] == 0.3 and "model.n_batches_per_layer" not in stored["params"]
+    run(duckdb_url, "SELECT a, b, c FROM points TO PREDICT out.y USING bt;", capsys)
+    found = np.array([r[0] for r in rows(duckdb_url, "SELECT y FROM out ORDER BY rowid")])
+    assert (found == y).mean() >= 0.9
+
+
+@pytest.mark.parametrize(
+    ("name", "family"),
+    [
+        ("xgboost.XGBClassifier", "xgboost"),
+        ("xgboost.xgbregressor", "xgboost"),
+        ("XGBRFRegressor", "xgboost"),
+        ("xgboost.XGBRFClassifier", "xgboost"),
+        ("BoostedTreesRegressor", "xgboost"),
+        ("sqlflow_models.DNNClassifier", "keras"),
+        ("sqlflow_models.AutoClassifier", "keras"),
+        ("sqlflow_models.ScoreCard", "keras"),
+    ],
+)
+def test_sqlflow_names_lower_to_their_family(name, family):
+    (statement,) = analyze(parse(f"SELECT * FROM t TO TRAIN {name} LABEL y INTO m;"))
+    assert statement.family == family
+
+
+def test_names_of_a_library_are_not_user_models():
+    with pytest.raises(CheckError, match=r"unknown estimator xgboost\.DMatrix"):
+        analyze(parse("SELECT * FROM t TO TRAIN xgboost.DMatrix LABEL y INTO m;"))
+
+
+def test_a_zoo_name_trains_through_its_mapped_model(duckdb_url, capsys):
+    rng = np.random.default_rng(9)
+    x = rng.normal(0, 1, (200, 2))
+    y = np.where(x[:, 0] > 0, "high", "low")
+    ds = connect(duckdb_url)
+    ds.write_table(["scored"], {"a": x[:, 0], "b": x[:, 1], "y": y}, replace=True)
+    ds.close()
+    _, err = run(
+        duckdb_url,
+        "SELECT * FROM scored TO TRAIN sqlflow_models.ScoreCard "
+        "WITH train.epoch = 30, optimizer.learning_rate = 0.05 LABEL y INTO card;",
+        capsys,
+    )
+    assert "sqlml trains its LinearClassifier instead" in err
+    run(duckdb_url, "SELECT a, b FROM scored TO PREDICT out.y USING card;", capsys)
+    found = np.array([r[0] for r in rows(duckdb_url, "SELECT y FROM out ORDER BY rowid")])
+    assert (found == y).mean() >= 0.9

@@ -28,7 +28,7 @@ def train(
     **ranking: np.ndarray,
 ) -> tuple[bytes, dict[str, Any]]:
     """Cluster the rows (from the base model's centres, with ``base``)."""
-    x = _matrix(features)
+    x = values(features)
     k = attributes["model.n_clusters"]
     if len(x) < k:
         raise ModelError(
@@ -40,7 +40,7 @@ def train(
         mean, scale = np.array(document["mean"]), np.array(document["scale"])
         starts = [np.array(document["centers"])]
     else:
-        mean, scale = _standardisation(x)
+        mean, scale = standardisation(x)
     z = (x - mean) / scale
     if base is None:
         rng = np.random.default_rng(attributes["train.seed"])
@@ -97,19 +97,19 @@ def scorer(
     centers = np.array(document["centers"])
 
     def score(features: FeatureArrays, batch_size: int) -> np.ndarray:
-        x = _matrix(features)
+        x = values(features)
         if x.shape[1] != len(mean):
             raise ModelError(
                 f"the features make {x.shape[1]} columns, but the model was trained on {len(mean)}",
                 hint="select the columns the model was trained on",
             )
-        kernel = 1.0 / (1.0 + _distances((x - mean) / scale, centers))
+        kernel = 1.0 / (1.0 + squared_distances((x - mean) / scale, centers))
         return kernel / kernel.sum(axis=1, keepdims=True)
 
     return score
 
 
-def _matrix(features: FeatureArrays) -> np.ndarray:
+def values(features: FeatureArrays) -> np.ndarray:
     """The features as float64, categories one-hot, NULL as the column's mean (0 once
     standardised)."""
     x = features.matrix(one_hot=True)[0].astype(np.float64)
@@ -119,13 +119,13 @@ def _matrix(features: FeatureArrays) -> np.ndarray:
     return x
 
 
-def _standardisation(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def standardisation(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Each column's mean and standard deviation (1 for a constant column)."""
     scale = x.std(axis=0)
     return x.mean(axis=0), np.where(scale > 0, scale, 1.0)
 
 
-def _distances(z: np.ndarray, centers: np.ndarray) -> np.ndarray:
+def squared_distances(z: np.ndarray, centers: np.ndarray) -> np.ndarray:
     """Squared distances, rows x centres."""
     squared = (z**2).sum(axis=1)[:, None] - 2 * z @ centers.T + (centers**2).sum(axis=1)
     return np.maximum(squared, 0.0)
@@ -135,7 +135,7 @@ def _plus_plus(z: np.ndarray, k: int, rng: np.random.Generator) -> np.ndarray:
     """k-means++ starting centres: each next one drawn with probability ∝ squared distance."""
     centers = [z[rng.integers(len(z))]]
     for _ in range(1, k):
-        nearest = _distances(z, np.array(centers)).min(axis=1)
+        nearest = squared_distances(z, np.array(centers)).min(axis=1)
         total = nearest.sum()
         index = rng.choice(len(z), p=nearest / total) if total > 0 else rng.integers(len(z))
         centers.append(z[index])
@@ -148,7 +148,7 @@ def _lloyd(
     """Lloyd's iterations from ``centers``: the inertia and the final centres (an emptied
     cluster keeps its centre)."""
     for _ in range(max_iter):
-        assigned = _distances(z, centers).argmin(axis=1)
+        assigned = squared_distances(z, centers).argmin(axis=1)
         moved = centers.copy()
         for cluster in range(len(centers)):
             members = z[assigned == cluster]
@@ -158,5 +158,5 @@ def _lloyd(
         centers = moved
         if shift <= tol:
             break
-    inertia = float(_distances(z, centers).min(axis=1).sum())
+    inertia = float(squared_distances(z, centers).min(axis=1).sum())
     return inertia, centers

@@ -1,0 +1,47 @@
+"""Checks on a stored one-class model before it is used: JSON of numbers only, of fitting
+shapes (it is parsed by :mod:`json`; nothing in it runs)."""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+from sqlml.errors import ModelError
+from sqlml.models.checks import MAX_MODEL_BYTES, TAMPERED_HINT, json_depth
+
+MAX_DEPTH = 4  # {"landmarks": [[...]]}
+_KEYS = {"mean", "scale", "landmarks", "gamma", "threshold"}
+
+
+def one_class_document(data: bytes) -> dict[str, Any]:
+    """The model ``data`` holds: ``mean`` and ``scale`` (one number per column),
+    ``landmarks`` (rows x columns), ``gamma`` and ``threshold`` (positive numbers); a
+    :class:`ModelError` unless it is exactly that."""
+    if len(data) > MAX_MODEL_BYTES:
+        raise _invalid(f"it is {len(data):,} bytes, more than sqlml loads")
+    json_depth(data, MAX_DEPTH, _invalid)
+    try:
+        document = json.loads(data)
+    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise _invalid(f"it is not JSON ({error})") from None
+    if not isinstance(document, dict) or set(document) != _KEYS:
+        raise _invalid(f"it does not hold exactly {', '.join(sorted(_KEYS))}")
+    mean, landmarks = document["mean"], document["landmarks"]
+    width = len(mean) if isinstance(mean, list) else -1
+    rows = [mean, document["scale"], *landmarks] if isinstance(landmarks, list) else []
+    if len(rows) < 3 or not all(
+        isinstance(row, list) and len(row) == width and all(map(_finite, row)) for row in rows
+    ):
+        raise _invalid("its mean, scale and landmarks are not lists of numbers of one width")
+    if not all(_finite(document[k]) and document[k] > 0 for k in ("gamma", "threshold")):
+        raise _invalid("its gamma and threshold are not positive numbers")
+    return document
+
+
+def _finite(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _invalid(why: str) -> ModelError:
+    return ModelError(f"the stored one-class model is invalid: {why}", hint=TAMPERED_HINT)
