@@ -1,13 +1,25 @@
-"""Evaluation metrics, in NumPy (no scikit-learn needed).
+"""Evaluation metrics, in NumPy (no scikit-learn needed), and the names they go by.
 
-Precision, recall and F1 are macro averages over the classes; AUC is one-vs-rest, averaged
-over the classes that have both positive and negative rows. NDCG (rankers) is averaged over
-the queries that have a relevant row.
+sqlml's own names (``accuracy``, ``precision``, ``recall``, ``f1``, ``auc``, ``log_loss``,
+``mae``, ``mse``, ``rmse``, ``r2``, ``ndcg``) are matched whatever their case and reported
+under that name; precision, recall and F1 are macro averages over the classes, AUC is
+one-vs-rest, averaged over the classes that have both positive and negative rows, NDCG
+(rankers) is averaged over the queries that have a relevant row.
+
+SQLFlow's names, scikit-learn's (``f1_score``, ``mean_squared_error``, ...) and Keras's
+(``CategoricalAccuracy``, ``MeanSquaredError``, ...), are matched whatever their case too and
+reported as written. Where they differ from sqlml's: ``precision_score``, ``recall_score``
+and ``f1_score`` count the positive (second) class of a binary classifier, as
+scikit-learn's defaults do (macro averages with more classes); the Keras counts
+(``TruePositives`` ...) take a binary classifier; ``TopKCategoricalAccuracy`` has k = 5.
+Keras's ``Accuracy``, ``Precision``, ``Recall`` and ``AUC`` are sqlml's own names.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import difflib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -15,49 +27,225 @@ CLASSIFIER_METRICS = ("accuracy", "precision", "recall", "f1", "auc", "log_loss"
 REGRESSOR_METRICS = ("mae", "mse", "rmse", "r2")
 RANKER_METRICS = ("ndcg",)
 METRICS = CLASSIFIER_METRICS + REGRESSOR_METRICS + RANKER_METRICS
+TASKS = {"classifier": CLASSIFIER_METRICS, "regressor": REGRESSOR_METRICS, "ranker": RANKER_METRICS}
+
+# Classifier metrics that count the positive class of a binary classifier.
+BINARY_ONLY = ("true_positives", "true_negatives", "false_positives", "false_negatives")
+TOP_K = 5  # TopKCategoricalAccuracy's k, Keras's default
+
+
+@dataclass(frozen=True)
+class Metric:
+    """A metric as written in ``validation.metrics``: the column it is reported under, the
+    computation (a key of the task's metric functions) and the task it measures."""
+
+    name: str
+    key: str
+    task: str
+
+
+_OWN = {
+    **{name: (name, task) for task, names in TASKS.items() for name in names},
+    "f1score": ("f1", "classifier"),
+    "logloss": ("log_loss", "classifier"),
+}
+_SQLFLOW = {
+    # scikit-learn's, as SQLFlow's XGBoost evaluation lists them
+    "accuracy_score": ("accuracy", "classifier"),
+    "average_precision_score": ("average_precision", "classifier"),
+    "balanced_accuracy_score": ("balanced_accuracy", "classifier"),
+    "brier_score_loss": ("brier", "classifier"),
+    "cohen_kappa_score": ("cohen_kappa", "classifier"),
+    "f1_score": ("positive_f1", "classifier"),
+    "hamming_loss": ("error_rate", "classifier"),
+    "hinge_loss": ("hinge", "classifier"),
+    "precision_score": ("positive_precision", "classifier"),
+    "recall_score": ("positive_recall", "classifier"),
+    "roc_auc_score": ("auc", "classifier"),
+    "zero_one_loss": ("error_rate", "classifier"),
+    "explained_variance_score": ("explained_variance", "regressor"),
+    "mean_absolute_error": ("mae", "regressor"),
+    "mean_squared_error": ("mse", "regressor"),
+    "mean_squared_log_error": ("msle", "regressor"),
+    "median_absolute_error": ("median_absolute_error", "regressor"),
+    "r2_score": ("r2", "regressor"),
+    # Keras's, as SQLFlow's TensorFlow runtime lists them
+    "binaryaccuracy": ("binary_accuracy", "classifier"),
+    "categoricalaccuracy": ("accuracy", "classifier"),
+    "topkcategoricalaccuracy": ("top_k_accuracy", "classifier"),
+    "truepositives": ("true_positives", "classifier"),
+    "truenegatives": ("true_negatives", "classifier"),
+    "falsepositives": ("false_positives", "classifier"),
+    "falsenegatives": ("false_negatives", "classifier"),
+    "meanabsoluteerror": ("mae", "regressor"),
+    "meanabsolutepercentageerror": ("mape", "regressor"),
+    "meansquarederror": ("mse", "regressor"),
+    "rootmeansquarederror": ("rmse", "regressor"),
+}
+# Names sqlml refuses, with what to write instead.
+_REFUSED = {
+    "fbeta_score": "fbeta_score needs its beta, which validation.metrics cannot give; "
+    "use f1_score (beta 1)",
+}
+SQLFLOW_METRICS = (
+    "accuracy_score", "average_precision_score", "balanced_accuracy_score", "brier_score_loss",
+    "cohen_kappa_score", "explained_variance_score", "f1_score", "hamming_loss", "hinge_loss",
+    "log_loss", "mean_absolute_error", "mean_squared_error", "mean_squared_log_error",
+    "median_absolute_error", "precision_score", "r2_score", "recall_score", "roc_auc_score",
+    "zero_one_loss", "Accuracy", "Precision", "Recall", "AUC", "BinaryAccuracy",
+    "CategoricalAccuracy", "TopKCategoricalAccuracy", "TruePositives", "TrueNegatives",
+    "FalsePositives", "FalseNegatives", "MeanAbsoluteError", "MeanAbsolutePercentageError",
+    "MeanSquaredError", "RootMeanSquaredError",
+)  # fmt: skip
+
+
+def split_names(text: str) -> list[str]:
+    """The names of a ``validation.metrics`` value, as written, in order."""
+    return [name.strip() for name in text.split(",") if name.strip()]
+
+
+def find_metric(name: str) -> Metric | None:
+    """The metric a name written in ``validation.metrics`` stands for; None if unknown."""
+    lower = name.lower()
+    if lower in _OWN:
+        return Metric(_OWN[lower][0], *_OWN[lower])
+    if lower in _SQLFLOW:
+        return Metric(name, *_SQLFLOW[lower])
+    return None
+
+
+def unknown_metric_hint(name: str) -> str:
+    """What to write instead of an unknown metric name."""
+    if name.lower() in _REFUSED:
+        return _REFUSED[name.lower()]
+    known = [*METRICS, *SQLFLOW_METRICS]
+    by_lower = {known_name.lower(): known_name for known_name in known}
+    close = difflib.get_close_matches(name.lower(), by_lower, n=1, cutoff=0.7)
+    if close:
+        return f"did you mean {by_lower[close[0]]}?"
+    return "the metrics are " + ", ".join(known)
+
+
+def task_metrics(task: str) -> str:
+    """The names that apply to a task, for hints."""
+    sqlflow = [n for n in SQLFLOW_METRICS if (m := find_metric(n)) and m.task == task]
+    return ", ".join([*TASKS.get(task, ()), *sqlflow]) or "none"
+
+
+def misfit(names: Sequence[str], task: str, classes: int) -> tuple[str, str] | None:
+    """What is wrong (and what to do) with the first of ``names`` that cannot measure a model
+    of ``task`` with ``classes`` classes; None if they all can."""
+    for name in names:
+        metric = find_metric(name)
+        if metric is None:
+            return f"unknown metric {name}", unknown_metric_hint(name)
+        if metric.task != task:
+            return (
+                f"{name} measures a {metric.task}, not a {task}",
+                f"choose from {task_metrics(task)}",
+            )
+        if metric.key in BINARY_ONLY and classes != 2:
+            return (
+                f"{name} counts the positive class of a binary classifier; the model has "
+                f"{classes} classes",
+                "use accuracy, precision, recall or f1",
+            )
+    return None
+
+
+def compute(
+    task: str,
+    truth: np.ndarray,
+    scores: np.ndarray,
+    names: Sequence[str],
+    groups: np.ndarray | None = None,
+) -> dict[str, float]:
+    """The metrics ``names`` (as written, each of ``task``) of ``scores`` against ``truth``."""
+    if task == "ranker":
+        assert groups is not None
+        return ranker_metrics(truth, scores, groups, names)
+    if task == "classifier":
+        return classifier_metrics(truth, scores, names)
+    return regressor_metrics(truth, scores, names)
 
 
 def classifier_metrics(
     truth: np.ndarray, probabilities: np.ndarray, names: Sequence[str] = CLASSIFIER_METRICS
 ) -> dict[str, float]:
-    """Metrics of class ``probabilities`` (rows x classes) against class indices ``truth``."""
+    """Metrics of class ``probabilities`` (rows x classes) against class indices ``truth``;
+    ``names`` as written (those of other tasks left out)."""
     predicted = probabilities.argmax(axis=1)
     classes = np.union1d(truth, predicted)
     precision = np.array([_ratio(predicted, truth, c) for c in classes])
     recall = np.array([_ratio(truth, predicted, c) for c in classes])
-    f1 = np.divide(
-        2 * precision * recall,
-        precision + recall,
-        out=np.zeros_like(precision),
-        where=precision + recall > 0,
-    )
-    values = {
+    f1 = _f1(precision, recall)
+    binary = probabilities.shape[1] == 2
+    positive = {"precision": _ratio(predicted, truth, 1), "recall": _ratio(truth, predicted, 1)}
+    rows = np.arange(len(truth))
+    onehot = np.eye(probabilities.shape[1])[truth]
+    counts = {
+        "true_positives": lambda: float(np.sum((predicted == 1) & (truth == 1))),
+        "true_negatives": lambda: float(np.sum((predicted == 0) & (truth == 0))),
+        "false_positives": lambda: float(np.sum((predicted == 1) & (truth == 0))),
+        "false_negatives": lambda: float(np.sum((predicted == 0) & (truth == 1))),
+    }
+    values: dict[str, Callable[[], float]] = {
         "accuracy": lambda: float(np.mean(predicted == truth)),
         "precision": lambda: float(precision.mean()),
         "recall": lambda: float(recall.mean()),
         "f1": lambda: float(f1.mean()),
         "auc": lambda: _mean_auc(truth, probabilities),
-        "log_loss": lambda: float(
-            -np.mean(np.log(np.clip(probabilities[np.arange(len(truth)), truth], 1e-15, 1)))
+        "log_loss": lambda: float(-np.mean(np.log(np.clip(probabilities[rows, truth], 1e-15, 1)))),
+        "positive_precision": lambda: positive["precision"] if binary else float(precision.mean()),
+        "positive_recall": lambda: positive["recall"] if binary else float(recall.mean()),
+        "positive_f1": lambda: (
+            float(_f1(np.array([positive["precision"]]), np.array([positive["recall"]]))[0])
+            if binary
+            else float(f1.mean())
         ),
+        "average_precision": lambda: _mean_average_precision(truth, probabilities),
+        "balanced_accuracy": lambda: float(
+            np.mean([_ratio(truth, predicted, c) for c in np.unique(truth)])
+        ),
+        "brier": lambda: float(
+            np.mean((probabilities[:, 1] - truth) ** 2)
+            if binary
+            else np.mean(np.sum((probabilities - onehot) ** 2, axis=1))
+        ),
+        "cohen_kappa": lambda: _cohen_kappa(truth, predicted),
+        "error_rate": lambda: float(np.mean(predicted != truth)),
+        "hinge": lambda: _hinge(truth, probabilities),
+        "binary_accuracy": lambda: float(np.mean((probabilities > 0.5) == (onehot == 1))),
+        "top_k_accuracy": lambda: _top_k_accuracy(truth, probabilities, TOP_K),
+        **(counts if binary else {}),
     }
-    return {name: values[name]() for name in names if name in values}
+    found = [m for m in map(find_metric, names) if m and m.key in values]
+    return {m.name: values[m.key]() for m in found}
 
 
 def regressor_metrics(
     truth: np.ndarray, predicted: np.ndarray, names: Sequence[str] = REGRESSOR_METRICS
 ) -> dict[str, float]:
-    """Metrics of ``predicted`` values against ``truth``."""
-    error = predicted.astype(np.float64) - truth.astype(np.float64)
+    """Metrics of ``predicted`` values against ``truth``; ``names`` as written (those of
+    other tasks left out)."""
+    actual = truth.astype(np.float64)
+    error = predicted.astype(np.float64) - actual
     mse = float(np.mean(error**2))
-    variance = float(np.var(truth.astype(np.float64)))
-    values = {
-        "mae": float(np.mean(np.abs(error))),
-        "mse": mse,
-        "rmse": mse**0.5,
-        "r2": 1 - mse / variance if variance > 0 else float("nan"),
+    variance = float(np.var(actual))
+    values: dict[str, Callable[[], float]] = {
+        "mae": lambda: float(np.mean(np.abs(error))),
+        "mse": lambda: mse,
+        "rmse": lambda: mse**0.5,
+        "r2": lambda: 1 - mse / variance if variance > 0 else float("nan"),
+        "explained_variance": lambda: (
+            1 - float(np.var(error)) / variance if variance > 0 else float("nan")
+        ),
+        "median_absolute_error": lambda: float(np.median(np.abs(error))),
+        "msle": lambda: _msle(actual, actual + error),
+        "mape": lambda: float(100 * np.mean(np.abs(error) / np.maximum(np.abs(actual), 1e-7))),
     }
-    return {name: values[name] for name in names if name in values}
+    found = [m for m in map(find_metric, names) if m and m.key in values]
+    return {m.name: values[m.key]() for m in found}
 
 
 def ranker_metrics(
@@ -82,13 +270,78 @@ def ranker_metrics(
             ranked = relevance[np.lexsort((relevance, -score))]
             values.append(((2**ranked - 1) * discount).sum() / ideal)
     ndcg = float(np.mean(values)) if values else float("nan")
-    return {"ndcg": ndcg} if "ndcg" in names else {}
+    found = [m for m in map(find_metric, names) if m and m.key == "ndcg"]
+    return {m.name: ndcg for m in found}
 
 
 def _ratio(selected: np.ndarray, reference: np.ndarray, cls: int) -> float:
     """Share of rows where ``selected == cls`` that also have ``reference == cls``."""
     chosen = selected == cls
     return float(np.mean(reference[chosen] == cls)) if chosen.any() else 0.0
+
+
+def _f1(precision: np.ndarray, recall: np.ndarray) -> np.ndarray:
+    total = precision + recall
+    return np.divide(2 * precision * recall, total, out=np.zeros_like(total), where=total > 0)
+
+
+def _cohen_kappa(truth: np.ndarray, predicted: np.ndarray) -> float:
+    """Agreement beyond chance: (observed - expected) / (1 - expected)."""
+    classes = np.union1d(truth, predicted)
+    observed = float(np.mean(truth == predicted))
+    expected = float(sum(np.mean(truth == c) * np.mean(predicted == c) for c in classes))
+    return (observed - expected) / (1 - expected) if expected < 1 else float("nan")
+
+
+def _hinge(truth: np.ndarray, probabilities: np.ndarray) -> float:
+    """Crammer-Singer hinge loss of the probabilities as decision values:
+    ``max(0, 1 - p_true + max p_other)`` (for two classes, ``max(0, 1 - y (2 p1 - 1))``)."""
+    rows = np.arange(len(truth))
+    others = probabilities.astype(np.float64).copy()
+    others[rows, truth] = -np.inf
+    margin = probabilities[rows, truth] - others.max(axis=1)
+    return float(np.mean(np.maximum(0.0, 1 - margin)))
+
+
+def _top_k_accuracy(truth: np.ndarray, probabilities: np.ndarray, k: int) -> float:
+    """Share of rows whose class is among the ``k`` most probable (ties count for the row)."""
+    chosen = probabilities[np.arange(len(truth)), truth]
+    above = np.sum(probabilities > chosen[:, None], axis=1)
+    return float(np.mean(above < k))
+
+
+def _msle(actual: np.ndarray, predicted: np.ndarray) -> float:
+    if (actual < 0).any() or (predicted < 0).any():
+        return float("nan")  # scikit-learn refuses negative values
+    return float(np.mean((np.log1p(predicted) - np.log1p(actual)) ** 2))
+
+
+def _mean_average_precision(truth: np.ndarray, probabilities: np.ndarray) -> float:
+    """Average precision of the positive class (two classes), else its macro average over
+    the classes that have rows."""
+    if probabilities.shape[1] == 2:
+        return average_precision(probabilities[:, 1], truth == 1)
+    scores = [
+        average_precision(probabilities[:, c], truth == c)
+        for c in range(probabilities.shape[1])
+        if np.any(truth == c)
+    ]
+    return float(np.mean(scores)) if scores else float("nan")
+
+
+def average_precision(scores: np.ndarray, positive: np.ndarray) -> float:
+    """Precision averaged over the recall steps, rows taken by decreasing score (tied scores
+    as one step), as scikit-learn's ``average_precision_score``."""
+    n_pos = int(positive.sum())
+    if n_pos == 0:
+        return float("nan")
+    order = np.argsort(-scores, kind="stable")
+    ordered, hits = scores[order], positive[order].astype(np.float64)
+    last = np.r_[ordered[1:] != ordered[:-1], True]  # the last row of each tied score
+    true_positives = np.cumsum(hits)[last]
+    taken = (np.arange(len(ordered)) + 1)[last]
+    recall_steps = np.diff(np.r_[0.0, true_positives / n_pos])
+    return float(np.sum(recall_steps * true_positives / taken))
 
 
 def _mean_auc(truth: np.ndarray, probabilities: np.ndarray) -> float:

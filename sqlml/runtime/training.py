@@ -31,7 +31,7 @@ import numpy as np
 import sqlml
 from sqlml import ir
 from sqlml.errors import ModelError
-from sqlml.metrics import classifier_metrics, ranker_metrics, regressor_metrics
+from sqlml.metrics import TASKS, compute, misfit, split_names
 from sqlml.models import Family, Trainer, family
 from sqlml.models.store import ModelStore, StoredModel
 from sqlml.runtime import external_memory, in_memory
@@ -115,10 +115,11 @@ def train_and_save(
     trainer = model_family.trainer()
     base = _base(statement, store, model_family.format) if statement.base_model else None
     labels, rows = _labels(statement, _read(statement, context), base)
+    chosen = _chosen_metrics(statement, labels)
     features = _derive(statement, rows.sample, base)
     training, validation = _apply(statement.label, rows, features, labels)
     data, details = _fit(context, trainer, training, labels, statement.attributes, base)
-    metrics, how = _validate(context, trainer, data, details, validation, rows.how, labels)
+    metrics, how = _validate(context, trainer, data, details, validation, rows.how, labels, chosen)
     trained = Trained(data, details, metrics, features, labels, training.rows, how)
     return _store(context, statement, store, model_family, base, trained, extra_metadata)
 
@@ -258,10 +259,12 @@ def _validate(
     batches: Iterable[Batch],
     how: dict[str, Any] | None,
     labels: LabelEncoding,
+    chosen: list[str],
 ) -> tuple[dict[str, float], dict[str, Any] | None]:
-    """Validate: TO EVALUATE's metrics on the validation rows' scores, named
-    ``validation_<metric>`` (those the rows leave undefined, as AUC of a single class, left
-    out), and how the rows were chosen, with their count; no metrics and None without rows."""
+    """Validate: TO EVALUATE's metrics, then the ``chosen`` ones, on the validation rows'
+    scores, named ``validation_<metric>`` (those the rows leave undefined, as AUC of a single
+    class, left out), and how the rows were chosen, with their count; no metrics and None
+    without rows."""
     ys, scores, groups = [], [], []
     for batch in batches:
         ys.append(batch.y)
@@ -270,14 +273,21 @@ def _validate(
     if not ys or how is None:
         return {}, None
     y, score = np.concatenate(ys), np.concatenate(scores)
-    if groups[0] is not None:
-        metrics = ranker_metrics(y, score, np.concatenate(groups))
-    elif labels.task == "classifier":
-        metrics = classifier_metrics(y, score)
-    else:
-        metrics = regressor_metrics(y, score)
+    grouped = None if groups[0] is None else np.concatenate(groups)
+    task = labels.task if grouped is None else "ranker"
+    metrics = compute(task, y, score, [*TASKS.get(task, ()), *chosen], grouped)
     validation = {f"validation_{name}": v for name, v in metrics.items() if math.isfinite(v)}
     return validation, {**how, "rows": len(y)}
+
+
+def _chosen_metrics(statement: ir.TrainStatement, labels: LabelEncoding) -> list[str]:
+    """``validation.metrics``, checked against the task and classes the labels settled."""
+    names = split_names(statement.attributes.get("validation.metrics") or "")
+    task = "ranker" if statement.attributes.get("train.group_column") else labels.task
+    wrong = misfit(names, task, len(labels.classes))
+    if wrong is not None:
+        raise ModelError(f"validation.metrics of {statement.model}: {wrong[0]}", hint=wrong[1])
+    return names
 
 
 def _store(

@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-from sqlml.metrics import METRICS
+from sqlml.metrics import METRICS, SQLFLOW_METRICS
 from sqlml.semantics.attributes import Attr, check_attributes
 from sqlml.semantics.lowering import (
     OUTPUT_REPLACE,
     Output,
     check_plot,
-    error,
     lower_selecting,
     single_part,
     where,
 )
+from sqlml.semantics.metric_names import check_metrics
 from sqlml.statements.evaluate import syntax
 from sqlml.statements.evaluate.ir import EvaluateStatement
 
@@ -22,7 +22,9 @@ EVALUATE_ATTRIBUTES = {
         "string",
         None,
         "comma-separated metrics to compute, e.g. 'accuracy,auc' (default: all that apply): "
-        + ", ".join(METRICS),
+        + ", ".join(METRICS)
+        + "; SQLFlow's scikit-learn and Keras names too, reported as written: "
+        + ", ".join(SQLFLOW_METRICS),
     ),
     "evaluate.plot": Attr(
         "evaluate.plot",
@@ -38,16 +40,9 @@ EVALUATE_ATTRIBUTES = {
 
 def _lower(statement: syntax.EvaluateStatement, step_id: str, dialect: str) -> EvaluateStatement:
     attributes = check_attributes(statement.attributes, EVALUATE_ATTRIBUTES, "TO EVALUATE")
-    metrics = attributes.get("validation.metrics")
-    if metrics is not None:
-        unknown = [m for m in _metric_names(metrics) if m not in METRICS]
-        if unknown:
-            raise error(
-                f"unknown metric {', '.join(unknown)} in validation.metrics",
-                statement.attributes[0].pos,
-                "the metrics are " + ", ".join(METRICS),
-            )
-        attributes["validation.metrics"] = ",".join(_metric_names(metrics))
+    given = next((a for a in statement.attributes if a.name == "validation.metrics"), None)
+    if given is not None:
+        attributes["validation.metrics"] = check_metrics(given, None, str(statement.model))
     check_plot(statement, attributes, "evaluate.plot", "evaluation")
     return EvaluateStatement(
         id=step_id,
@@ -59,12 +54,6 @@ def _lower(statement: syntax.EvaluateStatement, step_id: str, dialect: str) -> E
         table=list(statement.into.parts),
         attributes=attributes,
     )
-
-
-def _metric_names(text: str) -> list[str]:
-    aliases = {"f1score": "f1", "logloss": "log_loss"}
-    names = [name.strip().lower() for name in text.split(",") if name.strip()]
-    return [aliases.get(name, name) for name in names]
 
 
 def lower(statement: syntax.EvaluateStatement, prefix: str, dialect: str) -> EvaluateStatement:

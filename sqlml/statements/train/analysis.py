@@ -24,6 +24,7 @@ from sqlml.semantics.estimators import (
 )
 from sqlml.semantics.feature_columns import feature_columns
 from sqlml.semantics.lowering import Output, error, lower_selecting, single_part, where
+from sqlml.semantics.metric_names import check_metrics
 from sqlml.semantics.sql_check import check_query
 from sqlml.statements.train import syntax
 from sqlml.statements.train.ir import SearchStatement, TrainStatement
@@ -64,6 +65,7 @@ def _lower(statement: syntax.TrainStatement, step_id: str, dialect: str) -> Trai
         _check_ranking(statement, attributes)
     label = single_part(statement.label, "LABEL column") if statement.label else ""
     task = estimator.task_for(attributes)
+    _check_metrics(statement, attributes, task)
     attributes = _translated(statement, estimator, attributes)
     searched: dict[str, Any] = {}
     if candidates or settings:
@@ -157,7 +159,7 @@ def _check_ranking(statement: syntax.TrainStatement, attributes: dict[str, Any])
         raise error(
             f"objective {attributes['objective']} ranks the rows of each query; "
             "name the column holding the query id",
-            given["objective"].pos,
+            given["objective"].pos if "objective" in given else statement.estimator.pos,
             "add train.group_column = '<column>'",
         )
     if not ranking and "train.group_column" in attributes:
@@ -166,6 +168,31 @@ def _check_ranking(statement: syntax.TrainStatement, attributes: dict[str, Any])
             given["train.group_column"].pos,
             "add objective = 'rank:ndcg' (or rank:pairwise, rank:map), or remove it",
         )
+
+
+# The task an XGBoost objective's prefix learns.
+_OBJECTIVE_TASKS = {
+    "binary": "classifier",
+    "multi": "classifier",
+    "reg": "regressor",
+    "count": "regressor",
+}
+
+
+def _check_metrics(statement: syntax.TrainStatement, attributes: dict[str, Any], task: str) -> None:
+    """``validation.metrics``: known names of the task (an ``auto`` task's from its objective
+    or ranking column), kept as they are reported."""
+    given = next((a for a in statement.attributes if a.name == "validation.metrics"), None)
+    if given is None:
+        return
+    if attributes.get("train.group_column"):
+        task = "ranker"
+    elif task == "auto":
+        objective = str(attributes.get("objective", ""))
+        task = _OBJECTIVE_TASKS.get(objective.partition(":")[0], "auto")
+    known = None if task == "auto" else task
+    model = f"{statement.into} ({statement.estimator})"
+    attributes["validation.metrics"] = check_metrics(given, known, model)
 
 
 def _check_validation_select(
