@@ -12,6 +12,7 @@ from sqlglot.errors import TokenError
 from sqlglot.tokens import TokenType
 
 from sqlml.grammar import ast
+from sqlml.metrics import xgboost_eval_metric_problem
 from sqlml.models.estimator import warn
 from sqlml.semantics import search
 from sqlml.semantics.attributes import Attr, check_attributes
@@ -58,6 +59,7 @@ def _lower(statement: syntax.TrainStatement, step_id: str, dialect: str) -> Trai
         plain, estimator.attributes, estimator.name, estimator.open_prefix
     )
     _check_validation_select(statement, dialect, attributes)
+    _check_eval_metric(statement, attributes)
     if statement.using is not None:
         trained = dataclasses.replace(statement, attributes=plain + candidates)
         attributes = _continued(trained, estimator.attributes, attributes)
@@ -156,10 +158,11 @@ def _check_ranking(statement: syntax.TrainStatement, attributes: dict[str, Any])
     ranking = attributes.get("objective") in RANKING_OBJECTIVES
     given = {attribute.name: attribute for attribute in statement.attributes}
     if ranking and "train.group_column" not in attributes:
+        ranker = "objective" if "objective" in given else None
         raise error(
-            f"objective {attributes['objective']} ranks the rows of each query; "
-            "name the column holding the query id",
-            given["objective"].pos if "objective" in given else statement.estimator.pos,
+            f"{f'objective {attributes[ranker]}' if ranker else statement.estimator} ranks the "
+            "rows of each query; name the column holding the query id",
+            given[ranker].pos if ranker else statement.estimator.pos,
             "add train.group_column = '<column>'",
         )
     if not ranking and "train.group_column" in attributes:
@@ -168,6 +171,27 @@ def _check_ranking(statement: syntax.TrainStatement, attributes: dict[str, Any])
             given["train.group_column"].pos,
             "add objective = 'rank:ndcg' (or rank:pairwise, rank:map), or remove it",
         )
+
+
+def _check_eval_metric(statement: syntax.TrainStatement, attributes: dict[str, Any]) -> None:
+    """XGBoost's ``eval_metric``: one of its metrics, else an error at the value."""
+    value = attributes.get("eval_metric")
+    problem = None if value is None else xgboost_eval_metric_problem(value)
+    if problem is not None:
+        given = next(a for a in statement.attributes if a.name == "eval_metric")
+        raise error(problem[0], _value_start(statement, given), problem[1])
+
+
+def _value_start(statement: syntax.TrainStatement, attribute: ast.Attribute) -> ast.Position:
+    """Where an attribute's value starts (its quote, if quoted)."""
+    text, start = statement.text, attribute.pos.offset - statement.pos.offset
+    match = re.compile(r"[^=]*=\s*").match(text, start)
+    if match is None:
+        return attribute.pos
+    end = match.end()
+    newlines = text.count("\n", start, end)
+    column = end - text.rfind("\n", 0, end) if newlines else attribute.pos.column + end - start
+    return ast.Position(attribute.pos.line + newlines, column, statement.pos.offset + end)
 
 
 # The task an XGBoost objective's prefix learns.
