@@ -84,6 +84,11 @@ class TreeTrainer(Trainer, Protocol):
     ) -> np.ndarray:
         """SHAP contributions (rows x [classes x] features), without the bias term."""
 
+    def importances(
+        self, data: bytes, features: FeatureArrays, metadata: dict[str, Any]
+    ) -> dict[str, np.ndarray]:
+        """The library's own importance of each feature, by measure (XGBoostExplainer)."""
+
 
 class Family(ABC):
     """A model family: its estimators, its stored format and what it does with models.
@@ -96,9 +101,10 @@ class Family(ABC):
     trainer_module: ClassVar[str]  # the module that trains and scores (see :meth:`trainer`)
     format: ClassVar[str]  # of the stored bytes; a model stored in another is not read
     extensions: ClassVar[tuple[str, ...]]  # of export files, the first the usual one
-    # TO EXPLAIN's explainers it offers, the first the default; TreeExplainer needs a
-    # TreeTrainer, PermutationExplainer works with any.
-    explainers: ClassVar[tuple[str, ...]] = ("PermutationExplainer",)
+    # TO EXPLAIN's explainers it offers, the first the default; TreeExplainer and
+    # XGBoostExplainer need a TreeTrainer, ShapleyExplainer (no label needed) and
+    # PermutationExplainer (needs the label) work with any.
+    explainers: ClassVar[tuple[str, ...]] = ("ShapleyExplainer", "PermutationExplainer")
     parameter_servers: ClassVar[bool] = False  # whether train.ps applies to its job
 
     @abstractmethod

@@ -1,11 +1,15 @@
-"""The summary plot of TO EXPLAIN ... WITH explain.plot: a PNG drawn with matplotlib's Agg.
+"""The summary plot of TO EXPLAIN (explain.plot, summary.*): a PNG drawn with matplotlib's Agg.
 
-Attributions of one output (rows x features) are drawn as a beeswarm: a row of dots per
-feature, each dot a row of the data placed by its attribution and coloured by the feature's
-value (grey for features without a single numeric value, and for NULLs). Attributions per
-class (rows x classes x features) are drawn as stacked bars of the mean absolute
-attribution of each class. Features are ordered by mean absolute attribution, the largest
-on top; only the first :data:`MAX_FEATURES` are drawn.
+By default, attributions of one output (rows x features) are drawn as a beeswarm (``dot``):
+a row of dots per feature, each dot a row of the data placed by its attribution and
+coloured by the feature's value (grey for features without a single numeric value, and for
+NULLs). Attributions per class (rows x classes x features) are drawn as stacked bars of the
+mean absolute attribution of each class. ``summary.plot_type`` chooses ``bar`` (mean
+absolute attribution), ``violin`` (their density) or ``decision`` (one line per row, its
+attributions added up feature by feature); ``summary.sort``, ``alpha``, ``max_display``,
+``title``, ``color_bar`` and ``use_log_scale`` act as in SHAP's summary_plot. Features are
+ordered by mean absolute attribution, the largest on top; the first ``max_display``
+(:data:`MAX_FEATURES` by default) are drawn.
 
 matplotlib is imported only when a plot is drawn (the ``plot`` extra).
 """
@@ -14,6 +18,7 @@ from __future__ import annotations
 
 import os
 import uuid
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +33,39 @@ SPREAD = 0.4  # how far dots of one feature spread from its line, in rows
 BINS = 50  # attribution bins within which crowded dots are spread apart
 
 
+@dataclass(frozen=True)
+class Summary:
+    """The ``summary.*`` options of the plot (None: the default)."""
+
+    plot_type: str | None = None  # dot (one output), bar (per class) unless chosen
+    sort: bool = True
+    alpha: float = 1.0
+    max_display: int = MAX_FEATURES
+    title: str | None = None
+    color_bar: bool = True
+    log_scale: bool = False
+
+
+def drawn_type(summary: Summary, per_class: bool, per_row: bool) -> tuple[str, str | None]:
+    """The plot type drawn for ``summary`` and, when it is not exactly the one asked for,
+    why. ``per_class``: attributions per class; ``per_row``: per row (not one importance
+    per feature)."""
+    asked = summary.plot_type
+    if asked is None:
+        return ("bar" if per_class or not per_row else "dot"), None
+    if not per_row and asked != "bar":
+        return "bar", "the explainer gives one importance per feature: drawn as bars"
+    if per_class and asked in ("dot", "compact_dot", "violin", "layered_violin"):
+        return "bar", "attributions per class are drawn as stacked bars, as SHAP's summary does"
+    if asked == "layered_violin":
+        return "violin", "drawn as a violin plot (sqlml draws no layered violins)"
+    if asked == "compact_dot":
+        return "dot", "drawn as a dot plot (compact_dot needs interaction values)"
+    if asked == "decision" and per_class:
+        return "decision", "a decision plot draws one output: the first class's"
+    return asked, None
+
+
 def save_summary_plot(
     path: Path,
     attributions: np.ndarray,
@@ -35,32 +73,57 @@ def save_summary_plot(
     values: list[np.ndarray | None],
     classes: list[str] | None,
     xlabel: str,
-) -> None:
-    """Draw ``attributions`` (rows x features, or rows x classes x features) to ``path``.
+    summary: Summary | None = None,
+    per_row: bool = True,
+) -> str | None:
+    """Draw ``attributions`` (rows x features, or rows x classes x features) to ``path``;
+    return why the plot differs from the one ``summary`` asks for, if it does.
 
     ``values``: each feature's value per row for the colour, or None; ``classes``: the
-    names of the classes of a 3-D ``attributions``.
+    names of the classes of a 3-D ``attributions``; ``per_row``: False when the one row of
+    ``attributions`` holds an importance per feature.
     """
+    summary = summary or Summary()
     figure_class, canvas_class = matplotlib_figure("explain.plot")
     per_class = attributions.ndim == 3
+    kind, why = drawn_type(summary, per_class, per_row)
+    if kind == "decision" and per_class:
+        attributions, per_class = attributions[:, 0, :], False
     magnitude = np.abs(attributions).mean(axis=0)
-    order = np.argsort(-(magnitude.sum(axis=0) if per_class else magnitude), kind="stable")
-    shown = order[:MAX_FEATURES][::-1]  # drawn bottom-up: the largest on top
+    importance = magnitude.sum(axis=0) if per_class else magnitude
+    order = np.argsort(-importance, kind="stable") if summary.sort else np.arange(len(names))
+    shown = order[: summary.max_display][::-1]  # drawn bottom-up: the first on top
     figure = figure_class(figsize=(8, 1.5 + ROW_HEIGHT * len(shown)), layout="constrained")
     canvas_class(figure)
     axes = figure.add_subplot()
     if per_class:
-        _bars(axes, magnitude[:, shown], classes or [])
+        _bars(axes, magnitude[:, shown], classes or [], summary.alpha)
         axes.set_xlabel(f"mean |{xlabel}|")
+    elif kind == "bar":
+        axes.barh(range(len(shown)), magnitude[shown], color="#1e88e5", alpha=summary.alpha)
+        axes.set_xlabel(f"mean |{xlabel}|" if per_row else xlabel)
+    elif kind == "decision":
+        _decision(axes, attributions[:, shown], summary.alpha)
+        axes.set_xlabel(f"cumulative {xlabel}, from the expected output")
     else:
-        _beeswarm(figure, axes, attributions[:, shown], [values[j] for j in shown])
         axes.axvline(0, color="0.6", linewidth=0.8, zorder=0)
         axes.set_xlabel(xlabel)
+        columns = attributions[:, shown]
+        if kind == "violin":
+            _violins(axes, columns, summary.alpha)
+        else:
+            colours = [values[j] for j in shown]
+            _beeswarm(figure, axes, columns, colours, summary.alpha, summary.color_bar)
+    if summary.log_scale:
+        axes.set_xscale("symlog")
+    if summary.title:
+        axes.set_title(summary.title)
     axes.set_yticks(range(len(shown)), [names[j] for j in shown])
     axes.set_ylim(-0.7, len(shown) - 0.3)
     for side in ("top", "right"):
         axes.spines[side].set_visible(False)
     write_png(figure, path, "explain.plot")
+    return why
 
 
 def feature_values(features: FeatureArrays) -> list[np.ndarray | None]:
@@ -88,13 +151,13 @@ def matplotlib_figure(attribute: str) -> tuple[Any, Any]:
     return Figure, FigureCanvasAgg
 
 
-def _bars(axes: Any, magnitude: np.ndarray, classes: list[str]) -> None:
+def _bars(axes: Any, magnitude: np.ndarray, classes: list[str], alpha: float) -> None:
     """Stacked horizontal bars: per feature, the mean |attribution| of each class."""
     left = np.zeros(magnitude.shape[1])
     colours = _class_colours(len(magnitude))
     for c, widths in enumerate(magnitude):
         label = classes[c] if c < len(classes) else str(c)
-        axes.barh(range(len(widths)), widths, left=left, color=colours[c], label=label)
+        axes.barh(range(len(widths)), widths, left=left, color=colours[c], label=label, alpha=alpha)
         left += widths
     axes.legend(title="class", loc="lower right", frameon=False)
 
@@ -105,8 +168,43 @@ def _class_colours(n: int) -> list[Any]:
     return [colormaps["tab10" if n <= 10 else "tab20"](i % 20) for i in range(n)]
 
 
+def _violins(axes: Any, attributions: np.ndarray, alpha: float) -> None:
+    """One horizontal violin per feature: the density of its attributions."""
+    spread = attributions.max(axis=0) > attributions.min(axis=0)
+    lines = np.flatnonzero(spread)
+    if len(lines):
+        parts = axes.violinplot(
+            attributions[:, lines], positions=lines, vert=False, showextrema=False, widths=0.8
+        )
+        for body in parts["bodies"]:
+            body.set_facecolor("#1e88e5")
+            body.set_alpha(alpha)
+    for line in np.flatnonzero(~spread):  # no density to draw: a tick at its one value
+        axes.plot([attributions[0, line]] * 2, [line - 0.3, line + 0.3], color="#1e88e5")
+
+
+def _decision(axes: Any, attributions: np.ndarray, alpha: float) -> None:
+    """One line per row: its attributions added up feature by feature, bottom to top."""
+    from matplotlib import colormaps
+
+    paths = np.cumsum(np.hstack([np.zeros((len(attributions), 1)), attributions]), axis=1)
+    final = paths[:, -1]
+    low, high = float(final.min(initial=0)), float(final.max(initial=0))
+    scaled = (final - low) / (high - low) if high > low else np.full(len(final), 0.5)
+    heights = np.arange(-0.5, attributions.shape[1])
+    colormap = colormaps["coolwarm"]
+    for path, colour in zip(paths, scaled, strict=True):
+        axes.plot(path, heights, color=colormap(colour), alpha=alpha, linewidth=0.8)
+    axes.axvline(0, color="0.6", linewidth=0.8, zorder=0)
+
+
 def _beeswarm(
-    figure: Any, axes: Any, attributions: np.ndarray, values: list[np.ndarray | None]
+    figure: Any,
+    axes: Any,
+    attributions: np.ndarray,
+    values: list[np.ndarray | None],
+    alpha: float,
+    color_bar: bool,
 ) -> None:
     """One line of dots per feature, coloured from blue (low values) to red (high)."""
     from matplotlib import colormaps
@@ -119,12 +217,14 @@ def _beeswarm(
         scaled = None if value is None else _scaled(value)
         if scaled is not None:
             known = ~np.isnan(scaled)
-            axes.scatter(column[~known], y[~known], s=8, color="0.7", linewidths=0)
-            axes.scatter(column[known], y[known], s=8, c=colormap(scaled[known]), linewidths=0)
+            axes.scatter(column[~known], y[~known], s=8, color="0.7", linewidths=0, alpha=alpha)
+            axes.scatter(
+                column[known], y[known], s=8, c=colormap(scaled[known]), linewidths=0, alpha=alpha
+            )
             coloured = True
         else:
-            axes.scatter(column, y, s=8, color="0.6", linewidths=0)
-    if coloured:
+            axes.scatter(column, y, s=8, color="0.6", linewidths=0, alpha=alpha)
+    if coloured and color_bar:
         bar = figure.colorbar(ScalarMappable(cmap=colormap), ax=axes, ticks=[0, 1], aspect=40)
         bar.set_ticklabels(["low", "high"])
         bar.set_label("feature value")

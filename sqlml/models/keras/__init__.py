@@ -28,6 +28,7 @@ class Keras(Family):
     format = "keras-v3"
     trainer_module = "sqlml.models.keras.model"
     extensions = (".keras",)
+    explainers = ("ShapleyExplainer", "PermutationExplainer")
     parameter_servers = True
 
     def estimators(self) -> Iterable[Estimator]:

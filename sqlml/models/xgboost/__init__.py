@@ -28,7 +28,7 @@ class XGBoost(Family):
     format = "xgboost-ubj"
     extensions = (".json", ".ubj")
     trainer_module = "sqlml.models.xgboost.model"
-    explainers = ("TreeExplainer", "PermutationExplainer")
+    explainers = ("TreeExplainer", "XGBoostExplainer", "ShapleyExplainer", "PermutationExplainer")
 
     def estimators(self) -> Iterable[Estimator]:
         from sqlml.models.xgboost.estimators import ESTIMATORS

@@ -399,6 +399,27 @@ def contributions(data: bytes, features: FeatureArrays, metadata: dict[str, Any]
     return by_column @ np.eye(len(features.names), dtype=by_column.dtype)[owners]
 
 
+def importances(
+    data: bytes, features: FeatureArrays, metadata: dict[str, Any]
+) -> dict[str, np.ndarray]:
+    """XGBoost's own importance of each feature (its matrix columns summed): ``gain``, the
+    total loss reduction of its splits, and ``fscore``, how many splits use it."""
+    booster = checked(data, metadata["params"])
+    check_column_types(features, metadata)
+    x, owners = _matrix(features, metadata["params"])
+    _check_width(booster, x.shape[1])
+    names = booster.feature_names or [f"f{i}" for i in range(x.shape[1])]
+    column = {name: i for i, name in enumerate(names)}
+    spread = np.eye(len(features.names))[owners]  # matrix column -> its feature
+    result = {}
+    for name, kind in (("gain", "total_gain"), ("fscore", "weight")):
+        scores = np.zeros(x.shape[1])
+        for key, score in booster.get_score(importance_type=kind).items():
+            scores[column[key]] = score
+        result[name] = scores @ spread
+    return result
+
+
 def exporter(stored: StoredModel) -> Callable[[Path], Any]:
     """The stored booster's ``save_model`` (JSON or UBJSON, by the file's extension), the
     booster checked as for scoring, and its number of features against the most its feature

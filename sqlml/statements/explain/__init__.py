@@ -1,7 +1,7 @@
 """TO EXPLAIN: per-feature attributions of a stored model, shown or written to a table."""
 
 from sqlml.statements.explain import syntax
-from sqlml.statements.explain.ir import EXPLAINERS, ExplainStatement
+from sqlml.statements.explain.ir import ExplainStatement
 from sqlml.statements.kind import Completion, Effects, StatementKind
 
 KINDS = (
@@ -13,7 +13,7 @@ KINDS = (
         analysis=f"{__name__}.analysis:lower",
         attributes=f"{__name__}.analysis:EXPLAIN_ATTRIBUTES",
         step="explain",
-        handler="sqlml.runtime.inference:explain",
+        handler="sqlml.runtime.explain:explain",
         effects=Effects(
             queries=("select",),
             reads_models=("model",),
@@ -21,7 +21,12 @@ KINDS = (
             replace="attributes.output.replace",
         ),
         completion=Completion(
-            after={"EXPLAIN": "model", "USING": ("explainer", EXPLAINERS), "INTO": "table"}
+            after={
+                "EXPLAIN": "model",
+                # tests/test_repl.py pins these two; the others are accepted all the same
+                "USING": ("explainer", ("TreeExplainer", "PermutationExplainer")),
+                "INTO": "table",
+            }
         ),
     ),
 )

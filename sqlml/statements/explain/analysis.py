@@ -14,8 +14,75 @@ from sqlml.semantics.lowering import (
 from sqlml.statements.explain import syntax
 from sqlml.statements.explain.ir import EXPLAINERS, ExplainStatement
 
+# summary.plot_type: the plot types of SHAP's summary_plot that SQLFlow passes through, and
+# SQLFlow's decision plot.
+PLOT_TYPES = ("dot", "bar", "violin", "layered_violin", "compact_dot", "decision")
+
 EXPLAIN_ATTRIBUTES = {
-    "explain.seed": Attr("explain.seed", "int", 0, "seed for PermutationExplainer's shuffles"),
+    "explain.seed": Attr(
+        "explain.seed", "int", 0, "seed for the shuffles and samples of the explainers"
+    ),
+    "explain.background": Attr(
+        "explain.background",
+        "int",
+        20,
+        "ShapleyExplainer: how many of the rows (sampled) stand for the average input",
+        minimum=1,
+    ),
+    "explain.permutations": Attr(
+        "explain.permutations",
+        "int",
+        10,
+        "ShapleyExplainer: feature orders sampled per row (all of them when fewer)",
+        minimum=2,
+    ),
+    "summary.plot_type": Attr(
+        "summary.plot_type",
+        "string",
+        None,
+        "the summary plot's type (as SHAP's summary_plot; decision: SHAP's decision plot); "
+        "any summary.* draws the plot (to <model>_explain.png unless explain.plot)",
+        choices=PLOT_TYPES,
+    ),
+    "summary.sort": Attr(
+        "summary.sort", "bool", None, "order the plot's features by importance (default TRUE)"
+    ),
+    "summary.alpha": Attr(
+        "summary.alpha",
+        "float",
+        None,
+        "opacity of the plot's dots, violins or bars (default 1)",
+        minimum=0,
+        maximum=1,
+    ),
+    "summary.max_display": Attr(
+        "summary.max_display",
+        "int",
+        None,
+        "how many features the plot shows (default 20)",
+        minimum=1,
+    ),
+    "summary.title": Attr("summary.title", "string", None, "the plot's title"),
+    "summary.color_bar": Attr(
+        "summary.color_bar", "bool", None, "draw the feature-value colour bar (default TRUE)"
+    ),
+    "summary.use_log_scale": Attr(
+        "summary.use_log_scale", "bool", None, "a symmetric log scale for the attributions"
+    ),
+    "label_col": Attr(
+        "label_col",
+        "string",
+        None,
+        "the label column PermutationExplainer scores against (default: the model's label); "
+        "the other explainers need no label",
+    ),
+    "plots": Attr(
+        "plots",
+        "string",
+        None,
+        "SQLFlow's early plot choice (force, summary): sqlml draws the summary plot",
+        choices=("summary", "force"),
+    ),
     "explain.plot": Attr(
         "explain.plot",
         "string",

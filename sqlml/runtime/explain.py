@@ -1,0 +1,215 @@
+"""TO EXPLAIN's handler: per-feature attributions of a stored model, its importance table and
+summary plot.
+
+Without USING, the model's family chooses (:attr:`~sqlml.models.Family.explainers`).
+TreeExplainer: the family's own SHAP contributions of every row (per class for multiclass
+models). XGBoostExplainer: XGBoost's importance of each feature (total gain, and the number
+of splits as ``fscore``). ShapleyExplainer: sampled Shapley values of the model's output
+(:mod:`sqlml.runtime.shapley`; the probability of each class for classifiers, of the second
+class for two), no label needed. PermutationExplainer: per row, how much the loss grows when
+the feature's values are shuffled; needs the label, with more than one value in the rows. A
+feature's importance is its mean absolute attribution, summed over the classes (the mean
+loss growth for PermutationExplainer).
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any, cast
+
+import numpy as np
+
+from sqlml import ir
+from sqlml.errors import ModelError
+from sqlml.models import TreeTrainer
+from sqlml.runtime.context import Context
+from sqlml.runtime.datasource import ResultSet
+from sqlml.runtime.explain_plot import Summary, feature_values, save_summary_plot
+from sqlml.runtime.features_apply import FeatureArrays
+from sqlml.runtime.inference import Applied, _class_names, _plot_path, _replace, apply
+from sqlml.runtime.outcome import Outcome
+from sqlml.runtime.shapley import shapley_values, take
+
+TREE_ONLY = ("TreeExplainer", "XGBoostExplainer")
+
+
+def explain(statement: ir.ExplainStatement, context: Context) -> Outcome:
+    """Rank the features by importance: shown, or written INTO a table; with
+    ``explain.plot`` or any ``summary.*``, also draw the attributions."""
+    datasource, attributes = context.datasource, statement.attributes
+    if statement.table is not None:
+        datasource.check_target(statement.table, _replace(statement))  # before any work
+    applied = apply(statement.model, statement.select, context)
+    explainer = _explainer(statement, applied)
+    extra: dict[str, np.ndarray] = {}
+    per_row = True
+    if explainer == "TreeExplainer":
+        attributions = cast(TreeTrainer, applied.trainer).contributions(
+            applied.model.data, applied.features, applied.metadata
+        )
+        measure = "SHAP value (contribution to the raw score)"
+    elif explainer == "XGBoostExplainer":
+        extra = cast(TreeTrainer, applied.trainer).importances(
+            applied.model.data, applied.features, applied.metadata
+        )
+        attributions, per_row = extra.pop("gain")[None, :], False
+        measure = "total gain of the feature's splits"
+    elif explainer == "ShapleyExplainer":
+        attributions, measure = _shapley(applied, attributes)
+    else:
+        attributions = _permutation_effects(applied, statement, attributes.get("label_col"))
+        measure = "loss increase when the feature is shuffled"
+    if explainer == "PermutationExplainer":
+        importance = attributions.mean(axis=0)
+    else:
+        importance = np.abs(attributions).mean(axis=0)
+        if importance.ndim == 2:  # classes x features: sum over the classes
+            importance = importance.sum(axis=0)
+    if attributes.get("label_col") is not None and explainer != "PermutationExplainer":
+        _warn(statement, f"label_col is not used: {explainer} explains the model's output")
+    if attributes.get("plots") == "force":
+        _warn(statement, "plots = force: sqlml draws the summary plot, not force plots")
+    features = np.array(applied.features.names, dtype=object)
+    order = np.argsort(-importance, kind="stable")
+    table = {"feature": features[order], "importance": importance[order].astype(np.float64)}
+    table.update({name: values[order].astype(np.float64) for name, values in extra.items()})
+    saved = _plot(statement, applied, attributions, measure, per_row)
+    if statement.table is None:
+        rows = list(zip(*(column.tolist() for column in table.values()), strict=True))
+        return Outcome(result=ResultSet(list(table), rows), summary=saved)
+    datasource.write_table(statement.table, table, _replace(statement), context.token)
+    into = f"explained {statement.model} with {explainer} into {'.'.join(statement.table)}"
+    return Outcome(summary=into if saved is None else f"{into}; {saved}")
+
+
+def _explainer(statement: ir.ExplainStatement, applied: Applied) -> str:
+    """USING's explainer, or the family's default; TreeExplainer on a model that is no
+    tree model gives ShapleyExplainer, with a warning (SQLFlow names it for any model)."""
+    offered = applied.family.explainers
+    explainer = statement.explainer or offered[0]
+    if explainer in offered:
+        return explainer
+    if explainer == "TreeExplainer":
+        _warn(
+            statement,
+            f"TreeExplainer explains tree models; {statement.model} is "
+            f"{applied.metadata['estimator']}: explained with ShapleyExplainer instead",
+        )
+        return "ShapleyExplainer"
+    raise ModelError(
+        f"{explainer} does not explain {statement.model}, a {applied.family.name} model "
+        f"({applied.metadata['estimator']})",
+        hint="use one of " + ", ".join(offered),
+    )
+
+
+def _warn(statement: ir.ExplainStatement, message: str) -> None:
+    """``sqlml: warning: line L, column C: message`` on standard error."""
+    where = f"line {statement.line}, column {statement.column}"
+    print(f"sqlml: warning: {where}: TO EXPLAIN: {message}", file=sys.stderr, flush=True)
+
+
+def _plot(
+    statement: ir.ExplainStatement,
+    applied: Applied,
+    attributions: np.ndarray,
+    measure: str,
+    per_row: bool,
+) -> str | None:
+    """Draw the summary plot when ``explain.plot`` or a ``summary.*`` asks for one: to
+    ``explain.plot``, else ``<model>_explain.png``. What it says of the plot, or None."""
+    attributes = statement.attributes
+    given = {k: v for k, v in attributes.items() if k.startswith("summary.") and v is not None}
+    plot = attributes.get("explain.plot")
+    if plot is None and not given and attributes.get("plots") is None:
+        return None
+    path = _plot_path(plot or f"{statement.model}_explain.png", applied.context.datasource)
+    defaults = Summary()
+    summary = Summary(
+        plot_type=given.get("summary.plot_type"),
+        sort=given.get("summary.sort", defaults.sort),
+        alpha=given.get("summary.alpha", defaults.alpha),
+        max_display=given.get("summary.max_display", defaults.max_display),
+        title=given.get("summary.title"),
+        color_bar=given.get("summary.color_bar", defaults.color_bar),
+        log_scale=given.get("summary.use_log_scale", defaults.log_scale),
+    )
+    why = save_summary_plot(
+        path,
+        attributions,
+        applied.features.names,
+        feature_values(applied.features),
+        _class_names(applied.labels),
+        measure,
+        summary,
+        per_row,
+    )
+    if why is not None:
+        _warn(statement, f"summary.plot_type = {summary.plot_type!r}: {why}")
+    return f"plot of {statement.model} saved to {path}"
+
+
+def _shapley(applied: Applied, attributes: dict[str, Any]) -> tuple[np.ndarray, str]:
+    """Shapley values of the model's output (rows x features, or rows x classes x features
+    for more than two classes) against a sample of the rows, and what they measure."""
+    features, seed = applied.features, attributes["explain.seed"]
+    rng = np.random.default_rng(seed)
+    size = min(attributes["explain.background"], features.rows)
+    background = take(features, np.sort(rng.choice(features.rows, size, replace=False)))
+    classifier = applied.labels.task == "classifier"
+    two = classifier and len(applied.labels.classes) == 2
+
+    def output(rows: FeatureArrays) -> np.ndarray:
+        scores = applied.scores(rows).astype(np.float64)
+        if two:
+            return scores[:, 1:2]
+        return scores if scores.ndim == 2 else scores[:, None]
+
+    with applied.context.reporter.stage("explaining", unit="rows"):
+        values, _ = shapley_values(
+            output,
+            features,
+            background,
+            attributes["explain.permutations"],
+            seed,
+            applied.context.token,
+        )
+    if values.shape[1] == 1:
+        values = values[:, 0, :]
+    what = "probability" if classifier else "prediction"
+    return values, f"SHAP value (contribution to the predicted {what})"
+
+
+def _permutation_effects(
+    applied: Applied, statement: ir.ExplainStatement, label_col: str | None
+) -> np.ndarray:
+    """Rows x features: how much each row's loss grows when a feature's values (all its
+    arrays) are shuffled. The loss is the log loss for classifiers, the squared error else.
+    A :class:`ModelError` when the label (``label_col``, else the model's) has one value in
+    the rows: the loss growth would then say nothing of the features."""
+    label = label_col or applied.metadata["label"]
+    truth = applied.truth(label)
+    if len(truth) > 1 and np.all(truth == truth[0]):
+        raise ModelError(
+            f"PermutationExplainer scores {statement.model} against its label {label}, which "
+            f"is {applied.columns[label][0]!r} in every row of the SELECT: shuffling a feature "
+            "would measure nothing useful (importances could even be negative)",
+            hint="explain rows with more than one label value, or use ShapleyExplainer, "
+            "which explains the model's output and needs no label",
+        )
+    rng = np.random.default_rng(statement.attributes["explain.seed"])
+
+    def losses(features: FeatureArrays) -> np.ndarray:
+        predicted = applied.scores(features)
+        if applied.labels.task == "classifier":
+            chosen = predicted[np.arange(len(truth)), truth].astype(np.float64)
+            return -np.log(np.clip(chosen, 1e-15, 1))
+        return (predicted.astype(np.float64) - truth.astype(np.float64)) ** 2
+
+    def effect(j: int) -> np.ndarray:
+        applied.context.token.check()
+        return losses(features.permuted(j, rng.permutation(features.rows))) - baseline
+
+    features = applied.features
+    baseline = losses(features)
+    return np.column_stack([effect(j) for j in range(len(features.names))])
