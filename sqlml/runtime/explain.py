@@ -190,9 +190,11 @@ def _permutation_effects(
     label = label_col or applied.metadata["label"]
     truth = applied.truth(label)
     if len(truth) > 1 and np.all(truth == truth[0]):
+        value = applied.columns[label][0]
+        shown = repr(value) if isinstance(value, str) else str(value)
         raise ModelError(
             f"PermutationExplainer scores {statement.model} against its label {label}, which "
-            f"is {applied.columns[label][0]!r} in every row of the SELECT: shuffling a feature "
+            f"is {shown} in every row of the SELECT: shuffling a feature "
             "would measure nothing useful (importances could even be negative)",
             hint="explain rows with more than one label value, or use ShapleyExplainer, "
             "which explains the model's output and needs no label",

@@ -16,6 +16,7 @@ matplotlib is imported only when a plot is drawn (the ``plot`` extra).
 
 from __future__ import annotations
 
+import inspect
 import os
 import uuid
 from dataclasses import dataclass
@@ -173,8 +174,11 @@ def _violins(axes: Any, attributions: np.ndarray, alpha: float) -> None:
     spread = attributions.max(axis=0) > attributions.min(axis=0)
     lines = np.flatnonzero(spread)
     if len(lines):
+        # matplotlib 3.10 names the orientation, and deprecates vert from 3.11
+        new = "orientation" in inspect.signature(axes.violinplot).parameters
+        across = {"orientation": "horizontal"} if new else {"vert": False}
         parts = axes.violinplot(
-            attributions[:, lines], positions=lines, vert=False, showextrema=False, widths=0.8
+            attributions[:, lines], positions=lines, showextrema=False, widths=0.8, **across
         )
         for body in parts["bodies"]:
             body.set_facecolor("#1e88e5")
