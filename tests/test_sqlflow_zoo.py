@@ -65,6 +65,10 @@ def test_kmeans_without_label_finds_the_blobs(blobs, duckdb_url, capsys, tmp_pat
     found = [row[0] for row in rows(duckdb_url, "SELECT cluster FROM found ORDER BY rowid")]
     assert agree_up_to_relabelling(found, blobs)
 
+    run(duckdb_url, "SELECT x, y FROM blobs TO TRAIN KMeans USING clusters INTO again;", capsys)
+    run(duckdb_url, "SELECT x, y FROM blobs TO PREDICT refound.cluster USING again;", capsys)
+    assert [r[0] for r in rows(duckdb_url, "SELECT cluster FROM refound ORDER BY rowid")] == found
+
     file = tmp_path / "clusters.json"
     assert main(["export", "clusters", str(file), "--datasource", duckdb_url]) == 0
     assert len(json.loads(file.read_text())["centers"]) == 3
@@ -189,4 +193,26 @@ def test_a_zoo_name_trains_through_its_mapped_model(duckdb_url, capsys):
     assert "sqlml trains its LinearClassifier instead" in err
     run(duckdb_url, "SELECT a, b FROM scored TO PREDICT out.y USING card;", capsys)
     found = np.array([r[0] for r in rows(duckdb_url, "SELECT y FROM out ORDER BY rowid")])
+    assert (found == y).mean() >= 0.9
+
+
+def test_stacked_bilstm_classifier_reads_id_sequences(duckdb_url, capsys):
+    rng = np.random.default_rng(11)
+    sequences = [rng.integers(1, 10, rng.integers(2, 7)) for _ in range(240)]
+    texts = np.array([",".join(map(str, s)) for s in sequences], dtype=object)
+    y = np.array([int(3 in s) for s in sequences])
+    ds = connect(duckdb_url)
+    ds.write_table(["texts"], {"content": texts, "class": y}, replace=True)
+    ds.close()
+    run(
+        duckdb_url,
+        "SELECT content, class FROM texts TO TRAIN sqlflow_models.StackedBiLSTMClassifier "
+        "WITH model.n_classes = 2, model.stack_units = [16, 8], model.hidden_size = 16, "
+        "train.epoch = 25, train.batch_size = 16, optimizer.learning_rate = 0.02, "
+        "validation.split = 0 "
+        "COLUMN EMBEDDING(SEQ_CATEGORY_ID(content, 12, COMMA), 8, sum) LABEL class INTO lstm;",
+        capsys,
+    )
+    run(duckdb_url, "SELECT content FROM texts TO PREDICT out.class USING lstm;", capsys)
+    found = np.array([r[0] for r in rows(duckdb_url, "SELECT class FROM out ORDER BY rowid")])
     assert (found == y).mean() >= 0.9

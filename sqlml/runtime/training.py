@@ -137,9 +137,9 @@ def _labels(
     """Labels: the encoding (the base model's, or fitted to the LABEL column), and the rows
     it labels, the validation rows set apart."""
     if not statement.label:
-        return _unlabelled(statement, source)
+        return _unlabelled(statement, source, base)
     if base is not None:
-        labels = LabelEncoding.from_dict(base.metadata["labels"])
+        labels = _base_labels(base)
     else:
         objective = statement.attributes.get("objective")
         task = decide_task(source.sample[statement.label], statement.task, objective)
@@ -147,9 +147,12 @@ def _labels(
     return labels, source.split(labels)
 
 
-def _unlabelled(statement: ir.TrainStatement, source: Source) -> tuple[LabelEncoding, Labelled]:
-    """Labels of a training without LABEL (clustering, outliers): the ids it predicts, every
-    row for training (y all 0, unused), no validation rows (there is nothing to check)."""
+def _unlabelled(
+    statement: ir.TrainStatement, source: Source, base: StoredModel | None
+) -> tuple[LabelEncoding, Labelled]:
+    """Labels of a training without LABEL (clustering, outliers): the ids it predicts (the
+    base model's), every row for training (y all 0, unused), no validation rows (there is
+    nothing to check)."""
     if not isinstance(source, in_memory.InMemory):
         raise ModelError(
             f"{statement.estimator} learns without a LABEL from rows in memory only",
@@ -157,7 +160,12 @@ def _unlabelled(statement: ir.TrainStatement, source: Source) -> tuple[LabelEnco
         )
     y = np.zeros(len(next(iter(source.sample.values()))), dtype=np.int32)
     rows = in_memory.Rows(source.sample, y, None)
-    return unlabelled(statement.attributes), in_memory.Split(rows, None, None)
+    labels = unlabelled(statement.attributes) if base is None else _base_labels(base)
+    return labels, in_memory.Split(rows, None, None)
+
+
+def _base_labels(base: StoredModel) -> LabelEncoding:
+    return LabelEncoding.from_dict(base.metadata["labels"])
 
 
 def _derive(

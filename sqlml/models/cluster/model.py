@@ -29,7 +29,7 @@ def train(
 ) -> tuple[bytes, dict[str, Any]]:
     """Cluster the rows (from the base model's centres, with ``base``)."""
     x = values(features)
-    k = attributes["model.n_clusters"]
+    k = len(labels.classes)  # model.n_clusters, or the base model's
     if len(x) < k:
         raise ModelError(
             f"model.n_clusters is {k}, but the SELECT returns {len(x)} rows",
