@@ -18,6 +18,7 @@ Keras's ``Accuracy``, ``Precision``, ``Recall`` and ``AUC`` are sqlml's own name
 from __future__ import annotations
 
 import difflib
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -99,6 +100,28 @@ SQLFLOW_METRICS = (
 )  # fmt: skip
 
 
+# XGBoost's own training metrics (its eval_metric parameter); @ and - forms are matched below.
+XGBOOST_EVAL_METRICS = (
+    "rmse", "rmsle", "mae", "mape", "mphe", "logloss", "error", "merror", "mlogloss", "auc",
+    "aucpr", "pre", "ndcg", "map", "poisson-nloglik", "gamma-nloglik", "cox-nloglik",
+    "gamma-deviance", "tweedie-nloglik", "aft-nloglik", "interval-regression-accuracy",
+)  # fmt: skip
+_XGBOOST_FORMS = re.compile(r"(?:error|tweedie-nloglik)@\d*\.?\d+|(?:pre|ndcg|map)(?:@\d+)?-?")
+
+
+def xgboost_eval_metric_problem(value: str) -> tuple[str, str] | None:
+    """What is wrong with an XGBoost ``eval_metric`` value (and what to do); None if fine."""
+    if value in XGBOOST_EVAL_METRICS or _XGBOOST_FORMS.fullmatch(value):
+        return None
+    close = difflib.get_close_matches(value.lower(), XGBOOST_EVAL_METRICS, n=1, cutoff=0.6)
+    hint = f"did you mean {close[0]}? " if close else ""
+    return (
+        f"eval_metric {value} is not one of XGBoost's metrics",
+        f"{hint}XGBoost's are {', '.join(XGBOOST_EVAL_METRICS)} (error@0.6, ndcg@5, pre@3, "
+        "map@5- and tweedie-nloglik@1.5 too)",
+    )
+
+
 def split_names(text: str) -> list[str]:
     """The names of a ``validation.metrics`` value, as written, in order."""
     return [name.strip() for name in text.split(",") if name.strip()]
@@ -128,8 +151,11 @@ def unknown_metric_hint(name: str) -> str:
 
 def task_metrics(task: str) -> str:
     """The names that apply to a task, for hints."""
-    sqlflow = [n for n in SQLFLOW_METRICS if (m := find_metric(n)) and m.task == task]
-    return ", ".join([*TASKS.get(task, ()), *sqlflow]) or "none"
+    fitting: dict[str, str] = {}
+    for name in [*TASKS.get(task, ()), *SQLFLOW_METRICS]:
+        if (metric := find_metric(name)) and metric.task == task:
+            fitting.setdefault(name.lower(), name)
+    return ", ".join(fitting.values()) or "none"
 
 
 def misfit(names: Sequence[str], task: str, classes: int) -> tuple[str, str] | None:

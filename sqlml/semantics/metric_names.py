@@ -3,11 +3,48 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+from typing import Any
+
 from sqlml.errors import CheckError
 from sqlml.grammar import ast
 from sqlml.metrics import Metric, find_metric, split_names, task_metrics, unknown_metric_hint
 
 ATTRIBUTE = "validation.metrics"
+# The task an XGBoost objective's prefix learns.
+_OBJECTIVE_TASKS = {
+    "binary": "classifier",
+    "multi": "classifier",
+    "reg": "regressor",
+    "count": "regressor",
+}
+
+
+def training_task(task: str, attributes: Mapping[str, Any]) -> str | None:
+    """The task a training's metrics measure: a ranker's with ``train.group_column``, an
+    ``auto`` task's from its objective; None while only the labels can tell."""
+    if attributes.get("train.group_column"):
+        return "ranker"
+    if task == "auto":
+        objective = str(attributes.get("objective", ""))
+        return _OBJECTIVE_TASKS.get(objective.partition(":")[0])
+    return task
+
+
+def stored_task(metadata: Mapping[str, Any] | Exception) -> str | None:
+    """The task of a stored model from its metadata (None if unreadable)."""
+    if isinstance(metadata, Exception):
+        return None
+    if metadata.get("attributes", {}).get("train.group_column"):
+        return "ranker"
+    return metadata.get("labels", {}).get("task")
+
+
+def check_evaluated(attributes: Sequence[ast.Attribute], task: str | None, model: str) -> None:
+    """TO EVALUATE's ``validation.metrics`` (its WITH ``attributes``) of ``model``'s task."""
+    given = next((a for a in attributes if a.name == ATTRIBUTE), None)
+    if given is not None and task is not None:
+        check_metrics(given, task, model)
 
 
 def check_metrics(attribute: ast.Attribute, task: str | None, model: str) -> str:
