@@ -189,3 +189,18 @@ def test_keras_dnn_explained_without_a_label(duckdb_url, tmp_path, capsys):
     tables = out.split("feature,")[1:]
     assert [table.splitlines()[1].split(",")[0] for table in tables] == ["x1", "x1"]
     assert "TreeExplainer explains tree models" in err and "ShapleyExplainer instead" in err
+
+
+def test_a_model_without_a_label_is_explained_by_its_output(duckdb_url, tmp_path, capsys):
+    program = (
+        "CREATE TABLE p AS SELECT (i % 3) * 10 + (i * 7 % 5) / 5.0 AS x, "
+        "(i * 13 % 7) / 7.0 AS y FROM range(90) t(i);"
+        "SELECT x, y FROM p TO TRAIN KMeans WITH model.n_clusters = 3 INTO clusters;"
+        "SELECT x, y FROM p LIMIT 10 TO EXPLAIN clusters;"
+        "SELECT x, y FROM p LIMIT 10 TO EXPLAIN clusters USING PermutationExplainer;"
+    )
+    status, out, err = run(tmp_path, duckdb_url, program, capsys)
+    assert status == 1
+    assert sorted(ranked(out)[:2]) == ["x", "y"]  # explained without a label
+    assert "PermutationExplainer scores a model against its label; clusters was trained " in err
+    assert "Traceback" not in err

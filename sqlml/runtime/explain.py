@@ -188,6 +188,12 @@ def _permutation_effects(
     A :class:`ModelError` when the label (``label_col``, else the model's) has one value in
     the rows: the loss growth would then say nothing of the features."""
     label = label_col or applied.metadata["label"]
+    if not label:
+        raise ModelError(
+            f"PermutationExplainer scores a model against its label; {statement.model} was "
+            "trained without one",
+            hint="use ShapleyExplainer, which explains the model's output and needs no label",
+        )
     truth = applied.truth(label)
     if len(truth) > 1 and np.all(truth == truth[0]):
         value = applied.columns[label][0]

@@ -14,6 +14,9 @@ from sqlml.semantics.lowering import (
 from sqlml.statements.explain import syntax
 from sqlml.statements.explain.ir import EXPLAINERS, ExplainStatement
 
+# SQLFlow explains its neural networks with SHAP's KernelExplainer: Shapley values too.
+ALIASES = {"kernelexplainer": "ShapleyExplainer"}
+
 # summary.plot_type: the plot types of SHAP's summary_plot that SQLFlow passes through, and
 # SQLFlow's decision plot.
 PLOT_TYPES = ("dot", "bar", "violin", "layered_violin", "compact_dot", "decision")
@@ -41,7 +44,7 @@ EXPLAIN_ATTRIBUTES = {
         "string",
         None,
         "the summary plot's type (as SHAP's summary_plot; decision: SHAP's decision plot); "
-        "any summary.* draws the plot (to <model>_explain.png unless explain.plot)",
+        "any summary.* draws the plot (to explain.plot, else to the model's name + _explain.png)",
         choices=PLOT_TYPES,
     ),
     "summary.sort": Attr(
@@ -98,9 +101,8 @@ def _lower(statement: syntax.ExplainStatement, step_id: str, dialect: str) -> Ex
     attributes = check_attributes(statement.attributes, EXPLAIN_ATTRIBUTES, "TO EXPLAIN")
     explainer = None
     if statement.explainer is not None:
-        explainer = next(
-            (e for e in EXPLAINERS if e.lower() == str(statement.explainer).lower()), None
-        )
+        given = str(statement.explainer).lower()
+        explainer = next((e for e in EXPLAINERS if e.lower() == given), ALIASES.get(given))
         if explainer is None:
             raise error(
                 f"unknown explainer {statement.explainer}",
