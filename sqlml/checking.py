@@ -7,7 +7,10 @@ is selected, and that every model used exists or is trained earlier in the progr
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import dataclasses
+import re
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 
 from sqlml import ir
 from sqlml.errors import CheckError, ModelError, SqlmlError
@@ -19,7 +22,9 @@ from sqlml.runtime.datasource import Columns, Datasource
 from sqlml.runtime.features_derive import check_columns
 from sqlml.runtime.training import check_base_estimator
 from sqlml.semantics import analyze
+from sqlml.semantics.metric_names import check_evaluated, stored_task, training_task
 from sqlml.statements import Effects, kind_of
+from sqlml.statements.evaluate.ir import EvaluateStatement
 from sqlml.statements.train.ir import TrainStatement
 
 
@@ -29,49 +34,69 @@ def check_program(
     """All errors in ``text``, in program order; empty when the program is fine."""
     program, errors = parse_all(text)
     statements: list[ir.Statement] = []
+    nodes: list[ast.Statement] = []  # the parsed statement of each one in ``statements``
     for statement in program.statements:
         try:
-            statements.extend(analyze(ast.Program((statement,)), dialect))
+            lowered = analyze(ast.Program((statement,)), dialect)
         except SqlmlError as error:
             errors.append(error)
+            continue
+        statements.extend(lowered)
+        nodes.extend([statement] * len(lowered))
     if datasource is not None:
-        errors.extend(_against_datasource(statements, dialect, datasource))
+        errors.extend(_against_datasource(statements, nodes, dialect, datasource))
     return sorted(errors, key=lambda e: (e.line or 0, e.column or 0))
 
 
 def _against_datasource(
-    statements: Sequence[ir.Statement], dialect: str, datasource: Datasource
+    statements: Sequence[ir.Statement],
+    nodes: Sequence[ast.Statement],
+    dialect: str,
+    datasource: Datasource,
 ) -> list[SqlmlError]:
     graph = dependencies(statements, dialect)
     # The estimator of each model that exists (None: its metadata is unreadable) or is
     # trained before the current statement, by its exact name.
+    catalog = ModelStore(datasource).catalog()
     models = {
         name: None if isinstance(meta, ModelError) else meta["estimator"]
-        for name, _, meta in ModelStore(datasource).catalog()
+        for name, _, meta in catalog
     }
+    tasks = {name: stored_task(meta) for name, _, meta in catalog}  # None: not known
     written: set[str] = set()  # tables the program writes before the current statement
     errors: list[SqlmlError] = []
-    for statement in statements:
+    for statement, node in zip(statements, nodes, strict=True):
         io, effects = graph.io[statement.id], kind_of(statement).effects
         try:
             for model in effects.values(statement, effects.reads_models):
-                _check_model(model, models, datasource)
+                with _at(_name_pos(node, model.split("."))):
+                    _check_model(model, models, datasource)
             if isinstance(statement, TrainStatement) and statement.base_model:
                 estimator = models[statement.base_model]
                 if estimator is not None:
-                    check_base_estimator(statement, estimator)
+                    with _at(getattr(node, "using", None)):
+                        check_base_estimator(statement, estimator)
+            if isinstance(statement, EvaluateStatement):
+                check_evaluated(node.attributes, tasks.get(statement.model), statement.model)
             target = _target(statement, effects)
             if target is not None and _table_key(target[0]) not in map(_table_key, written):
-                datasource.check_target(*target)
+                with _at(_name_pos(node, target[0])):
+                    datasource.check_target(*target)
             if not io.reads_tables & written:
                 for source, select in _selects(statement):
-                    columns = datasource.read(f"SELECT * FROM ({select}\n) AS q LIMIT 0")
-                    _check_columns(statement, columns, source)
+                    with _at(_attribute(node, source)):
+                        columns = datasource.read(f"SELECT * FROM ({select}\n) AS q LIMIT 0")
+                        _check_columns(statement, node, columns, source)
         except SqlmlError as error:
             errors.append(error.at(statement.line, statement.column))
         written |= io.writes_tables
         for model in effects.values(statement, effects.writes_models):
             models[model] = getattr(statement, "estimator", None)
+            tasks[model] = (
+                training_task(statement.task, statement.attributes)
+                if isinstance(statement, TrainStatement)
+                else None
+            )
         for model in effects.values(statement, effects.drops_models):
             models.pop(model, None)
     return errors
@@ -108,12 +133,68 @@ def _selects(statement: ir.Statement) -> list[tuple[str, str]]:
     return [*named, ("validation.select", validation)] if validation else named
 
 
-def _check_columns(statement: ir.Statement, columns: Columns, source: str) -> None:
+def _check_columns(
+    statement: ir.Statement, node: ast.Statement, columns: Columns, source: str
+) -> None:
+    """The LABEL column and the feature columns are in ``columns``; each error at the name
+    that is not."""
     label = getattr(statement, "label", None)
     if label and label not in columns:
-        raise CheckError(
-            f"column {label} is not in the result of {source}",
-            hint=f"{source} returns: {', '.join(columns)}",
-        )
+        with _at(getattr(node, "label", None)):
+            raise CheckError(
+                f"column {label} is not in the result of {source}",
+                hint=f"{source} returns: {', '.join(columns)}",
+            )
     if isinstance(statement, TrainStatement):
-        check_columns(columns, statement.features, source)
+        try:
+            check_columns(columns, statement.features, source)
+        except SqlmlError as error:
+            with _at(_missing_column(node, columns, error.message)):
+                raise
+
+
+@contextmanager
+def _at(found: ast.Name | ast.Attribute | None) -> Iterator[None]:
+    """Errors raised inside placed where ``found`` starts (unless placed already or None)."""
+    try:
+        yield
+    except SqlmlError as error:
+        if found is not None:
+            error.at(found.pos.line, found.pos.column)
+        raise
+
+
+def _names(value: object) -> Iterator[ast.Name]:
+    """The names in a parsed statement (or a part of one), in the order they are written."""
+    if isinstance(value, ast.Name):
+        yield value
+    elif isinstance(value, tuple):
+        for item in value:
+            yield from _names(item)
+    elif dataclasses.is_dataclass(value) and not isinstance(value, type):
+        for field in dataclasses.fields(value):
+            if field.name not in ("text", "pos"):
+                yield from _names(getattr(value, field.name))
+
+
+def _name_pos(node: ast.Statement, parts: Sequence[str]) -> ast.Name | None:
+    """The first name of ``node`` that is ``parts`` or starts with them (a TO PREDICT's
+    table.column starts with its table)."""
+    return next((n for n in _names(node) if list(n.parts[: len(parts)]) == list(parts)), None)
+
+
+def _attribute(node: ast.Statement, source: str) -> ast.Attribute | None:
+    """The attribute a check reads (``validation.select``); None for the SELECT."""
+    attributes = getattr(node, "attributes", ())
+    return next((a for a in attributes if a.name.lower() == source), None)
+
+
+def _missing_column(node: ast.Statement, columns: Columns, message: str) -> ast.Name | None:
+    """The first name in the COLUMN clauses that is not in ``columns`` and that ``message``
+    names."""
+    for name in _names(getattr(node, "columns", ())):
+        part = name.parts[-1]
+        named = re.search(rf"(?<![\w|]){re.escape(part)}(?![\w|])", message)
+        if part not in columns and named:
+            return name
+    return None

@@ -54,14 +54,14 @@ def test_datasource_checks_tables_columns_labels_and_models(iris_url):
     assert found[:3] == [
         (2, 37, "unexpected ';'"),
         (3, 35, "unknown estimator DNNClassifer"),
-        (4, 1, "column klass is not in the result of the SELECT"),
+        (4, 55, "column klass is not in the result of the SELECT"),
     ]
     assert found[3][:2] == (5, 1) and "nowhere" in errors[3].message  # the database's words
     assert found[4:] == [
-        (6, 1, "model never_trained does not exist in " + str(datasource.url)
+        (6, 50, "model never_trained does not exist in " + str(datasource.url)
          + " and no earlier statement trains it"),
-        (9, 1, "column kind is not in the result of the SELECT"),
-        (11, 1, "model m4 does not exist in " + str(datasource.url)
+        (9, 46, "column kind is not in the result of the SELECT"),
+        (11, 36, "model m4 does not exist in " + str(datasource.url)
          + " and no earlier statement trains it"),
         (12, 8, "this string is never closed"),
     ]  # fmt: skip

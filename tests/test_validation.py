@@ -293,7 +293,7 @@ def test_check_finds_a_mismatched_base_model_and_validation_columns(duckdb_url):
     assert [(e.line, e.message.split(": ")[0].split(" in ")[0]) for e in errors] == [
         (3, "USING m"),
         (4, "model missing does not exist"),
-        (5, "column y is not"),
+        (6, "column y is not"),  # at LABEL y
     ]
     assert errors[2].message == "column y is not in the result of validation.select"
 
