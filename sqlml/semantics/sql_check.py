@@ -224,6 +224,12 @@ def _statement_word(node: exp.Expression) -> str:
 _TOKEN = re.compile(r"<Token token_type: TokenType\.(\w+), text: (.*?), line: \d+, col: \d+[^>]*>")
 
 
+# sqlml's statements of their own (SHOW TRAIN, DESCRIBE MODEL...) where sqlglot stumbles on
+# their second word: the first one, right before it.
+_OWN_WORDS = ("TRAIN", "MODEL", "MODELS")
+_OWN_STATEMENT = re.compile(r"(?<![\w$])(SHOW|DESCRIBE|DESC|DROP)\s+\Z", re.IGNORECASE)
+
+
 def _plain(description: str) -> str:
     """sqlglot's description of a syntax error without its internals: a token as its text
     (the end of the statement for sqlglot's end marker), no class names."""
@@ -272,10 +278,20 @@ def _located(error: SqlglotParseError, sql: str, pos: ast.Position) -> CheckErro
     line = min(max(first.get("line") or 1, 1), len(lines))
     column = max(1, (first.get("col") or 1) - len(highlight) + 1)
     offset = min(short.source_offset(lines[line - 1] + column - 1), len(sql))
+    own = _OWN_STATEMENT.search(sql, 0, offset) if highlight.upper() in _OWN_WORDS else None
+    if own is not None:  # SELECT ... SHOW TRAIN m: the SHOW TRAIN after the SELECT
+        offset = own.start()
     line = sql.count("\n", 0, offset) + 1
     column = offset - sql.rfind("\n", 0, offset)
     if line == 1:
         column += pos.column - 1
+    if own is not None:
+        return CheckError(
+            f"{own[1].upper()} {highlight.upper()} is a statement of its own",
+            line=pos.line + line - 1,
+            column=column,
+            hint=f"end the statement before {own[1].upper()} with ';'",
+        )
     description = str(first.get("description") or error)
     required = re.match(
         r"Required keyword: '(\w+)' missing for <class '[\w.]*\.(\w+)'>", description
