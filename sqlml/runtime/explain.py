@@ -30,7 +30,8 @@ from sqlml.runtime.inference import Applied, _class_names, _plot_path, _replace,
 from sqlml.runtime.outcome import Outcome
 from sqlml.runtime.shapley import shapley_values, take
 
-TREE_ONLY = ("TreeExplainer", "XGBoostExplainer")
+BACKGROUND = 20  # ShapleyExplainer's background rows (explain.background)
+PERMUTATIONS = 10  # and feature orders per row (explain.permutations)
 
 
 def explain(statement: ir.ExplainStatement, context: Context) -> Outcome:
@@ -154,7 +155,7 @@ def _shapley(applied: Applied, attributes: dict[str, Any]) -> tuple[np.ndarray, 
     for more than two classes) against a sample of the rows, and what they measure."""
     features, seed = applied.features, attributes["explain.seed"]
     rng = np.random.default_rng(seed)
-    size = min(attributes["explain.background"], features.rows)
+    size = min(attributes.get("explain.background") or BACKGROUND, features.rows)
     background = take(features, np.sort(rng.choice(features.rows, size, replace=False)))
     classifier = applied.labels.task == "classifier"
     two = classifier and len(applied.labels.classes) == 2
@@ -170,7 +171,7 @@ def _shapley(applied: Applied, attributes: dict[str, Any]) -> tuple[np.ndarray, 
             output,
             features,
             background,
-            attributes["explain.permutations"],
+            attributes.get("explain.permutations") or PERMUTATIONS,
             seed,
             applied.context.token,
         )

@@ -28,15 +28,15 @@ EXPLAIN_ATTRIBUTES = {
     "explain.background": Attr(
         "explain.background",
         "int",
-        20,
-        "ShapleyExplainer: how many of the rows (sampled) stand for the average input",
+        None,
+        "ShapleyExplainer: how many of the rows (sampled) stand for the average input (default 20)",
         minimum=1,
     ),
     "explain.permutations": Attr(
         "explain.permutations",
         "int",
-        10,
-        "ShapleyExplainer: feature orders sampled per row (all of them when fewer)",
+        None,
+        "ShapleyExplainer: feature orders sampled per row (all of them when fewer; default 10)",
         minimum=2,
     ),
     "summary.plot_type": Attr(
