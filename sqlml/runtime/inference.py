@@ -1,4 +1,5 @@
-"""Statements that apply a stored model to the rows of a SELECT: PREDICT, EVALUATE, EXPLAIN."""
+"""Statements that apply a stored model to the rows of a SELECT: PREDICT, EVALUATE (and
+what TO EXPLAIN's handler, :mod:`sqlml.runtime.explain`, shares with them)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 import numpy as np
 
@@ -20,13 +21,12 @@ from sqlml.metrics import (
     ranker_metrics,
     regressor_metrics,
 )
-from sqlml.models import Family, Trainer, TreeTrainer, family
+from sqlml.models import Family, Trainer, family
 from sqlml.models.store import ModelStore, StoredModel
 from sqlml.runtime.context import Context
-from sqlml.runtime.datasource import Columns, Datasource, ResultSet
+from sqlml.runtime.datasource import Columns, Datasource
 from sqlml.runtime.datasource.base import closing_batches
 from sqlml.runtime.evaluate_plot import save_evaluation_plot
-from sqlml.runtime.explain_plot import feature_values, save_summary_plot
 from sqlml.runtime.features_apply import FeatureArrays, transform
 from sqlml.runtime.features_derive import value_texts
 from sqlml.runtime.labels import LabelEncoding, query_ids
@@ -259,87 +259,8 @@ def _class_names(labels: LabelEncoding) -> list[str]:
     return [str(c) for c in value_texts(np.array(labels.classes, dtype=object))]
 
 
-def explain(statement: ir.ExplainStatement, context: Context) -> Outcome:
-    """Rank the features by importance; with ``explain.plot``, also draw the attributions.
-
-    Without USING, the model's family chooses (:attr:`~sqlml.models.Family.explainers`).
-    TreeExplainer: the family's own SHAP contributions of every row (per class for
-    multiclass models); a feature's importance is their mean absolute value, summed over
-    the classes. PermutationExplainer: per row, how much the loss grows when the feature's
-    values are shuffled; the importance is its mean.
-    """
-    datasource = context.datasource
-    if statement.table is not None:
-        datasource.check_target(statement.table, _replace(statement))  # before any work
-    applied = apply(statement.model, statement.select, context)
-    explainer = statement.explainer or applied.family.explainers[0]
-    if explainer == "TreeExplainer":
-        if explainer not in applied.family.explainers:
-            raise ModelError(
-                f"TreeExplainer explains tree models; {statement.model} is "
-                f"{applied.metadata['estimator']}",
-                hint="use PermutationExplainer",
-            )
-        attributions = cast(TreeTrainer, applied.trainer).contributions(
-            applied.model.data, applied.features, applied.metadata
-        )
-        importance = np.abs(attributions).mean(axis=0)
-        if importance.ndim == 2:  # classes x features: sum over the classes
-            importance = importance.sum(axis=0)
-        measure = "SHAP value (contribution to the raw score)"
-    else:
-        attributions = _permutation_effects(applied, statement.attributes["explain.seed"])
-        importance = attributions.mean(axis=0)
-        measure = "loss increase when the feature is shuffled"
-    features = np.array(applied.features.names, dtype=object)
-    order = np.argsort(-importance, kind="stable")
-    table = {"feature": features[order], "importance": importance[order].astype(np.float64)}
-    plot = statement.attributes.get("explain.plot")
-    saved = None
-    if plot is not None:
-        path = _plot_path(plot, datasource)
-        classes = _class_names(applied.labels)
-        save_summary_plot(
-            path,
-            attributions,
-            applied.features.names,
-            feature_values(applied.features),
-            classes,
-            measure,
-        )
-        saved = f"plot of {statement.model} saved to {path}"
-    if statement.table is None:
-        rows = list(zip(table["feature"].tolist(), table["importance"].tolist(), strict=True))
-        return Outcome(result=ResultSet(["feature", "importance"], rows), summary=saved)
-    datasource.write_table(statement.table, table, _replace(statement), context.token)
-    into = f"explained {statement.model} with {explainer} into {'.'.join(statement.table)}"
-    return Outcome(summary=into if saved is None else f"{into}; {saved}")
-
-
 def _plot_path(plot: str, datasource: Datasource) -> Path:
     """``explain.plot`` or ``evaluate.plot`` as a path: a relative one from the program's
     folder (else the working folder)."""
     path = Path(plot).expanduser()
     return path if path.is_absolute() else (datasource.base_dir or Path.cwd()) / path
-
-
-def _permutation_effects(applied: Applied, seed: int) -> np.ndarray:
-    """Rows x features: how much each row's loss grows when a feature's values (all its
-    arrays) are shuffled. The loss is the log loss for classifiers, the squared error else."""
-    truth = applied.truth(applied.metadata["label"])
-    rng = np.random.default_rng(seed)
-
-    def losses(features: FeatureArrays) -> np.ndarray:
-        predicted = applied.scores(features)
-        if applied.labels.task == "classifier":
-            chosen = predicted[np.arange(len(truth)), truth].astype(np.float64)
-            return -np.log(np.clip(chosen, 1e-15, 1))
-        return (predicted.astype(np.float64) - truth.astype(np.float64)) ** 2
-
-    def effect(j: int) -> np.ndarray:
-        applied.context.token.check()
-        return losses(features.permuted(j, rng.permutation(features.rows))) - baseline
-
-    features = applied.features
-    baseline = losses(features)
-    return np.column_stack([effect(j) for j in range(len(features.names))])
