@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from sqlml.semantics.attributes import Attr
+from sqlml.semantics.attributes import Attr, not_applied
 
 # A prediction batch holds rows x classes probabilities.
 MAX_CLASSES = 10_000
@@ -16,6 +16,7 @@ EXTERNAL_MEMORY = Attr(
     "memory, cache files in a temporary folder; Keras: tf.data); feature columns (and Keras's "
     "normalisation) are derived from the first 100,000 rows, the classes from SELECT DISTINCT "
     "label; validation.split holds out rows of each batch, not stratified; not for rankers",
+    aliases=("train.disk_cache",),  # SQLFlow's, for XGBoost
 )
 
 # How the rows that measure the trained model are chosen.
@@ -36,6 +37,14 @@ VALIDATION = (
         maximum=0.9,
     ),
     Attr("validation.seed", "int", 0, "seed of the held-out rows' draw", minimum=0),
+    Attr(
+        "validation.metrics",
+        "string",
+        None,
+        "comma-separated metrics to compute on the validation rows too, besides those of the "
+        "task, under the names written: sqlml's (as TO EVALUATE's) or SQLFlow's scikit-learn "
+        "and Keras names (accuracy_score, CategoricalAccuracy, MeanSquaredError ...)",
+    ),
 )
 
 # How a TO TRAIN runs on Kubernetes (sqlml compile --target argo).
@@ -55,10 +64,40 @@ DISTRIBUTED = (
         "worker pods of the distributed job, besides its chief (TFJob) or master "
         "(XGBoostJob); 2 when unset",
         minimum=1,
+        aliases=("train.num_workers",),
     ),
 )
 # Of families whose job has parameter servers.
-PS = Attr("train.ps", "int", None, "parameter-server pods of the TFJob (Keras)", minimum=1)
+PS = Attr(
+    "train.ps",
+    "int",
+    None,
+    "parameter-server pods of the TFJob (Keras)",
+    minimum=1,
+    aliases=("train.num_ps",),
+)
+
+
+# SQLFlow's resources of the pods of a distributed training on PAI.
+PAI_RESOURCES = tuple(
+    not_applied(
+        f"train.{name}",
+        "int",
+        f"SQLFlow on PAI: {doc}",
+        "the pods of sqlml's Kubeflow job get the requests of the Argo backend's --cpu and "
+        "--memory options",
+        minimum=0,
+    )
+    for name, doc in (
+        ("worker_cpu", "CPU of each worker (1/100 CPU)"),
+        ("worker_gpu", "GPUs of each worker"),
+        ("ps_cpu", "CPU of each parameter server (1/100 CPU)"),
+        ("ps_gpu", "GPUs of each parameter server"),
+        ("num_evaluator", "evaluator pods"),
+        ("evaluator_cpu", "CPU of each evaluator (1/100 CPU)"),
+        ("evaluator_gpu", "GPUs of each evaluator"),
+    )
+)
 
 
 def schema(*attrs: Attr, parameter_servers: bool = False) -> dict[str, Attr]:

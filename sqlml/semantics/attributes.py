@@ -1,14 +1,18 @@
 """Attribute schemas: every WITH attribute an estimator takes, with its type, default and range.
 
 The schemas are the single source for checking WITH clauses, for completion and for the
-reference documentation.
+reference documentation. An attribute may also be written under another library's name
+(``aliases``: SQLFlow's, XGBoost's scikit-learn names), its values under their old names
+(``renamed``); an attribute sqlml takes but cannot honour (``ignored``: what it does instead)
+is checked, left out, and reported with a warning on standard error naming where it is.
 """
 
 from __future__ import annotations
 
 import difflib
+import sys
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from sqlml.errors import CheckError
@@ -37,11 +41,18 @@ class Attr:
     exclusive_minimum: bool = False
     choices: tuple[str, ...] | None = None
     architecture: bool = False  # defines the model: under TO TRAIN ... USING, the base model's
-    aliases: tuple[str, ...] = ()  # other libraries' names for it, suggested when used
+    aliases: tuple[str, ...] = ()  # other libraries' names for it, taken as this one
+    renamed: Mapping[str, str] = field(default_factory=dict, hash=False)  # old value -> choice
+    ignored: str | None = None  # taken but not honoured: what sqlml does instead (a warning)
+    # Another attribute, the values of it this one applies to, and its value when omitted
+    # (an optimizer's argument: model.optimizer, the optimizers taking it, Adam).
+    only_with: tuple[str, tuple[Any, ...], Any] | None = None
 
     def check(self, value: ast.Value) -> Any:
         """Return ``value`` converted to this attribute's type, or raise ValueError."""
         checked = _convert(self.type, value)
+        if isinstance(checked, str):
+            checked = self.renamed.get(checked, checked)
         items = checked if isinstance(checked, list) else [checked]
         for item in items:
             self._check_range(item)
@@ -82,17 +93,20 @@ def check_attributes(
     """Check WITH attributes against ``schema`` and fill in defaults.
 
     Attributes outside the schema whose names start with ``open_prefix`` are taken as
-    written (lists as lists).
+    written (lists as lists). An alias is taken under the attribute's own name (given with
+    it too, with the same value: once); an ``ignored`` attribute is checked and left out,
+    with a warning.
     """
     values = {name: attr.default for name, attr in schema.items() if attr.default is not None}
-    seen: set[str] = set()
+    names = _names(schema)
+    seen: dict[str, str] = {}  # the attributes given, by their own name: as written
     for attribute in given:
         pos = attribute.pos
-        if attribute.name in seen:
+        own = names.get(attribute.name, attribute.name)
+        if seen.get(own) == attribute.name:
             raise CheckError(
                 f"attribute {attribute.name} is given twice", line=pos.line, column=pos.column
             )
-        seen.add(attribute.name)
         if isinstance(attribute.value, ast.Candidates):
             raise CheckError(
                 f"{attribute.value.function}(...) gives candidates to a hyperparameter search, "
@@ -101,8 +115,9 @@ def check_attributes(
                 column=attribute.value.pos.column,
                 hint="only TO TRAIN searches: give one value here",
             )
-        spec = schema.get(attribute.name)
+        spec = schema.get(own)
         if spec is None and open_prefix and attribute.name.startswith(open_prefix):
+            seen[own] = attribute.name
             values[attribute.name] = _plain(attribute.value)
             continue
         if spec is None:
@@ -112,16 +127,80 @@ def check_attributes(
                 column=pos.column,
                 hint=_suggestion(attribute.name, schema),
             )
-        try:
-            values[attribute.name] = spec.check(attribute.value)
-        except ValueError as error:
+        checked = _checked(attribute, spec)
+        if own in seen and checked != values.get(own):
             raise CheckError(
-                f"attribute {attribute.name} {error} (got {attribute.value!r})",
+                f"attribute {own} is given twice, as {seen[own]} and as {attribute.name}, "
+                "with different values",
                 line=pos.line,
                 column=pos.column,
-                hint=spec.doc,
-            ) from None
+                hint=f"keep one of {seen[own]} and {attribute.name}",
+            )
+        seen.setdefault(own, attribute.name)
+        if spec.ignored is None:
+            values[own] = checked
+        else:
+            warn(pos, f"{owner} takes {attribute.name} but does not apply it: {spec.ignored}")
+    for attribute in given:
+        _check_only_with(attribute, schema.get(names.get(attribute.name, "")), values, seen)
     return values
+
+
+def _checked(attribute: ast.Attribute, spec: Attr) -> Any:
+    """The attribute's value, checked against ``spec``; a CheckError at it if it is not one."""
+    try:
+        return spec.check(attribute.value)
+    except ValueError as error:
+        raise CheckError(
+            f"attribute {attribute.name} {error} (got {attribute.value!r})",
+            line=attribute.pos.line,
+            column=attribute.pos.column,
+            hint=spec.doc,
+        ) from None
+
+
+def _check_only_with(
+    attribute: ast.Attribute, spec: Attr | None, values: dict[str, Any], seen: dict[str, str]
+) -> None:
+    """A CheckError unless the attribute the given one goes with has one of its values."""
+    if spec is None or spec.only_with is None:
+        return
+    other, allowed, omitted = spec.only_with
+    value = values.get(other, omitted)
+    if value in allowed:
+        return
+    written = seen.get(other, other)
+    raise CheckError(
+        f"attribute {attribute.name} applies to {written} = {' or '.join(map(str, allowed))}, "
+        f"not {written} = {value}" + ("" if other in seen else " (when omitted)"),
+        line=attribute.pos.line,
+        column=attribute.pos.column,
+        hint=f"remove it, or set {written} = {allowed[0]}",
+    )
+
+
+def not_applied(name: str, kind: str, doc: str, instead: str, **checks: Any) -> Attr:
+    """An attribute sqlml takes (another library's, SQLFlow's) but does not apply: checked,
+    then left out with a warning saying what sqlml does ``instead``."""
+    return Attr(name, kind, None, f"{doc}; not applied: {instead}", ignored=instead, **checks)
+
+
+def warn(pos: ast.Position, message: str) -> None:
+    """Print ``sqlml: warning: line L, column C: MESSAGE`` on standard error."""
+    print(f"sqlml: warning: line {pos.line}, column {pos.column}: {message}", file=sys.stderr)
+
+
+def is_architecture(name: str, schema: Mapping[str, Attr]) -> bool:
+    """Whether the attribute written ``name`` defines the model: an alias as its attribute;
+    one outside ``schema`` (a user model's own ``model.*``) does."""
+    spec = schema.get(_names(schema).get(name, name))
+    return spec is None or spec.architecture
+
+
+def _names(schema: Mapping[str, Attr]) -> dict[str, str]:
+    """Every name an attribute of ``schema`` is written under (its own, its aliases): its own."""
+    aliases = {alias: attr.name for attr in schema.values() for alias in attr.aliases}
+    return {**aliases, **{name: name for name in schema}}
 
 
 def _plain(value: ast.Value) -> Any:
@@ -130,12 +209,33 @@ def _plain(value: ast.Value) -> Any:
 
 
 def _suggestion(name: str, schema: Mapping[str, Attr]) -> str:
-    alias = next((attr.name for attr in schema.values() if name in attr.aliases), None)
-    if alias:
-        return f"sqlml calls it {alias}"
-    close = difflib.get_close_matches(name, schema, n=1, cutoff=0.6)
+    """A "did you mean" hint for an attribute ``schema`` lacks: the name (or alias) closest to
+    ``name``, else the names it takes."""
+    names = _names(schema)
+    close = _closest(name, names)
     if close:
-        return f"did you mean {close[0]}?"
+        own = names[close]
+        return f"did you mean {close}?" + ("" if own == close else f" (sqlml's {own})")
     if not schema:
         return "it takes no attributes"
-    return "it takes " + ", ".join(sorted(schema))
+    prefix = name.rpartition(".")[0]
+    applied = [known for known, attr in schema.items() if attr.ignored is None]
+    same = [known for known in applied if known.rpartition(".")[0] == prefix]
+    return "it takes " + ", ".join(sorted(same or applied))
+
+
+def _closest(name: str, names: Iterable[str]) -> str | None:
+    """The name closest to ``name``: by what follows the prefix among the names of the same
+    prefix (``model.optimizer`` is not ``model.dropout``), else by the whole name."""
+    prefix, _, rest = name.rpartition(".")
+    split = {known: known.rpartition(".") for known in names}
+    same = {parts[2]: known for known, parts in split.items() if parts[0] == prefix}
+    close = difflib.get_close_matches(rest, same, n=1, cutoff=0.6)
+    if close:
+        return same[close[0]]
+    others = [known for known in names if known not in same.values()]
+    close = difflib.get_close_matches(name, others, n=1, cutoff=0.8)
+    if close:
+        return close[0]
+    # The same name under another prefix: optimizer.learning_rate for learning_rate.
+    return next((known for known in others if known.rpartition(".")[2] == rest), None)

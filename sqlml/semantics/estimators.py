@@ -44,10 +44,25 @@ def find_estimator(name: str) -> Estimator | None:
 
 
 def closest_estimator(name: str) -> str | None:
-    """The known estimator name nearest to ``name``, for "did you mean" hints."""
+    """The known estimator name nearest to ``name``, for "did you mean" hints: one of the
+    same task must be near without its task (not LinearClassifier for BoostedTreesClassifier)."""
     known = estimators(casefold=True)
-    found = difflib.get_close_matches(name.lower(), known, n=1, cutoff=0.5)
-    return known[found[0]].name if found else None
+    wanted = name.lower()
+    found = difflib.get_close_matches(wanted, known, n=3, cutoff=0.5)
+    return next((known[close].name for close in found if _alike(wanted, close)), None)
+
+
+_TASK_WORDS = ("classifier", "regressor")
+
+
+def _alike(wanted: str, known: str) -> bool:
+    """Whether two lower-case estimator names are alike once their package (``xgboost.``,
+    ``sqlflow_models.``) and, when both end in it, their task word are set aside."""
+    wanted, known = wanted.rpartition(".")[2], known.rpartition(".")[2]
+    for word in _TASK_WORDS:
+        if wanted.endswith(word) and known.endswith(word):
+            wanted, known = wanted.removesuffix(word), known.removesuffix(word)
+    return difflib.SequenceMatcher(None, wanted, known).ratio() >= 0.5
 
 
 def user_estimator(name: str) -> Estimator | None:

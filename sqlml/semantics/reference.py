@@ -21,7 +21,9 @@ def attributes_markdown() -> str:
         "# Attribute reference\n",
         "Generated from sqlml's attribute schemas by `python -m sqlml.semantics.reference`;",
         "do not edit by hand. Bounds are inclusive unless marked with `>`. Attributes marked",
-        "*(architecture)* define the model: TO TRAIN ... USING takes them from the base model.\n",
+        "*(architecture)* define the model: TO TRAIN ... USING takes them from the base model.",
+        "An attribute is also taken under the other names it lists (SQLFlow's, XGBoost's);",
+        "one marked *not applied* is checked, then left out with a warning.\n",
     ]
     for estimator in ESTIMATORS.values():
         fixed = ", ".join(f"{k} = {v}" for k, v in estimator.fixed.items())
@@ -48,7 +50,11 @@ def _table(schema: Mapping[str, Attr]) -> str:
     ]
     for attr in schema.values():
         default = "" if attr.default is None else f"`{attr.default}`"
-        doc = f"{attr.doc} *(architecture)*" if attr.architecture else attr.doc
+        doc = attr.doc.replace("; not applied:", "; *not applied*:")
+        if attr.aliases:
+            doc += f" (also {', '.join(f'`{alias}`' for alias in attr.aliases)})"
+        if attr.architecture:
+            doc += " *(architecture)*"
         lines.append(f"| `{attr.name}` | {attr.type} | {default} | {_allowed(attr)} | {doc} |")
     return "\n".join(lines) + "\n"
 

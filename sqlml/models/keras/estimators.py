@@ -2,29 +2,164 @@
 
 from __future__ import annotations
 
-from sqlml.models.attributes import MAX_CLASSES, schema
+from sqlml.models.attributes import MAX_CLASSES, PAI_RESOURCES, schema
 from sqlml.models.estimator import Estimator
-from sqlml.semantics.attributes import Attr
+from sqlml.semantics.attributes import Attr, not_applied
 
 # Sane maximums: a model beyond them would not fit in memory or in the model store (1 GiB),
 # or diverges at once.
 MAX_UNITS = 10_000  # of a hidden layer: two such layers hold 10^8 weights (400 MB)
 MAX_LEARNING_RATE = 10.0
 
-_COMMON = (
+DEFAULT_OPTIMIZER = "Adam"
+# Keras's optimizers (keras.optimizers.<name>), each with its arguments besides learning_rate.
+OPTIMIZERS: dict[str, tuple[str, ...]] = {
+    "Adam": ("beta_1", "beta_2", "epsilon", "amsgrad"),
+    "SGD": ("momentum", "nesterov"),
+    "RMSprop": ("rho", "momentum", "epsilon", "centered"),
+    "Adagrad": ("initial_accumulator_value", "epsilon"),
+    "Adadelta": ("rho", "epsilon"),
+    "Adamax": ("beta_1", "beta_2", "epsilon"),
+    "Ftrl": (
+        "learning_rate_power",
+        "initial_accumulator_value",
+        "l1_regularization_strength",
+        "l2_regularization_strength",
+        "l2_shrinkage_regularization_strength",
+        "beta",
+    ),
+    "Nadam": ("beta_1", "beta_2", "epsilon"),
+}
+# Other names of them: TensorFlow 1's (SQLFlow on PAI), SQLFlow's spelling, lower case.
+_OPTIMIZER_NAMES = {
+    "AdagradOptimizer": "Adagrad",
+    "AdamOptimizer": "Adam",
+    "FtrlOptimizer": "Ftrl",
+    "RMSPropOptimizer": "RMSprop",
+    "RMSProp": "RMSprop",
+    "GradientDescentOptimizer": "SGD",
+    "GradientDescent": "SGD",
+    "AdadeltaOptimizer": "Adadelta",
+    **{name.lower(): name for name in OPTIMIZERS},
+}
+# The optimizers' arguments: type, doc and bounds.
+_ARGUMENTS: dict[str, tuple[str, str, dict[str, float]]] = {
+    "beta_1": ("float", "decay of the first moment estimates", {"minimum": 0, "maximum": 1}),
+    "beta_2": ("float", "decay of the second moment estimates", {"minimum": 0, "maximum": 1}),
+    "epsilon": ("float", "small constant for numerical stability", {"minimum": 0}),
+    "amsgrad": ("bool", "use the AMSGrad variant", {}),
+    "momentum": ("float", "momentum", {"minimum": 0}),
+    "nesterov": ("bool", "use Nesterov momentum", {}),
+    "rho": ("float", "decay of the moving average of squared gradients", {"minimum": 0}),
+    "centered": ("bool", "normalise by the estimated variance of the gradient", {}),
+    "initial_accumulator_value": ("float", "initial value of the accumulators", {"minimum": 0}),
+    "learning_rate_power": ("float", "power of the learning rate decrease", {"maximum": 0}),
+    "l1_regularization_strength": ("float", "L1 regularisation", {"minimum": 0}),
+    "l2_regularization_strength": ("float", "L2 regularisation", {"minimum": 0}),
+    "l2_shrinkage_regularization_strength": ("float", "L2 shrinkage", {"minimum": 0}),
+    "beta": ("float", "Ftrl's beta", {"minimum": 0}),
+}
+
+
+def _optimizer(also: str | None = None) -> tuple[Attr, ...]:
+    """``model.optimizer`` and its arguments ``optimizer.*``; ``also``: another prefix they
+    are written under (``dnn_optimizer``: ``model.dnn_optimizer``, ``dnn_optimizer.*``)."""
+
+    def aliases(name: str) -> tuple[str, ...]:
+        return (name.replace("optimizer", also, 1),) if also else ()
+
+    used_by = {
+        argument: tuple(name for name, takes in OPTIMIZERS.items() if argument in takes)
+        for argument in _ARGUMENTS
+    }
+    return (
+        Attr(
+            "model.optimizer",
+            "string",
+            None,
+            f"the Keras optimizer, {DEFAULT_OPTIMIZER} when omitted (TensorFlow 1 names such as "
+            "AdagradOptimizer or GradientDescentOptimizer are taken as Keras's); its arguments "
+            "are optimizer.*",
+            choices=tuple(OPTIMIZERS),
+            renamed=_OPTIMIZER_NAMES,
+            aliases=aliases("model.optimizer"),
+        ),
+        Attr(
+            "optimizer.learning_rate",
+            "float",
+            0.01,
+            "the optimizer's learning rate",
+            minimum=0,
+            maximum=MAX_LEARNING_RATE,
+            exclusive_minimum=True,
+            aliases=aliases("optimizer.learning_rate"),
+        ),
+        *(
+            Attr(
+                f"optimizer.{argument}",
+                kind,
+                None,
+                f"{doc} ({', '.join(used_by[argument])}); Keras's default when omitted",
+                only_with=("model.optimizer", used_by[argument], DEFAULT_OPTIMIZER),
+                aliases=aliases(f"optimizer.{argument}"),
+                **bounds,
+            )
+            for argument, (kind, doc, bounds) in _ARGUMENTS.items()
+        ),
+    )
+
+
+_TRAIN = (
     Attr("train.epoch", "int", 10, "passes over the training data", minimum=1),
     Attr("train.batch_size", "int", 32, "rows per gradient step", minimum=1),
     Attr("train.seed", "int", 0, "random seed for weights and shuffling", minimum=0),
-    Attr(
-        "optimizer.learning_rate",
-        "float",
-        0.01,
-        "Adam learning rate",
+    # SQLFlow's, for TensorFlow's estimators: taken, not applied.
+    not_applied(
+        "train.max_steps",
+        "int",
+        "SQLFlow: stop after this many steps",
+        "sqlml trains train.epoch passes over the rows",
         minimum=0,
-        maximum=MAX_LEARNING_RATE,
-        exclusive_minimum=True,
     ),
+    not_applied(
+        "train.verbose",
+        "int",
+        "SQLFlow: how much the training logs",
+        "sqlml reports each epoch to its progress display",
+        minimum=0,
+        maximum=2,
+    ),
+    not_applied(
+        "train.save_checkpoints_steps",
+        "int",
+        "SQLFlow: steps between checkpoints",
+        "sqlml saves the model once, trained",
+        minimum=1,
+    ),
+    not_applied(
+        "train.log_every_n_iter",
+        "int",
+        "SQLFlow: steps between log lines",
+        "sqlml reports each epoch to its progress display",
+        minimum=1,
+    ),
+    *(
+        not_applied(
+            f"validation.{name}",
+            "int",
+            f"SQLFlow: {doc}",
+            "sqlml validates the model once, after training, on every validation row",
+            minimum=0,
+        )
+        for name, doc in (
+            ("steps", "batches of each validation"),
+            ("start_delay_secs", "seconds before the first validation"),
+            ("throttle_secs", "seconds between validations"),
+        )
+    ),
+    *PAI_RESOURCES,
 )
+_COMMON = (*_TRAIN, *_optimizer())
 
 _ACTIVATIONS = ("relu", "tanh", "sigmoid", "elu", "gelu", "selu")
 
@@ -48,6 +183,8 @@ def _dnn(prefix: str = "") -> tuple[Attr, ...]:
             "activation of the hidden layers",
             choices=_ACTIVATIONS,
             architecture=True,
+            aliases=(f"model.{prefix}activation_fn",),
+            renamed={f"tf.nn.{name}": name for name in _ACTIVATIONS},
         ),
         Attr(
             f"model.{prefix}dropout",
@@ -60,6 +197,58 @@ def _dnn(prefix: str = "") -> tuple[Attr, ...]:
         ),
     )
 
+
+_BATCH_NORM = Attr(
+    "model.batch_norm",
+    "bool",
+    None,
+    "batch normalisation after each hidden layer",
+    architecture=True,
+)
+_LABEL_DIMENSION = Attr(
+    "model.label_dimension",
+    "int",
+    None,
+    "values predicted per row: one (SQLFlow's default; sqlml's regressors predict one)",
+    minimum=1,
+    maximum=1,
+    architecture=True,
+)
+
+
+def _sparse_combiner(name: str) -> Attr:
+    return not_applied(
+        name,
+        "string",
+        "SQLFlow: how the linear model combines a categorical column's ids",
+        "each categorical feature is combined as its feature column says (EMBEDDING's "
+        "combiner; CATEGORY_ID, CATEGORY_HASH and INDICATOR sum their ids' weights)",
+        choices=("mean", "sqrtn", "sum"),
+    )
+
+
+# The wide and deep estimators' optimizers: SQLFlow's model.dnn_optimizer trains the model.
+_COMBINED_OPTIMIZERS = (
+    *_optimizer("dnn_optimizer"),
+    not_applied(
+        "model.linear_optimizer",
+        "string",
+        "SQLFlow: the optimizer of the linear part (its arguments: linear_optimizer.*)",
+        "one optimizer, model.dnn_optimizer (or model.optimizer), trains the whole model",
+    ),
+    *(
+        not_applied(
+            f"linear_optimizer.{argument}",
+            kind,
+            f"SQLFlow: the linear part's optimizer's {doc}",
+            "one optimizer, model.dnn_optimizer (or model.optimizer), trains the whole model",
+        )
+        for argument, (kind, doc, _) in {
+            "learning_rate": ("float", "learning rate", {}),
+            **_ARGUMENTS,
+        }.items()
+    ),
+)
 
 _N_CLASSES = Attr(
     "model.n_classes",
@@ -81,14 +270,16 @@ _COMBINED_INPUTS = {
 
 
 def _keras(name: str, task: str, doc: str, architecture: str, *attrs: Attr) -> Estimator:
+    combined = architecture == "dnn_linear_combined"
+    optimizers = _COMBINED_OPTIMIZERS if combined else _optimizer()
     return Estimator(
         name,
         "keras",
         task,
-        schema(*attrs, *_COMMON, parameter_servers=True),
+        schema(*attrs, *_TRAIN, *optimizers, parameter_servers=True),
         doc,
         {"architecture": architecture},
-        inputs=_COMBINED_INPUTS if architecture == "dnn_linear_combined" else {},
+        inputs=_COMBINED_INPUTS if combined else {},
     )
 
 
@@ -100,6 +291,7 @@ ESTIMATORS = (
         "dnn",
         _N_CLASSES,
         *_dnn(),
+        _BATCH_NORM,
     ),
     _keras(
         "DNNRegressor",
@@ -107,6 +299,8 @@ ESTIMATORS = (
         "a fully connected neural network regressor, trained on the mean squared error (Keras)",
         "dnn",
         *_dnn(),
+        _BATCH_NORM,
+        _LABEL_DIMENSION,
     ),
     _keras(
         "LinearClassifier",
@@ -114,12 +308,15 @@ ESTIMATORS = (
         "a linear (multinomial logistic) classifier over the features (Keras)",
         "linear",
         _N_CLASSES,
+        _sparse_combiner("model.sparse_combiner"),
     ),
     _keras(
         "LinearRegressor",
         "regressor",
         "a linear regressor over the features, trained on the mean squared error (Keras)",
         "linear",
+        _LABEL_DIMENSION,
+        _sparse_combiner("model.sparse_combiner"),
     ),
     _keras(
         "DNNLinearCombinedClassifier",
@@ -130,6 +327,8 @@ ESTIMATORS = (
         "dnn_linear_combined",
         _N_CLASSES,
         *_dnn("dnn_"),
+        _BATCH_NORM,
+        _sparse_combiner("model.linear_sparse_combiner"),
     ),
     _keras(
         "DNNLinearCombinedRegressor",
@@ -139,6 +338,9 @@ ESTIMATORS = (
         "without FOR feed both (Keras)",
         "dnn_linear_combined",
         *_dnn("dnn_"),
+        _BATCH_NORM,
+        _LABEL_DIMENSION,
+        _sparse_combiner("model.linear_sparse_combiner"),
     ),
 )
 
@@ -170,3 +372,108 @@ def builder_estimator(name: str) -> Estimator:
         open_prefix="model.",
         classes_attribute="model.n_classes",
     )
+
+
+# SQLFlow's model zoo (sqlflow_models.*) names of networks sqlml's own estimators train: each
+# trains the estimator named, with a warning of what differs.
+def _zoo(name: str, trains: str, instead: str) -> Estimator:
+    from dataclasses import replace  # here: the module's head is the attributes' part
+
+    own = next(estimator for estimator in ESTIMATORS if estimator.name == trains)
+    return replace(
+        own,
+        name=f"sqlflow_models.{name}",
+        doc=f"SQLFlow's model zoo {name}, trained as sqlml's {trains}: {own.doc}",
+        instead=f"sqlml trains its {trains} instead: {instead}",
+    )
+
+
+ESTIMATORS += (
+    _zoo(
+        "DNNClassifier",
+        "DNNClassifier",
+        "hidden layers with model.activation (relu) and Adam, where the zoo's are linear and "
+        "trained with Adagrad",
+    ),
+    _zoo(
+        "DNNRegressor",
+        "DNNRegressor",
+        "hidden layers with model.activation (relu) and Adam, where the zoo's are linear",
+    ),
+    _zoo(
+        "dnnclassifier_functional_model",
+        "DNNClassifier",
+        "the same dense layers as the zoo's example, with model.activation (relu) and Adam",
+    ),
+    _zoo(
+        "AutoClassifier",
+        "DNNClassifier",
+        "one network of model.hidden_units (default [64, 32]), not AdaNet's search of networks",
+    ),
+    _zoo(
+        "ScoreCard",
+        "LinearClassifier",
+        "a logistic regression on the features, without the score card's binning into "
+        "weights of evidence",
+    ),
+)
+
+
+def _sequence_classifier(name: str, doc: str, model_type: str, bidirectional: bool) -> Estimator:
+    """A classifier of embedded sequences (:mod:`sqlml.models.keras.rnn`)."""
+    return _keras(
+        f"sqlflow_models.{name}",
+        "classifier",
+        doc,
+        "rnn",
+        _N_CLASSES,
+        Attr(
+            "model.stack_units",
+            "int list",
+            [32],
+            "units of each stacked recurrent layer",
+            minimum=1,
+            maximum=MAX_UNITS,
+            architecture=True,
+        ),
+        Attr(
+            "model.hidden_size",
+            "int",
+            64,
+            "units of the dense ReLU layer after them",
+            minimum=1,
+            maximum=MAX_UNITS,
+            architecture=True,
+        ),
+        Attr(
+            "model.model_type",
+            "string",
+            model_type,
+            "the recurrent layer: rnn (SimpleRNN), lstm or gru",
+            choices=("rnn", "lstm", "gru"),
+            architecture=True,
+        ),
+        Attr(
+            "model.bidirectional",
+            "bool",
+            bidirectional,
+            "read each sequence both ways",
+            architecture=True,
+        ),
+    )
+
+
+ESTIMATORS += (
+    _sequence_classifier(
+        "StackedRNNClassifier",
+        "stacked recurrent layers over embedded sequences, then a dense layer (Keras)",
+        "rnn",
+        False,
+    ),
+    _sequence_classifier(
+        "StackedBiLSTMClassifier",
+        "stacked bidirectional LSTM layers over embedded sequences, then a dense layer (Keras)",
+        "lstm",
+        True,
+    ),
+)

@@ -26,6 +26,11 @@ from sqlml.models.keras.checks import (
     keras_archive,
     keras_error,
 )
+from sqlml.models.keras.estimators import (
+    DEFAULT_OPTIMIZER,
+    OPTIMIZERS,
+    USER_MODEL_ATTRIBUTES,
+)
 from sqlml.models.store import StoredModel
 from sqlml.runtime.cancel import Token
 from sqlml.runtime.context import Context
@@ -168,11 +173,22 @@ def _compiled(
     if base is None and attributes.get("architecture") == "custom":
         _check_built_in(keras, model, attributes["builder"])
     model.compile(
-        optimizer=keras.optimizers.Adam(attributes["optimizer.learning_rate"]),
+        optimizer=_optimizer(keras, attributes),
         loss="sparse_categorical_crossentropy" if classifier else "mean_squared_error",
         metrics=["accuracy"] if classifier else ["mae"],
     )
     return model, params
+
+
+def _optimizer(keras, attributes: dict[str, Any]):
+    """The Keras optimizer ``model.optimizer`` names, with its ``optimizer.*`` arguments."""
+    name = attributes.get("model.optimizer") or DEFAULT_OPTIMIZER
+    arguments = {
+        argument: attributes[f"optimizer.{argument}"]
+        for argument in OPTIMIZERS[name]
+        if attributes.get(f"optimizer.{argument}") is not None
+    }
+    return getattr(keras.optimizers, name)(attributes["optimizer.learning_rate"], **arguments)
 
 
 def _fit(context: Context, keras, model, *data: Any, epochs: int, **options: Any):
@@ -275,8 +291,12 @@ def _network(keras, features: FeatureArrays, n_outputs: int, attributes: dict[st
     "dnn_linear_combined" (the sum of a linear part and a dense network, each over the
     features meant for it) or "custom" (the user's ``builder``).
     """
-    inputs, parts = _inputs(keras, features)
     architecture = attributes.get("architecture", "dnn")  # IR of older versions: DNNClassifier
+    if architecture == "rnn":  # the sequence classifiers
+        from sqlml.models.keras.rnn import network
+
+        return network(keras, features, n_outputs, attributes)
+    inputs, parts = _inputs(keras, features)
     if architecture == "dnn":
         outputs = _dnn(keras, _joined(keras, parts), n_outputs, attributes, "model.")
     elif architecture == "linear":
@@ -326,11 +346,14 @@ def _joined(keras, parts: list[tuple[str | None, Any]], target: str | None = Non
 
 
 def _dnn(keras, hidden, n_outputs: int, attributes: dict[str, Any], prefix: str):
-    """Dense layers as ``<prefix>hidden_units``, ``activation`` and ``dropout`` say."""
+    """Dense layers as ``<prefix>hidden_units``, ``activation`` and ``dropout`` say, each
+    batch-normalised with ``model.batch_norm``."""
     for units in attributes[f"{prefix}hidden_units"]:
         hidden = keras.layers.Dense(units, activation=attributes[f"{prefix}activation"])(hidden)
         if attributes[f"{prefix}dropout"]:
             hidden = keras.layers.Dropout(attributes[f"{prefix}dropout"])(hidden)
+        if attributes.get("model.batch_norm"):
+            hidden = keras.layers.BatchNormalization()(hidden)
     return keras.layers.Dense(n_outputs)(hidden)
 
 
@@ -342,7 +365,7 @@ def _user_outputs(keras, features, n_outputs: int, attributes: dict[str, Any]):
     own = {
         name.removeprefix("model."): value
         for name, value in attributes.items()
-        if name.startswith("model.") and name != "model.n_classes"
+        if name.startswith("model.") and name not in USER_MODEL_ATTRIBUTES
     }
     try:
         outputs = getattr(importlib.import_module(module), function)(features, n_outputs, own)

@@ -3,6 +3,8 @@ uses them (the scikit-learn names are aliases)."""
 
 from __future__ import annotations
 
+import dataclasses
+
 from sqlml.models.attributes import MAX_CLASSES, schema
 from sqlml.models.estimator import Estimator
 from sqlml.models.xgboost.objectives import (
@@ -11,7 +13,7 @@ from sqlml.models.xgboost.objectives import (
     REGRESSION_OBJECTIVES,
     XGBOOST_OBJECTIVES,
 )
-from sqlml.semantics.attributes import Attr
+from sqlml.semantics.attributes import Attr, not_applied
 
 # XGBoost reads one numeric matrix: no learned embeddings, crosses, weights or sequences.
 XGBOOST_FEATURE_KINDS = (
@@ -27,7 +29,15 @@ XGBOOST_FEATURE_KINDS = (
 
 
 def _objective(choices: tuple[str, ...], doc: str) -> Attr:
-    return Attr("objective", "string", None, doc, choices=choices, architecture=True)
+    return Attr(
+        "objective",
+        "string",
+        None,
+        doc,
+        choices=choices,
+        architecture=True,
+        renamed={"reg:linear": "reg:squarederror"},  # its name before XGBoost 1.0
+    )
 
 
 _NUM_CLASS = Attr(
@@ -59,6 +69,61 @@ _COMMON = (
         "number of boosting rounds",
         minimum=1,
         aliases=("n_estimators", "num_boost_round"),
+    ),
+    Attr(
+        "scale_pos_weight",
+        "float",
+        None,
+        "weight of the positive class's rows (binary objectives), e.g. negatives / positives",
+        minimum=0,
+        exclusive_minimum=True,
+    ),
+    Attr("base_score", "float", None, "initial prediction score of every row"),
+    Attr(
+        "nthread",
+        "int",
+        None,
+        "threads XGBoost uses; all when omitted",
+        minimum=1,
+        aliases=("n_jobs",),
+    ),
+    not_applied(
+        "missing",
+        "float",
+        "the value that stands for a missing one",
+        "sqlml takes NULL values as missing",
+    ),
+    *(
+        not_applied(
+            name,
+            kind,
+            doc,
+            "sqlml runs XGBoost quietly and reports each round to its progress display",
+        )
+        for name, kind, doc in (
+            ("verbosity", "int", "how much XGBoost logs"),
+            ("silent", "bool", "XGBoost logs nothing"),
+        )
+    ),
+    not_applied(
+        "importance_type",
+        "string",
+        "the scikit-learn wrapper's feature importance",
+        "TO EXPLAIN reports each feature's importance",
+    ),
+    not_applied(
+        "train.batch_size",
+        "int",
+        "SQLFlow: rows read at a time (-1: all)",
+        "sqlml reads every row at once, or 262,144 at a time with train.external_memory",
+        minimum=-1,
+    ),
+    not_applied(
+        "train.epoch",
+        "int",
+        "SQLFlow: passes over the batches",
+        "sqlml boosts train.num_boost_round rounds over all the rows",
+        minimum=1,
     ),
 )
 _GROUP_COLUMN = Attr(
@@ -106,6 +171,49 @@ _TREE = (
         "tree construction algorithm",
         choices=("auto", "exact", "approx", "hist"),
     ),
+    Attr(
+        "max_delta_step",
+        "float",
+        None,
+        "maximum step of each leaf's output (0: no limit)",
+        minimum=0,
+    ),
+    *(
+        Attr(
+            f"colsample_by{part}",
+            "float",
+            None,
+            f"column subsample ratio per {what}",
+            minimum=0,
+            maximum=1,
+            exclusive_minimum=True,
+        )
+        for part, what in (("level", "depth level"), ("node", "split"))
+    ),
+    Attr("max_bin", "int", None, "histogram bins of each feature (hist)", minimum=2),
+    Attr(
+        "grow_policy",
+        "string",
+        None,
+        "how trees grow (hist): depthwise or lossguide",
+        choices=("depthwise", "lossguide"),
+    ),
+    Attr("max_leaves", "int", None, "maximum leaves of a tree (0: no limit)", minimum=0),
+    Attr("num_parallel_tree", "int", None, "trees built each round", minimum=1, maximum=10_000),
+    not_applied(
+        "sketch_eps",
+        "float",
+        "sketch accuracy of tree_method approx",
+        "XGBoost 2 and later bin each feature into max_bin bins",
+        minimum=0,
+        maximum=1,
+    ),
+    not_applied(
+        "predictor",
+        "string",
+        "the prediction algorithm",
+        "XGBoost 2 and later predict on the training device",
+    ),
 )
 
 _DART = (
@@ -146,6 +254,13 @@ _LINEAR = (
         "cyclic",
         "feature selection and ordering",
         choices=("cyclic", "shuffle", "random", "greedy", "thrifty"),
+    ),
+    Attr(
+        "top_k",
+        "int",
+        None,
+        "features the greedy and thrifty feature selectors keep (0: all)",
+        minimum=0,
     ),
 )
 
@@ -234,4 +349,124 @@ ESTIMATORS = (
         *_TREE,
         _GROUP_COLUMN,
     ),
+)
+
+
+# The names SQLFlow also takes for XGBoost models: the scikit-learn wrapper's, with and
+# without the ``xgboost.`` prefix, and TensorFlow's boosted trees.
+def _defaults(attrs: tuple[Attr, ...], **defaults: object) -> tuple[Attr, ...]:
+    """``attrs`` with other defaults, by name."""
+    return tuple(dataclasses.replace(a, default=defaults.get(a.name, a.default)) for a in attrs)
+
+
+# A random forest: one round of num_parallel_tree trees on subsampled rows and columns, as
+# XGBoost's XGBRFClassifier and XGBRFRegressor.
+_FOREST = (
+    *_defaults(_COMMON, eta=1.0, **{"train.num_boost_round": 1}),
+    *_defaults(_TREE, subsample=0.8, **{"lambda": 1e-5}),
+    Attr("num_parallel_tree", "int", 100, "trees of the forest", minimum=1, maximum=10_000),
+    Attr(
+        "colsample_bynode",
+        "float",
+        0.8,
+        "column subsample ratio per split",
+        minimum=0,
+        maximum=1,
+        exclusive_minimum=True,
+    ),
+)
+_RANKER_OBJECTIVE = dataclasses.replace(
+    _objective(RANKING_OBJECTIVES, "ranking objective; needs train.group_column"),
+    default="rank:pairwise",
+)
+_SKLEARN = (
+    _xgboost(
+        "XGBRFClassifier",
+        "classifier",
+        "a random forest that classifies (XGBoost: one round of num_parallel_tree trees)",
+        "gbtree",
+        _CLASSIFIER_OBJECTIVE,
+        _NUM_CLASS,
+        *_FOREST,
+    ),
+    _xgboost(
+        "XGBRFRegressor",
+        "regressor",
+        "a random forest that predicts numbers (XGBoost: one round of num_parallel_tree trees)",
+        "gbtree",
+        _objective(REGRESSION_OBJECTIVES, "learning objective; reg:squarederror when omitted"),
+        *_FOREST,
+    ),
+    _xgboost(
+        "XGBRanker",
+        "regressor",
+        "gradient-boosted trees that rank the rows of each query (train.group_column)",
+        "gbtree",
+        _RANKER_OBJECTIVE,
+        *_COMMON,
+        *_TREE,
+        _GROUP_COLUMN,
+    ),
+)
+
+# TensorFlow's BoostedTrees attributes and defaults, and the XGBoost parameter each becomes.
+_BOOSTED_TREES = {
+    "model.n_trees": ("train.num_boost_round", "int", 100, "number of trees"),
+    "model.max_depth": ("max_depth", "int", 6, "maximum depth of a tree"),
+    "model.learning_rate": ("eta", "float", 0.1, "shrinkage of each tree"),
+    "model.l1_regularization": ("alpha", "float", 0.0, "L1 regularisation of the leaves"),
+    "model.l2_regularization": ("lambda", "float", 0.0, "L2 regularisation of the leaves"),
+    "model.tree_complexity": ("gamma", "float", 0.0, "minimum loss reduction to split"),
+    "model.min_node_weight": ("min_child_weight", "float", 0.0, "minimum hessian of a node"),
+}
+_BOOSTED_TREES_IGNORED = {
+    "model.n_batches_per_layer": "int",
+    "model.center_bias": "bool",
+    "model.pruning_mode": "string",
+    "model.quantile_sketch_epsilon": "float",
+    "model.train_in_memory": "bool",
+    "train.batch_size": "int",
+    "train.epoch": "int",
+}
+
+
+def _boosted_trees(name: str, task: str, *attrs: Attr) -> Estimator:
+    mapped = tuple(
+        Attr(given, kind, default, f"{doc} (XGBoost's {to})", minimum=0)
+        for given, (to, kind, default, doc) in _BOOSTED_TREES.items()
+    )
+    ignored = tuple(
+        Attr(given, kind, None, "TensorFlow's; ignored by XGBoost")
+        for given, kind in _BOOSTED_TREES_IGNORED.items()
+    )
+    renamed: dict[str, str | None] = {k: v[0] for k, v in _BOOSTED_TREES.items()}
+    renamed.update(dict.fromkeys(_BOOSTED_TREES_IGNORED, None), **{"model.n_classes": "num_class"})
+    return Estimator(
+        name,
+        "xgboost",
+        task,
+        schema(*attrs, *mapped, *ignored),
+        f"TensorFlow's boosted trees {task}, trained as XGBoost gradient-boosted trees",
+        {"booster": "gbtree"},
+        XGBOOST_FEATURE_KINDS,
+        renamed=renamed,
+        instead="sqlml trains XGBoost gradient-boosted trees (gbtree) instead of TensorFlow's; "
+        "model.n_trees, max_depth, learning_rate, l1_regularization, l2_regularization, "
+        "tree_complexity and min_node_weight become num_boost_round, max_depth, eta, alpha, "
+        "lambda, gamma and min_child_weight",
+    )
+
+
+_NUM_CLASSES = dataclasses.replace(_NUM_CLASS, name="model.n_classes")
+ESTIMATORS += (
+    *_SKLEARN,
+    *(
+        dataclasses.replace(e, name=f"xgboost.{e.name}")
+        for e in (
+            *(e for e in ESTIMATORS if e.name in ("XGBClassifier", "XGBRegressor")),
+            *_SKLEARN,
+        )
+    ),
+    _boosted_trees("BoostedTreesClassifier", "classifier", _NUM_CLASSES),
+    _boosted_trees("BoostedTreesRegressor", "regressor"),
 )

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from sqlml.semantics.attributes import Attr, check_attributes
+from sqlml.semantics.attributes import Attr, check_attributes, not_applied
 from sqlml.semantics.lowering import OUTPUT_REPLACE, Output, error, lower_selecting, where
 from sqlml.statements.predict import syntax
 from sqlml.statements.predict.ir import PredictStatement
@@ -20,6 +20,13 @@ PREDICT_ATTRIBUTES = {
         "class, <result>_<class> (or <result>_prob_<i>), holding its probability",
     ),
     "output.replace": OUTPUT_REPLACE,
+    "predict.num_workers": not_applied(
+        "predict.num_workers",
+        "int",
+        "SQLFlow on PAI: workers that predict",
+        "sqlml predicts in one process, predict.batch_size rows at a time",
+        minimum=1,
+    ),
 }
 
 

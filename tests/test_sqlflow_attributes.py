@@ -1,0 +1,268 @@
+"""The attributes SQLFlow users write (issue 15, item 3): aliases taken under sqlml's names,
+Keras optimizers really used, XGBoost's scikit-learn names reaching the booster, attributes
+sqlml takes but does not apply reported with a warning, and "did you mean" hints that know
+SQLFlow's names."""
+
+from __future__ import annotations
+
+import io
+import json
+import zipfile
+
+import pytest
+
+from sqlml.cli import main
+from sqlml.errors import CheckError
+from sqlml.grammar import parse
+from sqlml.models.store import ModelStore
+from sqlml.runtime.datasource import connect
+from sqlml.semantics import analyze
+from sqlml.semantics.estimators import closest_estimator
+
+MEASURES = "sepal_length, sepal_width, petal_length, petal_width"
+
+
+def check(text: str):
+    return analyze(parse(text), "duckdb")[-1]
+
+
+def run(url: str, program: str, capsys) -> tuple[int, str, str]:
+    status = main(["-e", program, "--datasource", url, "--format", "csv"])
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def stored(url: str, model: str):
+    ds = connect(url)
+    try:
+        return ModelStore(ds).load(model)
+    finally:
+        ds.close()
+
+
+def keras_config(data: bytes) -> dict:
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        return json.loads(archive.read("config.json"))
+
+
+def train_iris(url: str, capsys, estimator: str, attributes: str, model: str = "m") -> str:
+    program = (
+        f"SELECT * FROM iris_train TO TRAIN {estimator}\n"
+        f"WITH train.epoch = 1, model.n_classes = 3,\n    {attributes}\n"
+        f"COLUMN {MEASURES} LABEL class INTO {model};"
+    )
+    status, _, err = run(url, program, capsys)
+    assert status == 0, err
+    return err
+
+
+@pytest.mark.parametrize(
+    ("attributes", "optimizer", "config"),
+    [
+        (
+            "model.optimizer = SGD, optimizer.momentum = 0.5, optimizer.nesterov = TRUE",
+            "SGD",
+            {"momentum": 0.5, "nesterov": True, "learning_rate": 0.01},
+        ),
+        ("model.optimizer = GradientDescentOptimizer", "SGD", {}),  # TensorFlow 1's name
+        (
+            'model.optimizer = "RMSProp", optimizer.rho = 0.8, optimizer.learning_rate = 0.05',
+            "RMSprop",
+            {"rho": 0.8, "learning_rate": 0.05},
+        ),
+        ("model.optimizer = Adagrad", "Adagrad", {}),
+        ("optimizer.beta_1 = 0.8", "Adam", {"beta_1": 0.8}),  # Adam when omitted
+    ],
+)
+def test_model_optimizer_is_the_keras_optimizer_trained_with(
+    iris_duckdb_url, capsys, attributes, optimizer, config
+):
+    train_iris(iris_duckdb_url, capsys, "DNNClassifier", attributes)
+    found = keras_config(stored(iris_duckdb_url, "m").data)["compile_config"]["optimizer"]
+    assert found["class_name"] == optimizer
+    for name, value in config.items():
+        assert found["config"][name] == pytest.approx(value)
+
+
+def test_wide_and_deep_takes_sqlflows_dnn_optimizer_and_warns_of_the_linear_one(
+    iris_duckdb_url, capsys
+):
+    err = train_iris(
+        iris_duckdb_url,
+        capsys,
+        "DNNLinearCombinedClassifier",
+        "model.dnn_optimizer = SGD, dnn_optimizer.momentum = 0.3, model.linear_optimizer = Ftrl",
+    )
+    found = keras_config(stored(iris_duckdb_url, "m").data)["compile_config"]["optimizer"]
+    assert found["class_name"] == "SGD"
+    assert found["config"]["momentum"] == pytest.approx(0.3)
+    warnings = [line for line in err.splitlines() if "warning" in line]
+    assert warnings == [
+        "sqlml: warning: line 3, column 62: DNNLinearCombinedClassifier takes "
+        "model.linear_optimizer but does not apply it: one optimizer, model.dnn_optimizer "
+        "(or model.optimizer), trains the whole model"
+    ]
+
+
+def test_batch_norm_and_activation_fn_shape_the_network(iris_duckdb_url, capsys):
+    train_iris(
+        iris_duckdb_url,
+        capsys,
+        "DNNClassifier",
+        'model.hidden_units = [4], model.batch_norm = TRUE, model.activation_fn = "tf.nn.tanh"',
+    )
+    layers = keras_config(stored(iris_duckdb_url, "m").data)["config"]["layers"]
+    kinds = [layer["class_name"] for layer in layers]
+    assert "BatchNormalization" in kinds
+    dense = [layer["config"] for layer in layers if layer["class_name"] == "Dense"]
+    assert dense[0]["activation"] == "tanh"
+
+
+def test_an_attribute_sqlml_does_not_apply_is_warned_of_once_with_where_it_is(
+    iris_duckdb_url, capsys
+):
+    err = train_iris(iris_duckdb_url, capsys, "DNNClassifier", "train.verbose = 1")
+    warnings = [line for line in err.splitlines() if "warning" in line]
+    assert warnings == [
+        "sqlml: warning: line 3, column 5: DNNClassifier takes train.verbose but does not "
+        "apply it: sqlml reports each epoch to its progress display"
+    ]
+    # Left out of what the trainer gets.
+    assert "train.verbose" not in stored(iris_duckdb_url, "m").metadata["attributes"]
+
+
+def test_xgboost_scikit_learn_names_reach_the_booster(iris_duckdb_url, capsys):
+    program = (
+        "SELECT * FROM iris_train WHERE class <> 'virginica' TO TRAIN xgboost.gbtree\n"
+        "WITH learning_rate = 0.2, n_estimators = 3, reg_lambda = 2.0, reg_alpha = 0.5,\n"
+        "  scale_pos_weight = 4, max_delta_step = 1, random_state = 7, train.disk_cache = FALSE\n"
+        f"COLUMN {MEASURES} LABEL class INTO x;"
+    )
+    status, _, err = run(iris_duckdb_url, program, capsys)
+    assert status == 0, err
+    model = stored(iris_duckdb_url, "x")
+    params = model.metadata["params"]
+    assert params["eta"] == 0.2 and params["lambda"] == 2.0 and params["alpha"] == 0.5
+    assert params["scale_pos_weight"] == 4.0 and params["max_delta_step"] == 1.0
+    assert params["seed"] == 7
+    assert model.metadata["attributes"]["train.num_boost_round"] == 3
+    assert not {"learning_rate", "n_estimators", "reg_lambda"} & set(params)
+
+
+def test_old_and_other_names_are_taken_under_sqlmls():
+    statement = check(
+        "SELECT * FROM t TO TRAIN xgboost.gbtree WITH objective = 'reg:linear', "
+        "num_boost_round = 4, train.num_workers = 3, n_jobs = 2, nthread = 2 LABEL y INTO m;"
+    )
+    assert statement.attributes["objective"] == "reg:squarederror"
+    assert statement.attributes["train.num_boost_round"] == 4
+    assert statement.attributes["train.workers"] == 3
+    assert statement.attributes["nthread"] == 2
+    keras = check(
+        "SELECT * FROM t TO TRAIN DNNClassifier WITH model.optimizer = AdagradOptimizer, "
+        "train.num_ps = 1 LABEL y INTO m;"
+    )
+    assert keras.attributes["model.optimizer"] == "Adagrad"
+    assert keras.attributes["train.ps"] == 1
+    regressor = check(
+        "SELECT * FROM t TO TRAIN DNNRegressor WITH model.label_dimension = 1 LABEL y INTO m;"
+    )
+    assert regressor.attributes["model.label_dimension"] == 1
+
+
+def test_warnings_at_check_name_the_attribute_and_its_line(capsys):
+    check(
+        "SELECT * FROM t TO TRAIN xgboost.gbtree\n"
+        "WITH objective = 'reg:squarederror',\n"
+        "     train.batch_size = 64, verbosity = 1\n"
+        "LABEL y INTO m;"
+    )
+    assert capsys.readouterr().err.splitlines() == [
+        "sqlml: warning: line 3, column 6: xgboost.gbtree takes train.batch_size but does not "
+        "apply it: sqlml reads every row at once, or 262,144 at a time with "
+        "train.external_memory",
+        "sqlml: warning: line 3, column 29: xgboost.gbtree takes verbosity but does not apply "
+        "it: sqlml runs XGBoost quietly and reports each round to its progress display",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("attributes", "message", "hint"),
+    [
+        (
+            "optimizer.momentum = 0.9",
+            "attribute optimizer.momentum applies to model.optimizer = SGD or RMSprop, "
+            "not model.optimizer = Adam (when omitted)",
+            "remove it, or set model.optimizer = SGD",
+        ),
+        (
+            "model.optimizer = Adagrad, optimizer.nesterov = TRUE",
+            "attribute optimizer.nesterov applies to model.optimizer = SGD, "
+            "not model.optimizer = Adagrad",
+            "remove it, or set model.optimizer = SGD",
+        ),
+        (
+            "model.optimizer = Adamm",
+            "attribute model.optimizer must be one of 'Adam', 'SGD'",
+            "the Keras optimizer",
+        ),
+        (
+            "model.label_dimension = 2",
+            "attribute model.label_dimension must be <= 1",
+            "sqlml's regressors predict one",
+        ),
+        (
+            "train.num_workers = 2, train.workers = 3",
+            "attribute train.workers is given twice, as train.num_workers and as "
+            "train.workers, with different values",
+            "keep one of train.num_workers and train.workers",
+        ),
+    ],
+)
+def test_refused_attributes_say_why_and_where(attributes, message, hint):
+    text = f"SELECT * FROM t TO TRAIN DNNRegressor WITH\n  {attributes} LABEL y INTO m;"
+    with pytest.raises(CheckError) as caught:
+        check(text)
+    error = caught.value
+    assert error.message.startswith(message), error.message
+    assert hint in error.hint
+    assert error.line == 2
+
+
+@pytest.mark.parametrize(
+    ("estimator", "attribute", "hint"),
+    [
+        ("DNNClassifier", "model.optimizr = Adam", "did you mean model.optimizer?"),
+        (
+            "DNNClassifier",
+            "train.num_worker = 2",
+            "did you mean train.num_workers? (sqlml's train.workers)",
+        ),
+        ("DNNClassifier", "learning_rate = 0.1", "did you mean optimizer.learning_rate?"),
+        ("DNNClassifier", "model.dnn_optimizer = SGD", "did you mean model.optimizer?"),
+        ("xgboost.gbtree", "learning_rat = 0.1", "did you mean learning_rate? (sqlml's eta)"),
+    ],
+)
+def test_did_you_mean_knows_sqlflows_names(estimator, attribute, hint):
+    with pytest.raises(CheckError) as caught:
+        check(f"SELECT * FROM t TO TRAIN {estimator} WITH {attribute} LABEL y INTO m;")
+    assert caught.value.hint == hint
+
+
+def test_model_loss_lists_the_model_attributes_only():
+    with pytest.raises(CheckError) as caught:
+        check("SELECT * FROM t TO TRAIN DNNClassifier WITH model.loss = 'x' LABEL y INTO m;")
+    assert caught.value.hint == (
+        "it takes model.activation, model.batch_norm, model.dropout, model.hidden_units, "
+        "model.n_classes, model.optimizer"
+    )
+
+
+def test_did_you_mean_an_estimator_looks_past_the_task_word():
+    assert closest_estimator("DNNClasifier") == "DNNClassifier"
+    assert closest_estimator("sqlflow_models.DNNClasifier") in (
+        "DNNClassifier",
+        "sqlflow_models.DNNClassifier",
+    )
+    assert closest_estimator("SVMClassifier") is None  # not LinearClassifier
+    assert closest_estimator("RandomForestClassifier") != "LinearClassifier"
