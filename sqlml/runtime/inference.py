@@ -13,14 +13,7 @@ import numpy as np
 
 from sqlml import ir
 from sqlml.errors import ModelError
-from sqlml.metrics import (
-    CLASSIFIER_METRICS,
-    RANKER_METRICS,
-    REGRESSOR_METRICS,
-    classifier_metrics,
-    ranker_metrics,
-    regressor_metrics,
-)
+from sqlml.metrics import TASKS, compute, misfit, split_names
 from sqlml.models import Family, Trainer, family
 from sqlml.models.store import ModelStore, StoredModel
 from sqlml.runtime.context import Context
@@ -213,18 +206,17 @@ def evaluate(statement: ir.EvaluateStatement, context: Context) -> Outcome:
     truth = applied.truth(statement.label)
     group = applied.metadata["attributes"].get("train.group_column")
     task = "ranker" if group else applied.labels.task
-    applicable = {
-        "classifier": CLASSIFIER_METRICS,
-        "regressor": REGRESSOR_METRICS,
-        "ranker": RANKER_METRICS,
-    }[task]
     chosen = statement.attributes.get("validation.metrics")
-    names = chosen.split(",") if chosen else applicable
-    if not set(names) <= set(applicable):
+    names = split_names(chosen) if chosen else TASKS.get(task, ())
+    if not names:
         raise ModelError(
-            f"{', '.join(sorted(set(names) - set(applicable)))} does not apply to a {task}",
-            hint="choose from " + ", ".join(applicable),
+            f"TO EVALUATE measures classifiers, regressors and rankers; {statement.model} "
+            f"is a {task}",
+            hint="measure it with a SELECT over its TO PREDICT results",
         )
+    wrong = misfit(names, task, len(applied.labels.classes))
+    if wrong is not None:
+        raise ModelError(f"validation.metrics of {statement.model}: {wrong[0]}", hint=wrong[1])
     plot = statement.attributes.get("evaluate.plot")
     if plot is not None and group:
         raise ModelError(
@@ -232,13 +224,8 @@ def evaluate(statement: ir.EvaluateStatement, context: Context) -> Outcome:
             hint="remove evaluate.plot",
         )
     scores = applied.scores()
-    if group:
-        groups = query_ids(applied.columns, group, "the SELECT")
-        metrics = ranker_metrics(truth, scores, groups, names)
-    elif task == "classifier":
-        metrics = classifier_metrics(truth, scores, names)
-    else:
-        metrics = regressor_metrics(truth, scores, names)
+    groups = query_ids(applied.columns, group, "the SELECT") if group else None
+    metrics = compute(task, truth, scores, names, groups)
     saved = ""
     if plot is not None:
         path = _plot_path(plot, datasource)

@@ -15,7 +15,7 @@ from sqlml.grammar import ast
 from sqlml.metrics import xgboost_eval_metric_problem
 from sqlml.models.estimator import warn
 from sqlml.semantics import search
-from sqlml.semantics.attributes import Attr, check_attributes
+from sqlml.semantics.attributes import Attr, check_attributes, is_architecture
 from sqlml.semantics.estimators import (
     RANKING_OBJECTIVES,
     Estimator,
@@ -25,7 +25,7 @@ from sqlml.semantics.estimators import (
 )
 from sqlml.semantics.feature_columns import feature_columns
 from sqlml.semantics.lowering import Output, error, lower_selecting, single_part, where
-from sqlml.semantics.metric_names import check_metrics
+from sqlml.semantics.metric_names import check_metrics, training_task
 from sqlml.semantics.sql_check import check_query
 from sqlml.statements.train import syntax
 from sqlml.statements.train.ir import SearchStatement, TrainStatement
@@ -137,6 +137,14 @@ def _check_label(statement: syntax.TrainStatement, estimator: Estimator) -> None
             statement.label.pos,
             "remove LABEL: TO PREDICT writes what the model finds (a cluster id, 1 or -1)",
         )
+    validating = [a for a in statement.attributes if a.name.startswith("validation.")]
+    if not estimator.labelled and validating:
+        raise error(
+            f"TO TRAIN {estimator.name} learns without a LABEL: it has nothing to validate with "
+            f"{validating[0].name}",
+            validating[0].pos,
+            f"remove {validating[0].name}",
+        )
 
 
 def _translated(
@@ -194,27 +202,12 @@ def _value_start(statement: syntax.TrainStatement, attribute: ast.Attribute) -> 
     return ast.Position(attribute.pos.line + newlines, column, statement.pos.offset + end)
 
 
-# The task an XGBoost objective's prefix learns.
-_OBJECTIVE_TASKS = {
-    "binary": "classifier",
-    "multi": "classifier",
-    "reg": "regressor",
-    "count": "regressor",
-}
-
-
 def _check_metrics(statement: syntax.TrainStatement, attributes: dict[str, Any], task: str) -> None:
-    """``validation.metrics``: known names of the task (an ``auto`` task's from its objective
-    or ranking column), kept as they are reported."""
+    """``validation.metrics``: known names of the training's task, kept as reported."""
     given = next((a for a in statement.attributes if a.name == "validation.metrics"), None)
     if given is None:
         return
-    if attributes.get("train.group_column"):
-        task = "ranker"
-    elif task == "auto":
-        objective = str(attributes.get("objective", ""))
-        task = _OBJECTIVE_TASKS.get(objective.partition(":")[0], "auto")
-    known = None if task == "auto" else task
+    known = training_task(task, attributes)
     model = f"{statement.into} ({statement.estimator})"
     attributes["validation.metrics"] = check_metrics(given, known, model)
 
@@ -259,7 +252,7 @@ def _continued(
     """
 
     def architecture(name: str) -> bool:
-        return name not in schema or schema[name].architecture
+        return is_architecture(name, schema)
 
     for attribute in statement.attributes:
         if architecture(attribute.name):
