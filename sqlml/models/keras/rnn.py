@@ -10,10 +10,12 @@ encoded, as the other Keras estimators do, and join the recurrent layers' output
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlml.errors import ModelError
-from sqlml.runtime.features_apply import FeatureArrays
+
+if TYPE_CHECKING:  # the Keras trainer (runtime) calls it with its features
+    from sqlml.runtime.features_apply import FeatureArrays
 
 _LAYERS = {"rnn": "SimpleRNN", "lstm": "LSTM", "gru": "GRU"}
 
