@@ -116,3 +116,34 @@ def test_train_without_an_estimator_gets_a_hint():
         "WITH (line 1, column 19) was read as the estimator: write the estimator before it "
         '(a name that is the word WITH is written quoted: "WITH")'
     )
+
+
+def test_show_train_after_a_select_is_reported_at_show():
+    assert found("SELECT * FROM t\n  SHOW TRAIN m;") == [
+        (2, 3, "SHOW TRAIN is a statement of its own")
+    ]
+
+
+def test_an_unclosed_quote_is_reported_at_the_quote_not_where_the_parser_stopped():
+    text = (
+        "SELECT * FROM t TO TRAIN DNNClassifier\n"
+        'WITH validation.select = "SELECT * FROM v\n'
+        'LABEL c INTO m;\nSELECT 1;\nSELECT "a" FROM t;\n'
+    )
+    (error,) = check_program(text, "duckdb")
+    assert (error.line, error.column) == (2, 26)
+    assert error.message == (
+        "this quoted text runs over the end of a statement (a ';' and a line break): "
+        'is its closing " missing?'
+    )
+    assert error.hint.startswith("close it where it ends; the parser stopped later, at line 5,")
+
+
+def test_an_unclosed_string_in_sql_is_reported_at_its_quote():
+    text = "SELECT 'abc FROM t;\nSELECT 1;\nSELECT 'x' FROM t;\n"
+    assert [(e.line, e.column) for e in check_program(text, "duckdb")] == [(1, 8)]
+
+
+def test_a_string_holding_a_statement_end_is_fine_when_nothing_fails():
+    text = "SELECT 'a;\nb' AS x;\nSELECT 1;\n"
+    assert check_program(text, "duckdb") == []

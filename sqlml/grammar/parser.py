@@ -244,6 +244,45 @@ def check_characters(text: str) -> None:
 
 
 def _parse_error(text: str, error: UnexpectedInput, grammar: _Grammar) -> ParseError:
+    found = _error_at(text, error, grammar)
+    offset = error.pos_in_stream if isinstance(error, UnexpectedCharacters) else None
+    if isinstance(error, UnexpectedToken):
+        offset = error.token.start_pos
+    runaway = _runaway_quote(text, offset) if offset is not None else None
+    if runaway is None:
+        return found
+    line = text.count("\n", 0, runaway) + 1
+    return ParseError(
+        f"this {'string' if text[runaway] == chr(39) else 'quoted text'} runs over the end of "
+        f"a statement (a ';' and a line break): is its closing {text[runaway]} missing?",
+        line=line,
+        column=runaway - text.rfind("\n", 0, runaway),
+        hint=f"close it where it ends; the parser stopped later, at line {found.line}, "
+        f"column {found.column}: {found.message}",
+    )
+
+
+# A string, quoted name or comment (quotes inside comments are no quotes).
+_QUOTED = re.compile(
+    r"'(?:[^'\\]|\\.|'')*+'|\"(?:[^\"\\]|\\.|\"\")*+\"|`(?:[^`]|``)*+`|--[^\n]*"
+    r"|/\*.*?\*/",
+    re.DOTALL,
+)
+_STATEMENT_END = re.compile(r";[ \t]*(?:--[^\n]*)?\r?\n")
+
+
+def _runaway_quote(text: str, offset: int) -> int | None:
+    """Where the first quote before ``offset`` opens a string (or quoted name) that holds the
+    end of a statement, ';' then a line break: the likely missing closing quote that made the
+    parser stumble later. None if there is none."""
+    for match in _QUOTED.finditer(text, 0, offset):
+        if match.group()[0] in "'\"`" and _STATEMENT_END.search(match.group()):
+            return match.start()
+    return None
+
+
+def _error_at(text: str, error: UnexpectedInput, grammar: _Grammar) -> ParseError:
+    """The parse error where Lark found it."""
     line, column = error.line, error.column
     if isinstance(error, UnexpectedCharacters):
         return ParseError(_unexpected_text(text[error.pos_in_stream :]), line=line, column=column)
