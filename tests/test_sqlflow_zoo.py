@@ -216,3 +216,9 @@ def test_stacked_bilstm_classifier_reads_id_sequences(duckdb_url, capsys):
     run(duckdb_url, "SELECT content FROM texts TO PREDICT out.class USING lstm;", capsys)
     found = np.array([r[0] for r in rows(duckdb_url, "SELECT class FROM out ORDER BY rowid")])
     assert (found == y).mean() >= 0.9
+
+
+def test_an_unsupervised_estimator_refuses_validation_attributes():
+    with pytest.raises(CheckError, match="nothing to validate") as raised:
+        analyze(parse("SELECT * FROM t TO TRAIN KMeans WITH validation.split = 0.1 INTO m;"))
+    assert (raised.value.line, raised.value.column) == (1, 38)

@@ -9,6 +9,9 @@ from importlib.machinery import PathFinder
 from pathlib import Path
 
 UNKNOWN = "unknown"  # bound by an import or an expression: known only once imported
+# Libraries whose names are sqlml's estimators or none: never a user's model builder (the
+# installed xgboost package binds XGBClassifier and the like by imports).
+LIBRARIES = ("xgboost", "tensorflow", "keras", "sqlflow_models", "sklearn")
 
 
 def builder_kind(name: str) -> str | None:
@@ -19,6 +22,8 @@ def builder_kind(name: str) -> str | None:
     that cannot be read or parsed raises :class:`OSError` or :class:`SyntaxError`.
     """
     module, _, function = name.rpartition(".")
+    if module.split(".")[0].lower() in LIBRARIES:
+        return None
     source = _source(module) if module else None
     if source is None:
         return None
