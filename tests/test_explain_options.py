@@ -113,10 +113,14 @@ def test_xgboost_explainers_rank_x1_first(duckdb_url, tmp_path, capsys):
     program = DATA + XGB
     for explainer in ("TreeExplainer", "XGBoostExplainer", "ShapleyExplainer"):
         program += f"SELECT x1, x2, x3 FROM d LIMIT 40 TO EXPLAIN xg USING {explainer};"
+    program += (
+        "SELECT x1, x2, x3 FROM d TO EXPLAIN xg WITH explain.max_rows = 30 USING ShapleyExplainer;"
+    )
     status, out, err = run(tmp_path, duckdb_url, program, capsys)
     assert status == 0, err
     tables = out.split("feature,")[1:]
-    assert len(tables) == 3
+    assert len(tables) == 4
+    assert "ShapleyExplainer explains 30 of the 300 rows, drawn at random" in err
     for table in tables:
         assert table.splitlines()[1].startswith("x1,")
     assert tables[1].splitlines()[0] == "importance,fscore"  # XGBoostExplainer: gain, splits

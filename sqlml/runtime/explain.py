@@ -32,6 +32,7 @@ from sqlml.runtime.shapley import shapley_values, take
 
 BACKGROUND = 20  # ShapleyExplainer's background rows (explain.background)
 PERMUTATIONS = 10  # and feature orders per row (explain.permutations)
+MAX_ROWS = 1000  # and rows explained at most (explain.max_rows)
 
 
 def explain(statement: ir.ExplainStatement, context: Context) -> Outcome:
@@ -43,7 +44,7 @@ def explain(statement: ir.ExplainStatement, context: Context) -> Outcome:
     applied = apply(statement.model, statement.select, context)
     explainer = _explainer(statement, applied)
     extra: dict[str, np.ndarray] = {}
-    per_row = True
+    per_row, explained = True, applied.features
     if explainer == "TreeExplainer":
         attributions = cast(TreeTrainer, applied.trainer).contributions(
             applied.model.data, applied.features, applied.metadata
@@ -56,7 +57,8 @@ def explain(statement: ir.ExplainStatement, context: Context) -> Outcome:
         attributions, per_row = extra.pop("gain")[None, :], False
         measure = "total gain of the feature's splits"
     elif explainer == "ShapleyExplainer":
-        attributions, measure = _shapley(applied, attributes)
+        explained = _sample(statement, applied.features)
+        attributions, measure = _shapley(applied, explained, attributes)
     else:
         attributions = _permutation_effects(applied, statement, attributes.get("label_col"))
         measure = "loss increase when the feature is shuffled"
@@ -74,7 +76,7 @@ def explain(statement: ir.ExplainStatement, context: Context) -> Outcome:
     order = np.argsort(-importance, kind="stable")
     table = {"feature": features[order], "importance": importance[order].astype(np.float64)}
     table.update({name: values[order].astype(np.float64) for name, values in extra.items()})
-    saved = _plot(statement, applied, attributions, measure, per_row)
+    saved = _plot(statement, applied, explained, attributions, measure, per_row)
     if statement.table is None:
         rows = list(zip(*(column.tolist() for column in table.values()), strict=True))
         return Outcome(result=ResultSet(list(table), rows), summary=saved)
@@ -113,6 +115,7 @@ def _warn(statement: ir.ExplainStatement, message: str) -> None:
 def _plot(
     statement: ir.ExplainStatement,
     applied: Applied,
+    explained: FeatureArrays,
     attributions: np.ndarray,
     measure: str,
     per_row: bool,
@@ -139,7 +142,7 @@ def _plot(
         path,
         attributions,
         applied.features.names,
-        feature_values(applied.features),
+        feature_values(explained),
         _class_names(applied.labels),
         measure,
         summary,
@@ -150,10 +153,28 @@ def _plot(
     return f"plot of {statement.model} saved to {path}"
 
 
-def _shapley(applied: Applied, attributes: dict[str, Any]) -> tuple[np.ndarray, str]:
-    """Shapley values of the model's output (rows x features, or rows x classes x features
-    for more than two classes) against a sample of the rows, and what they measure."""
-    features, seed = applied.features, attributes["explain.seed"]
+def _sample(statement: ir.ExplainStatement, features: FeatureArrays) -> FeatureArrays:
+    """At most ``explain.max_rows`` of the rows, drawn with ``explain.seed`` (with a
+    warning when some are left out): ShapleyExplainer's cost grows with the rows."""
+    most = statement.attributes.get("explain.max_rows") or MAX_ROWS
+    if features.rows <= most:
+        return features
+    _warn(
+        statement,
+        f"ShapleyExplainer explains {most:,} of the {features.rows:,} rows, drawn at random "
+        "(explain.max_rows to change it)",
+    )
+    rng = np.random.default_rng(statement.attributes["explain.seed"])
+    return take(features, np.sort(rng.choice(features.rows, most, replace=False)))
+
+
+def _shapley(
+    applied: Applied, features: FeatureArrays, attributes: dict[str, Any]
+) -> tuple[np.ndarray, str]:
+    """Shapley values of the model's output for ``features`` (rows x features, or rows x
+    classes x features for more than two classes) against a sample of their rows, and what
+    they measure."""
+    seed = attributes["explain.seed"]
     rng = np.random.default_rng(seed)
     size = min(attributes.get("explain.background") or BACKGROUND, features.rows)
     background = take(features, np.sort(rng.choice(features.rows, size, replace=False)))

@@ -39,6 +39,13 @@ EXPLAIN_ATTRIBUTES = {
         "ShapleyExplainer: feature orders sampled per row (all of them when fewer; default 10)",
         minimum=2,
     ),
+    "explain.max_rows": Attr(
+        "explain.max_rows",
+        "int",
+        None,
+        "ShapleyExplainer: rows explained at most, drawn at random beyond (default 1000)",
+        minimum=1,
+    ),
     "summary.plot_type": Attr(
         "summary.plot_type",
         "string",
