@@ -298,3 +298,18 @@ def test_eval_metric_is_checked_at_its_value():
         )
         == []
     )
+
+
+def test_eval_metric_must_measure_the_objective():
+    found = errors(
+        "SELECT x, y FROM t TO TRAIN xgboost.gbtree WITH objective = 'binary:logistic',\n"
+        "  eval_metric = mlogloss LABEL y INTO m;\n"
+        "SELECT x, y FROM t TO TRAIN xgboost.gbtree WITH objective = 'multi:softprob',\n"
+        "  num_class = 3, eval_metric = 'rmse' LABEL y INTO n;\n"
+        "SELECT x, y FROM t TO TRAIN xgboost.gbtree WITH objective = 'multi:softmax',\n"
+        "  num_class = 3, eval_metric = 'auc' LABEL y INTO o;\n"
+    )
+    assert [error.split(" |")[0] for error in found] == [
+        "2:17 eval_metric mlogloss measures a multi:* objective; this objective is not one",
+        "4:32 eval_metric rmse does not measure a multi:* objective's class probabilities",
+    ]

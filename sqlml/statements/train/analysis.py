@@ -183,8 +183,9 @@ def _check_ranking(statement: syntax.TrainStatement, attributes: dict[str, Any])
 
 def _check_eval_metric(statement: syntax.TrainStatement, attributes: dict[str, Any]) -> None:
     """XGBoost's ``eval_metric``: one of its metrics, else an error at the value."""
-    value = attributes.get("eval_metric")
-    problem = None if value is None else xgboost_eval_metric_problem(value)
+    value, objective = attributes.get("eval_metric"), attributes.get("objective")
+    multiclass = None if objective is None else str(objective).startswith("multi:")
+    problem = None if value is None else xgboost_eval_metric_problem(value, multiclass)
     if problem is not None:
         given = next(a for a in statement.attributes if a.name == "eval_metric")
         raise error(problem[0], _value_start(statement, given), problem[1])
