@@ -12,8 +12,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from sqlml.backends.argo.codegen import to_argo_yaml
 from sqlml.cli import main
-from sqlml.errors import CheckError
+from sqlml.errors import CheckError, KubernetesError
 from sqlml.grammar import parse
 from sqlml.models.store import ModelStore
 from sqlml.runtime.datasource import connect
@@ -222,3 +223,16 @@ def test_an_unsupervised_estimator_refuses_validation_attributes():
     with pytest.raises(CheckError, match="nothing to validate") as raised:
         analyze(parse("SELECT * FROM t TO TRAIN KMeans WITH validation.split = 0.1 INTO m;"))
     assert (raised.value.line, raised.value.column) == (1, 38)
+
+
+def test_clustering_trains_in_process_only_and_is_explained_by_its_scores(
+    blobs, duckdb_url, capsys
+):
+    statements = analyze(
+        parse("SELECT x, y FROM blobs TO TRAIN KMeans WITH train.workers = 2 INTO m;")
+    )
+    with pytest.raises(KubernetesError, match="cluster models train in-process only"):
+        to_argo_yaml(statements, "p")
+    run(duckdb_url, "SELECT x, y FROM blobs TO TRAIN KMeans INTO clusters;", capsys)
+    explained, _ = run(duckdb_url, "SELECT x, y FROM blobs TO EXPLAIN clusters;", capsys)
+    assert {row["feature"] for row in explained} == {"x", "y"}
