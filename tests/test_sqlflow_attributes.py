@@ -266,3 +266,29 @@ def test_did_you_mean_an_estimator_looks_past_the_task_word():
     )
     assert closest_estimator("SVMClassifier") is None  # not LinearClassifier
     assert closest_estimator("RandomForestClassifier") != "LinearClassifier"
+
+
+def test_an_alias_is_searched_under_sqlmls_name():
+    statement = check(
+        "SELECT * FROM t TO TRAIN xgboost.gbtree WITH learning_rate = CHOICE(0.1, 0.2) "
+        "LABEL y INTO m;"
+    )
+    assert statement.space == {"eta": {"kind": "choice", "type": "float", "values": [0.1, 0.2]}}
+    with pytest.raises(CheckError, match="verbosity cannot be searched: sqlml does not apply"):
+        check(
+            "SELECT * FROM t TO TRAIN xgboost.gbtree WITH verbosity = CHOICE(0, 1) LABEL y INTO m;"
+        )
+
+
+def test_under_using_an_alias_is_its_attributes_kind():
+    statement = check(
+        "SELECT * FROM t TO TRAIN xgboost.gbtree WITH learning_rate = 0.1, n_estimators = 2 "
+        "LABEL y USING b INTO m;"
+    )
+    assert statement.attributes["eta"] == 0.1
+    assert statement.attributes["train.num_boost_round"] == 2
+    with pytest.raises(CheckError, match=r"model\.activation_fn comes from the base model b"):
+        check(
+            "SELECT * FROM t TO TRAIN DNNClassifier WITH model.activation_fn = 'relu' "
+            "LABEL y USING b INTO m;"
+        )

@@ -190,10 +190,15 @@ def warn(pos: ast.Position, message: str) -> None:
     print(f"sqlml: warning: line {pos.line}, column {pos.column}: {message}", file=sys.stderr)
 
 
+def own_name(name: str, schema: Mapping[str, Attr]) -> str:
+    """The name of the attribute of ``schema`` written ``name`` (an alias: its attribute's)."""
+    return _names(schema).get(name, name)
+
+
 def is_architecture(name: str, schema: Mapping[str, Attr]) -> bool:
     """Whether the attribute written ``name`` defines the model: an alias as its attribute;
     one outside ``schema`` (a user model's own ``model.*``) does."""
-    spec = schema.get(_names(schema).get(name, name))
+    spec = schema.get(own_name(name, schema))
     return spec is None or spec.architecture
 
 

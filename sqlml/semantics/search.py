@@ -4,6 +4,7 @@ INT_RANGE) checked against the estimator's attribute schemas, and the ``search.*
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 from sqlml.errors import CheckError
@@ -16,7 +17,7 @@ from sqlml.models.xgboost.objectives import (
     REGRESSION_OBJECTIVES,
 )
 from sqlml.search_space import ALGORITHMS, DEFAULT_RANDOM_TRIALS, GOALS, default_goal, grid_points
-from sqlml.semantics.attributes import Attr, check_attributes
+from sqlml.semantics.attributes import Attr, check_attributes, own_name
 
 PREFIX = "search."
 REPLACE = "output.replace"  # a setting too: whether the trials table may replace any table
@@ -135,6 +136,7 @@ def check(
                 "search the training's attributes, not the search's settings",
             )
     search = check_attributes(settings, SEARCH_ATTRIBUTES, "a hyperparameter search")
+    candidates = [replace(a, name=own_name(a.name, estimator.attributes)) for a in candidates]
     space = {a.name: _entry(a, a.value, estimator) for a in candidates}
     given = {attribute.name: attribute for attribute in settings}
     _check_validation(attributes, candidates[0])
@@ -184,6 +186,12 @@ def _entry(attribute: ast.Attribute, found: ast.Candidates, estimator: Estimator
     spec = estimator.attributes.get(attribute.name)
     if spec is None and not attribute.name.startswith(estimator.open_prefix or "\0"):
         _checked(attribute, 0, attribute.pos, estimator)  # says it is unknown
+    if spec is not None and spec.ignored is not None:
+        raise _error(
+            f"{attribute.name} cannot be searched: sqlml does not apply it ({spec.ignored})",
+            attribute.pos,
+            f"remove {attribute.name}",
+        )
     kind = found.function.lower()
     for value, pos in zip(found.values, found.positions, strict=True):
         if isinstance(value, ast.Candidates):
