@@ -236,3 +236,12 @@ def test_clustering_trains_in_process_only_and_is_explained_by_its_scores(
     run(duckdb_url, "SELECT x, y FROM blobs TO TRAIN KMeans INTO clusters;", capsys)
     explained, _ = run(duckdb_url, "SELECT x, y FROM blobs TO EXPLAIN clusters;", capsys)
     assert {row["feature"] for row in explained} == {"x", "y"}
+
+
+def test_a_search_over_a_renamed_attribute_searches_the_family_parameter():
+    program = "SELECT * FROM t TO TRAIN BoostedTreesClassifier WITH model.n_trees = CHOICE(5, 10) "
+    (statement,) = analyze(parse(program + "LABEL y INTO m;"))
+    assert statement.space == {
+        "train.num_boost_round": {"kind": "choice", "type": "int", "values": [5, 10]}
+    }
+    assert "train.num_boost_round" not in statement.attributes

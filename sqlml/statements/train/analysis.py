@@ -74,6 +74,7 @@ def _lower(statement: syntax.TrainStatement, step_id: str, dialect: str) -> Trai
         space, settings_ = search.check(
             estimator, candidates, settings, attributes, task, str(statement.into)
         )
+        space = {estimator.renamed.get(name) or name: values for name, values in space.items()}
         searched = {"space": space, "search": settings_}
         for name in space:
             attributes.pop(name, None)
