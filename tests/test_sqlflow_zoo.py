@@ -14,8 +14,10 @@ import pytest
 
 from sqlml.backends.argo.codegen import to_argo_yaml
 from sqlml.cli import main
-from sqlml.errors import CheckError, KubernetesError
+from sqlml.errors import CheckError, KubernetesError, ModelError
 from sqlml.grammar import parse
+from sqlml.models.cluster.checks import kmeans_document
+from sqlml.models.outlier.checks import one_class_document
 from sqlml.models.store import ModelStore
 from sqlml.runtime.datasource import connect
 from sqlml.semantics import analyze
@@ -245,3 +247,21 @@ def test_a_search_over_a_renamed_attribute_searches_the_family_parameter():
         "train.num_boost_round": {"kind": "choice", "type": "int", "values": [5, 10]}
     }
     assert "train.num_boost_round" not in statement.attributes
+
+
+@pytest.mark.parametrize(
+    ("check", "data"),
+    [
+        (kmeans_document, b"\x80\x04pickle"),
+        (kmeans_document, b'{"mean": [0], "scale": [1], "centers": [[true]]}'),
+        (kmeans_document, b'{"mean": [0, 1], "scale": [1, 1], "centers": [[0]]}'),
+        (one_class_document, b'{"mean": [0], "scale": [1], "landmarks": [[0]]}'),
+        (
+            one_class_document,
+            b'{"mean": [0], "scale": [1], "landmarks": [[0]], "gamma": -1, "threshold": 1}',
+        ),
+    ],
+)
+def test_a_tampered_model_is_refused_before_use(check, data):
+    with pytest.raises(ModelError, match="is invalid"):
+        check(data)

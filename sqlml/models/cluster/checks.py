@@ -29,13 +29,15 @@ def kmeans_document(data: bytes) -> dict[str, Any]:
     width = len(mean) if isinstance(mean, list) else -1
     rows = [mean, scale, *centers] if isinstance(centers, list) and centers else []
     if not rows or not all(
-        isinstance(row, list)
-        and len(row) == width
-        and all(isinstance(v, int | float) and math.isfinite(v) for v in row)
-        for row in rows
+        isinstance(row, list) and len(row) == width and all(finite(v) for v in row) for row in rows
     ):
         raise _invalid("its mean, scale and centers are not lists of numbers of one width")
     return document
+
+
+def finite(value: Any) -> bool:
+    """Whether ``value`` is a finite JSON number (not a boolean)."""
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
 
 
 def _invalid(why: str) -> ModelError:

@@ -4,11 +4,11 @@ shapes (it is parsed by :mod:`json`; nothing in it runs)."""
 from __future__ import annotations
 
 import json
-import math
 from typing import Any
 
 from sqlml.errors import ModelError
 from sqlml.models.checks import MAX_MODEL_BYTES, TAMPERED_HINT, json_depth
+from sqlml.models.cluster.checks import finite
 
 MAX_DEPTH = 4  # {"landmarks": [[...]]}
 _KEYS = {"mean", "scale", "landmarks", "gamma", "threshold"}
@@ -31,16 +31,12 @@ def one_class_document(data: bytes) -> dict[str, Any]:
     width = len(mean) if isinstance(mean, list) else -1
     rows = [mean, document["scale"], *landmarks] if isinstance(landmarks, list) else []
     if len(rows) < 3 or not all(
-        isinstance(row, list) and len(row) == width and all(map(_finite, row)) for row in rows
+        isinstance(row, list) and len(row) == width and all(map(finite, row)) for row in rows
     ):
         raise _invalid("its mean, scale and landmarks are not lists of numbers of one width")
-    if not all(_finite(document[k]) and document[k] > 0 for k in ("gamma", "threshold")):
+    if not all(finite(document[k]) and document[k] > 0 for k in ("gamma", "threshold")):
         raise _invalid("its gamma and threshold are not positive numbers")
     return document
-
-
-def _finite(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
 
 
 def _invalid(why: str) -> ModelError:
