@@ -292,3 +292,9 @@ def test_under_using_an_alias_is_its_attributes_kind():
             "SELECT * FROM t TO TRAIN DNNClassifier WITH model.activation_fn = 'relu' "
             "LABEL y USING b INTO m;"
         )
+
+
+def test_xgbclassifier_keeps_xgboosts_names_with_a_hint_for_the_others():
+    with pytest.raises(CheckError) as caught:
+        check("SELECT * FROM t TO TRAIN XGBRegressor WITH reg_lambda = 1 LABEL y INTO m;")
+    assert caught.value.hint == "sqlml calls it lambda"

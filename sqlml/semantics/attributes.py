@@ -42,6 +42,7 @@ class Attr:
     choices: tuple[str, ...] | None = None
     architecture: bool = False  # defines the model: under TO TRAIN ... USING, the base model's
     aliases: tuple[str, ...] = ()  # other libraries' names for it, taken as this one
+    suggested: tuple[str, ...] = ()  # other names for it, refused with a hint naming it
     renamed: Mapping[str, str] = field(default_factory=dict, hash=False)  # old value -> choice
     ignored: str | None = None  # taken but not honoured: what sqlml does instead (a warning)
     # Another attribute, the values of it this one applies to, and its value when omitted
@@ -216,6 +217,9 @@ def _plain(value: ast.Value) -> Any:
 def _suggestion(name: str, schema: Mapping[str, Attr]) -> str:
     """A "did you mean" hint for an attribute ``schema`` lacks: the name (or alias) closest to
     ``name``, else the names it takes."""
+    named = next((attr.name for attr in schema.values() if name in attr.suggested), None)
+    if named:
+        return f"sqlml calls it {named}"
     names = _names(schema)
     close = _closest(name, names)
     if close:

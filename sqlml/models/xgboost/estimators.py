@@ -294,6 +294,13 @@ _REGRESSOR_OBJECTIVE = _objective(
     "learning objective; reg:squarederror when omitted; rank:* objectives need train.group_column",
 )
 
+# XGBClassifier and XGBRegressor take XGBoost's names only, as they always have: the others
+# are refused with a hint naming XGBoost's.
+_NATIVE_COMMON, _NATIVE_TREE = (
+    tuple(dataclasses.replace(attr, aliases=(), suggested=attr.aliases) for attr in attrs)
+    for attrs in (_COMMON, _TREE)
+)
+
 ESTIMATORS = (
     _xgboost(
         "xgboost.gbtree",
@@ -336,8 +343,8 @@ ESTIMATORS = (
         "gbtree",
         _CLASSIFIER_OBJECTIVE,
         _NUM_CLASS,
-        *_COMMON,
-        *_TREE,
+        *_NATIVE_COMMON,
+        *_NATIVE_TREE,
     ),
     _xgboost(
         "XGBRegressor",
@@ -345,8 +352,8 @@ ESTIMATORS = (
         "gradient-boosted trees that predict numbers, or rank rows (rank:* objectives)",
         "gbtree",
         _REGRESSOR_OBJECTIVE,
-        *_COMMON,
-        *_TREE,
+        *_NATIVE_COMMON,
+        *_NATIVE_TREE,
         _GROUP_COLUMN,
     ),
 )
