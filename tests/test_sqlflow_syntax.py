@@ -3,7 +3,9 @@ images in TO TRAIN and USING, kept in the IR, the step's image on Argo, noted lo
 
 from __future__ import annotations
 
+import hashlib
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -117,7 +119,7 @@ def test_the_image_is_the_step_image_on_argo():
     statements = analyze(
         parse(
             train("sqlflow/sqlflow:latest/DNNClassifier")
-            + "SELECT * FROM t TO PREDICT p.c USING m;"
+            + "SELECT * FROM t TO PREDICT p.c USING n;"
         ),
         "duckdb",
     )
@@ -137,4 +139,22 @@ def test_a_local_run_notes_the_images_it_ignores_in_one_line_each(capsys):
         "local run, which trains sqlml's DNNClassifier",
         "sqlml: note: zoo.sql:1:1: USING registry:5000/model:v1: a local run does not fetch a "
         "model zoo's model and trains anew",
+    ]
+
+
+def test_a_prediction_of_a_model_trained_from_an_image_runs_in_that_image_on_argo():
+    program = (
+        train("sqlflow/sqlflow:latest/DNNClassifier")
+        + "SELECT * FROM t TO PREDICT p.c USING m;"
+        + train()
+        + "SELECT * FROM t TO PREDICT q.c USING m;"
+    )
+    text = to_argo_yaml(analyze(parse(program), "duckdb"), "zoo")
+    tasks = re.findall(r"name: (s\d-\S+)\n\s+template: (\S+)", text)
+    image = "image-" + hashlib.sha256(b"sqlflow/sqlflow:latest").hexdigest()[:10]
+    assert tasks == [
+        ("s1-train-m", f"train-{image}"),
+        ("s2-predict-p-c", f"predict-{image}"),
+        ("s3-train-m", "train"),  # trained anew without an image: its predictions neither
+        ("s4-predict-q-c", "predict"),
     ]

@@ -108,7 +108,10 @@ def program_workflow(
 ) -> Workflow:
     """One step per statement of the program's plan, each after the statements it waits for."""
 
+    images: dict[str, str] = {}  # model -> the model zoo image its TO TRAIN named
+
     def add(workflow: Workflow, planned: PlannedStatement, after: list[Step]) -> Step:
+        planned = _zoo_image(planned, images)
         statement = planned.statement
         if isinstance(statement, ir.SearchStatement):  # a Katib Experiment, then the best kept
             replica = _replica(options, ())
@@ -121,6 +124,22 @@ def program_workflow(
         return add_step(workflow, planned, after)
 
     return build(plan(statements, dialect), dns_label(name, MAX_WORKFLOW_PREFIX), add)
+
+
+def _zoo_image(planned: PlannedStatement, images: dict[str, str]) -> PlannedStatement:
+    """``planned``, a TO PREDICT of a model trained from a model zoo image earlier in the
+    program given that image (its step runs in it, as SQLFlow's does); ``images`` follows
+    the models trained."""
+    statement = planned.statement
+    if isinstance(statement, ir.TrainStatement):
+        image = statement.image or statement.base_image
+        if image:
+            images[statement.model] = image
+        else:
+            images.pop(statement.model, None)
+    elif isinstance(statement, ir.PredictStatement) and statement.model in images:
+        return replace(planned, statement=replace(statement, image=images[statement.model]))
+    return planned
 
 
 def render(workflow: Workflow, options: ArgoOptions) -> Any:
@@ -409,8 +428,8 @@ def _template_name(kind: str, image: str | None = None) -> str:
 
 
 def _image(step: Step) -> str | None:
-    """The model zoo image a statement step names (TO TRAIN <image>/<estimator>, USING a
-    model zoo's model), the estimator's first."""
+    """The model zoo image of a statement step (TO TRAIN <image>/<estimator>, USING a model
+    zoo's model, the estimator's first; a TO PREDICT of a model trained from one)."""
     if step.template == RESOURCE:
         return None
     return step.params.get("image") or step.params.get("base_image")

@@ -18,3 +18,12 @@ class PredictStatement(Statement):
     result_column: str
     model: str
     attributes: dict[str, Any]
+    # The model zoo image its model was trained from, when a TO TRAIN of the same program
+    # names one: the step's image on Argo. Left out of the JSON when None.
+    image: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        data = super().to_dict()
+        if data["image"] is None:
+            del data["image"]
+        return data
