@@ -90,6 +90,8 @@ def test_a_misspelled_statement_keyword_is_caught(dialect):
         "EXPLAIN SELECT 1",
         "FROM t",
         "flush tables",
+        "UNLISTEN channel",
+        "UNINSTALL PLUGIN x",
     ],
 )
 def test_statements_sqlglot_does_not_know_still_pass(dialect, statement):

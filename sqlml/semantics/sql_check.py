@@ -180,6 +180,10 @@ STATEMENT_WORDS = (
     "ATTACH", "DETACH", "INSTALL", "LOAD", "EXPORT", "IMPORT", "CHECKPOINT", "RENAME",
     "COMMENT", "SUMMARIZE", "FROM", "START", "RESET", "PREPARE", "EXECUTE", "DEALLOCATE",
     "LOCK", "UNLOCK", "FLUSH", "OPTIMIZE", "REINDEX", "CLUSTER", "DISCARD", "LISTEN", "NOTIFY",
+    # Statements of some database whose word is close to one above: never "misspelled".
+    "UNLISTEN", "UNINSTALL", "RESTART", "RELEASE", "SAVEPOINT", "ABORT", "END", "DECLARE",
+    "FETCH", "CLOSE", "MOVE", "REFRESH", "REASSIGN", "SECURITY", "HANDLER", "REPAIR",
+    "CHECKSUM", "KILL", "PURGE", "SHUTDOWN", "HELP", "DO", "XA", "UNPIVOT", "PIVOT", "DESC",
 )  # fmt: skip
 
 
