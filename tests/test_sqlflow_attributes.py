@@ -9,6 +9,7 @@ import io
 import json
 import zipfile
 
+import h5py
 import pytest
 
 from sqlml.cli import main
@@ -298,3 +299,16 @@ def test_xgbclassifier_keeps_xgboosts_names_with_a_hint_for_the_others():
     with pytest.raises(CheckError) as caught:
         check("SELECT * FROM t TO TRAIN XGBRegressor WITH reg_lambda = 1 LABEL y INTO m;")
     assert caught.value.hint == "sqlml calls it lambda"
+
+
+def test_train_max_steps_stops_within_an_epoch(iris_duckdb_url, capsys):
+    program = (
+        "SELECT * FROM iris_train TO TRAIN DNNClassifier\n"
+        "WITH train.epoch = 5, train.batch_size = 10, train.max_steps = 3\n"
+        f"COLUMN {MEASURES} LABEL class INTO m;"
+    )
+    status, _, err = run(iris_duckdb_url, program, capsys)
+    assert status == 0, err
+    with zipfile.ZipFile(io.BytesIO(stored(iris_duckdb_url, "m").data)) as archive:
+        weights = h5py.File(io.BytesIO(archive.read("model.weights.h5")))
+        assert int(weights["optimizer/vars/0"][()]) == 3  # the optimizer's iterations

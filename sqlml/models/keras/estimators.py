@@ -114,11 +114,11 @@ _TRAIN = (
     Attr("train.batch_size", "int", 32, "rows per gradient step", minimum=1),
     Attr("train.seed", "int", 0, "random seed for weights and shuffling", minimum=0),
     # SQLFlow's, for TensorFlow's estimators: taken, not applied.
-    not_applied(
+    Attr(
         "train.max_steps",
         "int",
-        "SQLFlow: stop after this many steps",
-        "sqlml trains train.epoch passes over the rows",
+        None,
+        "stop after this many gradient steps (batches), even within an epoch; 0: no limit",
         minimum=0,
     ),
     not_applied(

@@ -82,6 +82,7 @@ def train(
         features.inputs(),
         y,
         epochs=attributes["train.epoch"],
+        max_steps=attributes.get("train.max_steps"),
         batch_size=attributes["train.batch_size"],
     )
     return _saved(model), _details(params, history, features)
@@ -139,6 +140,7 @@ def train_batches(
         model,
         dataset.prefetch(tf.data.AUTOTUNE),
         epochs=attributes["train.epoch"],
+        max_steps=attributes.get("train.max_steps"),
         shuffle=False,  # shuffled batch by batch above
     )
     return _saved(model), _details(params, history, sample)
@@ -191,12 +193,23 @@ def _optimizer(keras, attributes: dict[str, Any]):
     return getattr(keras.optimizers, name)(attributes["optimizer.learning_rate"], **arguments)
 
 
-def _fit(context: Context, keras, model, *data: Any, epochs: int, **options: Any):
-    """``model.fit``, stopped between batches once ``context``'s token is cancelled; while
-    its progress is shown, each epoch's loss and metrics go to it."""
+def _fit(
+    context: Context,
+    keras,
+    model,
+    *data: Any,
+    epochs: int,
+    max_steps: int | None = None,
+    **options: Any,
+):
+    """``model.fit``, stopped between batches once ``context``'s token is cancelled, or after
+    ``max_steps`` batches (0 or None: no limit); while its progress is shown, each epoch's
+    loss and metrics go to it."""
     reporter = context.reporter
     with reporter.stage("training", total=epochs, unit="epochs"):
         callbacks = [_cancellation(keras, context.token), _divergence(keras)]
+        if max_steps:
+            callbacks.append(_step_limit(keras, max_steps))
         if reporter.shown():
 
             class EpochProgress(keras.callbacks.Callback):
@@ -219,6 +232,20 @@ def _cancellation(keras, token: Token):
             token.check()
 
     return Cancellation()
+
+
+def _step_limit(keras, steps: int):
+    """A callback that stops fitting after ``steps`` batches (SQLFlow's train.max_steps)."""
+
+    class StepLimit(keras.callbacks.Callback):
+        done = 0
+
+        def on_train_batch_end(self, batch: int, logs: dict | None = None) -> None:
+            self.done += 1
+            if self.done >= steps:
+                self.model.stop_training = True
+
+    return StepLimit()
 
 
 def _divergence(keras):
