@@ -312,3 +312,20 @@ def test_train_max_steps_stops_within_an_epoch(iris_duckdb_url, capsys):
     with zipfile.ZipFile(io.BytesIO(stored(iris_duckdb_url, "m").data)) as archive:
         weights = h5py.File(io.BytesIO(archive.read("model.weights.h5")))
         assert int(weights["optimizer/vars/0"][()]) == 3  # the optimizer's iterations
+
+
+def test_a_searched_optimizer_argument_is_checked_against_the_optimizer():
+    statement = check(
+        "SELECT * FROM t TO TRAIN DNNClassifier WITH model.optimizer = SGD, "
+        "optimizer.momentum = CHOICE(0.1, 0.9) LABEL y INTO m;"
+    )
+    assert statement.space["optimizer.momentum"]["values"] == [0.1, 0.9]
+    with pytest.raises(CheckError) as caught:
+        check(
+            "SELECT * FROM t TO TRAIN DNNClassifier WITH model.optimizer = Adagrad, "
+            "optimizer.momentum = CHOICE(0.1, 0.9) LABEL y INTO m;"
+        )
+    assert caught.value.message == (
+        "attribute optimizer.momentum applies to model.optimizer = SGD or RMSprop, "
+        "not model.optimizer = Adagrad"
+    )

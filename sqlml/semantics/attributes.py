@@ -90,13 +90,15 @@ def check_attributes(
     schema: Mapping[str, Attr],
     owner: str,
     open_prefix: str | None = None,
+    related: bool = True,
 ) -> dict[str, Any]:
     """Check WITH attributes against ``schema`` and fill in defaults.
 
     Attributes outside the schema whose names start with ``open_prefix`` are taken as
     written (lists as lists). An alias is taken under the attribute's own name (given with
     it too, with the same value: once); an ``ignored`` attribute is checked and left out,
-    with a warning.
+    with a warning. ``related``: check that an attribute that applies with some values of
+    another only (``only_with``) has one (off for a candidate checked alone).
     """
     values = {name: attr.default for name, attr in schema.items() if attr.default is not None}
     names = _names(schema)
@@ -142,8 +144,8 @@ def check_attributes(
             values[own] = checked
         else:
             warn(pos, f"{owner} takes {attribute.name} but does not apply it: {spec.ignored}")
-    for attribute in given:
-        _check_only_with(attribute, schema.get(names.get(attribute.name, "")), values, seen)
+    for attribute in given if related else ():
+        check_related(attribute, schema, values, seen)
     return values
 
 
@@ -160,10 +162,16 @@ def _checked(attribute: ast.Attribute, spec: Attr) -> Any:
         ) from None
 
 
-def _check_only_with(
-    attribute: ast.Attribute, spec: Attr | None, values: dict[str, Any], seen: dict[str, str]
+def check_related(
+    attribute: ast.Attribute,
+    schema: Mapping[str, Attr],
+    values: Mapping[str, Any],
+    seen: Mapping[str, str] | None = None,
 ) -> None:
-    """A CheckError unless the attribute the given one goes with has one of its values."""
+    """A CheckError unless the attribute ``attribute`` applies with (``only_with``) has one of
+    the values it applies to in ``values``; ``seen``: the names given, as written."""
+    spec = schema.get(own_name(attribute.name, schema))
+    seen = seen or {}
     if spec is None or spec.only_with is None:
         return
     other, allowed, omitted = spec.only_with
@@ -173,7 +181,7 @@ def _check_only_with(
     written = seen.get(other, other)
     raise CheckError(
         f"attribute {attribute.name} applies to {written} = {' or '.join(map(str, allowed))}, "
-        f"not {written} = {value}" + ("" if other in seen else " (when omitted)"),
+        f"not {written} = {value}" + ("" if other in values else " (when omitted)"),
         line=attribute.pos.line,
         column=attribute.pos.column,
         hint=f"remove it, or set {written} = {allowed[0]}",

@@ -17,7 +17,7 @@ from sqlml.models.xgboost.objectives import (
     REGRESSION_OBJECTIVES,
 )
 from sqlml.search_space import ALGORITHMS, DEFAULT_RANDOM_TRIALS, GOALS, default_goal, grid_points
-from sqlml.semantics.attributes import Attr, check_attributes, own_name
+from sqlml.semantics.attributes import Attr, check_attributes, check_related, own_name
 
 PREFIX = "search."
 REPLACE = "output.replace"  # a setting too: whether the trials table may replace any table
@@ -138,6 +138,8 @@ def check(
     search = check_attributes(settings, SEARCH_ATTRIBUTES, "a hyperparameter search")
     candidates = [replace(a, name=own_name(a.name, estimator.attributes)) for a in candidates]
     space = {a.name: _entry(a, a.value, estimator) for a in candidates}
+    for attribute in candidates:
+        check_related(attribute, estimator.attributes, attributes)
     given = {attribute.name: attribute for attribute in settings}
     _check_validation(attributes, candidates[0])
     _check_distribution(attributes, candidates[0])
@@ -245,7 +247,7 @@ def _checked(
     """``value`` checked as the attribute's value, errors pointing at ``pos``."""
     candidate = ast.Attribute(attribute.name, value, pos)
     return check_attributes(
-        [candidate], estimator.attributes, estimator.name, estimator.open_prefix
+        [candidate], estimator.attributes, estimator.name, estimator.open_prefix, related=False
     )[attribute.name]
 
 
