@@ -5,6 +5,9 @@ reference documentation. An attribute may also be written under another library'
 (``aliases``: SQLFlow's, XGBoost's scikit-learn names), its values under their old names
 (``renamed``); an attribute sqlml takes but cannot honour (``ignored``: what it does instead)
 is checked, left out, and reported with a warning on standard error naming where it is.
+Names only hinted at (``suggested``) are refused with a hint naming sqlml's; an attribute
+that applies with some values of another only (``only_with``: an optimizer's arguments) is
+refused with the others.
 """
 
 from __future__ import annotations
