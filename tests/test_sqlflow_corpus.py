@@ -49,8 +49,6 @@ NOT_YET: frozenset[str] = frozenset(
             34,
             35,
             36,
-            44,
-            45,
             46,
         ),
         "syntax": (11,),

@@ -1,0 +1,98 @@
+"""SQLFlow's time-series estimators: ARIMAWithSTLDecomposition (sqlml's numpy ARIMA on a
+moving-average seasonal decomposition) forecasts a seasonal series with a trend."""
+
+from __future__ import annotations
+
+import json
+from datetime import date, timedelta
+
+import numpy as np
+import pytest
+
+from sqlml.cli import main
+from sqlml.errors import ModelError
+from sqlml.models.timeseries.checks import arima_document
+from sqlml.models.timeseries.model import fit, forecast
+from sqlml.runtime.datasource import connect
+
+DAYS = 200
+TRAINED = 170  # days trained on; the 30 after are forecast
+
+
+def series() -> np.ndarray:
+    """A daily series: a linear trend, a weekly cycle and a little noise."""
+    t = np.arange(DAYS, dtype=float)
+    noise = np.random.default_rng(0).normal(0, 0.2, DAYS)
+    return 10 + 0.05 * t + 3 * np.sin(2 * np.pi * t / 7) + noise
+
+
+def run(url: str, program: str, capsys) -> str:
+    status = main(["-e", program, "--datasource", url, "--format", "csv"])
+    _, err = capsys.readouterr()
+    assert status == 0, err
+    return err
+
+
+@pytest.fixture
+def fund(duckdb_url):
+    values = series()
+    days = [(date(2014, 1, 1) + timedelta(days=int(d))).isoformat() for d in range(DAYS)]
+    order = np.random.default_rng(1).permutation(TRAINED)  # rows stored out of date order
+    ds = connect(duckdb_url)
+    ds.write_table(
+        ["fund"],
+        {"time": np.array([days[i] for i in order], dtype=object), "purchase": values[order]},
+        replace=True,
+    )
+    ds.write_table(["future"], {"time": np.array(days[TRAINED:], dtype=object)}, replace=True)
+    ds.close()
+    return values
+
+
+def test_arima_with_stl_forecasts_a_seasonal_trend(fund, duckdb_url, capsys):
+    err = run(
+        duckdb_url,
+        "SELECT time, purchase FROM fund TO TRAIN sqlflow_models.ARIMAWithSTLDecomposition "
+        "WITH model.order = [7, 0, 2], model.period = [7], model.date_format = '%Y-%m-%d', "
+        "model.forecast_start = '2014-06-20', model.forecast_end = '2014-07-19' "
+        "LABEL purchase INTO purchase_model;",
+        capsys,
+    )
+    assert "moving average" in err and "forecast_start" in err
+    run(
+        duckdb_url,
+        "SELECT time FROM future TO PREDICT forecast.purchase USING purchase_model;",
+        capsys,
+    )
+    ds = connect(duckdb_url)
+    try:
+        found = [r[0] for r in ds.execute("SELECT purchase FROM forecast ORDER BY time").rows]
+    finally:
+        ds.close()
+    assert len(found) == DAYS - TRAINED
+    # the noise's standard deviation is 0.2; the weekly swing +-3
+    assert np.abs(np.array(found) - fund[TRAINED:]).mean() < 0.4
+
+
+def test_the_forecast_continues_across_batches_and_orders():
+    values = series()
+    for order in ([1, 1, 0], [2, 1, 1], [7, 0, 2]):
+        document = fit(values[:TRAINED], *order, [7])
+        whole = forecast(document, 30)
+        assert np.abs(whole - values[TRAINED:]).mean() < 0.4, order
+        assert np.allclose(
+            np.concatenate([forecast(document, 12), forecast(document, 18, 12)]), whole
+        )
+        arima_document(json.dumps(document).encode())
+
+
+def test_a_series_too_short_for_its_periods_is_refused():
+    with pytest.raises(ModelError, match="too few"):
+        fit(series()[:20], 1, 0, 0, [7, 30])
+
+
+def test_a_tampered_model_is_refused():
+    document = fit(series(), 1, 0, 0, [7])
+    document["seasonals"] = [[1.0, 2.0]]
+    with pytest.raises(ModelError, match="seasonal patterns"):
+        arima_document(json.dumps(document).encode())
