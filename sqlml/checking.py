@@ -20,7 +20,7 @@ from sqlml.models.store import ModelStore
 from sqlml.plan import dependencies
 from sqlml.runtime.datasource import Columns, Datasource
 from sqlml.runtime.features_derive import check_columns
-from sqlml.runtime.training import check_base_estimator
+from sqlml.runtime.training import check_base_estimator, check_repeated
 from sqlml.semantics import analyze
 from sqlml.semantics.metric_names import check_evaluated, stored_task, training_task
 from sqlml.statements import Effects, kind_of
@@ -63,6 +63,12 @@ def _against_datasource(
         for name, _, meta in catalog
     }
     tasks = {name: stored_task(meta) for name, _, meta in catalog}  # None: not known
+    # The attributes of each model, stored or trained earlier (absent: not known).
+    attributes = {
+        name: meta["attributes"]
+        for name, _, meta in catalog
+        if isinstance(meta, dict) and isinstance(meta.get("attributes"), dict)
+    }
     written: set[str] = set()  # tables the program writes before the current statement
     errors: list[SqlmlError] = []
     for statement, node in zip(statements, nodes, strict=True):
@@ -76,6 +82,8 @@ def _against_datasource(
                 if estimator is not None:
                     with _at(getattr(node, "using", None)):
                         check_base_estimator(statement, estimator)
+                if statement.base_model in attributes:
+                    check_repeated(statement, attributes[statement.base_model])
             if isinstance(statement, EvaluateStatement):
                 check_evaluated(node.attributes, tasks.get(statement.model), statement.model)
             target = _target(statement, effects)
@@ -92,6 +100,9 @@ def _against_datasource(
         written |= io.writes_tables
         for model in effects.values(statement, effects.writes_models):
             models[model] = getattr(statement, "estimator", None)
+            attributes.pop(model, None)
+            if isinstance(statement, TrainStatement) and not statement.base_model:
+                attributes[model] = statement.attributes
             tasks[model] = (
                 training_task(statement.task, statement.attributes)
                 if isinstance(statement, TrainStatement)
@@ -99,6 +110,7 @@ def _against_datasource(
             )
         for model in effects.values(statement, effects.drops_models):
             models.pop(model, None)
+            attributes.pop(model, None)
     return errors
 
 

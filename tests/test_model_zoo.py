@@ -148,11 +148,16 @@ def test_user_model_attributes_pass_through(monkeypatch):
     assert ir.from_dict(statement.to_dict()) == statement
     regressor = check("SELECT * FROM t TO TRAIN user_models.build_model LABEL y INTO m;")
     assert regressor.task == "auto"  # from the label: numbers are values, text classes
-    with pytest.raises(CheckError, match=r"attribute model\.kind comes from the base model b"):
-        check(
-            "SELECT * FROM t TO TRAIN user_models.build_model WITH model.kind = 1 "
-            "LABEL y USING b INTO m;"
-        )
+    # Issue 15: repeated with USING, a base model's own attribute is kept to compare with the
+    # base's when it is loaded (it was refused before).
+    continued = check(
+        "SELECT * FROM t TO TRAIN user_models.build_model WITH model.kind = 1 "
+        "LABEL y USING b INTO m;"
+    )
+    assert "model.kind" not in continued.attributes
+    assert continued.repeated == {
+        "model.kind": {"written": "model.kind", "value": 1, "line": 1, "column": 55}
+    }
 
 
 @pytest.mark.parametrize(

@@ -288,11 +288,16 @@ def test_under_using_an_alias_is_its_attributes_kind():
     )
     assert statement.attributes["eta"] == 0.1
     assert statement.attributes["train.num_boost_round"] == 2
-    with pytest.raises(CheckError, match=r"model\.activation_fn comes from the base model b"):
-        check(
-            "SELECT * FROM t TO TRAIN DNNClassifier WITH model.activation_fn = 'relu' "
-            "LABEL y USING b INTO m;"
-        )
+    # Issue 15: an architecture alias repeated with USING is kept under its stored name, to
+    # compare with the base's when it is loaded (it was refused before).
+    continued = check(
+        "SELECT * FROM t TO TRAIN DNNClassifier WITH model.activation_fn = 'relu' "
+        "LABEL y USING b INTO m;"
+    )
+    assert "model.activation_fn" not in continued.attributes
+    assert [(name, given["written"]) for name, given in continued.repeated.items()] == [
+        ("model.activation", "model.activation_fn")
+    ]
 
 
 def test_xgbclassifier_keeps_xgboosts_names_with_a_hint_for_the_others():

@@ -28,7 +28,6 @@ NOT_YET: frozenset[str] = frozenset(
     f"{name}#{n}"
     for name, numbers in {
         "kinds": (
-            9,
             30,
             31,
             32,
@@ -38,10 +37,7 @@ NOT_YET: frozenset[str] = frozenset(
             36,
             37,
         ),
-        "attributes": (
-            44,
-            78,
-        ),
+        "attributes": (44,),
         "feature_columns": (),
         "estimators": (
             21,

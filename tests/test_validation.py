@@ -264,11 +264,32 @@ def test_using_a_missing_or_different_model_fails(models, capsys):
         assert message in err, err
 
 
-def test_using_rejects_the_architecture_attributes(duckdb_url, capsys):
-    program = "SELECT * FROM t TO TRAIN DNNClassifier\n  WITH train.epoch = 1, model.hidden_units"
-    status, _, err = run(duckdb_url, program + " = [4] LABEL y USING b INTO m;", capsys)
+def test_using_takes_the_base_models_attributes_repeated_only_when_equal(models, capsys):
+    # Issue 15: SQLFlow allows a base model's own attributes repeated with USING when their
+    # values are equal (this test asserted their refusal before).
+    url, name = models
+    base, more = name("base"), name("more")
+    softprob = ", objective = 'multi:softprob'"
+    assert run(url, xgboost(base, 2, softprob), capsys)[0] == 0
+    status, _, err = run(url, xgboost(more, 2, softprob, base), capsys)
+    assert status == 0, err
+    assert stored(url, more).metadata["base_model"]["name"] == base
+    different = xgboost(more, 2, ", objective = 'multi:softmax'", base)
+    column = different.index("objective") + 1
+    message = (
+        'attribute objective = "multi:softmax" differs from the base model '
+        f'{base}\'s "multi:softprob"'
+    )
+    status, _, err = run(url, different, capsys)
     assert status == 1
-    assert err.startswith("<-e>:2:25: error: attribute model.hidden_units comes from the base")
+    assert err.startswith(f"<-e>:1:{column}: error: {message}"), err
+    assert "leave objective out" in err
+    ds = connect(url)
+    try:
+        errors = check_program(different, "duckdb", ds)
+    finally:
+        ds.close()
+    assert [(e.line, e.column, e.message) for e in errors] == [(1, column, message)]
 
 
 def test_check_finds_a_mismatched_base_model_and_validation_columns(duckdb_url):

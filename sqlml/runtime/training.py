@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
+import json
 import math
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -342,11 +343,29 @@ def check_base_estimator(statement: ir.TrainStatement, estimator: str) -> None:
         )
 
 
+def check_repeated(statement: ir.TrainStatement, base_attributes: dict[str, Any]) -> None:
+    """A :class:`ModelError` at the attribute unless each of the base model's architecture
+    attributes the statement repeats (USING) equals the base's; one the base's metadata does
+    not hold (a base that continued another) is not known, and passes."""
+    for name, given in (statement.repeated or {}).items():
+        if name in base_attributes and base_attributes[name] != given["value"]:
+            raise ModelError(
+                f"attribute {given['written']} = {json.dumps(given['value'])} differs from "
+                f"the base model {statement.base_model}'s "
+                f"{json.dumps(base_attributes[name])}",
+                line=given["line"],
+                column=given["column"],
+                hint=f"leave {given['written']} out to continue {statement.base_model} "
+                "(USING keeps its architecture), or leave out USING to train anew",
+            )
+
+
 def _base(statement: ir.TrainStatement, store: ModelStore, model_format: str) -> StoredModel:
     """The base model named by USING, checked to be one the statement can continue."""
     with blame(f"USING {statement.base_model}"):
         base = store.load(statement.base_model)
     check_base_estimator(statement, base.metadata["estimator"])
+    check_repeated(statement, base.metadata["attributes"])
     if base.metadata["format"] != model_format:
         raise ModelError(
             f"USING {statement.base_model}: the base model is stored as "

@@ -15,7 +15,7 @@ from sqlml.grammar import ast
 from sqlml.metrics import xgboost_eval_metric_problem
 from sqlml.models.estimator import warn
 from sqlml.semantics import search
-from sqlml.semantics.attributes import Attr, check_attributes, is_architecture
+from sqlml.semantics.attributes import check_attributes, is_architecture, own_name
 from sqlml.semantics.estimators import (
     RANKING_OBJECTIVES,
     Estimator,
@@ -60,9 +60,10 @@ def _lower(statement: syntax.TrainStatement, step_id: str, dialect: str) -> Trai
     )
     _check_validation_select(statement, dialect, attributes)
     _check_eval_metric(statement, attributes)
+    repeated = None
     if statement.using is not None:
         trained = dataclasses.replace(statement, attributes=plain + candidates)
-        attributes = _continued(trained, estimator.attributes, attributes)
+        attributes, repeated = _continued(trained, estimator, attributes)
     else:
         _check_ranking(statement, attributes)
     label = single_part(statement.label, "LABEL column") if statement.label else ""
@@ -92,6 +93,7 @@ def _lower(statement: syntax.TrainStatement, step_id: str, dialect: str) -> Trai
         label=label,
         model=str(statement.into),
         base_model=str(statement.using) if statement.using is not None else None,
+        repeated=repeated,
         **searched,
     )
 
@@ -246,22 +248,38 @@ def _value_pos(statement: syntax.TrainStatement, attribute: ast.Attribute) -> as
 
 
 def _continued(
-    statement: syntax.TrainStatement, schema: dict[str, Attr], attributes: dict[str, Any]
-) -> dict[str, Any]:
-    """The attributes of a training that continues a base model: the architecture is its.
+    statement: syntax.TrainStatement, estimator: Estimator, attributes: dict[str, Any]
+) -> tuple[dict[str, Any], dict[str, dict[str, Any]] | None]:
+    """The attributes of a training that continues a base model, whose architecture is its,
+    and the architecture attributes the statement repeats (as SQLFlow allows: they must
+    equal the base's, checked when it is loaded), under their stored names.
 
     Attributes outside the schema (a user model's own ``model.*``) are architecture too.
     """
+    schema = estimator.attributes
 
     def architecture(name: str) -> bool:
         return is_architecture(name, schema)
 
+    repeated: dict[str, dict[str, Any]] = {}
     for attribute in statement.attributes:
-        if architecture(attribute.name):
+        if not architecture(attribute.name):
+            continue
+        if isinstance(attribute.value, ast.Candidates):
             raise error(
                 f"attribute {attribute.name} comes from the base model {statement.using}",
                 attribute.pos,
-                f"remove it: TO TRAIN ... USING {statement.using} keeps the base model's "
-                f"{', '.join(name for name, attr in schema.items() if attr.architecture)}",
+                f"remove its candidates: TO TRAIN ... USING {statement.using} keeps the base "
+                f"model's {', '.join(name for name, attr in schema.items() if attr.architecture)}",
             )
-    return {name: value for name, value in attributes.items() if not architecture(name)}
+        own = own_name(attribute.name, schema)
+        stored = estimator.renamed.get(own, own)
+        if stored is not None:
+            repeated[stored] = {
+                "written": attribute.name,
+                "value": attributes[own],
+                "line": attribute.pos.line,
+                "column": attribute.pos.column,
+            }
+    kept = {name: value for name, value in attributes.items() if not architecture(name)}
+    return kept, repeated or None

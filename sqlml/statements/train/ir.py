@@ -7,8 +7,9 @@ from typing import Any, ClassVar
 
 from sqlml.ir import FeatureColumn, Statement
 
-# The fields naming model zoo images, which a statement without them leaves out of its JSON.
-ZOO_FIELDS = ("image", "base_image")
+# Fields a statement without them leaves out of its JSON (so it reads as before): the model
+# zoo images, and the base model's attributes repeated.
+OPTIONAL_FIELDS = ("image", "base_image", "repeated")
 
 
 @dataclass(frozen=True)
@@ -33,10 +34,14 @@ class TrainStatement(Statement):
     # Left out of the JSON when None, so a statement without one reads as before.
     image: str | None = None
     base_image: str | None = None
+    # USING: the base model's architecture attributes the statement repeats, under their
+    # stored names: {"written": name, "value": v, "line": l, "column": c}. Each must equal
+    # the base's, checked when it is loaded. Left out of the JSON when None.
+    repeated: dict[str, dict[str, Any]] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         data = super().to_dict()
-        for name in ZOO_FIELDS:
+        for name in OPTIONAL_FIELDS:
             if data[name] is None:
                 del data[name]
         return data
