@@ -96,3 +96,62 @@ def test_a_tampered_model_is_refused():
     document["seasonals"] = [[1.0, 2.0]]
     with pytest.raises(ModelError, match="seasonal patterns"):
         arima_document(json.dumps(document).encode())
+
+
+def windows(count: int, start: int, n_in: int = 7) -> dict[str, np.ndarray]:
+    """``count`` rows of a sine of period 12: ``n_in`` past values x1..xn and the next, y."""
+    t = np.arange(start, start + count + n_in, dtype=float)
+    wave = np.sin(2 * np.pi * t / 12)
+    columns = {f"x{i + 1}": wave[i : i + count] for i in range(n_in)}
+    return {**columns, "y": wave[n_in : n_in + count]}
+
+
+def test_an_lstm_time_series_model_learns_a_periodic_series(duckdb_url, capsys):
+    ds = connect(duckdb_url)
+    ds.write_table(["waves"], windows(240, 0), replace=True)
+    ds.write_table(["later"], windows(24, 500), replace=True)
+    ds.close()
+    run(
+        duckdb_url,
+        "SELECT * FROM waves TO TRAIN sqlflow_models.LSTMBasedTimeSeriesModel "
+        "WITH model.n_in = 7, model.stack_units = [16], train.epoch = 40, "
+        "train.batch_size = 16, validation.split = 0 LABEL y INTO waves_model;",
+        capsys,
+    )
+    run(duckdb_url, "SELECT * FROM later TO PREDICT next.y USING waves_model;", capsys)
+    ds = connect(duckdb_url)
+    try:
+        found = np.array([r[0] for r in ds.execute("SELECT y FROM next").rows])
+    finally:
+        ds.close()
+    truth = windows(24, 500)["y"]
+    assert len(found) == len(truth)
+    # the wave's amplitude is 1
+    assert np.abs(found - truth).mean() < 0.1
+
+
+def test_a_window_of_the_wrong_width_is_refused(duckdb_url, capsys):
+    ds = connect(duckdb_url)
+    ds.write_table(["waves"], windows(20, 0, n_in=5), replace=True)
+    ds.close()
+    status = main(
+        [
+            "-e",
+            "SELECT * FROM waves TO TRAIN sqlflow_models.RNNBasedTimeSeriesModel "
+            "WITH model.n_in = 7, model.stack_units = [4] LABEL y INTO waves_model;",
+            "--datasource",
+            duckdb_url,
+        ]
+    )
+    assert status != 0
+    assert "model.n_in x model.n_features = 7" in capsys.readouterr().err
+
+
+def test_several_future_values_are_refused_at_check(tmp_path, capsys):
+    program = tmp_path / "series.sql"
+    program.write_text(
+        "SELECT * FROM waves TO TRAIN sqlflow_models.RNNBasedTimeSeriesModel\n"
+        "WITH model.n_out = 4 LABEL y INTO m;\n"
+    )
+    assert main(["check", str(program)]) != 0
+    assert "model.n_out" in capsys.readouterr().err

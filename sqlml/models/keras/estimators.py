@@ -477,3 +477,63 @@ ESTIMATORS += (
         True,
     ),
 )
+
+
+def _series_regressor(name: str, model_type: str) -> Estimator:
+    """A regressor of a window of past values (:mod:`sqlml.models.keras.series`)."""
+    return _keras(
+        f"sqlflow_models.{name}",
+        "regressor",
+        "stacked recurrent layers over a window of model.n_in past steps (the numeric "
+        "columns), predicting the next value (Keras)",
+        "series",
+        Attr(
+            "model.stack_units",
+            "int list",
+            [500, 500],
+            "units of each stacked recurrent layer",
+            minimum=1,
+            maximum=MAX_UNITS,
+            architecture=True,
+        ),
+        Attr(
+            "model.n_in",
+            "int",
+            7,
+            "past steps a row holds (its numeric columns: n_in x n_features, step by step)",
+            minimum=1,
+            architecture=True,
+        ),
+        Attr(
+            "model.n_out",
+            "int",
+            1,
+            "future values predicted: sqlml predicts one (a numeric LABEL), not a "
+            "comma-separated label of several",
+            minimum=1,
+            maximum=1,
+            architecture=True,
+        ),
+        Attr(
+            "model.n_features",
+            "int",
+            1,
+            "values of each past step",
+            minimum=1,
+            architecture=True,
+        ),
+        Attr(
+            "model.model_type",
+            "string",
+            model_type,
+            "the recurrent layer: rnn (SimpleRNN), lstm or gru",
+            choices=("rnn", "lstm", "gru"),
+            architecture=True,
+        ),
+    )
+
+
+ESTIMATORS += (
+    _series_regressor("RNNBasedTimeSeriesModel", "rnn"),
+    _series_regressor("LSTMBasedTimeSeriesModel", "lstm"),
+)

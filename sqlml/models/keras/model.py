@@ -323,6 +323,10 @@ def _network(keras, features: FeatureArrays, n_outputs: int, attributes: dict[st
         from sqlml.models.keras.rnn import network
 
         return network(keras, features, n_outputs, attributes)
+    if architecture == "series":  # the time-series regressors
+        from sqlml.models.keras.series import network
+
+        return network(keras, features, n_outputs, attributes)
     inputs, parts = _inputs(keras, features)
     if architecture == "dnn":
         outputs = _dnn(keras, _joined(keras, parts), n_outputs, attributes, "model.")
