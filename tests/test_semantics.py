@@ -64,7 +64,7 @@ def test_estimator_names_are_case_insensitive_and_fix_the_booster():
          "attribute objective must be one of", None),
         ("model.activation = relu, model.activation = tanh", "DNNClassifier", 26,
          "attribute model.activation is given twice", None),
-        ("one_drop = 1", "xgboost.dart", 1, "attribute one_drop must be TRUE or FALSE", None),
+        ("one_drop = 2", "xgboost.dart", 1, "attribute one_drop must be TRUE or FALSE", None),
     ],
 )  # fmt: skip
 def test_attribute_errors_point_at_the_attribute(attributes, estimator, offset, message, hint):
@@ -77,6 +77,14 @@ def test_attribute_errors_point_at_the_attribute(attributes, estimator, offset, 
     assert error.message.startswith(message)
     if hint:
         assert error.hint == hint
+
+
+def test_a_boolean_attribute_takes_1_and_0_as_xgboost_does():
+    # Issue 15: SQLFlow passes XGBoost's ints (one_drop = 0); other numbers stay refused above.
+    assert train_with("one_drop = 0", "xgboost.dart").attributes["one_drop"] is False
+    assert train_with("one_drop = 1", "xgboost.dart").attributes["one_drop"] is True
+    with pytest.raises(CheckError, match="one_drop must be TRUE or FALSE"):
+        train_with("one_drop = 1.0", "xgboost.dart")
 
 
 @pytest.mark.parametrize(

@@ -37,7 +37,7 @@ NOT_YET: frozenset[str] = frozenset(
             36,
             37,
         ),
-        "attributes": (44,),
+        "attributes": (),
         "feature_columns": (),
         "estimators": (
             21,

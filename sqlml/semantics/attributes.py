@@ -7,7 +7,9 @@ reference documentation. An attribute may also be written under another library'
 is checked, left out, and reported with a warning on standard error naming where it is.
 Names only hinted at (``suggested``) are refused with a hint naming sqlml's; an attribute
 that applies with some values of another only (``only_with``: an optimizer's arguments) is
-refused with the others.
+refused with the others. A boolean named as XGBoost names its parameters (no prefix:
+``one_drop``, ``silent``) takes 1 and 0 for TRUE and FALSE too, as XGBoost does and SQLFlow
+passes them (``one_drop = 0``); sqlml's own (``model.*``, ``output.*``...) take TRUE or FALSE.
 """
 
 from __future__ import annotations
@@ -54,6 +56,8 @@ class Attr:
 
     def check(self, value: ast.Value) -> Any:
         """Return ``value`` converted to this attribute's type, or raise ValueError."""
+        if self.type == "bool" and "." not in self.name and type(value) is int and value in (0, 1):
+            value = bool(value)  # XGBoost's own parameter, as SQLFlow passes it
         checked = _convert(self.type, value)
         if isinstance(checked, str):
             checked = self.renamed.get(checked, checked)
