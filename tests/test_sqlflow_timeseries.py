@@ -1,5 +1,7 @@
 """SQLFlow's time-series estimators: ARIMAWithSTLDecomposition (sqlml's numpy ARIMA on a
-moving-average seasonal decomposition) forecasts a seasonal series with a trend."""
+moving-average seasonal decomposition) forecasts a seasonal series with a trend;
+RNNBasedTimeSeriesModel and LSTMBasedTimeSeriesModel (Keras) predict the next value of a
+window."""
 
 from __future__ import annotations
 
@@ -58,10 +60,11 @@ def test_arima_with_stl_forecasts_a_seasonal_trend(fund, duckdb_url, capsys):
         "LABEL purchase INTO purchase_model;",
         capsys,
     )
-    assert "moving average" in err and "forecast_start" in err
+    assert "moving average" in err and "forecast_start" in err and "forecast_end" in err
     run(
         duckdb_url,
-        "SELECT time FROM future TO PREDICT forecast.purchase USING purchase_model;",
+        "SELECT time FROM future TO PREDICT forecast.purchase WITH predict.batch_size = 7 "
+        "USING purchase_model;",
         capsys,
     )
     ds = connect(duckdb_url)

@@ -14,6 +14,10 @@ MAX_PERIOD = 10_000
 # The one feature orders the rows: a date as text (a category) or a number.
 FEATURE_KINDS = ("auto", "numeric", "dense", "category_id")
 
+_DATES = (
+    "sqlml orders the rows by the date without reading it; TO PREDICT forecasts the steps "
+    "right after the training series, one per row of its SELECT"
+)
 _ARIMA = (
     Attr(
         "model.order",
@@ -33,27 +37,11 @@ _ARIMA = (
         maximum=MAX_PERIOD,
         architecture=True,
     ),
+    Attr("model.date_format", "string", None, "SQLFlow: the format of the dates", ignored=_DATES),
     Attr(
-        "model.date_format",
-        "string",
-        "%Y-%m-%d",
-        "strptime format of forecast_start and forecast_end; its finest field is the step",
+        "model.forecast_start", "string", None, "SQLFlow: the first date forecast", ignored=_DATES
     ),
-    Attr(
-        "model.forecast_start",
-        "string",
-        None,
-        "first date forecast",
-        ignored="sqlml takes it as the step right after the last training row (the rows' "
-        "dates are ordered, not read)",
-    ),
-    Attr(
-        "model.forecast_end",
-        "string",
-        None,
-        "last date forecast: with forecast_start, the number of steps in the training "
-        "metrics (TO PREDICT forecasts one step per row)",
-    ),
+    Attr("model.forecast_end", "string", None, "SQLFlow: the last date forecast", ignored=_DATES),
 )
 
 

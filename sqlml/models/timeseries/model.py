@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterator
-from datetime import datetime
 from typing import Any
 
 import numpy as np
@@ -25,9 +24,6 @@ from sqlml.models.timeseries.checks import arima_document
 from sqlml.runtime.context import Context
 from sqlml.runtime.features_apply import FeatureArrays
 from sqlml.runtime.labels import LabelEncoding
-
-# The step of a date format: its finest field, in seconds (months and years: by calendar).
-_STEPS = (("%S", 1), ("%M", 60), ("%H", 3_600), ("%d", 86_400), ("%j", 86_400))
 
 
 def train(
@@ -57,15 +53,9 @@ def train(
     with context.reporter.stage("training", total=1, unit="fits"):
         document = fit(series, p, d, q, periods)
         context.reporter.advance(1)
-    steps = _steps(attributes)
-    metrics = {"train_rows": float(len(series))}
-    if steps:
-        metrics["forecast_steps"] = float(steps)
-        forecast_values = forecast(document, steps)
-        metrics["forecast_mean"] = float(forecast_values.mean())
     return json.dumps(document).encode(), {
         "params": {"order": [p, d, q], "periods": periods},
-        "metrics": metrics,
+        "metrics": {"train_rows": float(len(series))},
         "column_types": features.column_types,
     }
 
@@ -227,30 +217,3 @@ def _regress(
     residuals = np.zeros(len(x))
     residuals[rows] = x[rows] - design @ solution
     return float(solution[0]), solution[1 : p + 1], solution[p + 1 :], residuals
-
-
-def _steps(attributes: dict[str, Any]) -> int | None:
-    """The steps from model.forecast_start to model.forecast_end, both included, in units of
-    the date format's finest field; None when either is missing."""
-    start, end, form = (
-        attributes.get(f"model.{k}") for k in ("forecast_start", "forecast_end", "date_format")
-    )
-    if start is None or end is None:
-        return None
-    try:
-        first, last = datetime.strptime(start, form), datetime.strptime(end, form)
-    except ValueError as error:
-        raise ModelError(
-            f"model.forecast_start or model.forecast_end does not match model.date_format: {error}",
-            hint=f"write both as {form!r}, or change model.date_format",
-        ) from None
-    if last < first:
-        raise ModelError(
-            f"model.forecast_end {end!r} is before model.forecast_start {start!r}",
-            hint="swap them",
-        )
-    for field, seconds in _STEPS:
-        if field in form:
-            return int((last - first).total_seconds() // seconds) + 1
-    months = (last.year - first.year) * 12 + last.month - first.month
-    return (months if "%m" in form or "%b" in form or "%B" in form else months // 12) + 1
