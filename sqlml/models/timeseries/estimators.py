@@ -7,7 +7,7 @@ import dataclasses
 
 from sqlml.models.attributes import schema
 from sqlml.models.estimator import Estimator
-from sqlml.semantics.attributes import Attr
+from sqlml.semantics.attributes import Attr, not_applied
 
 MAX_ORDER = 30  # of p, d and q each
 MAX_PERIOD = 10_000
@@ -37,11 +37,9 @@ _ARIMA = (
         maximum=MAX_PERIOD,
         architecture=True,
     ),
-    Attr("model.date_format", "string", None, "SQLFlow: the format of the dates", ignored=_DATES),
-    Attr(
-        "model.forecast_start", "string", None, "SQLFlow: the first date forecast", ignored=_DATES
-    ),
-    Attr("model.forecast_end", "string", None, "SQLFlow: the last date forecast", ignored=_DATES),
+    not_applied("model.date_format", "string", "SQLFlow: the format of the dates", _DATES),
+    not_applied("model.forecast_start", "string", "SQLFlow: the first date forecast", _DATES),
+    not_applied("model.forecast_end", "string", "SQLFlow: the last date forecast", _DATES),
 )
 
 
