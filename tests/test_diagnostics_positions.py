@@ -101,7 +101,7 @@ def test_statements_sqlglot_does_not_know_still_pass(dialect, statement):
 def test_a_comma_before_label_gets_a_hint():
     text = "SELECT * FROM t TO TRAIN DNNClassifier\nWITH model.n_classes = 2,\nLABEL c\nINTO m;"
     (error,) = check_program(text, "duckdb")
-    assert (error.line, error.column) == (3, 7)
+    assert (error.line, error.column) == (3, 1)
     assert error.hint == "LABEL (line 3, column 1) was read as a name: remove the ',' before it"
 
 

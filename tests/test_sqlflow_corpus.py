@@ -52,15 +52,8 @@ NOT_YET: frozenset[str] = frozenset(
             7,
             8,
             9,
-            22,
-            24,
-            25,
-            26,
-            27,
-            30,
-            36,
-            37,
-            38,
+            34,
+            35,
         ),
     }.items()
     for n in numbers

@@ -296,9 +296,12 @@ def _error_at(text: str, error: UnexpectedInput, grammar: _Grammar) -> ParseErro
     elif "SQL_TEXT" in expected and error.token.type == "_TO":
         message = f"{_shown(text[error.token.start_pos :], words=2)} needs a SELECT before it"
     else:
+        misread = _misread_keyword(error)
+        if misread is not None:
+            return misread
         shown = _shown(str(error.token))
         message = f"unexpected {shown}; expected {_expected(expected, grammar.words)}"
-    hint = _misread_keyword(error) or _hint(expected, _clause(error, grammar.hints), grammar.hints)
+    hint = _hint(expected, _clause(error, grammar.hints), grammar.hints)
     return ParseError(message, line=line, column=column, hint=hint)
 
 
@@ -307,10 +310,11 @@ def _error_at(text: str, error: UnexpectedInput, grammar: _Grammar) -> ParseErro
 _SECTION_WORDS = frozenset({"WITH", "COLUMN", "FOR", "LABEL", "USING", "INTO"})
 
 
-def _misread_keyword(error: UnexpectedToken) -> str | None:
-    """The hint of an error right after a section's word (LABEL) that the parser took for the
-    name or value missing before it (a ',' too many, a '=' without a value); None if the
-    error is not after such a word."""
+def _misread_keyword(error: UnexpectedToken) -> ParseError | None:
+    """The error at a section's word (LABEL) right before the unexpected token, which the
+    parser took for the name or value missing before it (a ',' too many, a '=' without a
+    value): reported at the word, as SQLFlow's parser, which never takes it for a name, does.
+    None if the error is not after such a word."""
     stack = error.interactive_parser.parser_state.value_stack if error.interactive_parser else []
     word = stack[-1] if stack else None
     if not (isinstance(word, Token) and word.type in ("IDENT", "BARE_WORD")):
@@ -322,13 +326,18 @@ def _misread_keyword(error: UnexpectedToken) -> str | None:
     kind = before.type if isinstance(before, Token) else None
     where = f"{keyword} (line {word.line}, column {word.column})"
     if kind == "_COMMA":
-        return f"{where} was read as a name: remove the ',' before it"
-    if kind == "_EQ":
-        return f"{where} was read as the value of {stack[-3]}: write the value after '='"
-    what = "the estimator" if kind == "_TRAIN" else "a name"
-    return (
-        f"{where} was read as {what}: write {what} before it "
-        f'(a name that is the word {keyword} is written quoted: "{word}")'
+        expected, hint = "a name after ','", f"{where} was read as a name: remove the ',' before it"
+    elif kind == "_EQ":
+        expected = f"the value of {stack[-3]}"
+        hint = f"{where} was read as the value of {stack[-3]}: write the value after '='"
+    else:
+        expected = "the estimator" if kind == "_TRAIN" else "a name"
+        hint = (
+            f"{where} was read as {expected}: write {expected} before it "
+            f'(a name that is the word {keyword} is written quoted: "{word}")'
+        )
+    return ParseError(
+        f"unexpected {keyword}; expected {expected}", line=word.line, column=word.column, hint=hint
     )
 
 

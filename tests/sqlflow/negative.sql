@@ -177,26 +177,6 @@ TO TRAIN WITH model.n_classes = 3
 LABEL class
 INTO sqlflow_models.neg_model;
 
--- from: grammar extended_syntax_parser.y (INTO with a quoted model name)
--- needs: iris.train
--- error: line 5 column 6
--- sqlflow: syntax error near the string
-SELECT * FROM iris.train
-TO TRAIN DNNClassifier
-WITH model.n_classes = 3
-LABEL class
-INTO "sqlflow_models.neg_model";
-
--- from: grammar extended_syntax_parser.y (LABEL of a keyword: doc/language_guide.md says to quote it)
--- needs: feature_derivation_case.train
--- error: line 4 column 7
--- sqlflow: syntax error near "label"
-SELECT c1, c2, class AS label FROM feature_derivation_case.train
-TO TRAIN DNNClassifier
-WITH model.n_classes = 2
-LABEL label
-INTO sqlflow_models.neg_model;
-
 -- from: grammar extended_syntax_parser.y (an attribute without a value)
 -- needs: iris.train
 -- error: line 4 column 1
@@ -296,12 +276,6 @@ SELECT * FROM woodcarving.products
 TO MAXIMIZE SUM(price * amount)
 CONSTRAINT amount <= max_num
 INTO woodcarving.result_table;
-
--- from: grammar extended_syntax_parser.y (show_train_clause: the model name may not be quoted)
--- needs: nothing
--- error: line 1 column 12
--- sqlflow: syntax error near the string
-SHOW TRAIN "my_dnn_model";
 
 -- from: issue 15 (a misspelled keyword passes sqlml check today)
 -- needs: nothing
