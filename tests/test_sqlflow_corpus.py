@@ -4,6 +4,8 @@ Each positive file is checked as one program against a DuckDB database holding t
 ``schema.sql``; every case must pass, but those in ``NOT_YET`` (issue 15's work in progress),
 which must still fail: a case that starts to pass fails the test until it leaves the list.
 Each negative case is checked alone and must be refused at the line and column it names.
+A case whose header says ``dialect: mysql`` holds MySQL's SQL: it is checked alone against
+the MySQL test server holding the tables it needs.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from pathlib import Path
 
 import duckdb
 import pytest
+from conftest import datasource_url
 
 from sqlml.checking import check_program
 from sqlml.errors import SqlmlError
@@ -47,7 +50,7 @@ NOT_YET: frozenset[str] = frozenset(
             36,
             46,
         ),
-        "syntax": (11,),
+        "syntax": (),
         "negative": (
             7,
             8,
@@ -68,6 +71,8 @@ class Case:
     last: int
     text: str
     error: tuple[int, int] | None  # negative.sql: the line and column it must be refused at
+    dialect: str  # of its SQL: duckdb but where its header says otherwise
+    tables: tuple[str, ...]  # those it reads (its header's needs)
 
 
 def cases(name: str) -> list[Case]:
@@ -92,9 +97,17 @@ def cases(name: str) -> list[Case]:
                 last=end,
                 text="\n".join(lines[body:end]),
                 error=(int(error[1]), int(error[2])) if error else None,
+                dialect=header.get("dialect", "duckdb"),
+                tables=_tables(header.get("needs", "")),
             )
         )
     return found
+
+
+def _tables(needs: str) -> tuple[str, ...]:
+    """The tables of a ``needs`` header: ``iris.train, iris.test; model m``."""
+    tables = needs.split(";")[0].strip()
+    return () if tables in ("", "nothing") else tuple(t.strip() for t in tables.split(","))
 
 
 @pytest.fixture(scope="module")
@@ -115,6 +128,20 @@ def _file_errors(name: str, source_id: int, source: object) -> tuple[SqlmlError,
     return tuple(check_program(text, "duckdb", source))  # type: ignore[arg-type]
 
 
+def _mysql_errors(case: Case, url: str) -> list[SqlmlError]:
+    """The errors of ``case`` checked alone against MySQL holding the tables it needs."""
+    schema = (CORPUS / "schema.sql").read_text().split(";")
+    source = connect(url)
+    try:
+        for table in case.tables:
+            source.execute(f"CREATE SCHEMA IF NOT EXISTS {table.partition('.')[0]}")
+            create = next(s.strip() for s in schema if f"CREATE TABLE {table} (" in s)
+            source.execute(create.replace("CREATE TABLE", "CREATE TABLE IF NOT EXISTS", 1))
+        return check_program(case.text, "mysql", source)
+    finally:
+        source.close()
+
+
 def test_the_corpus_is_as_large_as_the_issue_asks():
     positive = sum(len(cases(name)) for name in POSITIVE)
     assert positive >= 250
@@ -123,12 +150,18 @@ def test_the_corpus_is_as_large_as_the_issue_asks():
 
 
 @pytest.mark.parametrize("case", [c for n in POSITIVE for c in cases(n)], ids=lambda c: c.id)
-def test_a_sqlflow_statement_passes_check(case: Case, datasource):
+def test_a_sqlflow_statement_passes_check(case: Case, datasource, tmp_path):
     name = case.id.partition("#")[0]
+    if case.dialect == "mysql":
+        found = _mysql_errors(case, datasource_url("mysql", tmp_path))
+        first = 1
+    else:
+        found = _file_errors(name, id(datasource), datasource)
+        first = case.first
     errors = [
-        f"{error.line - case.first + 1}:{error.column} {error.message}"
-        for error in _file_errors(name, id(datasource), datasource)
-        if error.line is not None and case.first <= error.line <= case.last
+        f"{error.line - first + 1}:{error.column} {error.message}"
+        for error in found
+        if error.line is not None and first <= error.line <= first + case.last - case.first
     ]
     if case.id in NOT_YET:
         assert errors, f"{case.id} passes now: take it out of NOT_YET"

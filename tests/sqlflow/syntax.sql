@@ -93,6 +93,8 @@ SHOW TRAIN  sqlflow_fraud_detection_model;
 
 -- from: doc/tutorial/energe_lstmbasedtimeseries.md (\" inside a double-quoted validation.select)
 -- needs: iris.train, iris.test
+-- dialect: mysql
+-- note: MySQL's SQL, as the tutorial's: "," is a string in MySQL, a column's name in standard SQL (DuckDB, PostgreSQL), where SQLFlow's docs write ','
 SELECT sepal_length, sepal_width, petal_length, concat(petal_width, ',', class) AS class FROM iris.train
 TO TRAIN DNNRegressor
 WITH
