@@ -169,6 +169,26 @@ def test_a_sqlflow_statement_passes_check(case: Case, datasource, tmp_path):
     assert not errors, f"{case.id} ({case.source}):\n{case.text}"
 
 
+# Files that do not check as one program yet: in syntax.sql, CATEGORY_ID(c4, 16, "\\"") reads
+# its delimiter as a quoted name, whose SQL quoting then misplaces every later double quote.
+NOT_YET_AS_PROGRAMS = frozenset({"syntax"})
+
+
+@pytest.mark.parametrize("name", POSITIVE)
+def test_each_positive_file_checks_as_one_program(name: str, datasource):
+    """No error outside the cases either (a quote misread in one case shifts the rest)."""
+    spans = [(case.first, case.last) for case in cases(name)]
+    stray = [
+        f"{error.line}:{error.column} {error.message}"
+        for error in _file_errors(name, id(datasource), datasource)
+        if not any(first <= (error.line or 0) <= last for first, last in spans)
+    ]
+    if name in NOT_YET_AS_PROGRAMS:
+        assert stray, f"{name}.sql checks as one program now: take it out of NOT_YET_AS_PROGRAMS"
+        pytest.xfail(stray[0])
+    assert not stray
+
+
 @pytest.mark.parametrize("case", cases("negative"), ids=lambda c: c.id)
 def test_a_statement_sqlflow_refuses_is_refused_where_sqlflow_says(case: Case):
     errors = check_program(case.text, "duckdb")
