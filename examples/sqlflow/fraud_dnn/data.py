@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from sqldata import emit, schema_sql, table_sql  # noqa: E402
+from sqldata import emit, schema_sql, table_sql
 
 SEED = 15
 ROWS = 2000  # creditcard.creditcard: few, as train.epoch = 100 runs over them all
