@@ -31,7 +31,8 @@ Y = np.array([3.0, 1.0, 4.0, 1.0, 5.0, 9.0])
 
 
 class ConstantTrainer:
-    """Learns the mean label, shrunk toward zero by ``model.shrink``; stores it as JSON."""
+    """Learns the mean label, shrunk toward zero by ``model.shrink``; stores it as JSON. It
+    trains on streamed batches too (``train.external_memory``)."""
 
     def train(self, context, features, y, labels, attributes, base=None, **ranking):
         mean = float(np.mean(y)) * (1 - attributes["model.shrink"])
@@ -42,9 +43,6 @@ class ConstantTrainer:
         y = np.concatenate([batch_y for _, batch_y in batches()])
         return self.train(context, sample, y, labels, attributes, base)
 
-    def predict_scores(self, context, data, features, metadata, batch_size):
-        return self.scorer(context, data, metadata)(features, batch_size)
-
     def scorer(self, context, data, metadata):
         mean = json.loads(data)["mean"]
         return lambda features, batch_size: np.full(features.rows, mean)
@@ -54,6 +52,7 @@ class Constant(Family):
     name = "constant"
     format = "constant-json"
     extensions = (".json",)
+    streams = True
 
     def estimators(self) -> tuple[Estimator, ...]:
         shrink = Attr("model.shrink", "float", 0.0, "shrink toward 0", minimum=0, maximum=1)
@@ -120,6 +119,46 @@ def test_a_registered_family_trains_predicts_explains_and_exports(
     assert json.loads(file.read_text()) == {"mean": pytest.approx(Y.mean())}
     metadata = json.loads(Path(f"{file}.sqlml.json").read_text())
     assert metadata["family"] == "constant" and metadata["estimator"] == "ConstantRegressor"
+
+
+def test_a_family_that_streams_trains_on_batches(constant_family, duckdb_url, capsys, monkeypatch):
+    """Three batches of two rows: the mean of them all, not of the two-row sample."""
+    from sqlml.runtime import external_memory
+
+    monkeypatch.setattr(external_memory, "BATCH_ROWS", 2)
+    monkeypatch.setattr(external_memory, "SAMPLE_ROWS", 2)
+    ds = connect(duckdb_url)
+    ds.write_table(["points"], {"x": X, "y": Y}, replace=True)
+    ds.close()
+    run(
+        duckdb_url,
+        "SELECT x, y FROM points TO TRAIN ConstantRegressor WITH validation.split = 0, "
+        "train.external_memory = true LABEL y INTO streamed;",
+        capsys,
+    )
+    run(duckdb_url, "SELECT x FROM points TO PREDICT predicted.y USING streamed;", capsys)
+    ds = connect(duckdb_url)
+    predicted = ds.execute("SELECT y FROM predicted").rows
+    ds.close()
+    assert [row[0] for row in predicted] == pytest.approx([Y.mean()] * len(Y))
+
+
+def test_a_family_that_does_not_stream_refuses_external_memory_before_reading(
+    constant_family, duckdb_url, capsys
+):
+    constant_family.streams = False  # type: ignore[misc]  # as a family that leaves it out
+    program = (
+        "SELECT x, y FROM no_such_table TO TRAIN ConstantRegressor\n"
+        "WITH train.external_memory = true LABEL y INTO m;"
+    )
+    assert main(["-e", program, "--datasource", duckdb_url]) == 1
+    err = capsys.readouterr().err
+    assert (
+        "<-e>:1:1: error: train.external_memory: ConstantRegressor (constant models) "
+        "trains on rows in memory only" in err
+    )
+    assert "hint: remove train.external_memory" in err
+    assert "no_such_table" not in err  # refused before the SELECT runs
 
 
 def test_a_family_without_a_kubeflow_job_trains_in_process_only(constant_family):

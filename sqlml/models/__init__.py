@@ -12,8 +12,9 @@ A new family is one package, ``sqlml/models/<name>/``, as ``xgboost`` and ``kera
   explainers, Kubeflow job) and ``FAMILY``, its instance; its name added to :data:`BUILT_IN`;
 - ``estimators.py``: its :class:`~sqlml.models.estimator.Estimator` declarations, their
   attributes built with :func:`sqlml.models.attributes.schema`, loaded on first lookup;
-- ``model.py`` (its ``trainer_module``): train, train_batches, predict_scores and scorer
-  (:class:`Trainer`), the only module that imports the library;
+- ``model.py`` (its ``trainer_module``): train and scorer (:class:`Trainer`), and
+  train_batches if the family ``streams`` (:class:`StreamingTrainer`), the only module that
+  imports the library;
 - ``checks.py``: checks on stored bytes before the library reads them.
 
 The model store (:mod:`sqlml.models.store`) keeps every family's models in the datasource.
@@ -21,12 +22,13 @@ The model store (:mod:`sqlml.models.store`) keeps every family's models in the d
 Outside sqlml, ``register(MyFamily())`` adds one (``tests/test_family_plugin.py``).
 """
 
-from sqlml.models.interface import Family, Trainer, TreeTrainer
+from sqlml.models.interface import Family, StreamingTrainer, Trainer, TreeTrainer
 from sqlml.models.registry import BUILT_IN, families, family, register, unregister
 
 __all__ = [
     "BUILT_IN",
     "Family",
+    "StreamingTrainer",
     "Trainer",
     "TreeTrainer",
     "families",

@@ -26,10 +26,10 @@ if TYPE_CHECKING:
 class Trainer(Protocol):
     """What trains and scores a family's models (a module or an object).
 
-    ``train`` and ``train_batches`` return the model's bytes and what its metadata records
-    besides (``params``, ``metrics``, ``column_types``); ``base`` is a stored model of the
-    same estimator whose training continues. Scores are class probabilities (rows x classes)
-    for classifiers, values for regressors.
+    ``train`` returns the model's bytes and what its metadata records besides (``params``,
+    ``metrics``, ``column_types``); ``base`` is a stored model of the same estimator whose
+    training continues. ``scorer`` loads a stored model once; its function returns class
+    probabilities (rows x classes) for classifiers, values for regressors.
 
     ``context`` is the running statement's (:class:`~sqlml.runtime.context.Context`): its
     long loops check ``context.token`` (between rounds, epochs or batches) and report to
@@ -48,6 +48,15 @@ class Trainer(Protocol):
     ) -> tuple[bytes, dict[str, Any]]:
         """Fit the rows in memory (``ranking``: ``groups``, each row's query, for rankers)."""
 
+    def scorer(
+        self, context: Context, data: bytes, metadata: dict[str, Any]
+    ) -> Callable[[FeatureArrays, int], np.ndarray]:
+        """The stored model, loaded once, as a function of features and a batch size."""
+
+
+class StreamingTrainer(Trainer, Protocol):
+    """The trainer of a family that trains on streamed batches (:attr:`Family.streams`)."""
+
     def train_batches(
         self,
         context: Context,
@@ -58,22 +67,8 @@ class Trainer(Protocol):
         attributes: dict[str, Any],
         base: StoredModel | None = None,
     ) -> tuple[bytes, dict[str, Any]]:
-        """Fit rows that ``batches()`` yields pass after pass (``train.external_memory``)."""
-
-    def predict_scores(
-        self,
-        context: Context,
-        data: bytes,
-        features: FeatureArrays,
-        metadata: dict[str, Any],
-        batch_size: int,
-    ) -> np.ndarray:
-        """The scores of the stored model ``data`` for ``features``."""
-
-    def scorer(
-        self, context: Context, data: bytes, metadata: dict[str, Any]
-    ) -> Callable[[FeatureArrays, int], np.ndarray]:
-        """The stored model, loaded once, as a function of features and a batch size."""
+        """Fit like ``train``, on rows that ``batches()`` yields pass after pass
+        (``train.external_memory``); ``sample``, labelled ``sample_y``, is the first rows."""
 
 
 class TreeTrainer(Trainer, Protocol):
@@ -106,6 +101,9 @@ class Family(ABC):
     # PermutationExplainer (needs the label) work with any.
     explainers: ClassVar[tuple[str, ...]] = ("ShapleyExplainer", "PermutationExplainer")
     parameter_servers: ClassVar[bool] = False  # whether train.ps applies to its job
+    # Whether its trainer trains on streamed batches (a StreamingTrainer): without it,
+    # TO TRAIN refuses train.external_memory.
+    streams: ClassVar[bool] = False
 
     @abstractmethod
     def estimators(self) -> Iterable[Estimator]:

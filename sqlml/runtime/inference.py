@@ -52,11 +52,11 @@ class Applied:
     def scores(
         self, features: FeatureArrays | None = None, batch_size: int = SCORE_BATCH
     ) -> np.ndarray:
-        """Class probabilities (classifiers) or values (regressors) for ``features`` or the rows."""
+        """Class probabilities (classifiers) or values (regressors) for ``features`` or the
+        rows, from the model loaded anew (a scorer may keep state across its batches)."""
         features = self.features if features is None else features
-        return self.trainer.predict_scores(
-            self.context, self.model.data, features, self.metadata, batch_size
-        )
+        score = self.trainer.scorer(self.context, self.model.data, self.metadata)
+        return score(features, batch_size)
 
     def truth(self, label: str) -> np.ndarray:
         """The label column encoded like the training labels."""

@@ -9,8 +9,10 @@ The rows come from one of two sources, the same stages running on either:
 - applying the features: streamed batches are applied (and their labels encoded) lazily,
   pass after pass; in memory, once, and the labels before (the split draws by class);
 - fitting: the trainer takes rows in memory whole (``Trainer.train``), and streamed ones as a
-  function that starts a new pass (``Trainer.train_batches``): XGBoost's external-memory
-  iterator reads the data again for each of its passes, and Keras normalises by a sample.
+  function that starts a new pass (``StreamingTrainer.train_batches``, of the families that
+  stream; the others refuse ``train.external_memory`` before reading): XGBoost's
+  external-memory iterator reads the data again for each of its passes, and Keras
+  normalises by a sample.
 
 Features are derived from the training rows only (streamed: from a sample of them); the
 validation metrics are TO EVALUATE's, computed on the trained model's scores for the
@@ -25,7 +27,7 @@ import json
 import math
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -33,7 +35,7 @@ import sqlml
 from sqlml import ir
 from sqlml.errors import ModelError
 from sqlml.metrics import TASKS, compute, misfit, split_names
-from sqlml.models import Family, Trainer, family
+from sqlml.models import Family, StreamingTrainer, Trainer, family
 from sqlml.models.store import ModelStore, StoredModel
 from sqlml.runtime import external_memory, in_memory
 from sqlml.runtime.context import Context
@@ -113,6 +115,7 @@ def train_and_save(
     """Train, validate and store the model with ``extra_metadata``; its metadata."""
     store = ModelStore(context.datasource)
     model_family = family(statement.family)
+    _check_streams(statement, model_family)
     trainer = model_family.trainer()
     base = _base(statement, store, model_family.format) if statement.base_model else None
     labels, rows = _labels(statement, _read(statement, context), base)
@@ -123,6 +126,17 @@ def train_and_save(
     metrics, how = _validate(context, trainer, data, details, validation, rows.how, labels, chosen)
     trained = Trained(data, details, metrics, features, labels, training.rows, how)
     return _store(context, statement, store, model_family, base, trained, extra_metadata)
+
+
+def _check_streams(statement: ir.TrainStatement, model_family: Family) -> None:
+    """A :class:`ModelError` if ``train.external_memory`` asks to stream the rows to a family
+    that trains on rows in memory only."""
+    if statement.attributes.get("train.external_memory") and not model_family.streams:
+        raise ModelError(
+            f"train.external_memory: {statement.estimator} ({model_family.name} models) "
+            "trains on rows in memory only, not on streamed batches",
+            hint="remove train.external_memory (or set it to false)",
+        )
 
 
 def _read(statement: ir.TrainStatement, context: Context) -> Source:
@@ -253,7 +267,8 @@ def _fit(
 ) -> tuple[bytes, dict[str, Any]]:
     """Fit: the model's bytes and details (its training metrics among them)."""
     if isinstance(training, Passes):
-        return trainer.train_batches(
+        streaming = cast(StreamingTrainer, trainer)  # the family streams (_check_streams)
+        return streaming.train_batches(
             context, training.batches, training.sample, training.sample_y, labels, attributes, base
         )
     ranking = {} if training.groups is None else {"groups": training.groups}
@@ -275,9 +290,12 @@ def _validate(
     class, left out), and how the rows were chosen, with their count; no metrics and None
     without rows."""
     ys, scores, groups = [], [], []
+    scorer = None
     for batch in batches:
+        if scorer is None:  # the model loaded once, if there are validation rows
+            scorer = trainer.scorer(context, data, details)
         ys.append(batch.y)
-        scores.append(trainer.predict_scores(context, data, batch.arrays, details, SCORE_BATCH))
+        scores.append(scorer(batch.arrays, SCORE_BATCH))
         groups.append(batch.groups)
     if not ys or how is None:
         return {}, None

@@ -5,7 +5,7 @@ cluster is the nearest centre). Deterministic for a seed."""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -63,29 +63,6 @@ def train(
         "metrics": metrics,
         "column_types": features.column_types,
     }
-
-
-def train_batches(
-    context: Context,
-    batches: Callable[[], Iterator[tuple[FeatureArrays, np.ndarray]]],
-    sample: FeatureArrays,
-    sample_y: np.ndarray,
-    labels: LabelEncoding,
-    attributes: dict[str, Any],
-    base: StoredModel | None = None,
-) -> tuple[bytes, dict[str, Any]]:
-    """Not offered: clustering reads its rows in memory (the labels stage refuses a stream)."""
-    raise ModelError("k-means trains on rows in memory", hint="remove train.external_memory")
-
-
-def predict_scores(
-    context: Context,
-    data: bytes,
-    features: FeatureArrays,
-    metadata: dict[str, Any],
-    batch_size: int,
-) -> np.ndarray:
-    return scorer(context, data, metadata)(features, batch_size)
 
 
 def scorer(

@@ -30,6 +30,7 @@ class Keras(Family):
     extensions = (".keras",)
     explainers = ("ShapleyExplainer", "PermutationExplainer")
     parameter_servers = True
+    streams = True  # tf.data
 
     def estimators(self) -> Iterable[Estimator]:
         from sqlml.models.keras.estimators import ESTIMATORS

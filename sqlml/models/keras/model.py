@@ -434,23 +434,13 @@ def _check_built_in(keras, model, path: str) -> None:
         )
 
 
-def predict_scores(
-    context: Context,
-    data: bytes,
-    features: FeatureArrays,
-    metadata: dict[str, Any],
-    batch_size: int,
-) -> np.ndarray:
-    """Class probabilities (rows x classes) for classifiers, values for regressors."""
-    return scorer(context, data, metadata)(features, batch_size)
-
-
 def scorer(
     context: Context, data: bytes, metadata: dict[str, Any]
 ) -> Callable[[FeatureArrays, int], np.ndarray]:
     """The stored model, loaded once, as a function of features and a batch size that
-    returns what :func:`predict_scores` returns; it stops between batches once
-    ``context``'s token is cancelled, and reports the rows scored to its reporter."""
+    returns class probabilities (rows x classes) for classifiers, values for regressors; it
+    stops between batches once ``context``'s token is cancelled, and reports the rows scored
+    to its reporter."""
     keras = _keras()
     model = _load(keras, data)
 

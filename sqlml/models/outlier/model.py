@@ -5,7 +5,7 @@ the training rows' densities. A row at or above it is an inlier (1), below an ou
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -55,31 +55,6 @@ def train(
         "metrics": {"train_outlier_share": outliers, "train_rows": float(len(z))},
         "column_types": features.column_types,
     }
-
-
-def train_batches(
-    context: Context,
-    batches: Callable[[], Iterator[tuple[FeatureArrays, np.ndarray]]],
-    sample: FeatureArrays,
-    sample_y: np.ndarray,
-    labels: LabelEncoding,
-    attributes: dict[str, Any],
-    base: StoredModel | None = None,
-) -> tuple[bytes, dict[str, Any]]:
-    """Not offered: the model reads its rows in memory (the labels stage refuses a stream)."""
-    raise ModelError(
-        "a one-class model trains on rows in memory", hint="remove train.external_memory"
-    )
-
-
-def predict_scores(
-    context: Context,
-    data: bytes,
-    features: FeatureArrays,
-    metadata: dict[str, Any],
-    batch_size: int,
-) -> np.ndarray:
-    return scorer(context, data, metadata)(features, batch_size)
 
 
 def scorer(

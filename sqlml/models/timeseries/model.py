@@ -12,7 +12,7 @@ the differences and the scale, and adds the seasonal patterns back.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -114,29 +114,6 @@ def forecast(document: dict[str, Any], steps: int, start: int = 0) -> np.ndarray
     for period, pattern in zip(document["periods"], document["seasonals"], strict=True):
         values_ += np.array(pattern)[positions % period]
     return values_[start:]
-
-
-def train_batches(
-    context: Context,
-    batches: Callable[[], Iterator[tuple[FeatureArrays, np.ndarray]]],
-    sample: FeatureArrays,
-    sample_y: np.ndarray,
-    labels: LabelEncoding,
-    attributes: dict[str, Any],
-    base: StoredModel | None = None,
-) -> tuple[bytes, dict[str, Any]]:
-    """Not offered: the series is fitted in memory."""
-    raise ModelError("an ARIMA model trains on rows in memory", hint="remove train.external_memory")
-
-
-def predict_scores(
-    context: Context,
-    data: bytes,
-    features: FeatureArrays,
-    metadata: dict[str, Any],
-    batch_size: int,
-) -> np.ndarray:
-    return scorer(context, data, metadata)(features, batch_size)
 
 
 def scorer(

@@ -29,6 +29,7 @@ class XGBoost(Family):
     extensions = (".json", ".ubj")
     trainer_module = "sqlml.models.xgboost.model"
     explainers = ("TreeExplainer", "XGBoostExplainer", "ShapleyExplainer", "PermutationExplainer")
+    streams = True  # external memory
 
     def estimators(self) -> Iterable[Estimator]:
         from sqlml.models.xgboost.estimators import ESTIMATORS

@@ -325,23 +325,13 @@ def _check_width(booster: xgb.Booster, width: int) -> None:
         )
 
 
-def predict_scores(
-    context: Context,
-    data: bytes,
-    features: FeatureArrays,
-    metadata: dict[str, Any],
-    batch_size: int,
-) -> np.ndarray:
-    """Class probabilities (rows x classes) for classifiers, values for regressors."""
-    return scorer(context, data, metadata)(features, batch_size)
-
-
 def scorer(
     context: Context, data: bytes, metadata: dict[str, Any]
 ) -> Callable[[FeatureArrays, int], np.ndarray]:
     """The stored model, loaded once and checked, as a function of features and a batch size
-    that returns what :func:`predict_scores` returns; it checks ``context``'s token before
-    each batch and reports the batch's rows to its reporter."""
+    that returns class probabilities (rows x classes) for classifiers, values for
+    regressors; it checks ``context``'s token before each batch and reports the batch's rows
+    to its reporter."""
     params = metadata["params"]
     booster = checked(data, params)
     token, reporter = context.token, context.reporter
