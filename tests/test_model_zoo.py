@@ -97,10 +97,6 @@ def test_for_targets_are_the_combined_estimators_inputs():
          "attribute objective must be one of 'binary:logistic'", None),
         ("XGBRegressor WITH num_class = 3", "num_class",
          "XGBRegressor has no attribute num_class", None),
-        ("XGBClassifier WITH learning_rate = 0.1", "learning_rate",
-         "XGBClassifier has no attribute learning_rate", "sqlml calls it eta"),
-        ("XGBRegressor WITH n_estimators = 10", "n_estimators",
-         "XGBRegressor has no attribute n_estimators", "sqlml calls it train.num_boost_round"),
         ("xgboost.gbtree WITH objective = 'rank:ndcg'", "objective",
          "objective rank:ndcg ranks the rows of each query; name the column holding the query id",
          "add train.group_column = '<column>'"),
@@ -133,6 +129,40 @@ def test_estimator_errors(monkeypatch, text, at, message, hint):
     assert error.message.startswith(message), error.message
     if hint:
         assert error.hint == hint
+
+
+@pytest.mark.parametrize(
+    ("estimator", "label", "rounds", "trees"),
+    [
+        ("XGBClassifier", "class", 3, 3),  # a tree per class and round
+        ("xgboost.XGBClassifier", "class", 3, 3),
+        ("XGBRegressor", "petal_width", 3, 1),
+        ("xgboost.XGBRegressor", "petal_width", 3, 1),
+        # XGBoost's random forests: n_estimators trees in one round.
+        ("XGBRFRegressor", "petal_width", 1, 3),
+    ],
+)
+def test_xgboost_estimators_take_the_scikit_learn_names(
+    iris_duckdb_url, estimator, label, rounds, trees, capsys
+):
+    """learning_rate and n_estimators, as SQLFlow writes them, are XGBoost's eta and rounds
+    (a forest's trees) on every XGBoost estimator."""
+    from sqlml.models.xgboost.model import load
+
+    program = (
+        f"SELECT {MEASURES}, class FROM iris_train TO TRAIN {estimator} "
+        f"WITH learning_rate = 0.25, n_estimators = 3, reg_lambda = 2, max_depth = 2 "
+        f"LABEL {label} INTO sk;"
+    )
+    status, _, err = run(iris_duckdb_url, program, capsys)
+    assert status == 0, err
+    model = stored(iris_duckdb_url, "sk")
+    params = model.metadata["params"]
+    assert params["eta"] == 0.25 and params["lambda"] == 2.0
+    assert not {"learning_rate", "n_estimators", "reg_lambda"} & set(params)
+    booster = load(model.data)
+    assert booster.num_boosted_rounds() == rounds
+    assert len(booster.get_dump()) == rounds * trees
 
 
 def test_user_model_attributes_pass_through(monkeypatch):

@@ -18,7 +18,7 @@ from sqlml.grammar import parse
 from sqlml.models.store import ModelStore
 from sqlml.runtime.datasource import connect
 from sqlml.semantics import analyze
-from sqlml.semantics.estimators import closest_estimator
+from sqlml.semantics.estimators import ESTIMATORS, closest_estimator
 
 MEASURES = "sepal_length, sepal_width, petal_length, petal_width"
 
@@ -300,10 +300,31 @@ def test_under_using_an_alias_is_its_attributes_kind():
     ]
 
 
-def test_xgbclassifier_keeps_xgboosts_names_with_a_hint_for_the_others():
-    with pytest.raises(CheckError) as caught:
-        check("SELECT * FROM t TO TRAIN XGBRegressor WITH reg_lambda = 1 LABEL y INTO m;")
-    assert caught.value.hint == "sqlml calls it lambda"
+def test_every_xgboost_estimator_takes_the_scikit_learn_names_of_gbtree():
+    """The same names, for the same attributes, on every XGBoost estimator SQLFlow names
+    (BoostedTrees* take TensorFlow's model.* names); XGBoost's random forests count their
+    trees, not their rounds, in n_estimators."""
+    gbtree = ESTIMATORS["xgboost.gbtree"].attributes
+    forests = {"XGBRFClassifier", "XGBRFRegressor"}
+    for name, estimator in ESTIMATORS.items():
+        if estimator.family != "xgboost" or name.startswith("BoostedTrees"):
+            continue
+        forest = name.removeprefix("xgboost.") in forests
+        for own, attr in gbtree.items():
+            if own in estimator.attributes:
+                expected = set(attr.aliases)
+                if forest and own in ("train.num_boost_round", "num_parallel_tree"):
+                    expected ^= {"n_estimators"}  # from the rounds to the trees
+                assert set(estimator.attributes[own].aliases) == expected, (name, own)
+        statement = check(
+            f"SELECT * FROM t TO TRAIN {name} WITH learning_rate = 0.1, n_estimators = 4, "
+            "reg_lambda = 2, reg_alpha = 1, random_state = 3, n_jobs = 2"
+            f"{', train.group_column = q' if name.endswith('Ranker') else ''} LABEL y INTO m;"
+        )
+        attributes = statement.attributes
+        assert attributes["num_parallel_tree" if forest else "train.num_boost_round"] == 4, name
+        assert (attributes["eta"], attributes["lambda"], attributes["alpha"]) == (0.1, 2.0, 1.0)
+        assert (attributes["seed"], attributes["nthread"]) == (3, 2)
 
 
 def test_train_max_steps_stops_within_an_epoch(iris_duckdb_url, capsys):

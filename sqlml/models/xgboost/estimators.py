@@ -1,5 +1,6 @@
 """The XGBoost estimators and their attributes: XGBoost's own parameter names, as SQLFlow
-uses them (the scikit-learn names are aliases)."""
+uses them; every estimator takes the scikit-learn wrapper's names (``learning_rate``,
+``n_estimators``...) as aliases, declared once with the attribute they name."""
 
 from __future__ import annotations
 
@@ -294,13 +295,6 @@ _REGRESSOR_OBJECTIVE = _objective(
     "learning objective; reg:squarederror when omitted; rank:* objectives need train.group_column",
 )
 
-# XGBClassifier and XGBRegressor take XGBoost's names only, as they always have: the others
-# are refused with a hint naming XGBoost's.
-_NATIVE_COMMON, _NATIVE_TREE = (
-    tuple(dataclasses.replace(attr, aliases=(), suggested=attr.aliases) for attr in attrs)
-    for attrs in (_COMMON, _TREE)
-)
-
 ESTIMATORS = (
     _xgboost(
         "xgboost.gbtree",
@@ -343,8 +337,8 @@ ESTIMATORS = (
         "gbtree",
         _CLASSIFIER_OBJECTIVE,
         _NUM_CLASS,
-        *_NATIVE_COMMON,
-        *_NATIVE_TREE,
+        *_COMMON,
+        *_TREE,
     ),
     _xgboost(
         "XGBRegressor",
@@ -352,8 +346,8 @@ ESTIMATORS = (
         "gradient-boosted trees that predict numbers, or rank rows (rank:* objectives)",
         "gbtree",
         _REGRESSOR_OBJECTIVE,
-        *_NATIVE_COMMON,
-        *_NATIVE_TREE,
+        *_COMMON,
+        *_TREE,
         _GROUP_COLUMN,
     ),
 )
@@ -367,11 +361,22 @@ def _defaults(attrs: tuple[Attr, ...], **defaults: object) -> tuple[Attr, ...]:
 
 
 # A random forest: one round of num_parallel_tree trees on subsampled rows and columns, as
-# XGBoost's XGBRFClassifier and XGBRFRegressor.
+# XGBoost's XGBRFClassifier and XGBRFRegressor, whose n_estimators is the number of trees.
 _FOREST = (
-    *_defaults(_COMMON, eta=1.0, **{"train.num_boost_round": 1}),
+    *(
+        dataclasses.replace(a, aliases=tuple(n for n in a.aliases if n != "n_estimators"))
+        for a in _defaults(_COMMON, eta=1.0, **{"train.num_boost_round": 1})
+    ),
     *_defaults(_TREE, subsample=0.8, **{"lambda": 1e-5}),
-    Attr("num_parallel_tree", "int", 100, "trees of the forest", minimum=1, maximum=10_000),
+    Attr(
+        "num_parallel_tree",
+        "int",
+        100,
+        "trees of the forest",
+        minimum=1,
+        maximum=10_000,
+        aliases=("n_estimators",),
+    ),
     Attr(
         "colsample_bynode",
         "float",
