@@ -106,3 +106,41 @@ def test_predict_with_a_dropped_model_fails_cleanly(trained, unique_name, capsys
     )
     assert status == 1
     assert f"model {model} does not exist" in err and "Traceback" not in err
+
+
+def test_a_model_continued_twice_keeps_its_base_architecture(iris_url, unique_name, capsys):
+    """USING keeps the base's architecture attributes in the new model's metadata, so that
+    DESCRIBE MODEL shows them and a continuation of the continued model checks them."""
+    base, second, third = (f"{unique_name}_{n}" for n in ("base", "second", "third"))
+    select = "SELECT sepal_length, sepal_width, petal_length, petal_width, class FROM iris_train"
+    rounds = "train.num_boost_round = 5"
+    program = (
+        f"{select} TO TRAIN xgboost.gbtree WITH objective = 'multi:softprob', num_class = 3, "
+        f"{rounds} LABEL class INTO {base};\n"
+        f"{select} TO TRAIN xgboost.gbtree WITH {rounds} LABEL class USING {base} INTO {second};\n"
+        f"{select} TO TRAIN xgboost.gbtree WITH {rounds} LABEL class USING {second} INTO {third};"
+    )
+    try:
+        status, _, err = run(iris_url, program, capsys)
+        assert status == 0, err
+        status, out, err = run(iris_url, f"SHOW TRAIN {third}; DESCRIBE MODEL {third};", capsys)
+        assert status == 0, err
+        assert f"USING {second} INTO {third}" in out
+        attributes = next(line for line in out.splitlines() if line.startswith("attributes,"))
+        assert '""objective"": ""multi:softprob""' in attributes
+        assert '""num_class"": 3' in attributes
+        assert '""train.num_boost_round"": 5' in attributes
+
+        wrong = (
+            f"{select} TO TRAIN xgboost.gbtree WITH objective = 'multi:softmax', {rounds} "
+            f"LABEL class USING {third} INTO {unique_name}_fourth;"
+        )
+        status, _, err = run(iris_url, wrong, capsys)
+        assert status == 1
+        assert (
+            f'<-e>:1:{len(select) + 31}: error: attribute objective = "multi:softmax" differs '
+            f'from the base model {third}\'s "multi:softprob"'
+        ) in err
+    finally:
+        drops = "".join(f"DROP MODEL IF EXISTS {m};" for m in (base, second, third))
+        run(iris_url, drops, capsys)

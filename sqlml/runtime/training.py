@@ -54,6 +54,7 @@ from sqlml.runtime.labels import (
 from sqlml.runtime.outcome import Outcome
 from sqlml.runtime.progress import format_metrics
 from sqlml.runtime.rows import blame
+from sqlml.semantics.estimators import find_estimator, user_estimator
 
 Source = in_memory.InMemory | external_memory.Stream
 Labelled = in_memory.Split | external_memory.Batches
@@ -330,11 +331,14 @@ def _store(
     details = trained.details
     if trained.how is not None:
         details = {**details, "metrics": {**details["metrics"], **trained.validation_metrics}}
+    attributes = statement.attributes
+    if base is not None:  # its architecture is the base's
+        attributes = {**_architecture(statement, base.metadata["attributes"]), **attributes}
     metadata = {
         "estimator": statement.estimator,
         "family": statement.family,
         "format": model_family.format,
-        "attributes": statement.attributes,
+        "attributes": attributes,
         "features": [dataclasses.asdict(feature) for feature in trained.features],
         "label": statement.label,
         "labels": trained.labels.to_dict(),
@@ -351,6 +355,22 @@ def _store(
     return metadata
 
 
+def _architecture(statement: ir.TrainStatement, base_attributes: dict[str, Any]) -> dict[str, Any]:
+    """The architecture attributes of the base model that a continued training keeps: those
+    of the base's stored attributes that the statement's leave out (the analysis drops
+    them) and that the estimator declares as architecture, under their stored names, or does
+    not declare (a user model's own ``model.*``)."""
+    estimator = find_estimator(statement.estimator) or user_estimator(statement.estimator)
+    schema = {} if estimator is None else estimator.attributes
+    renamed = {} if estimator is None else estimator.renamed
+    architecture = {renamed.get(name, name): attr.architecture for name, attr in schema.items()}
+    return {
+        name: value
+        for name, value in base_attributes.items()
+        if name not in statement.attributes and architecture.get(name, True)
+    }
+
+
 def check_base_estimator(statement: ir.TrainStatement, estimator: str) -> None:
     """A :class:`ModelError` unless the base model was trained by the statement's estimator."""
     if estimator != statement.estimator:
@@ -364,7 +384,8 @@ def check_base_estimator(statement: ir.TrainStatement, estimator: str) -> None:
 def check_repeated(statement: ir.TrainStatement, base_attributes: dict[str, Any]) -> None:
     """A :class:`ModelError` at the attribute unless each of the base model's architecture
     attributes the statement repeats (USING) equals the base's; one the base's metadata does
-    not hold (a base that continued another) is not known, and passes."""
+    not hold (a base that an older sqlml stored from a continued training) is not known,
+    and passes."""
     for name, given in (statement.repeated or {}).items():
         if name in base_attributes and base_attributes[name] != given["value"]:
             raise ModelError(
