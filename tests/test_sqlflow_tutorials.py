@@ -1,0 +1,216 @@
+"""SQLFlow's tutorials run unchanged on DuckDB and MySQL and reach SQLFlow's figures.
+
+Each folder of ``examples/sqlflow/`` with a ``tutorial.sql`` is one tutorial
+(``examples/sqlflow/README.md``): ``data.py`` prints the SQL that recreates its tables,
+``tutorial.sql`` holds its statements as SQLFlow's doc writes them, ``measure.sql`` what
+measures it afterwards and, in comment lines, what it must reach:
+
+    -- expect: <query returning one number> >= <figure>   -- <where the figure comes from>
+    -- expect: <query returning one number> <= <figure>   -- <...>
+    -- expect-file: <path relative to the folder>         -- <...>
+
+For each tutorial and database, a copy of ``examples/`` is made, ``data.py`` run, and
+``sqlml run`` runs the data, the tutorial and the measure against the database; then every
+expectation is checked: the query's number against the figure, the file a non-empty PNG.
+On MySQL the tutorials' databases (iris, boston, titanic, ...) and their models stay on the
+test server: each data script drops and recreates its tables.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+from conftest import datasource_url
+from test_docs_examples import command_env
+
+from sqlml.runtime.datasource import connect
+
+ROOT = Path(__file__).resolve().parent.parent
+SQLFLOW = ROOT / "examples" / "sqlflow"
+TUTORIALS = sorted(p.parent.name for p in SQLFLOW.glob("*/tutorial.sql"))
+DATABASES = ["duckdb", "mysql"]
+TIMEOUT = 300
+KERAS = re.compile(r"\bTO\s+TRAIN\s+(DNN\w*|Linear\w*|sqlflow_models\.\w+)", re.IGNORECASE)
+EXPECT = re.compile(
+    r"--\s*expect:\s*(?P<query>.+?)\s+(?P<op>>=|<=)\s+(?P<figure>[-+]?\d+(?:\.\d*)?(?:e[-+]?\d+)?)"
+    r"(?:\s+--\s*(?P<source>.*))?"
+)
+EXPECT_FILE = re.compile(r"--\s*expect-file:\s*(?P<path>\S+)(?:\s+--\s*(?P<source>.*))?")
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+# Tutorials that run but fall short of SQLFlow's figure, the defect in sqlml and what
+# sqlml measured. Marked strictly: when sqlml reaches the figure the test says so.
+SHORT_OF_THE_FIGURE = {
+    "iris_dnn": (
+        "the tutorial's last model, sqlflow_models.AutoClassifier with train.epoch = 10, is "
+        "sqlml's DNNClassifier of [64, 32] units trained 10 epochs of train.batch_size 32 "
+        "(SQLFlow's default batch is 1: 110 times more steps): accuracy 0.9 on iris.test, "
+        "where SQLFlow's doc reports 0.98 (the tuned DNN before it reaches 1.0)"
+    ),
+}
+
+
+class ShortOfTheFigure(AssertionError):
+    """A tutorial ran but a measure missed its expectation."""
+
+
+@dataclass(frozen=True)
+class Expectation:
+    """One ``-- expect:`` line: ``query``'s number compared by ``op`` with ``figure``."""
+
+    query: str
+    op: str
+    figure: float
+    source: str
+
+    def holds(self, value: float) -> bool:
+        return value >= self.figure if self.op == ">=" else value <= self.figure
+
+
+@dataclass(frozen=True)
+class ExpectedFile:
+    """One ``-- expect-file:`` line: a PNG the tutorial draws, relative to its folder."""
+
+    path: str
+    source: str
+
+
+def expectations(measure: str) -> tuple[list[Expectation], list[ExpectedFile]]:
+    """The expectations written in the comment lines of ``measure``."""
+    values: list[Expectation] = []
+    files: list[ExpectedFile] = []
+    for line in measure.splitlines():
+        if found := EXPECT.fullmatch(line.strip()):
+            figure = float(found["figure"])
+            values.append(Expectation(found["query"], found["op"], figure, found["source"] or ""))
+        elif found := EXPECT_FILE.fullmatch(line.strip()):
+            files.append(ExpectedFile(found["path"], found["source"] or ""))
+        elif re.match(r"--\s*expect", line.strip()):
+            raise ValueError(f"not an expectation: {line}")
+    return values, files
+
+
+def sqlml_run(program: Path, url: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "sqlml", "run", str(program), "--datasource", url],
+        cwd=cwd,
+        env=command_env(None),
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+    )
+
+
+def number(value: object) -> float:
+    """A query's one value as a float (MySQL gives decimals; NULL is NaN, which fails)."""
+    if value is None:
+        return math.nan
+    if isinstance(value, (int, float, Decimal)):
+        return float(value)
+    raise TypeError(f"not a number: {value!r}")
+
+
+def measured(url: str, query: str) -> float:
+    ds = connect(url)
+    try:
+        result = ds.execute(query)
+    finally:
+        ds.close()
+    assert result is not None and len(result.rows) == 1 and len(result.rows[0]) == 1, (
+        f"the query returns no single value: {result}"
+    )
+    return number(result.rows[0][0])
+
+
+def _marks(tutorial: str, database: str) -> list[pytest.MarkDecorator]:
+    marks = []
+    if KERAS.search((SQLFLOW / tutorial / "tutorial.sql").read_text()):
+        marks.append(pytest.mark.keras)
+    if database == "mysql":
+        marks.append(pytest.mark.mysql)
+    if tutorial in SHORT_OF_THE_FIGURE:
+        reason = SHORT_OF_THE_FIGURE[tutorial]
+        marks.append(pytest.mark.xfail(raises=ShortOfTheFigure, strict=True, reason=reason))
+    return marks
+
+
+@pytest.mark.parametrize(
+    ("tutorial", "database"),
+    [pytest.param(t, d, id=f"{t}-{d}", marks=_marks(t, d)) for t in TUTORIALS for d in DATABASES],
+)
+def test_tutorial_runs_and_reaches_the_figures(tutorial: str, database: str, tmp_path: Path):
+    examples = tmp_path / "examples"
+    shutil.copytree(ROOT / "examples", examples, ignore=shutil.ignore_patterns("*.png"))
+    folder = examples / "sqlflow" / tutorial
+    url = datasource_url(database, tmp_path)
+    data = subprocess.run(
+        [sys.executable, str(folder / "data.py")],
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+        check=False,
+    )
+    assert data.returncode == 0, f"{tutorial}: data.py failed:\n{data.stderr}"
+    (folder / "data.sql").write_text(data.stdout)
+    for program in ("data.sql", "tutorial.sql", "measure.sql"):
+        done = sqlml_run(folder / program, url, cwd=tmp_path)
+        assert done.returncode == 0, (
+            f"{tutorial} on {database}: sqlml run {program} failed:\n{done.stderr[-3000:]}"
+        )
+    values, files = expectations((folder / "measure.sql").read_text())
+    missed = []
+    for expected in values:
+        got = measured(url, expected.query)
+        if not expected.holds(got):
+            missed.append(
+                f"{expected.query} {expected.op} {expected.figure} ({expected.source}): got {got}"
+            )
+    for expected in files:
+        path = folder / expected.path
+        if not path.is_file() or not path.read_bytes().startswith(PNG_SIGNATURE):
+            missed.append(f"{expected.path} ({expected.source}): no PNG drawn")
+        elif path.stat().st_size < 1000:
+            missed.append(f"{expected.path} ({expected.source}): {path.stat().st_size} bytes")
+    if missed:
+        raise ShortOfTheFigure(f"{tutorial} on {database}:\n" + "\n".join(missed))
+
+
+@pytest.mark.parametrize("tutorial", TUTORIALS)
+def test_tutorial_folder_is_complete(tutorial: str):
+    """data.py, tutorial.sql whose statements each cite SQLFlow's doc, and a measure."""
+    folder = SQLFLOW / tutorial
+    assert (folder / "data.py").is_file()
+    tutorial_sql = (folder / "tutorial.sql").read_text()
+    statements = [s for s in re.split(r";\s*\n", tutorial_sql) if s.strip()]
+    for statement in statements:
+        assert statement.lstrip().startswith("--"), f"{tutorial}: no source comment:\n{statement}"
+    values, files = expectations((folder / "measure.sql").read_text())
+    assert values or files, f"{tutorial}: measure.sql states no expectation"
+    assert all(e.source for e in [*values, *files]), f"{tutorial}: an expectation cites nothing"
+
+
+def test_expectation_lines_are_read():
+    measure = (
+        "SELECT 1;\n"
+        "-- expect: SELECT a - b FROM t WHERE c >= 2 >= 0.98   -- the doc's accuracy\n"
+        "-- expect: SELECT rmse FROM e <= 1e-1\n"
+        "-- expect-file: m_explain.png   -- the plot\n"
+    )
+    values, files = expectations(measure)
+    assert values == [
+        Expectation("SELECT a - b FROM t WHERE c >= 2", ">=", 0.98, "the doc's accuracy"),
+        Expectation("SELECT rmse FROM e", "<=", 0.1, ""),
+    ]
+    assert files == [ExpectedFile("m_explain.png", "the plot")]
+    assert values[0].holds(0.98) and not values[0].holds(0.97)
+    assert values[1].holds(0.05) and not values[1].holds(math.nan)
+    with pytest.raises(ValueError, match="not an expectation"):
+        expectations("-- expect: SELECT 1 = 1\n")
