@@ -4,6 +4,7 @@
 CREATE SCHEMA IF NOT EXISTS activepower;
 CREATE SCHEMA IF NOT EXISTS boston;
 CREATE SCHEMA IF NOT EXISTS churn;
+CREATE SCHEMA IF NOT EXISTS cora;
 CREATE SCHEMA IF NOT EXISTS creditcard;
 CREATE SCHEMA IF NOT EXISTS energy;
 CREATE SCHEMA IF NOT EXISTS feature_derivation_case;
@@ -48,3 +49,5 @@ CREATE TABLE energy.train (col_1 FLOAT, col_2 FLOAT, col_3 FLOAT, col_4 FLOAT, c
 CREATE TABLE energy.val (col_1 FLOAT, col_2 FLOAT, col_3 FLOAT, col_4 FLOAT, col_5 FLOAT, col_6 FLOAT, col_7 FLOAT, col_8 FLOAT, col_9 FLOAT, col_10 FLOAT, col_11 FLOAT, col_12 FLOAT, col_13 FLOAT, energy FLOAT);
 CREATE TABLE energy.test (col_1 FLOAT, col_2 FLOAT, col_3 FLOAT, col_4 FLOAT, col_5 FLOAT, col_6 FLOAT, col_7 FLOAT, col_8 FLOAT, col_9 FLOAT, col_10 FLOAT, col_11 FLOAT, col_12 FLOAT, col_13 FLOAT, energy FLOAT);
 CREATE TABLE woodcarving.products (product VARCHAR, price FLOAT, materials_cost FLOAT, other_cost FLOAT, finishing FLOAT, carpentry FLOAT, max_num INTEGER);
+CREATE TABLE cora.node (id INTEGER, node_name VARCHAR, features VARCHAR, label VARCHAR);
+CREATE TABLE cora.edge (id INTEGER, from_node_id INTEGER, to_node_id INTEGER, weight FLOAT);
