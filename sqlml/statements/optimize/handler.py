@@ -75,7 +75,7 @@ def result_column(statement: OptimizeStatement, columns: Mapping[str, np.ndarray
 
 def solve(program: LinearProgram, time_limit: float | None = None) -> Solution:
     """Solve ``program`` with HiGHS; a :class:`SqlmlError` if it has no optimum."""
-    from scipy.optimize import Bounds, LinearConstraint, milp
+    from scipy.optimize import Bounds, LinearConstraint, OptimizeResult, milp
 
     constraints = []
     if program.matrix.shape[0]:
@@ -87,13 +87,20 @@ def solve(program: LinearProgram, time_limit: float | None = None) -> Solution:
             f"value (at least {program.lower[row]:g} and at most {program.upper[row]:g})",
             hint="check those constraints against that row's values; nothing was written",
         )
-    found = milp(
-        program.cost,
-        integrality=np.full(len(program.cost), int(program.integer)),
-        bounds=Bounds(program.lower, program.upper),
-        constraints=constraints,
-        options={"time_limit": time_limit} if time_limit else None,
-    )
+    bounds = Bounds(program.lower, program.upper)
+    integrality = np.full(len(program.cost), int(program.integer))
+    options = {"time_limit": time_limit} if time_limit else None
+
+    def run(cost: np.ndarray) -> OptimizeResult:
+        return milp(
+            cost, integrality=integrality, bounds=bounds, constraints=constraints, options=options
+        )
+
+    found = run(program.cost)
+    if found.status == 4 and "unbounded or infeasible" in found.message:
+        # HiGHS's presolve may not tell which: unbounded if any values meet the constraints.
+        feasible = run(np.zeros_like(program.cost)).x is not None
+        found.status = 3 if feasible else 2
     if found.status == 2:
         raise SqlmlError(
             "the problem is infeasible: no values of the variable meet every constraint",
