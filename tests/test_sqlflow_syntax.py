@@ -13,8 +13,10 @@ import pytest
 from sqlml.backends.argo.codegen import to_argo_yaml
 from sqlml.backends.interface import Program
 from sqlml.backends.local.backend import _note_images
+from sqlml.checking import check_program
 from sqlml.errors import CheckError, ParseError
 from sqlml.grammar import parse
+from sqlml.grammar.recovery import statement_ends
 from sqlml.semantics import analyze
 
 TRAIN = "SELECT * FROM t\nTO TRAIN {estimator}\nWITH model.n_classes = 3\nLABEL c\n{using}INTO m;"
@@ -158,3 +160,102 @@ def test_a_prediction_of_a_model_trained_from_an_image_runs_in_that_image_on_arg
         ("s3-train-m", "train"),  # trained anew without an image: its predictions neither
         ("s4-predict-q-c", "predict"),
     ]
+
+
+# A double-quoted argument of a feature column: SQLFlow's lexer reads "\"" as a string holding a
+# quote; read as a quoted name it would end at the second quote and leave the third open.
+DELIMITED = (
+    "SELECT c3, c4, class FROM t\n"
+    "TO TRAIN DNNClassifier\n"
+    "WITH model.n_classes = 2\n"
+    "COLUMN {column}\n"
+    "LABEL class\n"
+    "INTO m;\n"
+)
+
+
+def _features(text: str) -> list[dict]:
+    (statement,) = analyze(parse(text), "duckdb")
+    return statement.to_dict()["features"]
+
+
+@pytest.mark.parametrize(
+    ("column", "delimiter"),
+    [
+        ('CATEGORY_ID(c4, 16, "\\"")', '"'),  # syntax.sql's case, as SQLFlow's lexer test has it
+        ('CATEGORY_ID(c4, 16, "\\"" )', '"'),
+        ('CATEGORY_ID(c4, 16, "a\\"")', 'a"'),  # the escaped quote last before the closing one
+        ('CATEGORY_ID(c4, 16, "\\"\\"")', '""'),
+        ('DENSE(c3, 4, "\\"", float)', '"'),  # followed by another argument
+        ('CATEGORY_ID(c4, 16, /* a \' and a " */ "\\"")', '"'),
+    ],
+)
+def test_a_double_quoted_delimiter_reads_backslash_escapes_as_sqlflow_does(column, delimiter):
+    (feature,) = _features(DELIMITED.format(column=column))
+    assert feature["params"]["delimiter"] == delimiter
+
+
+@pytest.mark.parametrize(
+    ("argument", "read"),
+    [
+        ('"\\"', ("\\",)),  # a quoted name in SQL's quoting: the backslash is its character
+        ('"a""b"', ('a"b',)),
+        ('"x"', ("x",)),
+    ],
+)
+def test_a_double_quoted_argument_that_is_a_quoted_name_in_sql_stays_one(argument, read):
+    (statement,) = parse(f"SELECT * FROM t TO TRAIN D COLUMN F({argument}, 1) INTO m;").statements
+    (call,) = statement.columns[0].columns
+    assert call.args[0].parts == read
+
+
+def test_the_statement_after_an_escaped_quote_in_a_feature_column_checks_in_its_own_place():
+    text = DELIMITED.format(column='CATEGORY_ID(c4, 16, "\\"")') + (
+        "SELECT \"a\"\"b\", 'it''s' FROM t\nTO PREDICT results.out\nUSING m;\n"
+        "SELECT 1 FROM t\nTO TRAIN DNNClassifier\nLABEL class INTO;\n"
+        'SELECT "x" FROM t;\n'
+        "SELECT 2 TO PREDICT;\n"
+    )
+    errors = check_program(text, "duckdb")
+    assert [(e.line, e.column) for e in errors] == [(12, 17), (14, 20)]
+    assert errors[0].message.startswith("unexpected ';'")
+    ends, unclosed = statement_ends(text)
+    assert [text[: end + 1].count("\n") + 1 for end in ends] == [6, 9, 12, 13, 14]
+    assert not unclosed
+
+
+def test_an_unclosed_double_quoted_argument_is_reported_at_its_quote():
+    text = DELIMITED.format(column='CATEGORY_ID(c4, 16, ")') + "SELECT 1;\n"
+    with pytest.raises(ParseError) as caught:
+        parse(text)
+    assert (caught.value.line, caught.value.column) == (4, 28)
+    assert "never closed" in caught.value.message
+    errors = check_program(text, "duckdb")
+    assert [(e.line, e.column) for e in errors] == [(4, 28)]
+    assert statement_ends(text) == ([], True)
+
+
+def test_a_double_quoted_argument_running_over_statements_is_reported_at_its_quote():
+    text = DELIMITED.format(column='CATEGORY_ID(c4, 16, "|)') + 'SELECT "a" FROM t;\n'
+    with pytest.raises(ParseError) as caught:
+        parse(text)
+    assert (caught.value.line, caught.value.column) == (4, 28)
+    assert 'closing " missing' in caught.value.message
+
+
+@pytest.mark.parametrize(
+    ("text", "complete"),
+    [
+        ('SELECT 1 TO TRAIN D COLUMN F(c, "\\"") INTO m;', True),
+        ('SELECT 1 TO TRAIN D COLUMN F(c, "\\";") INTO m', False),
+        ('SELECT 1 TO TRAIN D WITH a = "\\";" INTO m;', True),
+        ('SELECT "\\";', True),  # SQL's quoting before TO: the backslash is a character
+        ('ALTER TABLE t RENAME TO train; SELECT "\\";', True),
+        ('SELECT 1 TO TRAIN D INTO "a\\";', True),  # a quoted name, SQL's quoting
+    ],
+)
+def test_statements_end_where_the_parser_ends_them(text, complete):
+    ends, unclosed = statement_ends(text)
+    assert (bool(ends) and not unclosed and text.rstrip().endswith(";")) is complete
+    if complete:
+        assert len(parse(text).statements) == len(ends)

@@ -41,7 +41,7 @@ def unquote(token: Token) -> str:
     text = str(token)
     if token.type == "QUOTED_IDENT":
         return text[1:-1].replace('""', '"')
-    if token.type == "DQ_STRING":  # "" and, as in SQLFlow, \" stand for a quote
+    if token.type in ("DQ_STRING", "DQ_ARGUMENT"):  # "" and, as in SQLFlow, \" stand for a quote
         return _DOUBLED_OR_ESCAPED.sub(_unescape, text[1:-1])
     if token.type == "BACKQUOTED_IDENT":
         return text[1:-1].replace("``", "`")

@@ -28,6 +28,7 @@ _TERMINAL_WORDS = {
     "BACKQUOTED_IDENT": "a quoted name",
     "STRING": "a string",
     "DQ_STRING": "a string",
+    "DQ_ARGUMENT": "a string",
     "SIGNED_NUMBER": "a number",
     "SEARCH_FUNCTION": "candidates like CHOICE(...)",
     "SQL_TEXT": "a SQL statement",

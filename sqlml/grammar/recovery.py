@@ -5,33 +5,106 @@ from __future__ import annotations
 import bisect
 import re
 from dataclasses import dataclass
+from functools import cache
+from typing import NamedTuple
 
 from sqlml.errors import ParseError
 from sqlml.grammar import ast
-from sqlml.grammar.parser import parse
+from sqlml.grammar.parser import fragments, parse
 
-# Strings, quoted names and comments are skipped whole (an unclosed one runs to the end, so
-# the scan stays linear, and names the group that says so); what is left of a match is a ";".
-# The loops are possessive: a string of megabytes keeps no backtracking state.
-_TOKENS = re.compile(
-    r"'(?:[^'\\]|\\.|'')*+(?:'|(?P<string>\\?\Z))|\"(?:[^\"]|\"\")*+(?:\"|(?P<name>\Z))"
-    r"|`(?:[^`]|``)*+(?:`|(?P<backquoted>\Z))|--[^\n]*|/\*.*?(?:\*/|(?P<comment>\Z))|;",
-    re.DOTALL,
+# What a statement's text holds, skipped whole in SQL and in the extended clauses alike: strings
+# and back-quoted names (a backslash escapes the next character in a string; an unclosed one runs
+# to the end, so the scan stays linear, and names the group that says so), comments, and ";". The
+# loops are possessive: a string of megabytes keeps no backtracking state.
+_COMMON = (
+    r"'(?:[^'\\]|\\.|'')*+(?:'|(?P<string>\\?\Z))|`(?:[^`]|``)*+(?:`|(?P<backquoted>\Z))"
+    r"|--[^\n]*|/\*.*?(?:\*/|(?P<comment>\Z))|;"
 )
+_UNCLOSED = frozenset({"string", "name", "backquoted", "comment"})
+# Blank space and comments between tokens.
+_BLANK = r"(?:[\s\ufeff]|--[^\n]*|/\*(?:[^*]|\*+[^*/])*+\*+/)*+"
+# Statements whose SQL runs to their end, a "TO <clause>" in them being SQL's (the grammar's
+# SQL_COMMAND, and ASSERT's condition).
+_SQL_TO_THE_END = re.compile(_BLANK + r"(?:ALTER|RENAME|GRANT|SET|COPY|ASSERT)(?![\w$])", re.I)
+# Double-quoted text in the extended clauses: SQLFlow's reading (a backslash escapes the next
+# character), and SQL's (a quoted name: "" for a quote); see _double_quoted_end.
+_SQLFLOW_QUOTED = re.compile(r'"(?:[^"\\]|\\.|"")*+"', re.DOTALL)
+_SQL_QUOTED = re.compile(r'"(?:[^"]|"")*+"')
 # Parsing stops after this many errors: a file of garbage need not be parsed once per line.
 MAX_ERRORS = 100
 
 
+class _Scanners(NamedTuple):
+    """The patterns that find the tokens of a statement's SQL and of its extended clause."""
+
+    sql: re.Pattern[str]  # also finds "TO <clause>" (the group "clause")
+    extended: re.Pattern[str]  # also finds the sections' words (the group "section") and '"'
+    name_then_next: re.Pattern[str]  # a quoted name followed by what may follow a name
+
+
+@cache
+def _scanners() -> _Scanners:
+    """The scanners of the declared statement kinds' clauses and section words."""
+    parts = fragments()
+    clauses = "|".join(part.clause for part in parts if part.clause)
+    sections = "|".join(sorted({word for part in parts for word in part.sections}))
+    section = rf"(?<![\w$])(?:{sections})(?![\w$])"
+    return _Scanners(
+        sql=re.compile(
+            rf'{_COMMON}|"(?:[^"]|"")*+(?:"|(?P<name>\Z))'
+            rf"|(?P<clause>(?<![\w$])TO\s+(?:{clauses})\b)",
+            re.DOTALL | re.IGNORECASE,
+        ),
+        extended=re.compile(rf'{_COMMON}|(?P<section>{section})|"', re.DOTALL | re.IGNORECASE),
+        name_then_next=re.compile(
+            rf'"(?:[^"]|"")*+"(?={_BLANK}(?:[,)\].;]|\Z|{section}))', re.IGNORECASE
+        ),
+    )
+
+
 def statement_ends(text: str) -> tuple[list[int], bool]:
     """The offsets of the ``;`` that end statements in ``text`` (those outside strings, quoted
-    names and comments), and whether ``text`` ends inside a string, quoted name or comment."""
+    names and comments), and whether ``text`` ends inside a string, quoted name or comment.
+
+    Double quotes are read as the parser reads them: SQL's quoting up to a statement's
+    ``TO <clause>``, SQLFlow's after it (see :func:`_double_quoted_end`).
+    """
+    scanners = _scanners()
     ends: list[int] = []
-    for match in _TOKENS.finditer(text):
-        if match.lastgroup is not None:  # unclosed: it runs to the end of the text
+    scanner, sql_only, in_with, at = scanners.sql, bool(_SQL_TO_THE_END.match(text)), False, 0
+    while (match := scanner.search(text, at)) is not None:
+        if match.lastgroup in _UNCLOSED:  # unclosed: it runs to the end of the text
             return ends, True
-        if match.group() == ";":
+        at, token = match.end(), match.group()
+        if token == ";":
             ends.append(match.start())
+            scanner, sql_only, in_with = scanners.sql, bool(_SQL_TO_THE_END.match(text, at)), False
+        elif match.lastgroup == "clause":
+            scanner = scanners.sql if sql_only else scanners.extended
+        elif match.lastgroup == "section":
+            in_with = token.upper() == "WITH"
+        elif token == '"':
+            end = _double_quoted_end(text, match.start(), in_with, scanners.name_then_next)
+            if end is None:
+                return ends, True
+            at = end
     return ends, False
+
+
+def _double_quoted_end(text: str, start: int, value: bool, name: re.Pattern[str]) -> int | None:
+    """Where the double-quoted text at ``start`` of an extended clause ends (None: never).
+
+    In a WITH section (``value``) it is a string, read as SQLFlow reads it: a backslash escapes
+    the next character. Elsewhere it is a quoted name, in SQL's quoting, where closed and
+    followed by what may follow a name; else a string of a feature column's arguments in
+    SQLFlow's reading, as the parser's DQ_ARGUMENT (``"\""``); else a quoted name closed anyhow.
+    """
+    readings = (_SQLFLOW_QUOTED, _SQL_QUOTED) if value else (name, _SQLFLOW_QUOTED, _SQL_QUOTED)
+    for reading in readings:
+        found = reading.match(text, start)
+        if found is not None:
+            return found.end()
+    return None
 
 
 def parse_all(text: str) -> tuple[ast.Program, list[ParseError]]:
