@@ -71,7 +71,8 @@ _GCN = (
         "model.early_stopping",
         "bool",
         True,
-        "after 50 epochs, stop when the evaluation nodes' accuracy has not risen for 10",
+        "after 50 epochs, stop once the evaluation nodes' loss exceeds its mean over the 10 "
+        "epochs before",
     ),
     Attr(
         "model.dropout",

@@ -27,7 +27,7 @@ from sqlml.runtime.features_apply import FeatureArrays
 from sqlml.runtime.labels import LabelEncoding
 
 WARM_UP = 50  # epochs before early stopping may stop
-PATIENCE = 10  # epochs without a better evaluation accuracy that stop it
+PATIENCE = 10  # it stops when the evaluation loss exceeds its mean over this many epochs
 
 
 def train(
@@ -138,7 +138,8 @@ def _fit(
     adam = network.Adam(layers, attributes["optimizer.learning_rate"])
     decay, dropout = attributes["model.weight_decay"], attributes["model.dropout"]
     stopping = attributes["model.early_stopping"] and len(eval_nodes) > 0
-    best, waited, epoch = -1.0, 0, 0
+    losses: list[float] = []  # the evaluation nodes' cross-entropy after each epoch
+    epoch = 0
     with context.reporter.stage("training", total=attributes["model.epochs"], unit="epochs"):
         for epoch in range(1, attributes["model.epochs"] + 1):
             context.token.check()
@@ -146,16 +147,12 @@ def _fit(
             grads = network.gradients(layers, done, graph.adjacency, y, train_nodes, decay)
             layers = adam.step(layers, grads)
             context.reporter.advance()
-            if not stopping or epoch <= WARM_UP:
+            if not stopping:
                 continue
-            scores = network.forward(layers, graph.x, graph.adjacency).probabilities
-            accuracy = _accuracy(scores, y, eval_nodes)
-            if accuracy > best:
-                best, waited = accuracy, 0
-            elif waited >= PATIENCE:
+            done = network.forward(layers, graph.x, graph.adjacency)
+            losses.append(network.loss(layers, done, y, eval_nodes, 0.0))
+            if epoch > WARM_UP and losses[-1] > np.mean(losses[-PATIENCE - 1 : -1]):
                 break
-            else:
-                waited += 1
     return layers, epoch
 
 
