@@ -185,6 +185,31 @@ def test_training_without_the_graph_columns_says_which_and_how(graphs, capsys):
     assert "COLUMN id, DENSE(features), from_node_id, to_node_id" in err
 
 
+def test_permutation_explainer_finds_the_citations_and_the_words_matter(graphs):
+    """Shuffling the ids or an edge end rewires the graph; shuffling the words moves them to
+    other nodes: each costs accuracy. TO EVALUATE counts the rows of the join."""
+    url, _ = graphs
+    source = connect(url)
+    select = JOINED.format(g="cora")
+    explained = main(
+        [
+            "-e",
+            f"{select} TO EXPLAIN gcn WITH label_col = class INTO cora.explained;",
+            "--datasource",
+            url,
+        ]
+    )
+    evaluated = main(
+        ["-e", f"{select} TO EVALUATE gcn LABEL class INTO cora.evaluated;", "--datasource", url]
+    )
+    assert explained == evaluated == 0
+    importance = dict(source.execute("SELECT feature, importance FROM cora.explained").rows)
+    assert set(importance) == {"id", "features", "from_node_id", "to_node_id"}
+    assert min(importance.values()) > 0.1
+    assert source.execute("SELECT accuracy FROM cora.evaluated").rows[0][0] >= 0.9
+    source.close()
+
+
 def test_the_stored_model_is_json_that_runs_nothing(graphs):
     url, _ = graphs
     data = ModelStore(connect(url)).load("gcn").data

@@ -26,8 +26,8 @@ class Graph(Family):
     format = "gcn-json"
     extensions = (".json",)
     trainer_module = "sqlml.models.graph.model"
-    # Shuffling a feature keeps the graph whole; Shapley values score samples of rows,
-    # fragments of the graph.
+    # Shuffling the id or an edge column rewires the graph (their importance is the
+    # edges'); Shapley values would score samples of rows, pieces of the graph.
     explainers = ("PermutationExplainer",)
 
     def estimators(self) -> Iterable[Estimator]:

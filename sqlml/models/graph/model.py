@@ -100,7 +100,7 @@ def scorer(
                 f"than one batch of {batch_size:,} rows",
                 hint="raise predict.batch_size to the number of rows of the SELECT",
             )
-        graph = graph_of(features, document["columns"])
+        graph = graph_of(features, document["columns"], agreeing=False)
         layers = _layers(document, graph)
         return network.forward(layers, graph.x, graph.adjacency).probabilities[graph.row_node]
 

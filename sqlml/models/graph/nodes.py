@@ -3,9 +3,9 @@
 
 The node id and the two edge ends are features named by ``model.id_col``,
 ``model.from_node_col`` and ``model.to_node_col``; every other feature describes the node.
-A node's rows must agree on its features (and label); each edge counts once whichever way it
-is written and however many rows repeat it; an edge to a node the rows do not hold, and one
-from a node to itself, is left out.
+A node's features are its first row's (its training rows must agree on them and its label);
+each edge counts once whichever way it is written and however many rows repeat it; an edge to
+a node the rows do not hold, and one from a node to itself, is left out.
 """
 
 from __future__ import annotations
@@ -78,9 +78,11 @@ class Graph:
         return labels
 
 
-def graph_of(features: FeatureArrays, columns: dict[str, str]) -> Graph:
+def graph_of(features: FeatureArrays, columns: dict[str, str], agreeing: bool = True) -> Graph:
     """The graph of the rows of ``features``, whose ``columns`` (by attribute: the id and the
-    edge ends) are read as ids; a :class:`ModelError` where the rows do not hold one."""
+    edge ends) are read as ids; a :class:`ModelError` where the rows do not hold one. Each
+    node's features are its first row's; with ``agreeing``, its other rows must repeat them
+    (a scorer takes rows whose features PermutationExplainer has shuffled)."""
     _check_named(features, columns)
     ids, first, second = (_ids(features, attribute, name) for attribute, name in columns.items())
     if np.isnan(ids).any():
@@ -91,7 +93,7 @@ def graph_of(features: FeatureArrays, columns: dict[str, str]) -> Graph:
         )
     nodes, first_row, row_node = np.unique(ids, return_index=True, return_inverse=True)
     x = _node_features(features, set(columns.values()))
-    odd = np.flatnonzero((x != x[first_row][row_node]).any(axis=1))
+    odd = np.flatnonzero((x != x[first_row][row_node]).any(axis=1)) if agreeing else []
     if len(odd):
         raise ModelError(
             f"node {_id(nodes[row_node[odd[0]]])} has different features in two of its rows",
