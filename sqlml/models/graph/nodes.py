@@ -11,11 +11,14 @@ a node the rows do not hold, and one from a node to itself, is left out.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from sqlml.errors import ModelError
-from sqlml.runtime.features_apply import FeatureArrays
+
+if TYPE_CHECKING:  # the GCN's trainer (runtime) calls it with its features
+    from sqlml.runtime.features_apply import FeatureArrays
 
 # Ids are read as float32 features, which hold whole numbers exactly up to 2**24.
 MAX_ID = 1 << 24
