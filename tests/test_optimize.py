@@ -269,3 +269,40 @@ def test_without_with_it_does_not_parse():
     with pytest.raises(ParseError) as raised:
         parse("SELECT * FROM t\nTO MAXIMIZE SUM(p * x)\nCONSTRAINT x <= m\nINTO r;")
     assert (raised.value.line, raised.value.column) == (4, 1)
+
+
+@pytest.mark.parametrize(
+    ("data", "objective", "message"),
+    [
+        ("(1, 'a', 2, NULL)", "SUM(w * x)", "column w holds NULL (row 1)"),
+        ("(1, 'a', 2, 3)", "SUM(name * x)", "column name holds text, not numbers"),
+        ("(1, 'a', 0, 3)", "SUM(w / g * x)", "an expression divides by zero"),
+    ],
+)
+def test_data_the_expressions_cannot_use_is_an_error(tmp_path, capsys, data, objective, message):
+    url = datasource_url("duckdb", tmp_path)
+    program = (
+        "CREATE TABLE t (id INTEGER, name VARCHAR, g DOUBLE, w DOUBLE);\n"
+        f"INSERT INTO t VALUES {data}, (2, 'b', 2, 4);\n"
+        f"SELECT * FROM t TO MAXIMIZE {objective} CONSTRAINT x <= 1\n"
+        'WITH variables = "x(id)", var_type = "Binary" INTO o;\n'
+    )
+    status, err = run(tmp_path, url, program, capsys)
+    assert status == 1 and message in err, err
+
+
+def test_a_column_outside_sum_must_be_one_value_in_each_group(tmp_path, capsys):
+    url = datasource_url("duckdb", tmp_path)
+    program = (
+        "CREATE TABLE {t} (id INTEGER, g VARCHAR, cap DOUBLE, w DOUBLE);\n"
+        "INSERT INTO {t} VALUES (1, 'a', 5, 1), (2, 'a', {cap}, 2), (3, 'b', 7, 3);\n"
+        "SELECT * FROM {t} TO MAXIMIZE SUM(w * x)\n"
+        "CONSTRAINT SUM(x) <= cap GROUP BY g\n"
+        'WITH variables = "x(id)", var_type = "NonNegativeIntegers" INTO o;\n'
+    )
+    status, err = run(tmp_path, url, program.format(t="t", cap=6), capsys)
+    assert status == 1
+    assert ":4:22: error: column cap takes several values in one group (5 and 6)" in err, err
+    status, err = run(tmp_path, url, program.format(t="t2", cap=5), capsys)
+    assert status == 0, err
+    assert rows(url, "SELECT id, x FROM o ORDER BY id") == [(1, 0), (2, 5), (3, 7)]

@@ -39,6 +39,11 @@ class LinearProgram:
 
 def build(statement: OptimizeStatement, columns: Mapping[str, np.ndarray]) -> LinearProgram:
     """The program of ``statement`` over the rows in ``columns`` (the SELECT's result)."""
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # finiteness is checked
+        return _build(statement, columns)
+
+
+def _build(statement: OptimizeStatement, columns: Mapping[str, np.ndarray]) -> LinearProgram:
     rows = len(next(iter(columns.values()), ()))
     if rows == 0:
         raise SqlmlError(
@@ -204,9 +209,8 @@ def _row(tree: list, data: _Data) -> _Linear:
             scaled = None if right.coefficient is None else left.constant * right.coefficient
             return _Linear(scaled, left.constant * right.constant)
         return _Linear(left.coefficient * right.constant, left.constant * right.constant)
-    with np.errstate(divide="ignore", invalid="ignore"):  # checked where it is used
-        coefficient = None if left.coefficient is None else left.coefficient / right.constant
-        return _Linear(coefficient, left.constant / right.constant)
+    coefficient = None if left.coefficient is None else left.coefficient / right.constant
+    return _Linear(coefficient, left.constant / right.constant)
 
 
 @dataclass(frozen=True)
@@ -260,10 +264,9 @@ def _sums(tree: list, data: _Data, group: np.ndarray, first: np.ndarray) -> _Sum
         scaled, factor = (right, left.constant) if left.matrix is None else (left, right.constant)
         matrix = None if scaled.matrix is None else sparse.diags(factor) @ scaled.matrix
         return _Sums(matrix, left.constant * right.constant)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        factor = 1.0 / right.constant
-        matrix = None if left.matrix is None else sparse.diags(factor) @ left.matrix
-        return _Sums(matrix, left.constant * factor)
+    factor = 1.0 / right.constant
+    matrix = None if left.matrix is None else sparse.diags(factor) @ left.matrix
+    return _Sums(matrix, left.constant * factor)
 
 
 def _objective(objective: dict[str, Any], data: _Data) -> tuple[np.ndarray, float]:
@@ -287,6 +290,7 @@ def _aggregate(constraint: dict[str, Any], data: _Data) -> tuple[sparse.csr_matr
     )
     bound = right.constant - left.constant
     _check_finite(bound, constraint)
+    _check_finite(matrix.data, constraint, by_row=False)
     return matrix.tocsr(), bound
 
 
@@ -299,8 +303,7 @@ def _bound(constraint: dict[str, Any], data: _Data, lower: np.ndarray, upper: np
     _check_finite(coefficient, constraint)
     _check_finite(rest, constraint)
     op, positive, negative = constraint["op"], coefficient > 0, coefficient < 0
-    with np.errstate(divide="ignore", invalid="ignore"):
-        value = rest / coefficient
+    value = rest / coefficient
     at_most = positive if op == "<=" else negative if op == ">=" else positive | negative
     at_least = negative if op == "<=" else positive if op == ">=" else positive | negative
     np.minimum(upper, value, out=upper, where=at_most)
@@ -318,13 +321,15 @@ def _bound(constraint: dict[str, Any], data: _Data, lower: np.ndarray, upper: np
         )
 
 
-def _check_finite(values: np.ndarray, where: list | dict) -> None:
+def _check_finite(values: np.ndarray, where: list | dict, by_row: bool = True) -> None:
+    """A :class:`CheckError` if ``values`` (one per row, unless ``by_row`` is false) are not
+    all finite: a division by zero or an overflow."""
     if np.isfinite(values).all():
         return
     line, column = (where["line"], where["column"]) if isinstance(where, dict) else _at(where)
+    row = f" in row {int((~np.isfinite(values)).argmax()) + 1}" if by_row else ""
     raise CheckError(
-        "an expression divides by zero (or overflows) in row "
-        f"{int((~np.isfinite(values)).argmax()) + 1}",
+        f"an expression divides by zero (or overflows){row}",
         line=line,
         column=column,
         hint="leave out the rows whose divisor is 0 in the SELECT",
