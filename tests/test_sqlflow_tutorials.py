@@ -10,7 +10,8 @@ measures it afterwards and, in comment lines, what it must reach:
     -- expect-file: <path relative to the folder>         -- <...>
 
 For each tutorial and database, a copy of ``examples/`` is made, ``data.py`` run, and
-``sqlml run`` runs the data, the tutorial and the measure against the database; then every
+``sqlml run`` (the command's entry point, in-process: TensorFlow is imported once) runs the
+data, the tutorial and the measure against the database; then every
 expectation is checked: the query's number against the figure, the file a non-empty PNG.
 On MySQL the tutorials' databases (iris, boston, titanic, ...) and their models stay on the
 test server: each data script drops and recreates its tables.
@@ -29,8 +30,8 @@ from pathlib import Path
 
 import pytest
 from conftest import datasource_url
-from test_docs_examples import command_env
 
+from sqlml.cli import main
 from sqlml.runtime.datasource import connect
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -98,15 +99,11 @@ def expectations(measure: str) -> tuple[list[Expectation], list[ExpectedFile]]:
     return values, files
 
 
-def sqlml_run(program: Path, url: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "sqlml", "run", str(program), "--datasource", url],
-        cwd=cwd,
-        env=command_env(None),
-        capture_output=True,
-        text=True,
-        timeout=TIMEOUT,
-    )
+def sqlml_run(program: Path, url: str, capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
+    """``sqlml run program --datasource url``: its exit status and what it printed."""
+    status = main(["run", str(program), "--datasource", url])
+    out, err = capsys.readouterr()
+    return status, err + out
 
 
 def number(value: object) -> float:
@@ -146,7 +143,15 @@ def _marks(tutorial: str, database: str) -> list[pytest.MarkDecorator]:
     ("tutorial", "database"),
     [pytest.param(t, d, id=f"{t}-{d}", marks=_marks(t, d)) for t in TUTORIALS for d in DATABASES],
 )
-def test_tutorial_runs_and_reaches_the_figures(tutorial: str, database: str, tmp_path: Path):
+def test_tutorial_runs_and_reaches_the_figures(
+    tutorial: str,
+    database: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("TF_CPP_MIN_LOG_LEVEL", "2")
     examples = tmp_path / "examples"
     shutil.copytree(ROOT / "examples", examples, ignore=shutil.ignore_patterns("*.png"))
     folder = examples / "sqlflow" / tutorial
@@ -161,9 +166,9 @@ def test_tutorial_runs_and_reaches_the_figures(tutorial: str, database: str, tmp
     assert data.returncode == 0, f"{tutorial}: data.py failed:\n{data.stderr}"
     (folder / "data.sql").write_text(data.stdout)
     for program in ("data.sql", "tutorial.sql", "measure.sql"):
-        done = sqlml_run(folder / program, url, cwd=tmp_path)
-        assert done.returncode == 0, (
-            f"{tutorial} on {database}: sqlml run {program} failed:\n{done.stderr[-3000:]}"
+        status, output = sqlml_run(folder / program, url, capsys)
+        assert status == 0, (
+            f"{tutorial} on {database}: sqlml run {program} failed:\n{output[-3000:]}"
         )
     values, files = expectations((folder / "measure.sql").read_text())
     missed = []
