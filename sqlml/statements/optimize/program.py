@@ -8,7 +8,7 @@ without GROUP BY). A constraint without SUM holds in every row: it bounds that r
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -79,37 +79,6 @@ def _build(statement: OptimizeStatement, columns: Mapping[str, np.ndarray]) -> L
         high=np.concatenate(highs) if highs else np.empty(0),
         integer=integer,
     )
-
-
-def missing_columns(statement: OptimizeStatement, names: Sequence[str]) -> CheckError | None:
-    """The error of the first column the statement names that ``names`` (the SELECT's result
-    columns) lacks, placed at it; None if there is none."""
-    data = _Data({name: np.empty(0) for name in names}, 0)
-    try:
-        for name in statement.index:
-            data.find(name, statement.line, statement.column)
-        for tree in _trees(statement):
-            for name, line, column in _columns(tree):
-                data.find(name, line, column)
-        for constraint in statement.constraints:
-            if constraint["group_by"] is not None:
-                data.find(constraint["group_by"], constraint["line"], constraint["column"])
-    except CheckError as error:
-        return error
-    return None
-
-
-def _trees(statement: OptimizeStatement) -> list[list]:
-    trees = [statement.objective["expr"]]
-    for constraint in statement.constraints:
-        trees += [constraint["left"], constraint["right"]]
-    return trees
-
-
-def _columns(tree: list) -> list[tuple[str, int, int]]:
-    if tree[0] == "column":
-        return [(tree[1], tree[2], tree[3])]
-    return [found for part in tree[1:] if isinstance(part, list) for found in _columns(part)]
 
 
 def _has_sum(tree: list) -> bool:
