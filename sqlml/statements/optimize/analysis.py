@@ -323,10 +323,7 @@ class _Checker:
         if part.lower() == self.variable.lower():
             if outside:
                 raise error(
-                    f"the variable {part} is outside SUM(...) in {scope.what}, which compares "
-                    "sums over the rows"
-                    if scope.what != "the objective"
-                    else f"the variable {part} is outside SUM(...) in the objective, a sum over "
+                    f"the variable {part} is outside SUM(...) in {scope.what}, which sums over "
                     "the rows",
                     name.pos,
                     f"write it inside SUM(...), e.g. SUM(price * {part})",
@@ -334,12 +331,17 @@ class _Checker:
             return ["variable", line, column], 1
         self.column(part, name.pos)
         if outside and scope.group_by is None:
+            grouping = (
+                ""
+                if scope.what == "the objective"
+                else f", or add GROUP BY <column> (then each group compares with its value of "
+                f"{part})"
+            )
             raise error(
-                f"column {part} is outside SUM(...) in {scope.what}: without GROUP BY, "
-                "the sums over all rows have no one value of it",
+                f"column {part} is outside SUM(...) in {scope.what}: a sum over all rows has "
+                "no one value of it",
                 name.pos,
-                f"put it inside SUM(...), or add GROUP BY <column> (then each group compares "
-                f"with its value of {part})",
+                f"put it inside SUM(...){grouping}",
             )
         return ["column", part, line, column], 0
 
