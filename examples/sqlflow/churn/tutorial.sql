@@ -11,10 +11,10 @@
 -- keeps models in its model store) and the training with "USING <model>_none", which the
 -- test expects to fail. The data: data.py (synthetic, see its docstring).
 
--- e2e_common_cases.go, CaseXGBoostCategoryFeatureColumn: dropModelTableFunc(modelName)
+-- go/cmd/sqlflowserver/e2e_common_cases.go, CaseXGBoostCategoryFeatureColumn: dropModelTableFunc(modelName)
 DROP TABLE IF EXISTS churn.xgb_fc_test_model_3;
 
--- e2e_common_cases.go, CaseXGBoostCategoryFeatureColumn: trainSQL
+-- go/cmd/sqlflowserver/e2e_common_cases.go, CaseXGBoostCategoryFeatureColumn: trainSQL
 	SELECT seniorcitizen, customerid, gender, tenure FROM churn.train TO TRAIN xgboost.gbtree
 	WITH
 		objective="multi:softprob",
@@ -27,7 +27,7 @@ DROP TABLE IF EXISTS churn.xgb_fc_test_model_3;
 	LABEL seniorcitizen
 	INTO churn.xgb_fc_test_model_3;
 
--- e2e_common_cases.go, CaseXGBoostCategoryFeatureColumn: incrementalTrainSQLWithOverwriting
+-- go/cmd/sqlflowserver/e2e_common_cases.go, CaseXGBoostCategoryFeatureColumn: incrementalTrainSQLWithOverwriting
 	SELECT seniorcitizen, customerid, gender, tenure FROM churn.train TO TRAIN xgboost.gbtree
 	WITH
 		objective="multi:softprob",
@@ -40,10 +40,10 @@ DROP TABLE IF EXISTS churn.xgb_fc_test_model_3;
 	LABEL seniorcitizen USING churn.xgb_fc_test_model_3 
 	INTO churn.xgb_fc_test_model_3;
 
--- e2e_common_cases.go, CaseXGBoostCategoryFeatureColumn: dropModelTableFunc(newModelName)
+-- go/cmd/sqlflowserver/e2e_common_cases.go, CaseXGBoostCategoryFeatureColumn: dropModelTableFunc(newModelName)
 DROP TABLE IF EXISTS churn.xgb_fc_test_model_3_new;
 
--- e2e_common_cases.go, CaseXGBoostCategoryFeatureColumn: incrementalTrainSQLWithoutOverwriting
+-- go/cmd/sqlflowserver/e2e_common_cases.go, CaseXGBoostCategoryFeatureColumn: incrementalTrainSQLWithoutOverwriting
 	SELECT seniorcitizen, customerid, gender, tenure FROM churn.train TO TRAIN xgboost.gbtree
 	WITH
 		objective="multi:softprob",
@@ -56,22 +56,22 @@ DROP TABLE IF EXISTS churn.xgb_fc_test_model_3_new;
 	LABEL seniorcitizen USING churn.xgb_fc_test_model_3 
 	INTO churn.xgb_fc_test_model_3_new;
 
--- e2e_common_cases.go, CaseXGBoostCategoryFeatureColumn: predictSQL
+-- go/cmd/sqlflowserver/e2e_common_cases.go, CaseXGBoostCategoryFeatureColumn: predictSQL
 SELECT seniorcitizen, customerid, gender, tenure FROM churn.train TO PREDICT churn.xgb_fc_test_predict_table_3.seniorcitizen_new USING churn.xgb_fc_test_model_3_new;
 
--- e2e_common_cases.go, CaseXGBoostCategoryFeatureColumn: evaluateSQL
+-- go/cmd/sqlflowserver/e2e_common_cases.go, CaseXGBoostCategoryFeatureColumn: evaluateSQL
 SELECT seniorcitizen, customerid, gender, tenure FROM churn.train TO EVALUATE churn.xgb_fc_test_model_3_new WITH validation.metrics="accuracy_score" LABEL seniorcitizen INTO churn.xgb_fc_test_evaluate_table_3;
 
--- e2e_common_cases.go, CaseXGBoostCategoryFeatureColumn: explainSQL
+-- go/cmd/sqlflowserver/e2e_common_cases.go, CaseXGBoostCategoryFeatureColumn: explainSQL
 SELECT seniorcitizen, customerid, gender, tenure FROM churn.train TO EXPLAIN churn.xgb_fc_test_model_3_new WITH summary.plot_type=bar ;
 
--- e2e_common_cases.go, CaseXGBoostCategoryFeatureColumn: showTrainSQL
+-- go/cmd/sqlflowserver/e2e_common_cases.go, CaseXGBoostCategoryFeatureColumn: showTrainSQL
 SHOW TRAIN churn.xgb_fc_test_model_3_new;
 
--- e2e_common_cases.go, CaseXGBoostCategoryFeatureColumnWithIndicator: dropModelTableFunc(modelName)
+-- go/cmd/sqlflowserver/e2e_common_cases.go, CaseXGBoostCategoryFeatureColumnWithIndicator: dropModelTableFunc(modelName)
 DROP TABLE IF EXISTS churn.xgb_fc_test_model_4;
 
--- e2e_common_cases.go, CaseXGBoostCategoryFeatureColumnWithIndicator: trainSQL
+-- go/cmd/sqlflowserver/e2e_common_cases.go, CaseXGBoostCategoryFeatureColumnWithIndicator: trainSQL
 	SELECT seniorcitizen, customerid, gender, tenure FROM churn.train TO TRAIN xgboost.gbtree
 	WITH
 		objective="multi:softprob",
@@ -84,7 +84,7 @@ DROP TABLE IF EXISTS churn.xgb_fc_test_model_4;
 	LABEL seniorcitizen
 	INTO churn.xgb_fc_test_model_4;
 
--- e2e_common_cases.go, CaseXGBoostCategoryFeatureColumnWithIndicator: incrementalTrainSQLWithOverwriting
+-- go/cmd/sqlflowserver/e2e_common_cases.go, CaseXGBoostCategoryFeatureColumnWithIndicator: incrementalTrainSQLWithOverwriting
 	SELECT seniorcitizen, customerid, gender, tenure FROM churn.train TO TRAIN xgboost.gbtree
 	WITH
 		objective="multi:softprob",
@@ -97,10 +97,10 @@ DROP TABLE IF EXISTS churn.xgb_fc_test_model_4;
 	LABEL seniorcitizen USING churn.xgb_fc_test_model_4 
 	INTO churn.xgb_fc_test_model_4;
 
--- e2e_common_cases.go, CaseXGBoostCategoryFeatureColumnWithIndicator: dropModelTableFunc(newModelName)
+-- go/cmd/sqlflowserver/e2e_common_cases.go, CaseXGBoostCategoryFeatureColumnWithIndicator: dropModelTableFunc(newModelName)
 DROP TABLE IF EXISTS churn.xgb_fc_test_model_4_new;
 
--- e2e_common_cases.go, CaseXGBoostCategoryFeatureColumnWithIndicator: incrementalTrainSQLWithoutOverwriting
+-- go/cmd/sqlflowserver/e2e_common_cases.go, CaseXGBoostCategoryFeatureColumnWithIndicator: incrementalTrainSQLWithoutOverwriting
 	SELECT seniorcitizen, customerid, gender, tenure FROM churn.train TO TRAIN xgboost.gbtree
 	WITH
 		objective="multi:softprob",
@@ -113,11 +113,11 @@ DROP TABLE IF EXISTS churn.xgb_fc_test_model_4_new;
 	LABEL seniorcitizen USING churn.xgb_fc_test_model_4 
 	INTO churn.xgb_fc_test_model_4_new;
 
--- e2e_common_cases.go, CaseXGBoostCategoryFeatureColumnWithIndicator: predictSQL
+-- go/cmd/sqlflowserver/e2e_common_cases.go, CaseXGBoostCategoryFeatureColumnWithIndicator: predictSQL
 SELECT seniorcitizen, customerid, gender, tenure FROM churn.train TO PREDICT churn.xgb_fc_test_predict_table_4.seniorcitizen_new USING churn.xgb_fc_test_model_4_new;
 
--- e2e_common_cases.go, CaseXGBoostCategoryFeatureColumnWithIndicator: evaluateSQL
+-- go/cmd/sqlflowserver/e2e_common_cases.go, CaseXGBoostCategoryFeatureColumnWithIndicator: evaluateSQL
 SELECT seniorcitizen, customerid, gender, tenure FROM churn.train TO EVALUATE churn.xgb_fc_test_model_4_new WITH validation.metrics="accuracy_score" LABEL seniorcitizen INTO churn.xgb_fc_test_evaluate_table_4;
 
--- e2e_common_cases.go, CaseXGBoostCategoryFeatureColumnWithIndicator: no explainSQL (skipExplain: "INDICATOR of XGBoost model does not support TO EXPLAIN yet"); showTrainSQL
+-- go/cmd/sqlflowserver/e2e_common_cases.go, CaseXGBoostCategoryFeatureColumnWithIndicator: no explainSQL (skipExplain: "INDICATOR of XGBoost model does not support TO EXPLAIN yet"); showTrainSQL
 SHOW TRAIN churn.xgb_fc_test_model_4_new;
