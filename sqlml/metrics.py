@@ -32,6 +32,11 @@ TASKS = {"classifier": CLASSIFIER_METRICS, "regressor": REGRESSOR_METRICS, "rank
 
 # Classifier metrics that count the positive class of a binary classifier.
 BINARY_ONLY = ("true_positives", "true_negatives", "false_positives", "false_negatives")
+# The computations (Metric.key) of losses, errors and wrong counts: smaller is better.
+_MINIMIZED = (
+    "log_loss", "mae", "mse", "rmse", "msle", "mape", "median_absolute_error", "error_rate",
+    "brier", "hinge", "false_positives", "false_negatives",
+)  # fmt: skip
 TOP_K = 5  # TopKCategoricalAccuracy's k, Keras's default
 
 
@@ -151,6 +156,11 @@ def find_metric(name: str) -> Metric | None:
     if lower in _SQLFLOW:
         return Metric(name, *_SQLFLOW[lower])
     return None
+
+
+def goal(metric: Metric) -> str:
+    """``minimize`` for losses, errors and wrong counts, ``maximize`` for the other metrics."""
+    return "minimize" if metric.key in _MINIMIZED else "maximize"
 
 
 def unknown_metric_hint(name: str) -> str:

@@ -119,7 +119,29 @@ _TRAIN = "SELECT * FROM t TO TRAIN {estimator} WITH {attributes} LABEL y INTO m;
             "XGBClassifier",
             "eta = CHOICE(0.1), search.metric = speed",
             "search",
-            "must be one of",
+            "unknown metric speed in search.metric",
+            "the metrics are accuracy",
+        ),
+        (
+            "XGBClassifier",
+            "eta = CHOICE(0.1), search.metric = CategoricalAcuracy",
+            "search",
+            "unknown metric CategoricalAcuracy in search.metric",
+            "did you mean CategoricalAccuracy?",
+        ),
+        (
+            "XGBClassifier",
+            "eta = CHOICE(0.1), search.metric = MeanSquaredError",
+            "search",
+            "search.metric MeanSquaredError does not apply to a classifier",
+            "accuracy_score",
+        ),
+        (
+            "xgboost.gbtree",
+            "eta = CHOICE(0.1), validation.metrics = 'r2_score', search.metric = f1_score",
+            "search",
+            "search.metric f1_score measures a classifier but validation.metrics' r2_score a "
+            "regressor",
             None,
         ),
         (
@@ -226,6 +248,70 @@ def test_a_classifier_search_maximizes_accuracy_and_log_loss_is_minimized():
     assert (default["metric"], default["goal"]) == ("accuracy", "maximize")
     loss = search_statement(base.format(", search.metric = log_loss")).search
     assert (loss["metric"], loss["goal"]) == ("log_loss", "minimize")
+
+
+@pytest.mark.parametrize(
+    ("estimator", "settings", "metric", "goal", "computed"),
+    [
+        # Keras's names of sqlml's own metrics: reported (and ranked by) sqlml's name
+        ("DNNClassifier", "search.metric = AUC", "auc", "maximize", None),
+        ("DNNClassifier", "search.metric = Accuracy", "accuracy", "maximize", None),
+        # the others, as validation.metrics reports them: the trials are told to compute them
+        ("DNNClassifier", "search.metric = CategoricalAccuracy", "CategoricalAccuracy",
+         "maximize", "CategoricalAccuracy"),
+        ("XGBClassifier", "search.metric = accuracy_score", "accuracy_score", "maximize",
+         "accuracy_score"),
+        ("XGBClassifier", "search.metric = hamming_loss", "hamming_loss", "minimize",
+         "hamming_loss"),
+        ("XGBClassifier", "search.metric = FalseNegatives", "FalseNegatives", "minimize",
+         "FalseNegatives"),
+        ("DNNRegressor", "search.metric = MeanSquaredError", "MeanSquaredError", "minimize",
+         "MeanSquaredError"),
+        ("XGBRegressor", "search.metric = r2_score", "r2_score", "maximize", "r2_score"),
+        # a name validation.metrics already holds, in its spelling there
+        ("XGBClassifier", "validation.metrics = 'Accuracy_Score,AUC', search.metric = "
+         "accuracy_score", "Accuracy_Score", "maximize", "Accuracy_Score,AUC"),
+        ("XGBClassifier", "validation.metrics = 'f1_score', search.metric = auc", "auc",
+         "maximize", "f1_score"),
+        ("XGBClassifier", "validation.metrics = 'f1_score', search.metric = precision_score",
+         "precision_score", "maximize", "f1_score,precision_score"),
+    ],
+)  # fmt: skip
+def test_search_metric_takes_every_name_validation_metrics_takes(
+    estimator, settings, metric, goal, computed
+):
+    first = "model.hidden_units = CHOICE([4], [8])" if "DNN" in estimator else "eta = CHOICE(0.1)"
+    statement = search_statement(
+        _TRAIN.format(estimator=estimator, attributes=f"{first}, {settings}")
+    )
+    assert (statement.search["metric"], statement.search["goal"]) == (metric, goal)
+    assert statement.attributes.get("validation.metrics") == computed
+
+
+def test_a_search_ranks_its_trials_by_a_scikit_learn_metric(iris_duckdb_url, unique_name, capsys):
+    model, table = f"{unique_name}_m", f"{unique_name}_trials"
+    program = (
+        "SELECT * FROM iris_train TO TRAIN xgboost.gbtree WITH objective = 'multi:softprob', "
+        "max_depth = CHOICE(1, 3), train.num_boost_round = 3, search.algorithm = grid, "
+        f"search.metric = balanced_accuracy_score, search.trials_table = {table} "
+        f"LABEL class INTO {model};"
+    )
+    status = main(["-e", program, "--datasource", iris_duckdb_url])
+    out, err = capsys.readouterr()
+    assert status == 0, err
+    assert "with validation balanced_accuracy_score" in out + err
+    ds = connect(iris_duckdb_url)
+    try:
+        rows = ds.execute(
+            f"SELECT trial, validation_balanced_accuracy_score FROM {table} ORDER BY trial"
+        ).rows
+        search = ModelStore(ds).load(model).metadata["search"]
+    finally:
+        ds.close()
+    scores = [score for _, score in rows]
+    assert len(scores) == 2 and all(0 < score <= 1 for score in scores)
+    assert search["metric"] == "balanced_accuracy_score" and search["goal"] == "maximize"
+    assert search["best_trial"] == max(range(2), key=lambda n: (scores[n], -n))
 
 
 # Planning ---------------------------------------------------------------------------------------

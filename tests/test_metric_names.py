@@ -12,9 +12,11 @@ import pytest
 
 from sqlml.checking import check_program
 from sqlml.cli import main
+from sqlml.grammar import parse
 from sqlml.metrics import classifier_metrics, regressor_metrics
 from sqlml.models.store import ModelStore
 from sqlml.runtime.datasource import connect
+from sqlml.semantics import analyze
 
 # A binary classifier's rows: truth and the probability of class 1 (predicted: p1 > 0.5).
 TRUTH = np.array([0, 1, 1, 0, 1, 0])
@@ -313,3 +315,54 @@ def test_eval_metric_must_measure_the_objective():
         "2:17 eval_metric mlogloss measures a multi:* objective; this objective is not one",
         "4:32 eval_metric rmse does not measure a multi:* objective's class probabilities",
     ]
+
+
+@pytest.mark.parametrize(
+    ("kind", "given", "kept"),
+    [
+        ("TO TRAIN DNNClassifier WITH", "AUC,CategoricalAccuracy,auc", "AUC,CategoricalAccuracy"),
+        ("TO TRAIN DNNClassifier WITH", "Accuracy,Precision,Recall", "Accuracy,Precision,Recall"),
+        ("TO EVALUATE m WITH", "accuracy,Accuracy,ROC_AUC_score", "accuracy,ROC_AUC_score"),
+    ],
+)
+def test_the_statement_keeps_the_metric_names_as_written(kind, given, kept):
+    (statement,) = analyze(
+        parse(f"SELECT x, y FROM t {kind} validation.metrics = '{given}' LABEL y INTO e;")
+    )
+    assert statement.attributes["validation.metrics"] == kept
+
+
+def test_a_metric_that_does_not_fit_the_labels_is_named_as_written(database, capsys):
+    # xgboost.gbtree without an objective learns what its labels are: only training can tell
+    status, _, err = run(
+        database,
+        "SELECT x, r FROM train TO TRAIN xgboost.gbtree WITH train.num_boost_round = 2, "
+        "validation.metrics = 'AUC' LABEL r INTO reg;",
+        capsys,
+    )
+    assert status == 1
+    assert "validation.metrics of reg: AUC measures a classifier, not a regressor" in err
+
+
+def test_keras_names_of_sqlmls_own_metrics_keep_their_columns(database, capsys):
+    """Accuracy, Precision, Recall and AUC are reported under sqlml's names (as Keras itself
+    names them): programs reading an evaluation's auc column keep working, and the databases
+    that ignore a column name's case (SQLFlow's) find AUC there too."""
+    program = (
+        "SELECT x, y FROM train TO TRAIN xgboost.gbtree WITH objective = 'binary:logistic', "
+        "train.num_boost_round = 10 LABEL y INTO cls;"
+        "SELECT x, y FROM test TO EVALUATE cls WITH validation.metrics = "
+        "'Accuracy,AUC,Precision,Recall,accuracy_score' LABEL y INTO evaluated;"
+        "SELECT AUC, auc, Accuracy FROM evaluated;"
+    )
+    status, out, err = run(database, program, capsys)
+    assert status == 0, err
+    header, row = out.strip().splitlines()[-2:]
+    assert header.lower() == "auc,auc,accuracy"
+    assert [float(v) for v in row.split(",")] == [1.0, 1.0, 1.0]
+    ds = connect(database)
+    try:
+        columns = ds.execute("SELECT * FROM evaluated").columns
+    finally:
+        ds.close()
+    assert columns == ["accuracy", "auc", "precision", "recall", "accuracy_score"]

@@ -48,10 +48,11 @@ def check_evaluated(attributes: Sequence[ast.Attribute], task: str | None, model
 
 
 def check_metrics(attribute: ast.Attribute, task: str | None, model: str) -> str:
-    """The names of ``attribute`` as reported, comma-separated, each once; a
-    :class:`CheckError` (at the attribute) for a name that is unknown, of another task than
-    ``task`` (None: not known yet) or of another task than the names before it. ``model``
-    says whose task it is, in errors."""
+    """The names of ``attribute`` as written, comma-separated, each once (of names reported
+    under one column, such as ``accuracy`` and ``Accuracy``, the first); a :class:`CheckError`
+    (at the attribute) for a name that is unknown, of another task than ``task`` (None: not
+    known yet) or of another task than the names before it. ``model`` says whose task it is,
+    in errors."""
     pos = attribute.pos
     found: list[tuple[str, Metric]] = []
     for name in split_names(str(attribute.value)):
@@ -74,10 +75,10 @@ def check_metrics(attribute: ast.Attribute, task: str | None, model: str) -> str
         found.append((name, metric))
     if not found:
         raise _error(f"{ATTRIBUTE} names no metric", pos, "name one, e.g. 'accuracy'")
-    reported: dict[str, str] = {}
-    for _, metric in found:
-        reported.setdefault(metric.name.lower(), metric.name)
-    return ",".join(reported.values())
+    written: dict[str, str] = {}
+    for name, metric in found:
+        written.setdefault(metric.name.lower(), name)
+    return ",".join(written.values())
 
 
 def _error(message: str, pos: ast.Position, hint: str) -> CheckError:

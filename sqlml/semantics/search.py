@@ -9,14 +9,21 @@ from typing import Any
 
 from sqlml.errors import CheckError
 from sqlml.grammar import ast
-from sqlml.metrics import CLASSIFIER_METRICS, METRICS, RANKER_METRICS, REGRESSOR_METRICS
+from sqlml.metrics import (
+    METRICS,
+    find_metric,
+    goal,
+    split_names,
+    task_metrics,
+    unknown_metric_hint,
+)
 from sqlml.models.estimator import Estimator
 from sqlml.models.xgboost.objectives import (
     CLASSIFICATION_OBJECTIVES,
     RANKING_OBJECTIVES,
     REGRESSION_OBJECTIVES,
 )
-from sqlml.search_space import ALGORITHMS, DEFAULT_RANDOM_TRIALS, GOALS, default_goal, grid_points
+from sqlml.search_space import ALGORITHMS, DEFAULT_RANDOM_TRIALS, GOALS, grid_points
 from sqlml.semantics.attributes import Attr, check_attributes, check_related, own_name
 
 PREFIX = "search."
@@ -47,16 +54,17 @@ SEARCH_ATTRIBUTES = {
             "search.metric",
             "string",
             None,
-            "the validation metric that ranks the trials; default: accuracy (classifiers), "
-            "rmse (regressors), ndcg (rankers)",
-            choices=METRICS,
+            "the validation metric that ranks the trials: any name validation.metrics takes "
+            "(sqlml's, scikit-learn's, Keras's); default: accuracy (classifiers), rmse "
+            "(regressors), ndcg (rankers)",
         ),
         Attr(
             "search.goal",
             "string",
             None,
-            "maximize or minimize search.metric; default: minimize losses and errors "
-            "(log_loss, mae, mse, rmse), maximize the others",
+            "maximize or minimize search.metric; default: minimize losses, errors and wrong "
+            "counts (log_loss, mae, mse, rmse, mean_squared_error, FalsePositives...), maximize "
+            "the others",
             choices=GOALS,
         ),
         Attr(
@@ -155,8 +163,7 @@ def check(
         trials = min(search.get("search.trials") or points, points)
     else:
         trials = search.get("search.trials", DEFAULT_RANDOM_TRIALS)
-    metric = search.get("search.metric") or _default_metric(task, attributes)
-    _check_metric(metric, task, attributes, given.get("search.metric"))
+    metric, default_goal = _metric(given.get("search.metric"), task, attributes)
     parallel = search.get("search.parallel") or min(DEFAULT_PARALLEL, trials)
     if parallel > trials:
         raise _error(
@@ -170,7 +177,7 @@ def check(
         "algorithm": search["search.algorithm"],
         "seed": search["search.seed"],
         "metric": metric,
-        "goal": search.get("search.goal") or (metric and default_goal(metric)),
+        "goal": search.get("search.goal") or default_goal,
         "parallel": parallel,
         "trials_table": table.split("."),
         "replace_table": search[REPLACE],
@@ -251,12 +258,6 @@ def _checked(
     )[attribute.name]
 
 
-def _default_metric(task: str, attributes: dict[str, Any]) -> str | None:
-    """accuracy, rmse or ndcg by the task; None when only the data will tell."""
-    kind = _task(task, attributes)
-    return {"classifier": "accuracy", "regressor": "rmse", "ranker": "ndcg"}.get(kind or "")
-
-
 def _task(task: str, attributes: dict[str, Any]) -> str | None:
     objective = attributes.get("objective")
     if objective in RANKING_OBJECTIVES:
@@ -270,21 +271,47 @@ def _task(task: str, attributes: dict[str, Any]) -> str | None:
     return None
 
 
-def _check_metric(
-    metric: str | None, task: str, attributes: dict[str, Any], given: ast.Attribute | None
-) -> None:
+def _metric(
+    given: ast.Attribute | None, task: str, attributes: dict[str, Any]
+) -> tuple[str | None, str | None]:
+    """The metric that ranks the trials, under the name the trials report it by (their
+    ``validation_<name>``), and its default goal; (None, None) when only the data will tell.
+
+    ``search.metric`` takes any name ``validation.metrics`` takes and maps it as it does
+    (``AUC`` is reported as ``auc``, ``accuracy_score`` as written); a name the trials
+    compute only when asked is added to ``attributes``' ``validation.metrics``.
+    """
     kind = _task(task, attributes)
-    applicable = {
-        "classifier": CLASSIFIER_METRICS,
-        "regressor": REGRESSOR_METRICS,
-        "ranker": RANKER_METRICS,
-    }.get(kind or "")
-    if given is not None and applicable and metric not in applicable:
+    if given is None:
+        default = {"classifier": "accuracy", "regressor": "rmse", "ranker": "ndcg"}.get(kind or "")
+        found = find_metric(default) if default else None
+        return default, found and goal(found)
+    name = str(given.value)
+    metric = find_metric(name)
+    if metric is None:
+        hint = unknown_metric_hint(name)
+        raise _error(f"unknown metric {name} in search.metric", given.pos, hint)
+    if kind is not None and metric.task != kind:
         raise _error(
-            f"search.metric {metric} does not apply to a {kind}",
+            f"search.metric {name} does not apply to a {kind}",
             given.pos,
-            "choose from " + ", ".join(applicable),
+            f"choose from {task_metrics(kind)}",
         )
+    chosen = split_names(attributes.get("validation.metrics") or "")
+    reported = {m.name.lower(): (n, m) for n in chosen if (m := find_metric(n)) is not None}
+    other = next(((n, m.task) for n, m in reported.values() if m.task != metric.task), None)
+    if other is not None:
+        raise _error(
+            f"search.metric {name} measures a {metric.task} but validation.metrics' "
+            f"{other[0]} a {other[1]}",
+            given.pos,
+            "rank the trials by a metric of your model's task",
+        )
+    if metric.name.lower() in reported:
+        return reported[metric.name.lower()][1].name, goal(metric)
+    if metric.name not in METRICS:  # not one of the task's own metrics, always reported
+        attributes["validation.metrics"] = ",".join([*chosen, name])
+    return metric.name, goal(metric)
 
 
 def _check_validation(attributes: dict[str, Any], first: ast.Attribute) -> None:
