@@ -29,7 +29,8 @@ class Trainer(Protocol):
     ``train`` returns the model's bytes and what its metadata records besides (``params``,
     ``metrics``, ``column_types``); ``base`` is a stored model of the same estimator whose
     training continues. ``scorer`` loads a stored model once; its function returns class
-    probabilities (rows x classes) for classifiers, values for regressors.
+    probabilities (rows x classes) for classifiers, values for regressors (rows x n for a
+    LABEL of n values a row, :mod:`sqlml.runtime.label_lists`).
 
     ``context`` is the running statement's (:class:`~sqlml.runtime.context.Context`): its
     long loops check ``context.token`` (between rounds, epochs or batches) and report to

@@ -16,6 +16,7 @@ from sqlml.errors import ModelError
 from sqlml.metrics import TASKS, compute, misfit, split_names
 from sqlml.models import Family, Trainer, family
 from sqlml.models.store import ModelStore, StoredModel
+from sqlml.runtime import label_lists
 from sqlml.runtime.context import Context
 from sqlml.runtime.datasource import Columns, Datasource
 from sqlml.runtime.datasource.base import closing_batches
@@ -59,11 +60,15 @@ class Applied:
         return score(features, batch_size)
 
     def truth(self, label: str) -> np.ndarray:
-        """The label column encoded like the training labels."""
+        """The label column encoded like the training labels (its text of several values a
+        row read as numbers, rows x n, for a model of several)."""
         from sqlml.runtime.labels import check_label, encode_label
 
         check_label(label, self.columns, "the SELECT")
-        return encode_label(self.labels, label, self.columns[label], "the SELECT")
+        values, width = self.columns[label], label_lists.width(self.metadata["attributes"])
+        if width > 1:
+            values = label_lists.parse(label, values, width, "the SELECT")
+        return encode_label(self.labels, label, values, "the SELECT")
 
 
 def apply(model_name: str, select: str, context: Context) -> Applied:
@@ -141,7 +146,9 @@ def predict(statement: ir.PredictStatement, context: Context) -> Outcome:
                 scores = score(transform(columns, model.features), batch_rows)
                 output = {k: v for k, v in columns.items() if k != label}
                 chosen = scores.argmax(axis=1) if classifier else scores
-                output[statement.result_column] = np.asarray(model.labels.decode(chosen))
+                values = np.asarray(model.labels.decode(chosen))
+                listed = values.ndim == 2  # several values a row, written as one text
+                output[statement.result_column] = label_lists.texts(values) if listed else values
                 if probabilities:
                     output.update({name: scores[:, i] for i, name in enumerate(names)})
                 yield output
@@ -229,7 +236,9 @@ def evaluate(statement: ir.EvaluateStatement, context: Context) -> Outcome:
     saved = ""
     if plot is not None:
         path = _plot_path(plot, datasource)
-        save_evaluation_plot(path, task, truth, scores, _class_names(applied.labels))
+        # Several values a row (model.n_out): each value a point of the regressor's scatter
+        drawn = (truth.ravel(), scores.ravel()) if truth.ndim == 2 else (truth, scores)
+        save_evaluation_plot(path, task, *drawn, _class_names(applied.labels))
         saved = f"; plot saved to {path}"
     datasource.write_table(
         statement.table,

@@ -37,7 +37,7 @@ from sqlml.errors import ModelError
 from sqlml.metrics import TASKS, compute, misfit, split_names
 from sqlml.models import Family, StreamingTrainer, Trainer, family
 from sqlml.models.store import ModelStore, StoredModel
-from sqlml.runtime import external_memory, in_memory
+from sqlml.runtime import external_memory, in_memory, label_lists
 from sqlml.runtime.context import Context
 from sqlml.runtime.datasource import Columns
 from sqlml.runtime.features_apply import FeatureArrays, transform
@@ -101,6 +101,7 @@ class Trained:
     labels: LabelEncoding
     rows: int
     how: dict[str, Any] | None
+    attributes: dict[str, Any]  # the statement's, and a base model's architecture
 
 
 def train(statement: ir.TrainStatement, context: Context) -> Outcome:
@@ -119,13 +120,16 @@ def train_and_save(
     _check_streams(statement, model_family)
     trainer = model_family.trainer()
     base = _base(statement, store, model_family.format) if statement.base_model else None
-    labels, rows = _labels(statement, _read(statement, context), base)
+    attributes = _attributes(statement, base)
+    width = label_lists.width(attributes)
+    _check_listed(statement, width)
+    labels, rows = _labels(statement, _read(statement, context), base, width)
     chosen = _chosen_metrics(statement, labels)
     features = _derive(statement, rows.sample, base)
     training, validation = _apply(statement.label, rows, features, labels)
     data, details = _fit(context, trainer, training, labels, statement.attributes, base)
     metrics, how = _validate(context, trainer, data, details, validation, rows.how, labels, chosen)
-    trained = Trained(data, details, metrics, features, labels, training.rows, how)
+    trained = Trained(data, details, metrics, features, labels, training.rows, how, attributes)
     return _store(context, statement, store, model_family, base, trained, extra_metadata)
 
 
@@ -147,19 +151,42 @@ def _read(statement: ir.TrainStatement, context: Context) -> Source:
     return in_memory.read(statement, context)
 
 
+def _check_listed(statement: ir.TrainStatement, width: int) -> None:
+    """A :class:`ModelError` unless a LABEL of ``width`` values a row, several, comes from
+    rows in memory, validated on held-out ones."""
+    if width == 1:
+        return
+    if statement.attributes.get("train.external_memory"):
+        raise ModelError(
+            f"model.n_out is {width}: a LABEL of several values trains on rows in memory only",
+            hint="remove train.external_memory",
+        )
+    if statement.attributes.get("validation.select") is not None:
+        raise ModelError(
+            f"model.n_out is {width}: the LABEL of validation.select's rows is not read as "
+            "several values yet",
+            hint="leave out validation.select; validation.split holds out rows of the SELECT",
+        )
+
+
 def _labels(
-    statement: ir.TrainStatement, source: Source, base: StoredModel | None
+    statement: ir.TrainStatement, source: Source, base: StoredModel | None, width: int
 ) -> tuple[LabelEncoding, Labelled]:
-    """Labels: the encoding (the base model's, or fitted to the LABEL column), and the rows
-    it labels, the validation rows set apart."""
+    """Labels: the encoding (the base model's, or fitted to the LABEL column, its text of
+    ``width`` numbers a row read as numbers when several), and the rows it labels, the
+    validation rows set apart."""
     if not statement.label:
         return _unlabelled(statement, source, base)
+    label = statement.label
+    if width > 1 and isinstance(source, in_memory.InMemory):  # else refused by _check_listed
+        listed = label_lists.parse(label, source.sample[label], width, "the SELECT")
+        source = dataclasses.replace(source, sample={**source.sample, label: listed})
     if base is not None:
         labels = _base_labels(base)
     else:
         objective = statement.attributes.get("objective")
-        task = decide_task(source.sample[statement.label], statement.task, objective)
-        labels = fit_labels(statement.label, source.label_values(task), task, objective)
+        task = decide_task(source.sample[label], statement.task, objective)
+        labels = fit_labels(label, source.label_values(task), task, objective)
     return labels, source.split(labels)
 
 
@@ -331,14 +358,11 @@ def _store(
     details = trained.details
     if trained.how is not None:
         details = {**details, "metrics": {**details["metrics"], **trained.validation_metrics}}
-    attributes = statement.attributes
-    if base is not None:  # its architecture is the base's
-        attributes = {**_architecture(statement, base.metadata["attributes"]), **attributes}
     metadata = {
         "estimator": statement.estimator,
         "family": statement.family,
         "format": model_family.format,
-        "attributes": attributes,
+        "attributes": trained.attributes,
         "features": [dataclasses.asdict(feature) for feature in trained.features],
         "label": statement.label,
         "labels": trained.labels.to_dict(),
@@ -353,6 +377,13 @@ def _store(
     }
     store.save(statement.model, metadata, trained.data, context.token)
     return metadata
+
+
+def _attributes(statement: ir.TrainStatement, base: StoredModel | None) -> dict[str, Any]:
+    """The model's attributes: the statement's and, continuing ``base``, its architecture."""
+    if base is None:
+        return statement.attributes
+    return {**_architecture(statement, base.metadata["attributes"]), **statement.attributes}
 
 
 def _architecture(statement: ir.TrainStatement, base_attributes: dict[str, Any]) -> dict[str, Any]:

@@ -485,7 +485,7 @@ def _series_regressor(name: str, model_type: str) -> Estimator:
         f"sqlflow_models.{name}",
         "regressor",
         "stacked recurrent layers over a window of model.n_in past steps (the numeric "
-        "columns), predicting the next value (Keras)",
+        "columns), predicting the next model.n_out values (Keras)",
         "series",
         Attr(
             "model.stack_units",
@@ -508,10 +508,11 @@ def _series_regressor(name: str, model_type: str) -> Estimator:
             "model.n_out",
             "int",
             1,
-            "future values predicted: sqlml predicts one (a numeric LABEL), not a "
-            "comma-separated label of several",
+            "future values predicted a row: one, a numeric LABEL; more, a LABEL of as many "
+            "comma-separated numbers (concat(a, ',', b) AS label), which TO PREDICT writes "
+            "back as such a text",
             minimum=1,
-            maximum=1,
+            maximum=MAX_UNITS,
             architecture=True,
         ),
         Attr(

@@ -70,7 +70,7 @@ def train(
     ``context``'s token after each batch and reporting each epoch to its reporter).
 
     Classifiers learn the cross-entropy of their class probabilities, regressors the mean
-    squared error.
+    squared error of their values (``y`` rows x n: n values a row).
     """
     _reject_nulls(features)
     keras = _keras()
@@ -168,7 +168,8 @@ def _compiled(
         model = keras.Model(inputs, keras.layers.Activation("softmax")(scores))
     else:
         params = {}
-        inputs, scores = _network(keras, features, 1, attributes)
+        outputs = 1 if y.ndim == 1 else y.shape[1]  # a time series' model.n_out values a row
+        inputs, scores = _network(keras, features, outputs, attributes)
         # Outputs in the label's units: the network learns the standardised label.
         scale, offset = float(y.std(dtype=np.float64)) or 1.0, float(y.mean(dtype=np.float64))
         model = keras.Model(inputs, keras.layers.Rescaling(scale, offset)(scores))
@@ -438,9 +439,9 @@ def scorer(
     context: Context, data: bytes, metadata: dict[str, Any]
 ) -> Callable[[FeatureArrays, int], np.ndarray]:
     """The stored model, loaded once, as a function of features and a batch size that
-    returns class probabilities (rows x classes) for classifiers, values for regressors; it
-    stops between batches once ``context``'s token is cancelled, and reports the rows scored
-    to its reporter."""
+    returns class probabilities (rows x classes) for classifiers, values for regressors (rows
+    x n for n values a row); it stops between batches once ``context``'s token is cancelled,
+    and reports the rows scored to its reporter."""
     keras = _keras()
     model = _load(keras, data)
 
@@ -461,7 +462,8 @@ def scorer(
                 f"{type(error).__name__}: {reason[:300]}",
                 hint=TAMPERED_HINT,
             ) from None
-        return scores[:, 0] if scores.shape[1] == 1 else scores  # a classifier has two or more
+        # A classifier's probabilities and several values a row (model.n_out) as they are
+        return scores[:, 0] if scores.shape[1] == 1 else scores
 
     return score
 

@@ -1,8 +1,9 @@
 """The network of SQLFlow's time-series regressors (RNNBasedTimeSeriesModel,
 LSTMBasedTimeSeriesModel): the numeric features are a window of ``model.n_in`` past steps of
 ``model.n_features`` values each (in COLUMN order, step by step), normalised, read in order by
-stacked recurrent layers of ``model.stack_units``, then dropout (0.2) and a dense output, as
-the zoo's model. Keras's own layers only, so the model loads in safe mode.
+stacked recurrent layers of ``model.stack_units``, then dropout (0.2) and a dense output of
+the next ``model.n_out`` values, as the zoo's model. Keras's own layers only, so the model
+loads in safe mode.
 """
 
 from __future__ import annotations
@@ -18,7 +19,8 @@ _LAYERS = {"rnn": "SimpleRNN", "lstm": "LSTM", "gru": "GRU"}
 
 
 def network(keras, features: FeatureArrays, n_outputs: int, attributes: dict[str, Any]):
-    """The input ``numbers`` (the window) and ``n_outputs`` raw scores."""
+    """The input ``numbers`` (the window) and ``n_outputs`` raw scores (``model.n_out``: the
+    width of the label the trainer read)."""
     steps, width = attributes["model.n_in"], attributes["model.n_features"]
     blocks = features.number_inputs()
     if features.categoricals or len(blocks) != 1 or blocks[0][2].shape[1] != steps * width:
