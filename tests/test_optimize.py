@@ -1,6 +1,7 @@
 """TO MAXIMIZE / TO MINIMIZE: SQLFlow's woodcarving and shipment examples give their documented
 optimum, integer and continuous variables differ where they should, infeasible and unbounded
-programs are errors that write nothing, and ``sqlml check`` places the mistakes it finds."""
+programs are errors that write nothing (on the four databases), and ``sqlml check`` places the
+mistakes it finds."""
 
 from __future__ import annotations
 
@@ -15,10 +16,10 @@ from sqlml.errors import ParseError
 from sqlml.grammar import parse
 from sqlml.runtime.datasource import connect
 
-SERVERS = ["duckdb", "mysql"]
+SERVERS = ["duckdb", "sqlite", "mysql", "postgresql"]
 
-PRODUCTS = """CREATE TABLE {t} (product VARCHAR(20), price DOUBLE, materials_cost DOUBLE,
-  other_cost DOUBLE, finishing DOUBLE, carpentry DOUBLE, max_num INTEGER);
+PRODUCTS = """CREATE TABLE {t} (product VARCHAR(20), price DOUBLE PRECISION, materials_cost DOUBLE PRECISION,
+  other_cost DOUBLE PRECISION, finishing DOUBLE PRECISION, carpentry DOUBLE PRECISION, max_num INTEGER);
 INSERT INTO {t} VALUES ('soldier', 27, 10, 14, 2, 1, 40), ('train', 21, 9, 10, 1, 1, 10000);
 """
 
@@ -34,11 +35,11 @@ USING glpk
 INTO {out};
 """
 
-SHIPMENT_DATA = """CREATE TABLE {t}_plants (plants VARCHAR(20), capacity DOUBLE);
+SHIPMENT_DATA = """CREATE TABLE {t}_plants (plants VARCHAR(20), capacity DOUBLE PRECISION);
 INSERT INTO {t}_plants VALUES ('plantA', 100), ('plantB', 90);
-CREATE TABLE {t}_markets (markets VARCHAR(20), demand DOUBLE);
+CREATE TABLE {t}_markets (markets VARCHAR(20), demand DOUBLE PRECISION);
 INSERT INTO {t}_markets VALUES ('marketA', 130), ('marketB', 60);
-CREATE TABLE {t}_routes (plants VARCHAR(20), markets VARCHAR(20), distance DOUBLE);
+CREATE TABLE {t}_routes (plants VARCHAR(20), markets VARCHAR(20), distance DOUBLE PRECISION);
 INSERT INTO {t}_routes VALUES ('plantA', 'marketA', 140), ('plantA', 'marketB', 210),
   ('plantB', 'marketA', 300), ('plantB', 'marketB', 90);
 """
@@ -57,7 +58,7 @@ WITH variables = "amount(plants, markets)",
 INTO {out};
 """
 
-ITEMS = """CREATE TABLE {t} (item VARCHAR(20), weight DOUBLE, worth DOUBLE);
+ITEMS = """CREATE TABLE {t} (item VARCHAR(20), weight DOUBLE PRECISION, worth DOUBLE PRECISION);
 INSERT INTO {t} VALUES ('a', 6, 10), ('b', 5, 7), ('c', 5, 6);
 """
 
@@ -282,7 +283,7 @@ def test_without_with_it_does_not_parse():
 def test_data_the_expressions_cannot_use_is_an_error(tmp_path, capsys, data, objective, message):
     url = datasource_url("duckdb", tmp_path)
     program = (
-        "CREATE TABLE t (id INTEGER, name VARCHAR, g DOUBLE, w DOUBLE);\n"
+        "CREATE TABLE t (id INTEGER, name VARCHAR, g DOUBLE PRECISION, w DOUBLE PRECISION);\n"
         f"INSERT INTO t VALUES {data}, (2, 'b', 2, 4);\n"
         f"SELECT * FROM t TO MAXIMIZE {objective} CONSTRAINT x <= 1\n"
         'WITH variables = "x(id)", var_type = "Binary" INTO o;\n'
@@ -294,7 +295,7 @@ def test_data_the_expressions_cannot_use_is_an_error(tmp_path, capsys, data, obj
 def test_a_column_outside_sum_must_be_one_value_in_each_group(tmp_path, capsys):
     url = datasource_url("duckdb", tmp_path)
     program = (
-        "CREATE TABLE {t} (id INTEGER, g VARCHAR, cap DOUBLE, w DOUBLE);\n"
+        "CREATE TABLE {t} (id INTEGER, g VARCHAR, cap DOUBLE PRECISION, w DOUBLE PRECISION);\n"
         "INSERT INTO {t} VALUES (1, 'a', 5, 1), (2, 'a', {cap}, 2), (3, 'b', 7, 3);\n"
         "SELECT * FROM {t} TO MAXIMIZE SUM(w * x)\n"
         "CONSTRAINT SUM(x) <= cap GROUP BY g\n"
