@@ -18,8 +18,9 @@ from sqlml.runtime.datasource import connect
 
 SERVERS = ["duckdb", "sqlite", "mysql", "postgresql"]
 
-PRODUCTS = """CREATE TABLE {t} (product VARCHAR(20), price DOUBLE PRECISION, materials_cost DOUBLE PRECISION,
-  other_cost DOUBLE PRECISION, finishing DOUBLE PRECISION, carpentry DOUBLE PRECISION, max_num INTEGER);
+PRODUCTS = """CREATE TABLE {t} (product VARCHAR(20), price DOUBLE PRECISION,
+  materials_cost DOUBLE PRECISION, other_cost DOUBLE PRECISION, finishing DOUBLE PRECISION,
+  carpentry DOUBLE PRECISION, max_num INTEGER);
 INSERT INTO {t} VALUES ('soldier', 27, 10, 14, 2, 1, 40), ('train', 21, 9, 10, 1, 1, 10000);
 """
 
