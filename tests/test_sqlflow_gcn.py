@@ -9,6 +9,7 @@ import pickle
 
 import numpy as np
 import pytest
+from scipy import sparse
 
 from sqlml.checking import check_program
 from sqlml.cli import main
@@ -125,8 +126,8 @@ def test_the_citations_lift_the_accuracy_on_a_fresh_graph(graphs, capsys):
         predict = f" TO PREDICT {name}_predicted.class USING {name};"
         run(url, select.format(g="fresh") + predict, capsys)
         found[name] = accuracy(url, f"{name}_predicted", truth["fresh"])
-    # measured: 0.99 with the citations, 0.42 with the words alone (over six pairs of
-    # graphs drawn with other seeds: 0.93 to 1.0, and 0.42 to 0.58)
+    # measured: 0.98 with the citations, 0.42 with the words alone (over six pairs of
+    # graphs drawn with other seeds: 0.92 to 0.99, and 0.42 to 0.58)
     assert found["gcn"] >= 0.9
     assert found["gcn"] >= found["words"] + 0.3
 
@@ -233,7 +234,8 @@ def test_the_gradients_are_the_loss_s_slopes():
     """The hand-written backward pass against finite differences, dropout masks fixed."""
     rng = np.random.default_rng(0)
     adjacency = Adjacency.of(12, rng.integers(0, 12, 20), rng.integers(0, 12, 20))
-    x, y, train = rng.random((12, 5)), rng.integers(0, 3, 12), np.array([0, 2, 3, 7, 9])
+    x = sparse.csr_array(rng.random((12, 5)) * (rng.random((12, 5)) < 0.5))
+    y, train = rng.integers(0, 3, 12), np.array([0, 2, 3, 7, 9])
     layers = network.initial([5, 4, 4, 3], rng)
 
     def loss(trial: list[network.Layer]) -> float:

@@ -12,6 +12,7 @@ import itertools
 from dataclasses import dataclass
 
 import numpy as np
+from scipy import sparse
 
 from sqlml.models.graph.nodes import Adjacency
 
@@ -31,9 +32,10 @@ def initial(widths: list[int], rng: np.random.Generator) -> list[Layer]:
 @dataclass(frozen=True)
 class Pass:
     """What a forward pass keeps for the backward one: each layer's (dropped-out) input, its
-    dropout mask (None without dropout) and its output before the activation."""
+    dropout mask (None without dropout, and for the sparse features, whose gradient is not
+    needed) and its output before the activation."""
 
-    inputs: list[np.ndarray]
+    inputs: list[sparse.csr_array | np.ndarray]
     masks: list[np.ndarray | None]
     outputs: list[np.ndarray]
     probabilities: np.ndarray
@@ -41,17 +43,22 @@ class Pass:
 
 def forward(
     layers: list[Layer],
-    x: np.ndarray,
+    x: sparse.csr_array,
     adjacency: Adjacency,
     dropout: float = 0.0,
     rng: np.random.Generator | None = None,
 ) -> Pass:
-    """The class probabilities of every node (with dropout when ``rng`` is given)."""
+    """The class probabilities of every node (with dropout when ``rng`` is given); the node
+    features ``x`` are sparse (bags of words mostly are), dropped out where they are not 0."""
+    drop = rng is not None and dropout > 0
+    h: sparse.csr_array | np.ndarray = x
+    if drop:
+        h = x.copy()
+        h.data *= (rng.random(x.nnz) >= dropout) / (1.0 - dropout)
     inputs, masks, outputs = [], [], []
-    h = x
     for number, (weights, bias) in enumerate(layers):
         mask = None
-        if rng is not None and dropout > 0:
+        if drop and number:
             mask = (rng.random(h.shape) >= dropout) / (1.0 - dropout)
             h = h * mask
         z = adjacency.propagate(h @ weights) + bias

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
+from scipy import sparse
 
 from sqlml.errors import ModelError
 
@@ -64,7 +65,7 @@ class Graph:
     absolute value), the adjacency, and which node each row is."""
 
     ids: np.ndarray  # the node ids, sorted
-    x: np.ndarray  # nodes x node features
+    x: sparse.csr_array  # nodes x node features
     adjacency: Adjacency
     row_node: np.ndarray  # the node (index in ids) of each row
     first_row: np.ndarray  # the first row of each node
@@ -102,9 +103,9 @@ def graph_of(features: FeatureArrays, columns: dict[str, str], agreeing: bool = 
             f"node {_id(nodes[row_node[odd[0]]])} has different features in two of its rows",
             hint="select the node features from the node table",
         )
-    x = x[first_row]
+    x = x[first_row].astype(np.float64)
     scale = np.abs(x).sum(axis=1, keepdims=True)
-    x = np.divide(x, scale, out=np.zeros_like(x), where=scale > 0)
+    x = sparse.csr_array(np.divide(x, scale, out=np.zeros_like(x), where=scale > 0))
     ends = [_node_index(nodes, end) for end in (first, second)]
     known = (ends[0] >= 0) & (ends[1] >= 0)
     adjacency = Adjacency.of(len(nodes), ends[0][known], ends[1][known])
@@ -148,7 +149,7 @@ def _ids(features: FeatureArrays, attribute: str, name: str) -> np.ndarray:
 
 
 def _node_features(features: FeatureArrays, graph_columns: set[str]) -> np.ndarray:
-    """The features but the graph's columns, as float64 (categories one-hot, NULL 0)."""
+    """The features but the graph's columns (categories one-hot, NULL 0)."""
     matrix, owners = features.matrix(one_hot=True)
     kept = [i for i, name in enumerate(features.names) if name not in graph_columns]
     if not kept:
@@ -158,8 +159,8 @@ def _node_features(features: FeatureArrays, graph_columns: set[str]) -> np.ndarr
             hint="select the node features too (COLUMN id, DENSE(features), from_node_id, "
             "to_node_id)",
         )
-    x = matrix[:, np.isin(owners, kept)].astype(np.float64)
-    return np.nan_to_num(x, nan=0.0)
+    x = matrix[:, np.isin(owners, kept)]
+    return np.nan_to_num(x, nan=0.0, copy=False)
 
 
 def _node_index(nodes: np.ndarray, ends: np.ndarray) -> np.ndarray:
