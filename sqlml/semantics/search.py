@@ -285,8 +285,8 @@ def _metric(
     if given is None:
         default = {"classifier": "accuracy", "regressor": "rmse", "ranker": "ndcg"}.get(kind or "")
         found = find_metric(default) if default else None
-        return default, found and goal(found)
-    name = str(given.value)
+        return (default, goal(found)) if found else (None, None)
+    name = str(given.value)  # a string: the settings' schema says so
     metric = find_metric(name)
     if metric is None:
         hint = unknown_metric_hint(name)
