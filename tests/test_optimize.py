@@ -205,7 +205,7 @@ def test_an_unknown_column_is_placed_at_its_name(tmp_path, url, tables, capsys):
     )
     status, err = run(tmp_path, url, program, capsys)
     assert status == 1
-    assert ":6:16: error: column finish is not in the result of the SELECT" in err, err
+    assert ":7:16: error: column finish is not in the result of the SELECT" in err, err
 
 
 def check(text: str) -> list[tuple[int | None, int | None, str, str | None]]:
