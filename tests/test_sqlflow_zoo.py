@@ -265,3 +265,95 @@ def test_a_search_over_a_renamed_attribute_searches_the_family_parameter():
 def test_a_tampered_model_is_refused_before_use(check, data):
     with pytest.raises(ModelError, match="is invalid"):
         check(data)
+
+
+# XGBRanker without a query column ------------------------------------------------------------
+
+_RANKS_ONE_QUERY = pytest.mark.xfail(
+    strict=True,
+    reason="needs sqlml.models.xgboost.ranking wired into sqlml/statements/train/analysis.py "
+    "(_check_ranking warns), sqlml/runtime/in_memory.py, external_memory.py, training.py, "
+    "inference.py, sqlml/semantics/metric_names.py and sqlml/models/xgboost/model.py",
+)
+
+
+@_RANKS_ONE_QUERY
+def test_xgbranker_without_a_query_column_is_checked_with_a_warning(capsys):
+    """SQLFlow's XGBRanker as SQLFlow writes it (estimators#21): every row one query."""
+    (statement,) = analyze(
+        parse("SELECT * FROM boston.train\nTO TRAIN xgboost.XGBRanker\nLABEL rad\nINTO m;")
+    )
+    assert statement.attributes["objective"] == "rank:pairwise"
+    assert "train.group_column" not in statement.attributes
+    assert capsys.readouterr().err == (
+        "sqlml: warning: line 2, column 10: xgboost.XGBRanker without train.group_column "
+        "ranks every row as one query, as SQLFlow does; add train.group_column = '<column>' to "
+        "rank the rows of each query\n"
+    )
+    analyze(
+        parse("SELECT * FROM t TO TRAIN xgboost.gbtree WITH objective = rank:ndcg LABEL y INTO m;")
+    )
+    assert "line 1, column 46: objective rank:ndcg without train.group_column" in (
+        capsys.readouterr().err
+    )
+
+
+@pytest.fixture
+def documents(duckdb_url):
+    """docs: 200 rows whose relevance (0 to 4) grows with signal; noise is noise. A fifth
+    of them (part 'test') are held out."""
+    rng = np.random.default_rng(5)
+    signal, noise = rng.normal(size=200), rng.normal(size=200)
+    relevance = np.clip(np.round(1.2 * signal + 2 + 0.3 * rng.normal(size=200)), 0, 4)
+    ds = connect(duckdb_url)
+    ds.write_table(
+        ["docs"],
+        {
+            "id": np.arange(200),
+            "part": np.where(np.arange(200) % 5 == 0, "test", "train").astype(object),
+            "signal": signal,
+            "noise": noise,
+            "relevance": relevance.astype(np.int64),
+        },
+    )
+    ds.close()
+    return relevance[np.arange(200) % 5 == 0]
+
+
+@_RANKS_ONE_QUERY
+def test_xgbranker_without_a_query_column_ranks_all_rows_as_one_query(
+    documents, duckdb_url, capsys
+):
+    from sqlml.metrics import ranker_metrics
+
+    program = (
+        "SELECT signal, noise, relevance FROM docs WHERE part = 'train'\n"
+        "TO TRAIN xgboost.XGBRanker WITH train.num_boost_round = 20, max_depth = 3\n"
+        "LABEL relevance INTO ranker;\n"
+        "SELECT id, signal, noise FROM docs WHERE part = 'test'\n"
+        "TO PREDICT ranked.score USING ranker;\n"
+        "SELECT signal, noise, relevance FROM docs WHERE part = 'test'\n"
+        "TO EVALUATE ranker LABEL relevance INTO ranked_ndcg;"
+    )
+    _, err = run(duckdb_url, program, capsys)
+    assert "XGBRanker without train.group_column ranks every row as one query" in err
+    scores = np.array([row[0] for row in rows(duckdb_url, "SELECT score FROM ranked ORDER BY id")])
+    one = np.zeros(len(scores), dtype=np.int64)
+    ndcg = ranker_metrics(documents, scores, one)["ndcg"]
+    rng = np.random.default_rng(0)
+    chance = np.mean(
+        [ranker_metrics(documents, rng.random(len(one)), one)["ndcg"] for _ in range(20)]
+    )
+    assert ndcg >= 0.95 and ndcg > chance + 0.05, (ndcg, chance)
+    # The best-scored tenth of the rows are among the most relevant.
+    top = np.argsort(-scores)[: len(scores) // 10]
+    assert documents[top].min() >= 3, documents[top]
+    (evaluated,) = rows(duckdb_url, "SELECT ndcg FROM ranked_ndcg")
+    assert evaluated[0] == pytest.approx(ndcg)
+    ds = connect(duckdb_url)
+    try:
+        metadata = ModelStore(ds).load("ranker").metadata
+    finally:
+        ds.close()
+    assert metadata["validation"]["rows"] == 32  # a fifth of the one query's rows held out
+    assert metadata["metrics"]["validation_ndcg"] > 0.9
