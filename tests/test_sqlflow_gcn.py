@@ -186,6 +186,28 @@ def test_training_without_the_graph_columns_says_which_and_how(graphs, capsys):
     assert "COLUMN id, DENSE(features), from_node_id, to_node_id" in err
 
 
+@pytest.mark.parametrize(
+    ("attributes", "message"),
+    [
+        ("model.nclass = 4", "model.nclass is 4, but the LABEL column holds 3 classes"),
+        (
+            "model.train_ratio = 0.9, model.eval_ratio = 0.2",
+            "model.train_ratio (0.9) and model.eval_ratio (0.2) add up to more than 1",
+        ),
+    ],
+)
+def test_attributes_that_contradict_the_graph_are_refused(graphs, capsys, attributes, message):
+    url, _ = graphs
+    program = (
+        JOINED.format(g="cora") + f" TO TRAIN sqlflow_models.GCN WITH {attributes} "
+        "COLUMN id, DENSE(features), from_node_id, to_node_id LABEL class INTO refused;"
+    )
+    status = main(["-e", program, "--datasource", url])
+    _, err = capsys.readouterr()
+    assert status == 1
+    assert message in err
+
+
 def test_permutation_explainer_finds_the_citations_and_the_words_matter(graphs):
     """Shuffling the ids or an edge end rewires the graph; shuffling the words moves them to
     other nodes: each costs accuracy. TO EVALUATE counts the rows of the join."""
