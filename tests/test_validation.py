@@ -226,7 +226,7 @@ def test_using_continues_a_keras_model(models, capsys):
     first, more = stored(url, base), stored(url, continued)
     assert more.metadata["base_model"] == {"name": base, "version": 1}
     assert more.metadata["params"] == first.metadata["params"] == {"n_classes": 3}
-    assert "model.hidden_units" not in more.metadata["attributes"]
+    assert more.metadata["attributes"]["model.hidden_units"] == [8]  # the base's architecture
     assert "validation_accuracy" in more.metadata["metrics"]
     assert more.data != first.data
     table = f"{base}_predicted"
