@@ -308,3 +308,18 @@ def test_a_column_outside_sum_must_be_one_value_in_each_group(tmp_path, capsys):
     status, err = run(tmp_path, url, program.format(t="t2", cap=5), capsys)
     assert status == 0, err
     assert rows(url, "SELECT id, x FROM o ORDER BY id") == [(1, 0), (2, 5), (3, 7)]
+
+
+def test_a_time_limit_without_a_solution_is_an_error(tmp_path, capsys):
+    url = datasource_url("duckdb", tmp_path)
+    program = (
+        "CREATE OR REPLACE TABLE items AS SELECT i AS id, 10 + (i * 37) % 90 AS w, "
+        "10 + (i * 53) % 97 AS v FROM range(300) t(i);\n"
+        "SELECT * FROM items TO MAXIMIZE SUM(v * x) CONSTRAINT SUM(w * x) <= 5000\n"
+        'WITH variables = "x(id)", var_type = "Binary", solver.time_limit = 0.000001 INTO o;\n'
+    )
+    status, err = run(tmp_path, url, program, capsys)
+    assert status == 1
+    assert "the solver found no solution in solver.time_limit" in err, err
+    status, err = run(tmp_path, url, program.replace("0.000001", "60"), capsys)
+    assert status == 0 and "(optimal;" in err, err
