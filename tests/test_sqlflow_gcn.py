@@ -173,17 +173,19 @@ def test_check_refuses_a_select_without_the_edge_columns_at_the_column(graphs):
     assert "from_node_id, to_node_id is not in the result of the SELECT" in errors[0].message
 
 
-def test_training_without_the_graph_columns_says_which_and_how(graphs, capsys):
-    """The tutorial's COLUMN DENSE(features) alone leaves the graph out of the features."""
+def test_the_tutorials_column_clause_reads_the_graph_columns_too(graphs, capsys):
+    """The tutorial's COLUMN DENSE(features) alone: the id and edge columns the model.*_col
+    attributes name are read besides it."""
     url, _ = graphs
     program = JOINED.format(g="cora") + TRAIN.format(model="m").replace(
         "COLUMN id, DENSE(features), from_node_id, to_node_id", "COLUMN DENSE(features)"
     )
     status = main(["-e", program, "--datasource", url])
     _, err = capsys.readouterr()
-    assert status == 1
-    assert "id (model.id_col), from_node_id (model.from_node_col)" in err
-    assert "COLUMN id, DENSE(features), from_node_id, to_node_id" in err
+    assert status == 0, err
+    metadata = ModelStore(connect(url)).load("m").metadata
+    features = [feature["column"] for feature in metadata["features"]]
+    assert features == ["features", "id", "from_node_id", "to_node_id"]
 
 
 @pytest.mark.parametrize(

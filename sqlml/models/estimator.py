@@ -33,6 +33,9 @@ class Estimator:
     # What sqlml trains instead, for a name that stands for a model it does not train
     # exactly (another library's, SQLFlow's model zoo's); warned of at check and run time.
     instead: str | None = None
+    # Attributes naming columns it reads besides COLUMN's (a graph's node id and edge ends):
+    # a COLUMN clause that leaves them out still feeds them.
+    reads: tuple[str, ...] = ()
 
     def task_for(self, attributes: dict[str, Any]) -> str:
         """The task of a training with the checked WITH ``attributes``."""

@@ -401,7 +401,6 @@ INTO fund.redeem_model;
 
 -- from: doc/tutorial/cora-gcn.md (sqlflow_models.GCN on the nodes LEFT JOINed with their edges)
 -- needs: cora.node, cora.edge
--- note: the tutorial's COLUMN is DENSE(features) alone; sqlml reads the node id and the edge ends as features, so COLUMN lists them too
 SELECT cora.node.id, features, label as class, cora.edge.from_node_id, cora.edge.to_node_id FROM cora.node
 LEFT JOIN cora.edge ON (cora.node.id = cora.edge.from_node_id OR cora.node.id = cora.edge.to_node_id)
 ORDER BY cora.node.id
@@ -409,7 +408,7 @@ TO TRAIN sqlflow_models.GCN
 WITH model.nhid = 16, model.nclass = 7,
      model.epochs = 200, model.train_ratio = 0.15,
      model.eval_ratio = 0.2, validation.metrics = "CategoricalAccuracy"
-COLUMN id, DENSE(features), from_node_id, to_node_id
+COLUMN DENSE(features)
 LABEL class
 INTO sqlflow_models.gcn_model;
 

@@ -140,5 +140,6 @@ ESTIMATORS = (
         "features and their neighbours', on a SELECT of nodes joined with their edges",
         fixed={"validation.split": 0.0, "validation.seed": 0},
         feature_kinds=FEATURE_KINDS,
+        reads=tuple(GRAPH_COLUMNS),
     ),
 )

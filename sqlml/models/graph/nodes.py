@@ -121,9 +121,8 @@ def _check_named(features: FeatureArrays, columns: dict[str, str]) -> None:
             f"sqlflow_models.GCN reads the graph from the features {named}; "
             f"{', '.join(missing)} {'is' if len(missing) == 1 else 'are'} not among them "
             f"({', '.join(features.names)})",
-            hint="select the nodes LEFT JOINed with their edges and list the id and edge "
-            "columns in COLUMN (COLUMN id, DENSE(features), from_node_id, to_node_id), or "
-            "name your columns with those attributes",
+            hint="select the nodes LEFT JOINed with their edges, their columns named as "
+            "those attributes say",
         )
 
 

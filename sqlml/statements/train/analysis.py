@@ -12,6 +12,7 @@ from sqlglot.errors import TokenError
 from sqlglot.tokens import TokenType
 
 from sqlml.grammar import ast
+from sqlml.ir import FeatureColumn
 from sqlml.metrics import xgboost_eval_metric_problem
 from sqlml.models.estimator import warn
 from sqlml.semantics import search
@@ -89,13 +90,27 @@ def _lower(statement: syntax.TrainStatement, step_id: str, dialect: str) -> Trai
         family=estimator.family,
         task=task,
         attributes={**attributes, **estimator.fixed},
-        features=feature_columns(statement, estimator, label),
+        features=_with_read_columns(
+            feature_columns(statement, estimator, label), estimator, attributes
+        ),
         label=label,
         model=str(statement.into),
         base_model=str(statement.using) if statement.using is not None else None,
         repeated=repeated,
         **searched,
     )
+
+
+def _with_read_columns(
+    features: list[FeatureColumn], estimator: Estimator, attributes: dict[str, Any]
+) -> list[FeatureColumn]:
+    """``features`` (COLUMN's) and the columns the estimator's :attr:`~Estimator.reads`
+    attributes name that COLUMN leaves out; without COLUMN, every column is read anyway."""
+    if not features:
+        return features
+    listed = {feature.column for feature in features}
+    named = [attributes[name] for name in estimator.reads if name in attributes]
+    return features + [FeatureColumn("auto", column) for column in named if column not in listed]
 
 
 def _estimator(name: ast.Name) -> Estimator:
