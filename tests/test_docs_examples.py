@@ -172,6 +172,12 @@ def check_iris_search(db: Path, folder: Path) -> None:
     assert rows == 30 and hits / rows >= 0.9, hits
 
 
+def check_optimize_woodcarving(db: Path, folder: Path) -> None:
+    """SQLFlow's documented optimum: 20 soldiers and 60 trains."""
+    plan = fetch(db, "SELECT product, amount FROM woodcarving_plan ORDER BY product")
+    assert plan == [("soldier", 20), ("train", 60)]
+
+
 CHECKS = {
     "iris.sql": check_iris,
     "iris_ci.sql": check_iris_ci,
@@ -179,6 +185,7 @@ CHECKS = {
     "churn.sql": check_churn,
     "houses.sql": check_houses,
     "load_churn.sql": check_load_churn,
+    "optimize_woodcarving.sql": check_optimize_woodcarving,
 }
 EXAMPLE_FILES = sorted(p.name for p in EXAMPLES.glob("*.sql"))
 

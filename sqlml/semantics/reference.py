@@ -10,9 +10,7 @@ from collections.abc import Mapping
 from sqlml.semantics.attributes import Attr
 from sqlml.semantics.estimators import ESTIMATORS
 from sqlml.semantics.search import SEARCH_ATTRIBUTES
-from sqlml.statements.evaluate.analysis import EVALUATE_ATTRIBUTES
-from sqlml.statements.explain.analysis import EXPLAIN_ATTRIBUTES
-from sqlml.statements.predict.analysis import PREDICT_ATTRIBUTES
+from sqlml.statements import KINDS, resolve
 
 
 def attributes_markdown() -> str:
@@ -32,14 +30,13 @@ def attributes_markdown() -> str:
         kinds = [kind.upper() for kind in estimator.feature_kinds if kind != "auto"]
         parts.append(f"Feature columns (see [features.md](features.md)): {', '.join(kinds)}.\n")
         parts.append(_table(estimator.attributes))
-    for statement, schema in (
-        ("TO PREDICT", PREDICT_ATTRIBUTES),
-        ("TO EVALUATE", EVALUATE_ATTRIBUTES),
-        ("TO EXPLAIN", EXPLAIN_ATTRIBUTES),
-        ("TO TRAIN: hyperparameter search", SEARCH_ATTRIBUTES),
-    ):
-        parts.append(f"## {statement}\n")
-        parts.append(_table(schema))
+    for kind in KINDS.values():
+        if kind.attributes is not None and kind.grammar is not None:
+            title = " / ".join(f"TO {word}" for word in kind.grammar.clause.split("|"))
+            parts.append(f"## {title}\n")
+            parts.append(_table(resolve(kind.attributes)))
+    parts.append("## TO TRAIN: hyperparameter search\n")
+    parts.append(_table(SEARCH_ATTRIBUTES))
     return "\n".join(parts)
 
 
