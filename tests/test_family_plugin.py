@@ -143,21 +143,21 @@ def test_a_family_that_streams_trains_on_batches(constant_family, duckdb_url, ca
     assert [row[0] for row in predicted] == pytest.approx([Y.mean()] * len(Y))
 
 
-def test_a_family_that_does_not_stream_refuses_external_memory_before_reading(
+def test_a_family_that_does_not_stream_refuses_external_memory_at_check(
     constant_family, duckdb_url, capsys
 ):
     constant_family.streams = False  # type: ignore[misc]  # as a family that leaves it out
     program = (
         "SELECT x, y FROM no_such_table TO TRAIN ConstantRegressor\n"
-        "WITH train.external_memory = true LABEL y INTO m;"
+        "WITH train.disk_cache = true LABEL y INTO m;"
     )
     assert main(["-e", program, "--datasource", duckdb_url]) == 1
     err = capsys.readouterr().err
     assert (
-        "<-e>:1:1: error: train.external_memory: ConstantRegressor (constant models) "
-        "trains on rows in memory only" in err
+        "<-e>:2:6: error: ConstantRegressor (constant models) trains on rows in memory only, "
+        "not on streamed batches (train.disk_cache)" in err
     )
-    assert "hint: remove train.external_memory" in err
+    assert "hint: remove train.disk_cache" in err
     assert "no_such_table" not in err  # refused before the SELECT runs
 
 

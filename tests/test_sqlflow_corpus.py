@@ -26,7 +26,7 @@ from sqlml.runtime.datasource import connect
 CORPUS = Path(__file__).parent / "sqlflow"
 POSITIVE = ("kinds", "attributes", "feature_columns", "estimators", "syntax")
 
-# Cases refused today, by id (file#n, n counting from 1 in the file); issue 15 empties it.
+# Cases refused today, by id (file#n, n counting from 1 in the file): TO RUN (issue 16).
 NOT_YET: frozenset[str] = frozenset(
     f"{name}#{n}"
     for name, numbers in {
@@ -147,11 +147,6 @@ def test_a_sqlflow_statement_passes_check(case: Case, datasource, tmp_path):
     assert not errors, f"{case.id} ({case.source}):\n{case.text}"
 
 
-# Files that do not check as one program yet: in syntax.sql, CATEGORY_ID(c4, 16, "\"") reads
-# its delimiter as a quoted name, whose SQL quoting then misplaces every later double quote.
-NOT_YET_AS_PROGRAMS = frozenset({"syntax"})
-
-
 @pytest.mark.parametrize("name", POSITIVE)
 def test_each_positive_file_checks_as_one_program(name: str, datasource):
     """No error outside the cases either (a quote misread in one case shifts the rest)."""
@@ -161,9 +156,6 @@ def test_each_positive_file_checks_as_one_program(name: str, datasource):
         for error in _file_errors(name, id(datasource), datasource)
         if not any(first <= (error.line or 0) <= last for first, last in spans)
     ]
-    if name in NOT_YET_AS_PROGRAMS:
-        assert stray, f"{name}.sql checks as one program now: take it out of NOT_YET_AS_PROGRAMS"
-        pytest.xfail(stray[0])
     assert not stray
 
 

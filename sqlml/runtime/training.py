@@ -117,7 +117,6 @@ def train_and_save(
     """Train, validate and store the model with ``extra_metadata``; its metadata."""
     store = ModelStore(context.datasource)
     model_family = family(statement.family)
-    _check_streams(statement, model_family)
     trainer = model_family.trainer()
     base = _base(statement, store, model_family.format) if statement.base_model else None
     attributes = _attributes(statement, base)
@@ -131,17 +130,6 @@ def train_and_save(
     metrics, how = _validate(context, trainer, data, details, validation, rows.how, labels, chosen)
     trained = Trained(data, details, metrics, features, labels, training.rows, how, attributes)
     return _store(context, statement, store, model_family, base, trained, extra_metadata)
-
-
-def _check_streams(statement: ir.TrainStatement, model_family: Family) -> None:
-    """A :class:`ModelError` if ``train.external_memory`` asks to stream the rows to a family
-    that trains on rows in memory only."""
-    if statement.attributes.get("train.external_memory") and not model_family.streams:
-        raise ModelError(
-            f"train.external_memory: {statement.estimator} ({model_family.name} models) "
-            "trains on rows in memory only, not on streamed batches",
-            hint="remove train.external_memory (or set it to false)",
-        )
 
 
 def _read(statement: ir.TrainStatement, context: Context) -> Source:
@@ -295,7 +283,7 @@ def _fit(
 ) -> tuple[bytes, dict[str, Any]]:
     """Fit: the model's bytes and details (its training metrics among them)."""
     if isinstance(training, Passes):
-        streaming = cast(StreamingTrainer, trainer)  # the family streams (_check_streams)
+        streaming = cast(StreamingTrainer, trainer)  # the family streams (checked by the analysis)
         return streaming.train_batches(
             context, training.batches, training.sample, training.sample_y, labels, attributes, base
         )

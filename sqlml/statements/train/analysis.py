@@ -15,6 +15,7 @@ from sqlml.grammar import ast
 from sqlml.ir import FeatureColumn
 from sqlml.metrics import xgboost_eval_metric_problem
 from sqlml.models.estimator import warn
+from sqlml.models.registry import family
 from sqlml.semantics import search
 from sqlml.semantics.attributes import check_attributes, is_architecture, own_name
 from sqlml.semantics.estimators import (
@@ -61,6 +62,7 @@ def _lower(statement: syntax.TrainStatement, step_id: str, dialect: str) -> Trai
     )
     _check_validation_select(statement, dialect, attributes)
     _check_eval_metric(statement, attributes)
+    _check_streams(statement, estimator, attributes)
     repeated = None
     if statement.using is not None:
         trained = dataclasses.replace(statement, attributes=plain + candidates)
@@ -207,6 +209,24 @@ def _check_eval_metric(statement: syntax.TrainStatement, attributes: dict[str, A
     if problem is not None:
         given = next(a for a in statement.attributes if a.name == "eval_metric")
         raise error(problem[0], _value_start(statement, given), problem[1])
+
+
+def _check_streams(
+    statement: syntax.TrainStatement, estimator: Estimator, attributes: dict[str, Any]
+) -> None:
+    """``train.external_memory`` only for a family that trains on streamed batches."""
+    if attributes.get("train.external_memory") and not family(estimator.family).streams:
+        given = next(
+            a
+            for a in statement.attributes
+            if own_name(a.name, estimator.attributes) == "train.external_memory"
+        )
+        raise error(
+            f"{estimator.name} ({estimator.family} models) trains on rows in memory only, not "
+            f"on streamed batches ({given.name})",
+            given.pos,
+            f"remove {given.name} (or set it to false)",
+        )
 
 
 def _value_start(statement: syntax.TrainStatement, attribute: ast.Attribute) -> ast.Position:
