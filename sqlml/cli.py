@@ -452,6 +452,8 @@ def _summary(statement_id: str, io: StatementIO, after: tuple[str, ...]) -> str:
         )
         if tables or models
     ]
+    if io.writes_files:
+        parts.append(f"writes the file {', '.join(sorted(io.writes_files))}")
     if io.reads_all_models:
         parts.append("reads every model")
     if io.barrier:

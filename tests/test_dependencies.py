@@ -125,6 +125,23 @@ MODELS = [
             reads_models=frozenset({"m"}),
         ),
     ),
+    (
+        "SELECT * FROM d TO EXPLAIN m WITH summary.plot_type = bar",
+        StatementIO(
+            reads_tables=frozenset({"d"}),
+            reads_models=frozenset({"m"}),
+            writes_files=frozenset({"m_explain.png"}),
+        ),
+    ),
+    (
+        "SELECT * FROM d TO EVALUATE m WITH evaluate.plot = 'out/./ev.png' LABEL y INTO ev",
+        StatementIO(
+            reads_tables=frozenset({"d"}),
+            writes_tables=frozenset({"ev"}),
+            reads_models=frozenset({"m"}),
+            writes_files=frozenset({"out/ev.png"}),
+        ),
+    ),
     ("SHOW TRAIN m", StatementIO(reads_models=frozenset({"m"}))),
     ("DESCRIBE MODEL m", StatementIO(reads_models=frozenset({"m"}))),
     ("DROP MODEL IF EXISTS m", StatementIO(writes_models=frozenset({"m"}))),
@@ -215,6 +232,13 @@ DAGS = [
         {1: [], 2: [], 3: [1, 2], 4: [3], 5: [3]},
     ),
     (
+        "two statements drawing one plot run in program order, the last one's plot kept",
+        """SELECT * FROM d TO EXPLAIN m WITH summary.plot_type = dot;
+           SELECT * FROM d TO EXPLAIN m WITH summary.plot_type = bar;
+           SELECT * FROM d TO EXPLAIN m WITH explain.plot = 'other.png';""",
+        {1: [], 2: [1], 3: []},
+    ),
+    (
         "models: SHOW MODELS reads them all, DROP MODEL writes one",
         f"""{TRAIN.format("m")}
             SHOW MODELS;
@@ -257,6 +281,7 @@ def test_parse_json_of_the_iris_example(capsys):
         "reads_models": ["iris_xgboost"],
         "writes_models": [],
         "reads_all_models": False,
+        "writes_files": [],
         "barrier": False,
     }
     iris = analyze(parse((ROOT / "examples" / "iris.sql").read_text()))
@@ -270,6 +295,11 @@ def test_parse_summary_and_errors(tmp_path, capsys):
     assert capsys.readouterr().out.splitlines() == [
         "s1-set: barrier: runs after and before every other statement; after nothing",
         "s2-show-models: reads every model; after s1-set",
+    ]
+    program.write_text("SELECT * FROM t TO EXPLAIN m WITH summary.plot_type = bar;\n")
+    assert main(["parse", str(program)]) == 0
+    assert capsys.readouterr().out.splitlines() == [
+        "s1-explain-m: reads t, model m; writes the file m_explain.png; after nothing"
     ]
     program.write_text("SELECT 1;\nSELECT * FROM t TO TRAIN nonsense LABEL y INTO m;\n")
     assert main(["parse", str(program), "--json"]) == 1

@@ -13,6 +13,8 @@ IR fields naming what it reads and writes); the tables of its SQL are found with
 - a statement sqlglot cannot parse, or one whose effects are not plain table reads and
   writes (``SET``, ``USE``, ``COPY``, ``CREATE FUNCTION``, ...), is a barrier: it runs
   after every earlier statement and before every later one;
+- files a statement writes (its plots) compare by their path as written: two statements
+  writing one file run in program order;
 - ``SHOW MODELS`` reads every model;
 - an ``ASSERT`` reads the tables of its condition's subqueries.
 
@@ -21,7 +23,8 @@ Edges are direct dependencies only: an edge implied by others is left out.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+import os
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from sqlml import ir
@@ -39,6 +42,7 @@ class StatementIO:
     reads_models: frozenset[str] = frozenset()
     writes_models: frozenset[str] = frozenset()
     reads_all_models: bool = False  # SHOW MODELS
+    writes_files: frozenset[str] = frozenset()  # paths as written
     barrier: bool = False  # effects unknown: ordered after and before everything
 
 
@@ -89,6 +93,9 @@ def _facts(statement: ir.Statement, dialect: str) -> _Facts:
             effects.values(statement, effects.writes_models + effects.drops_models)
         ),
         reads_all_models=effects.reads_all_models,
+        writes_files=frozenset(
+            map(os.path.normpath, effects.values(statement, effects.writes_files))
+        ),
         barrier=any(sql.barrier for sql in selects),
     )
     return _Facts(io)
@@ -97,17 +104,18 @@ def _facts(statement: ir.Statement, dialect: str) -> _Facts:
 class _Names:
     """For one kind of name (tables or models): its last writer and its readers since."""
 
-    def __init__(self) -> None:
+    def __init__(self, key: Callable[[str], str] = name_key) -> None:
+        self.key = key
         self.writer: dict[str, int] = {}
         self.readers: dict[str, list[int]] = {}
         self.all_readers: list[int] = []  # statements that read every name
         self.seen: dict[str, int] = {}  # per name: len(all_readers) when last written
 
     def dependencies(self, reads: Iterable[str], writes: Iterable[str], read_all: bool) -> set[int]:
-        deps = {self.writer[key] for key in map(name_key, reads) if key in self.writer}
+        deps = {self.writer[key] for key in map(self.key, reads) if key in self.writer}
         if read_all:
             deps.update(self.writer.values())
-        for key in map(name_key, writes):
+        for key in map(self.key, writes):
             if key in self.writer:
                 deps.add(self.writer[key])
             deps.update(self.readers.get(key, ()))
@@ -117,11 +125,11 @@ class _Names:
     def record(
         self, index: int, reads: Iterable[str], writes: Iterable[str], read_all: bool
     ) -> None:
-        for key in map(name_key, reads):
+        for key in map(self.key, reads):
             self.readers.setdefault(key, []).append(index)
         if read_all:
             self.all_readers.append(index)
-        for key in map(name_key, writes):
+        for key in map(self.key, writes):
             self.writer[key] = index
             self.readers[key] = []
             self.seen[key] = len(self.all_readers)
@@ -141,7 +149,7 @@ class _Graph:
 
     def _reset(self, barrier: int | None) -> None:
         self.barrier = barrier
-        self.tables, self.models = _Names(), _Names()
+        self.tables, self.models, self.files = _Names(), _Names(), _Names(str)
 
     def add(self, statement_id: str, facts: _Facts) -> None:
         io = self._expand_views(facts)
@@ -152,10 +160,12 @@ class _Graph:
         else:
             deps = self.tables.dependencies(io.reads_tables, io.writes_tables, False)
             deps |= self.models.dependencies(io.reads_models, io.writes_models, io.reads_all_models)
+            deps |= self.files.dependencies((), io.writes_files, False)
             if not deps and self.barrier is not None:
                 deps = {self.barrier}
             self.tables.record(index, io.reads_tables, io.writes_tables, False)
             self.models.record(index, io.reads_models, io.writes_models, io.reads_all_models)
+            self.files.record(index, (), io.writes_files, False)
         reach = 0
         for dep in deps:
             reach |= self.ancestors[dep]

@@ -120,14 +120,15 @@ def _plot(
     measure: str,
     per_row: bool,
 ) -> str | None:
-    """Draw the summary plot when ``explain.plot`` or a ``summary.*`` asks for one: to
-    ``explain.plot``, else ``<model>_explain.png``. What it says of the plot, or None."""
+    """Draw the summary plot to ``explain.plot`` (which the analysis sets to
+    ``<model>_explain.png`` when a ``summary.*`` asks for a plot without it). What it says of
+    the plot, or None."""
     attributes = statement.attributes
     given = {k: v for k, v in attributes.items() if k.startswith("summary.") and v is not None}
     plot = attributes.get("explain.plot")
-    if plot is None and not given and attributes.get("plots") is None:
+    if plot is None:
         return None
-    path = _plot_path(plot or f"{statement.model}_explain.png", applied.context.datasource)
+    path = _plot_path(plot, applied.context.datasource)
     defaults = Summary()
     summary = Summary(
         plot_type=given.get("summary.plot_type"),

@@ -25,6 +25,7 @@ class Effects:
     writes_models: tuple[str, ...] = ()  # models it (re)creates
     drops_models: tuple[str, ...] = ()  # models it deletes
     writes_tables: tuple[str, ...] = ()  # tables (lists of name parts) it writes
+    writes_files: tuple[str, ...] = ()  # files (paths, relative: from the program) it writes
     replace: str | None = None  # the flag letting it replace a table sqlml did not write
     reads_all_models: bool = False
     standard_sql: bool = False  # its text is SQL: sqlglot tells what it reads and writes

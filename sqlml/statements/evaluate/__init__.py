@@ -18,6 +18,7 @@ KINDS = (
             queries=("select",),
             reads_models=("model",),
             writes_tables=("table",),
+            writes_files=("attributes.evaluate.plot",),
             replace="attributes.output.replace",
         ),
         completion=Completion(after={"EVALUATE": "model", "INTO": "table"}),

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from sqlml.semantics.attributes import Attr, check_attributes
 from sqlml.semantics.lowering import (
     OUTPUT_REPLACE,
@@ -117,6 +119,8 @@ def _lower(statement: syntax.ExplainStatement, step_id: str, dialect: str) -> Ex
                 "the explainers are " + ", ".join(EXPLAINERS),
             )
     check_plot(statement, attributes, "explain.plot", "explain")
+    if attributes.get("explain.plot") is None and _asks_for_a_plot(attributes):
+        attributes["explain.plot"] = f"{statement.model}_explain.png"
     given = next((a for a in statement.attributes if a.name == "output.replace"), None)
     if statement.into is None and given is not None:
         raise error(
@@ -133,6 +137,13 @@ def _lower(statement: syntax.ExplainStatement, step_id: str, dialect: str) -> Ex
         explainer=explainer,
         table=list(statement.into.parts) if statement.into else None,
         attributes=attributes,
+    )
+
+
+def _asks_for_a_plot(attributes: dict[str, Any]) -> bool:
+    """Whether a ``summary.*`` or ``plots`` attribute asks for the summary plot."""
+    return attributes.get("plots") is not None or any(
+        value is not None for name, value in attributes.items() if name.startswith("summary.")
     )
 
 
