@@ -407,14 +407,6 @@ def test_an_omitted_objective_refuses_the_eval_metrics_xgboost_fails_on(task):
     assert refused == failing
 
 
-_CHECKS_OMITTED_OBJECTIVE = pytest.mark.xfail(
-    strict=True,
-    reason="needs sqlml.models.xgboost.objectives.omitted_objective_problem called by "
-    "_check_eval_metric in sqlml/statements/train/analysis.py",
-)
-
-
-@_CHECKS_OMITTED_OBJECTIVE
 @pytest.mark.parametrize(
     ("estimator", "hint"),
     [

@@ -269,15 +269,7 @@ def test_a_tampered_model_is_refused_before_use(check, data):
 
 # XGBRanker without a query column ------------------------------------------------------------
 
-_RANKS_ONE_QUERY = pytest.mark.xfail(
-    strict=True,
-    reason="needs sqlml.models.xgboost.ranking wired into sqlml/statements/train/analysis.py "
-    "(_check_ranking warns), sqlml/runtime/in_memory.py, external_memory.py, training.py, "
-    "inference.py, sqlml/semantics/metric_names.py and sqlml/models/xgboost/model.py",
-)
 
-
-@_RANKS_ONE_QUERY
 def test_xgbranker_without_a_query_column_is_checked_with_a_warning(capsys):
     """SQLFlow's XGBRanker as SQLFlow writes it (estimators#21): every row one query."""
     (statement,) = analyze(
@@ -320,7 +312,6 @@ def documents(duckdb_url):
     return relevance[np.arange(200) % 5 == 0]
 
 
-@_RANKS_ONE_QUERY
 def test_xgbranker_without_a_query_column_ranks_all_rows_as_one_query(
     documents, duckdb_url, capsys
 ):

@@ -23,6 +23,7 @@ import numpy as np
 
 from sqlml import ir
 from sqlml.errors import ModelError
+from sqlml.models.xgboost.objectives import ranks
 from sqlml.runtime.context import Context
 from sqlml.runtime.datasource import Columns, Datasource
 from sqlml.runtime.datasource.base import join_batches
@@ -115,9 +116,9 @@ class Stream:
 
 def read(statement: ir.TrainStatement, context: Context) -> Stream:
     """The SELECT to stream, its sample checked to hold rows and the LABEL column."""
-    if statement.attributes.get("train.group_column"):
+    if ranks(statement.attributes):
         raise ModelError(
-            "train.external_memory cannot train rankers (train.group_column): each query's "
+            "train.external_memory cannot train rankers (rank:* objectives): each query's "
             "rows must be together in memory",
             hint="leave out train.external_memory",
         )

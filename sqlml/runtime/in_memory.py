@@ -13,7 +13,7 @@ from sqlml import ir
 from sqlml.runtime.cache import cached_read
 from sqlml.runtime.context import Context
 from sqlml.runtime.datasource import Columns
-from sqlml.runtime.labels import LabelEncoding, check_label, encode_label, query_ids
+from sqlml.runtime.labels import LabelEncoding, check_label, encode_label, queries
 from sqlml.runtime.rows import blame, check_rows
 
 
@@ -64,9 +64,8 @@ class InMemory:
     def split(self, labels: LabelEncoding) -> Split:
         """The rows labelled by ``labels``, the validation rows held out of them or read."""
         label, attributes = self.statement.label, self.statement.attributes
-        group = attributes.get("train.group_column")
         y = encode_label(labels, label, self.sample[label], "the SELECT")
-        rows = Rows(self.sample, y, query_ids(self.sample, group, "the SELECT") if group else None)
+        rows = Rows(self.sample, y, queries(self.sample, attributes, "the SELECT"))
         select = attributes.get("validation.select")
         if select is not None:
             return Split(
@@ -75,7 +74,7 @@ class InMemory:
         share, seed = attributes["validation.split"], attributes["validation.seed"]
         if not share:
             return Split(rows, None, None)
-        if rows.groups is None:
+        if rows.groups is None or not rows.groups.any():  # no queries, or one: hold out rows
             kept, held = split(rows.y, labels.task == "classifier", share, seed)
         else:
             kept, held = split_queries(rows.groups, share, seed)
@@ -100,8 +99,7 @@ def _read_validation(statement: ir.TrainStatement, context: Context, labels: Lab
         check_rows(columns)
     check_label(label, columns, "validation.select")
     y = encode_label(labels, label, columns[label], "validation.select")
-    group = statement.attributes.get("train.group_column")
-    return Rows(columns, y, query_ids(columns, group, "validation.select") if group else None)
+    return Rows(columns, y, queries(columns, statement.attributes, "validation.select"))
 
 
 def split(y: np.ndarray, stratify: bool, share: float, seed: int) -> tuple[np.ndarray, np.ndarray]:

@@ -16,6 +16,7 @@ from sqlml.errors import ModelError
 from sqlml.metrics import TASKS, compute, misfit, split_names
 from sqlml.models import Family, Trainer, family
 from sqlml.models.store import ModelStore, StoredModel
+from sqlml.models.xgboost.objectives import ranks
 from sqlml.runtime import label_lists
 from sqlml.runtime.context import Context
 from sqlml.runtime.datasource import Columns, Datasource
@@ -23,7 +24,7 @@ from sqlml.runtime.datasource.base import closing_batches
 from sqlml.runtime.evaluate_plot import save_evaluation_plot
 from sqlml.runtime.features_apply import FeatureArrays, transform
 from sqlml.runtime.features_derive import value_texts
-from sqlml.runtime.labels import LabelEncoding, query_ids
+from sqlml.runtime.labels import LabelEncoding, queries
 from sqlml.runtime.outcome import Outcome
 from sqlml.runtime.progress import format_metrics
 from sqlml.runtime.rows import check_rows
@@ -211,8 +212,8 @@ def evaluate(statement: ir.EvaluateStatement, context: Context) -> Outcome:
     datasource.check_target(statement.table, _replace(statement))  # before any work
     applied = apply(statement.model, statement.select, context)
     truth = applied.truth(statement.label)
-    group = applied.metadata["attributes"].get("train.group_column")
-    task = "ranker" if group else applied.labels.task
+    attributes = applied.metadata["attributes"]
+    task = "ranker" if ranks(attributes) else applied.labels.task
     chosen = statement.attributes.get("validation.metrics")
     names = split_names(chosen) if chosen else TASKS.get(task, ())
     if not names:
@@ -225,13 +226,13 @@ def evaluate(statement: ir.EvaluateStatement, context: Context) -> Outcome:
     if wrong is not None:
         raise ModelError(f"validation.metrics of {statement.model}: {wrong[0]}", hint=wrong[1])
     plot = statement.attributes.get("evaluate.plot")
-    if plot is not None and group:
+    if plot is not None and task == "ranker":
         raise ModelError(
             f"evaluate.plot draws classifiers and regressors; {statement.model} is a ranker",
             hint="remove evaluate.plot",
         )
     scores = applied.scores()
-    groups = query_ids(applied.columns, group, "the SELECT") if group else None
+    groups = queries(applied.columns, attributes, "the SELECT")
     metrics = compute(task, truth, scores, names, groups)
     saved = ""
     if plot is not None:

@@ -3,6 +3,7 @@ of each row for rankers."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -10,6 +11,7 @@ import numpy as np
 
 from sqlml.errors import ModelError
 from sqlml.models.attributes import MAX_CLASSES
+from sqlml.models.xgboost.objectives import ranks
 from sqlml.runtime.datasource import Columns
 from sqlml.runtime.features_derive import FLOAT32_MAX, value_texts
 
@@ -123,6 +125,23 @@ def check_not_null(name: str, values: np.ndarray, source: str) -> None:
                 f"(±{FLOAT32_MAX:.4g}), in {huge} of {len(values)} rows",
                 hint=f"filter them out in {source}, e.g. WHERE {name} BETWEEN -1e38 AND 1e38",
             )
+
+
+def queries(columns: Columns, attributes: Mapping[str, Any], source: str) -> np.ndarray | None:
+    """Each row of ``source`` as its query's id for a ranker: by ``train.group_column``, or
+    without it all in one query (as SQLFlow trains its XGBRanker: XGBoost then orders all the
+    rows as one query); None for a model that does not rank."""
+    if not ranks(attributes):
+        return None
+    group = attributes.get("train.group_column")
+    if group is None:
+        return one_query(len(next(iter(columns.values()), ())))
+    return query_ids(columns, group, source)
+
+
+def one_query(rows: int) -> np.ndarray:
+    """The query ids of ``rows`` rows that are all one query."""
+    return np.zeros(rows, dtype=np.int64)
 
 
 def query_ids(columns: Columns, group: str, source: str) -> np.ndarray:

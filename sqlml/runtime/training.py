@@ -37,6 +37,7 @@ from sqlml.errors import ModelError
 from sqlml.metrics import TASKS, compute, misfit, split_names
 from sqlml.models import Family, StreamingTrainer, Trainer, family
 from sqlml.models.store import ModelStore, StoredModel
+from sqlml.models.xgboost.objectives import ranks
 from sqlml.runtime import external_memory, in_memory, label_lists
 from sqlml.runtime.context import Context
 from sqlml.runtime.datasource import Columns
@@ -326,7 +327,7 @@ def _validate(
 def _chosen_metrics(statement: ir.TrainStatement, labels: LabelEncoding) -> list[str]:
     """``validation.metrics``, checked against the task and classes the labels settled."""
     names = split_names(statement.attributes.get("validation.metrics") or "")
-    task = "ranker" if statement.attributes.get("train.group_column") else labels.task
+    task = "ranker" if ranks(statement.attributes) else labels.task
     wrong = misfit(names, task, len(labels.classes))
     if wrong is not None:
         raise ModelError(f"validation.metrics of {statement.model}: {wrong[0]}", hint=wrong[1])

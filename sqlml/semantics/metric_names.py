@@ -9,6 +9,7 @@ from typing import Any
 from sqlml.errors import CheckError
 from sqlml.grammar import ast
 from sqlml.metrics import Metric, find_metric, split_names, task_metrics, unknown_metric_hint
+from sqlml.models.xgboost.objectives import ranks
 
 ATTRIBUTE = "validation.metrics"
 # The task an XGBoost objective's prefix learns.
@@ -21,9 +22,9 @@ _OBJECTIVE_TASKS = {
 
 
 def training_task(task: str, attributes: Mapping[str, Any]) -> str | None:
-    """The task a training's metrics measure: a ranker's with ``train.group_column``, an
+    """The task a training's metrics measure: a ranker's (a rank:* objective), an
     ``auto`` task's from its objective; None while only the labels can tell."""
-    if attributes.get("train.group_column"):
+    if ranks(attributes):
         return "ranker"
     if task == "auto":
         objective = str(attributes.get("objective", ""))
@@ -35,7 +36,7 @@ def stored_task(metadata: Mapping[str, Any] | Exception) -> str | None:
     """The task of a stored model from its metadata (None if unreadable)."""
     if isinstance(metadata, Exception):
         return None
-    if metadata.get("attributes", {}).get("train.group_column"):
+    if ranks(metadata.get("attributes", {})):
         return "ranker"
     return metadata.get("labels", {}).get("task")
 

@@ -132,7 +132,7 @@ _GROUP_COLUMN = Attr(
     "string",
     None,
     "ranking (rank:* objectives, and only they): the selected column holding each row's "
-    "query id; not a feature unless listed in COLUMN",
+    "query id; not a feature unless listed in COLUMN; without it every row is one query",
 )
 
 _TREE = (
@@ -284,7 +284,7 @@ _ANY_OBJECTIVE = _objective(
     XGBOOST_OBJECTIVES,
     "learning objective; inferred from the label when omitted "
     "(text labels: binary:logistic or multi:softprob, numbers: reg:squarederror); "
-    "rank:* objectives need train.group_column",
+    "rank:* objectives order the rows of each query (train.group_column)",
 )
 _CLASSIFIER_OBJECTIVE = _objective(
     CLASSIFICATION_OBJECTIVES,
@@ -292,7 +292,8 @@ _CLASSIFIER_OBJECTIVE = _objective(
 )
 _REGRESSOR_OBJECTIVE = _objective(
     REGRESSION_OBJECTIVES + RANKING_OBJECTIVES,
-    "learning objective; reg:squarederror when omitted; rank:* objectives need train.group_column",
+    "learning objective; reg:squarederror when omitted; rank:* objectives order the rows of "
+    "each query (train.group_column)",
 )
 
 ESTIMATORS = (
@@ -388,7 +389,7 @@ _FOREST = (
     ),
 )
 _RANKER_OBJECTIVE = dataclasses.replace(
-    _objective(RANKING_OBJECTIVES, "ranking objective; needs train.group_column"),
+    _objective(RANKING_OBJECTIVES, "ranking objective"),
     default="rank:pairwise",
 )
 _SKLEARN = (
@@ -412,7 +413,8 @@ _SKLEARN = (
     _xgboost(
         "XGBRanker",
         "regressor",
-        "gradient-boosted trees that rank the rows of each query (train.group_column)",
+        "gradient-boosted trees that rank the rows of each query (train.group_column; "
+        "without it, all the rows as one)",
         "gbtree",
         _RANKER_OBJECTIVE,
         *_COMMON,

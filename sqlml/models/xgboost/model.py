@@ -24,7 +24,7 @@ from sqlml.models.xgboost.checks import not_xgboost, xgboost_document
 from sqlml.runtime.cancel import Token
 from sqlml.runtime.context import Context
 from sqlml.runtime.features_apply import FeatureArrays, check_column_types, max_width
-from sqlml.runtime.labels import LabelEncoding
+from sqlml.runtime.labels import LabelEncoding, one_query
 
 
 def booster_params(labels: LabelEncoding, attributes: dict[str, Any]) -> dict[str, Any]:
@@ -79,12 +79,7 @@ def train(
         check_column_types(features, base.metadata)
     x = _matrix(features, params)[0]
     if params["objective"].startswith("rank:"):
-        if groups is None:
-            raise ModelError(
-                f"objective {params['objective']} ranks the rows of each query; "
-                "name the column holding the query id",
-                hint="add train.group_column = '<column>'",
-            )
+        groups = one_query(len(y)) if groups is None else groups
         order = np.argsort(groups, kind="stable")  # XGBoost takes each query's rows together
         dtrain = _training_matrix(params, x[order], label=y[order], qid=groups[order])
     elif groups is not None:

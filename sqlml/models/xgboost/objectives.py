@@ -36,6 +36,15 @@ def ranks(attributes: Mapping[str, Any]) -> bool:
     )
 
 
+def one_query_warning(ranker: str) -> str:
+    """The warning of a ranker (``XGBRanker``, ``objective rank:ndcg``) trained without a
+    query column: every row is one query, as SQLFlow trains it."""
+    return (
+        f"{ranker} without train.group_column ranks every row as one query, as SQLFlow "
+        "does; add train.group_column = '<column>' to rank the rows of each query"
+    )
+
+
 # The objectives sqlml uses when none is given, by the estimator's task: a classifier's
 # follows its classes, an XGBoost booster's ("auto") its label too: text or boolean labels
 # make a classifier, numbers a regressor.

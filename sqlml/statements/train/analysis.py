@@ -16,6 +16,7 @@ from sqlml.ir import FeatureColumn
 from sqlml.metrics import xgboost_eval_metric_problem
 from sqlml.models.estimator import warn
 from sqlml.models.registry import family
+from sqlml.models.xgboost.objectives import omitted_objective_problem, one_query_warning
 from sqlml.semantics import search
 from sqlml.semantics.attributes import check_attributes, is_architecture, own_name
 from sqlml.semantics.estimators import (
@@ -61,7 +62,7 @@ def _lower(statement: syntax.TrainStatement, step_id: str, dialect: str) -> Trai
         plain, estimator.attributes, estimator.name, estimator.open_prefix
     )
     _check_validation_select(statement, dialect, attributes)
-    _check_eval_metric(statement, attributes)
+    _check_eval_metric(statement, attributes, estimator.task_for(attributes))
     _check_streams(statement, estimator, attributes)
     repeated = None
     if statement.using is not None:
@@ -182,17 +183,15 @@ def _translated(
 
 
 def _check_ranking(statement: syntax.TrainStatement, attributes: dict[str, Any]) -> None:
-    """A rank:* objective and train.group_column go together."""
+    """train.group_column needs a rank:* objective; a rank:* objective without it ranks
+    every row as one query, with a warning."""
     ranking = attributes.get("objective") in RANKING_OBJECTIVES
     given = {attribute.name: attribute for attribute in statement.attributes}
     if ranking and "train.group_column" not in attributes:
-        ranker = "objective" if "objective" in given else None
-        raise error(
-            f"{f'objective {attributes[ranker]}' if ranker else statement.estimator} ranks the "
-            "rows of each query; name the column holding the query id",
-            given[ranker].pos if ranker else statement.estimator.pos,
-            "add train.group_column = '<column>'",
-        )
+        ranker = given.get("objective")
+        where = ranker.pos if ranker else statement.estimator.pos
+        name = f"objective {attributes['objective']}" if ranker else str(statement.estimator)
+        warn(where.line, where.column, one_query_warning(name))
     if not ranking and "train.group_column" in attributes:
         raise error(
             "train.group_column is for ranking",
@@ -201,11 +200,16 @@ def _check_ranking(statement: syntax.TrainStatement, attributes: dict[str, Any])
         )
 
 
-def _check_eval_metric(statement: syntax.TrainStatement, attributes: dict[str, Any]) -> None:
-    """XGBoost's ``eval_metric``: one of its metrics, else an error at the value."""
+def _check_eval_metric(
+    statement: syntax.TrainStatement, attributes: dict[str, Any], task: str
+) -> None:
+    """XGBoost's ``eval_metric``: one of its metrics that the objective (the one sqlml uses
+    for ``task`` when omitted) reports, else an error at the value."""
     value, objective = attributes.get("eval_metric"), attributes.get("objective")
     multiclass = None if objective is None else str(objective).startswith("multi:")
     problem = None if value is None else xgboost_eval_metric_problem(value, multiclass)
+    if problem is None and value is not None and objective is None and statement.using is None:
+        problem = omitted_objective_problem(value, task)
     if problem is not None:
         given = next(a for a in statement.attributes if a.name == "eval_metric")
         raise error(problem[0], _value_start(statement, given), problem[1])
