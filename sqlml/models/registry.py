@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from sqlml.models.interface import Family
 
 # Packages under sqlml.models, in the order their estimators are listed (docs, completion).
-BUILT_IN = ("xgboost", "keras", "cluster", "outlier", "timeseries", "graph")
+BUILT_IN = ("xgboost", "keras", "cluster", "outlier", "timeseries", "graph", "sklearn")
 _REGISTERED: dict[str, Family] = {}
 
 

@@ -1,0 +1,74 @@
+"""The scikit-learn family: scikit-learn's estimators under their import paths
+(``sklearn.ensemble.RandomForestClassifier``, ``sklearn.cluster.KMeans`` ...), trained
+in-process on the rows in memory (the clustering and outlier ones without a LABEL), stored in
+skops's format and loaded trusting an explicit allow-list of types, never with pickle.
+
+This module imports no more than the interface: the estimators' declarations load on first
+lookup, :mod:`.model` (scikit-learn and skops, the ``sklearn`` extra) when a model is trained
+or used.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from sqlml.models.estimator import Estimator
+from sqlml.models.interface import Family, Trainer
+from sqlml.models.sklearn.checks import skops_archive
+
+if TYPE_CHECKING:
+    from sqlml.models.store import StoredModel
+
+
+class ScikitLearn(Family):
+    name = "sklearn"
+    format = "skops"
+    extensions = (".skops",)
+    trainer_module = "sqlml.models.sklearn.model"
+
+    def estimators(self) -> Iterable[Estimator]:
+        from sqlml.models.sklearn.estimators import ESTIMATORS
+
+        return ESTIMATORS
+
+    def trainer(self) -> Trainer:
+        """:mod:`.model`; a :class:`ModelError` naming the extra where scikit-learn or skops
+        is not installed."""
+        try:
+            return super().trainer()
+        except ModuleNotFoundError as error:
+            if error.name is None or error.name.split(".")[0] not in ("sklearn", "skops"):
+                raise
+            from sqlml.errors import ModelError
+
+            raise ModelError(
+                f"scikit-learn models need {error.name.split('.')[0]}, which is not installed",
+                hint="pip install 'sqlml[sklearn]'",
+            ) from None
+
+    def exporter(self, stored: StoredModel) -> Callable[[Path], Any]:
+        """The checked skops archive, as stored (``skops.io.load`` reads it, trusting the
+        types ``skops.io.get_untrusted_types`` lists once reviewed)."""
+        skops_archive(stored.data, stored.metadata["params"].get("estimator"))
+        return lambda path: path.write_bytes(stored.data)
+
+    def check_metadata(self, metadata: dict[str, Any]) -> str | None:
+        """Whether it names one of the family's estimators, and its classes fit it."""
+        from sqlml.models.sklearn.estimators import CLUSTERING, ESTIMATORS, UNLABELLED
+
+        params, classes = metadata["params"], metadata["labels"]["classes"]
+        estimator = params.get("estimator")
+        if estimator != metadata["estimator"] or estimator not in {e.name for e in ESTIMATORS}:
+            return "it names no scikit-learn estimator of sqlml's"
+        if estimator == CLUSTERING and classes != list(range(params.get("n_clusters") or 0)):
+            return "its cluster ids do not fit its number of clusters"
+        if estimator in UNLABELLED - {CLUSTERING} and classes != [-1, 1]:
+            return "it does not predict -1 (outlier) and 1 (inlier)"
+        if "classes" in params and len(classes) != params["classes"]:
+            return "its classes do not fit its number of classes"
+        return None
+
+
+FAMILY = ScikitLearn()

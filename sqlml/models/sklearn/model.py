@@ -1,0 +1,178 @@
+"""scikit-learn estimators: train (a pipeline of mean imputation and the estimator, fitted in
+memory) and score, stored in skops's format and loaded with an explicit allow-list of types.
+
+Scores: class probabilities (classifiers), values (regressors); for k-means, each row's soft
+assignment to the centres (Student's t kernel of the distance, so the nearest centre wins);
+for the outlier detectors, the logistic of scikit-learn's ``decision_function`` as the score
+of 1 (inlier), so 1 wins where scikit-learn predicts it.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import skops.io
+from sklearn.base import BaseEstimator
+from sklearn.impute import SimpleImputer
+from sklearn.pipeline import Pipeline
+
+from sqlml.errors import ModelError
+from sqlml.models.sklearn.checks import ALLOWED_TYPES, ESTIMATOR_TYPES, skops_archive, skops_error
+from sqlml.models.sklearn.estimators import CLASS, CLUSTERING, UNLABELLED, parameters
+from sqlml.models.store import StoredModel
+from sqlml.runtime.context import Context
+from sqlml.runtime.features_apply import FeatureArrays
+from sqlml.runtime.labels import LabelEncoding
+
+SILHOUETTE_ROWS = 5_000  # training rows the silhouette is measured on at most
+
+
+def train(
+    context: Context,
+    features: FeatureArrays,
+    y: np.ndarray,
+    labels: LabelEncoding,
+    attributes: dict[str, Any],
+    base: StoredModel | None = None,
+    **ranking: np.ndarray,
+) -> tuple[bytes, dict[str, Any]]:
+    """Fit the estimator ``model.class`` names on the rows (anew: scikit-learn's estimators
+    do not continue a base model's training)."""
+    name = attributes[CLASS]
+    if base is not None:
+        raise ModelError(
+            f"{name} trains anew: TO TRAIN ... USING a base model is not supported for "
+            "scikit-learn models",
+            hint="remove USING",
+        )
+    x = values(features)
+    clusters = attributes.get("model.n_clusters")
+    if clusters is not None and len(x) < clusters:
+        raise ModelError(
+            f"model.n_clusters is {clusters}, but the SELECT returns {len(x)} rows",
+            hint="set model.n_clusters to at most the number of rows",
+        )
+    module, _, class_name = name.rpartition(".")
+    estimator = getattr(importlib.import_module(module), class_name)(**parameters(attributes))
+    pipeline = Pipeline([("impute", SimpleImputer(keep_empty_features=True)), ("model", estimator)])
+    context.token.check()
+    with context.reporter.stage("training", total=1, unit="fits"):
+        pipeline.fit(x, None if name in UNLABELLED else y)
+        context.reporter.advance()
+    metrics = {"train_rows": float(len(x)), **_training_metrics(name, pipeline, x)}
+    params = {"estimator": name, "columns": int(x.shape[1]), **_shape(name, attributes, labels)}
+    return skops.io.dumps(pipeline), {
+        "params": params,
+        "metrics": metrics,
+        "column_types": features.column_types,
+    }
+
+
+def scorer(
+    context: Context, data: bytes, metadata: dict[str, Any]
+) -> Callable[[FeatureArrays, int], np.ndarray]:
+    """The stored pipeline, checked and loaded once (:func:`load`), as a scoring function."""
+    name = metadata["params"].get("estimator")
+    pipeline = load(data, name)
+    width = int(metadata["params"].get("columns", -1))
+    classes = int(metadata["params"].get("classes", 0))
+
+    def score(features: FeatureArrays, batch_size: int) -> np.ndarray:
+        x = values(features)
+        if x.shape[1] != width:
+            raise ModelError(
+                f"the features make {x.shape[1]} columns, but the model was trained on {width}",
+                hint="select the columns the model was trained on",
+            )
+        parts = []
+        for start in range(0, len(x), batch_size):
+            context.token.check()
+            parts.append(_scores(name, pipeline, classes, x[start : start + batch_size]))
+            context.reporter.advance(min(batch_size, len(x) - start))
+        return np.concatenate(parts) if parts else _scores(name, pipeline, classes, x)
+
+    return score
+
+
+def load(data: bytes, name: str | None) -> Pipeline:
+    """The pipeline ``data`` holds, of the estimator ``name``: the archive checked
+    (:func:`~sqlml.models.sklearn.checks.skops_archive`), then loaded by skops trusting
+    :data:`ALLOWED_TYPES` only (skops refuses any other type it finds)."""
+    if name not in ESTIMATOR_TYPES:
+        raise skops_error(f"its metadata names {name!r}, not a scikit-learn estimator of sqlml's")
+    skops_archive(data, name)
+    untrusted = set(skops.io.get_untrusted_types(data=data)) - ALLOWED_TYPES
+    if untrusted:
+        raise skops_error(f"it names {', '.join(sorted(untrusted))}, which sqlml does not load")
+    try:
+        pipeline = skops.io.loads(data, trusted=sorted(ALLOWED_TYPES))
+    except Exception as error:  # skops's own refusals and a damaged archive's errors
+        raise skops_error(f"skops refused it ({type(error).__name__}: {error})") from None
+    wanted = ESTIMATOR_TYPES[name]
+    model = pipeline[-1] if isinstance(pipeline, Pipeline) and len(pipeline) else None
+    if not isinstance(model, BaseEstimator) or _type_name(model) != wanted:
+        raise skops_error(f"it does not hold a {name}")
+    return pipeline
+
+
+def values(features: FeatureArrays) -> np.ndarray:
+    """The features as float64, categories one-hot (NULL stays NaN: the pipeline imputes)."""
+    return features.matrix(one_hot=True)[0].astype(np.float64)
+
+
+def _scores(name: str, pipeline: Pipeline, classes: int, x: np.ndarray) -> np.ndarray:
+    """The scores of the rows ``x`` (see the module's docstring); ``classes``: a
+    classifier's number of classes."""
+    if name == CLUSTERING:
+        distances = pipeline.transform(x)  # to each centre
+        kernel = 1.0 / (1.0 + distances**2)
+        return kernel / kernel.sum(axis=1, keepdims=True)
+    if name in UNLABELLED:
+        decision = pipeline.decision_function(x)
+        inlier = 1.0 / (1.0 + np.exp(-decision))
+        # scikit-learn predicts 1 at decision 0: so does the argmax of (-1, 1)
+        inlier = np.where(decision >= 0, np.maximum(inlier, np.nextafter(0.5, 1.0)), inlier)
+        return np.column_stack([1.0 - inlier, inlier])
+    if classes:
+        found = pipeline[-1].classes_.astype(int)
+        if found.min() < 0 or found.max() >= classes:
+            raise skops_error(f"its classes do not fit the {classes} of its metadata")
+        full = np.zeros((len(x), classes))
+        full[:, found] = pipeline.predict_proba(x)  # classes absent from training: 0
+        return full
+    return pipeline.predict(x).astype(np.float64)
+
+
+def _training_metrics(name: str, pipeline: Pipeline, x: np.ndarray) -> dict[str, float]:
+    """What the fit measured: k-means's inertia and silhouette (on up to
+    :data:`SILHOUETTE_ROWS` rows), the outlier detectors' share of training outliers."""
+    model = pipeline[-1]
+    if name == CLUSTERING:
+        from sklearn.metrics import silhouette_score
+
+        found = {"inertia": float(model.inertia_)}
+        if 1 < len(set(model.labels_.tolist())) < len(x):
+            sample = min(len(x), SILHOUETTE_ROWS)
+            found["silhouette"] = float(
+                silhouette_score(
+                    pipeline[0].transform(x), model.labels_, sample_size=sample, random_state=0
+                )
+            )
+        return found
+    if name in UNLABELLED:
+        return {"train_outlier_share": float((pipeline.predict(x) == -1).mean())}
+    return {}
+
+
+def _shape(name: str, attributes: dict[str, Any], labels: LabelEncoding) -> dict[str, Any]:
+    """What scoring needs to know of the model's outputs: the number of clusters or classes."""
+    if name == CLUSTERING:
+        return {"n_clusters": attributes["model.n_clusters"]}
+    return {"classes": len(labels.classes)} if labels.task == "classifier" else {}
+
+
+def _type_name(model: Any) -> str:
+    return f"{type(model).__module__}.{type(model).__qualname__}"
