@@ -4,8 +4,8 @@
 The full path keeps them apart from sqlml's and SQLFlow's names (``KMeans``,
 ``sqlflow_models.OneClassSVM``) and from users' model builders (``<module>.<function>``
 names under ``sklearn`` are never looked up as one). An attribute ``model.<name>`` is
-scikit-learn's parameter ``<name>``; ``train.seed`` is ``random_state``. Unset attributes
-(no default shown) take scikit-learn's own default, as :data:`UNSET` lists.
+scikit-learn's parameter ``<name>``; ``train.seed`` is ``random_state``. Attributes without
+a default are left to scikit-learn's own (``'auto'``, ``'scale'``) when unset.
 """
 
 from __future__ import annotations
@@ -19,14 +19,6 @@ FAMILY = "sklearn"
 CLASS = "model.class"  # the fixed attribute naming the estimator's scikit-learn class
 MAX_ESTIMATORS = 10_000  # trees of a forest
 MAX_CLUSTERS = 1_000
-
-# scikit-learn's values of the attributes left unset (None).
-UNSET = {
-    "model.n_init": "auto",
-    "model.max_samples": "auto",
-    "model.contamination": "auto",
-    "model.gamma": "scale",
-}
 
 SEED = Attr("train.seed", "int", 0, "random_state: the seed of the draws", minimum=0)
 
@@ -288,14 +280,13 @@ CLUSTERING = "sklearn.cluster.KMeans"
 
 def parameters(attributes: dict[str, object]) -> dict[str, object]:
     """scikit-learn's constructor arguments of the checked ``attributes`` of a training:
-    ``model.<name>`` as ``<name>`` (unset ones as :data:`UNSET` says), ``train.seed`` as
+    ``model.<name>`` as ``<name>`` (``max_features = 'all'`` as None), ``train.seed`` as
     ``random_state``."""
-    found: dict[str, object] = {}
-    for name, value in attributes.items():
-        if name.startswith("model.") and name != CLASS:
-            if value is None and name in UNSET:
-                value = UNSET[name]
-            found[name.removeprefix("model.")] = value
+    found = {
+        name.removeprefix("model."): value
+        for name, value in attributes.items()
+        if name.startswith("model.") and name != CLASS
+    }
     if found.get("max_features") == "all":
         found["max_features"] = None
     if "train.seed" in attributes:
