@@ -1,0 +1,25 @@
+"""TO RUN: a user's program (a Python function, a script or an image) run on the rows of a
+SELECT in a child process; what it writes comes back into the INTO tables."""
+
+from sqlml.statements.kind import Completion, Effects, StatementKind
+from sqlml.statements.run import syntax
+from sqlml.statements.run.ir import MAX_TABLES, RunStatement
+
+KINDS = (
+    StatementKind(
+        name="run",
+        ir=RunStatement,
+        syntax=syntax.RunStatement,
+        grammar=syntax.FRAGMENT,
+        analysis=f"{__name__}.analysis:lower",
+        attributes=f"{__name__}.analysis:RUN_ATTRIBUTES",
+        step="statement",
+        handler=f"{__name__}.handler:run",
+        effects=Effects(
+            queries=("select",),
+            writes_tables=tuple(f"table_{n}" for n in range(MAX_TABLES)),
+            replace="attributes.output.replace",
+        ),
+        completion=Completion(after={"INTO": "table"}),
+    ),
+)

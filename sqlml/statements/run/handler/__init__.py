@@ -1,0 +1,139 @@
+"""TO RUN's handler: the rows of the SELECT into a Parquet file, the program run on them in
+a child process, the tables it wrote into the INTO tables (all or none).
+
+A Python function runs in ``python -m sqlml.statements.run.child``, a script in the same
+Python (both from the program file's folder), an image's program only inside that image:
+on the Argo backend the step runs there (``python -m sqlml.runtime.step``); locally, where
+sqlml starts no containers, it is refused.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from sqlml.errors import SqlmlError
+from sqlml.runtime.context import Context
+from sqlml.runtime.outcome import Outcome
+from sqlml.statements.run.api import SPEC_ENV, output_file, read_columns, write_columns
+from sqlml.statements.run.handler.into import write_tables
+from sqlml.statements.run.handler.process import run_child
+from sqlml.statements.run.ir import RunStatement
+
+STEP_MODULE = "sqlml.runtime.step"  # the entry point of a workflow step's container
+
+
+def run(statement: RunStatement, context: Context) -> Outcome:
+    """Run the statement's program on the rows of its SELECT; write what it wrote."""
+    datasource = context.datasource
+    replace = bool(statement.attributes["output.replace"])
+    for table in statement.tables:
+        datasource.check_target(table, replace)  # before any work
+    folder = (datasource.base_dir or Path.cwd()).resolve()
+    argv, cwd = _command(statement, folder)
+    columns = datasource.read(statement.select, context.reporter)
+    count = len(next(iter(columns.values()), ()))
+    names = [".".join(table) for table in statement.tables]
+    with tempfile.TemporaryDirectory(prefix="sqlml-run-") as work:
+        rows, output = Path(work) / "rows.parquet", Path(work) / "tables"
+        output.mkdir()
+        write_columns(columns, rows)
+        del columns
+        spec = Path(work) / "run.json"
+        spec.write_text(
+            json.dumps(
+                {
+                    "program": statement.program,
+                    "folder": str(folder),
+                    "input": str(rows),
+                    "output": str(output),
+                    "params": statement.params,
+                    "tables": names,
+                    "select": statement.select,
+                }
+            ),
+            encoding="utf-8",
+        )
+        env = {
+            **os.environ,
+            SPEC_ENV: str(spec),
+            # what SQLFlow hands its runnables
+            "SQLFLOW_TO_RUN_SELECT": statement.select,
+            "SQLFLOW_TO_RUN_INTO": ",".join(names),
+            "SQLFLOW_TO_RUN_IMAGE": statement.image or "",
+        }
+        started = time.monotonic()
+        timeout = float(statement.attributes["run.timeout"])
+        run_child(argv, env, cwd, timeout, context.token, statement.program)
+        took = time.monotonic() - started
+        outputs = []
+        for index, table in enumerate(statement.tables):
+            path = output_file(output, index)
+            if not path.exists():
+                raise SqlmlError(
+                    f"the program {statement.program} ended without writing the INTO table "
+                    f"{names[index]}",
+                    hint="write every INTO table (a function returns {table: columns}, a "
+                    "script calls api.write); nothing was written",
+                )
+            outputs.append((table, read_columns(path)))
+    context.token.check()
+    if outputs:
+        write_tables(datasource, outputs, replace, context.token)
+    written = ", ".join(
+        f"{name} ({len(next(iter(columns.values()), ()))} rows)"
+        for name, (_, columns) in zip(names, outputs, strict=True)
+    )
+    return Outcome(
+        summary=f"ran {statement.program} on {count} rows in {took:.1f} s"
+        + (f"; wrote {written}" if written else "")
+    )
+
+
+def _command(statement: RunStatement, folder: Path) -> tuple[list[str], Path]:
+    """The child's command line and working folder."""
+    if statement.program_kind == "function":
+        return [sys.executable, "-m", "sqlml.statements.run.child"], folder
+    if statement.program_kind == "script":
+        script = folder / statement.program
+        if not script.is_file():
+            raise SqlmlError(
+                f"the script {statement.program} is not a file in {folder}",
+                line=statement.line,
+                column=statement.column,
+                hint="name the script by its path relative to the program file's folder",
+            )
+        return [sys.executable, str(script), *statement.command], folder
+    if not _in_step_container():
+        raise SqlmlError(
+            f"TO RUN {statement.program} runs a program in the image {statement.image}, and "
+            "the local backend starts no containers",
+            line=statement.line,
+            column=statement.column,
+            hint="run the program with --backend argo (its step runs in that image, which "
+            "has sqlml installed), or name a Python function or a script instead",
+        )
+    program, args = statement.entrypoint, statement.command
+    if program is None:
+        if not args:
+            raise SqlmlError(
+                f"TO RUN {statement.program} names no program to run in the image",
+                line=statement.line,
+                column=statement.column,
+                hint='give it with CMD "program", "--argument", ... or after the tag: '
+                "registry/image:tag/program",
+            )
+        program, args = args[0], args[1:]
+    if program.lower().endswith(".py"):
+        return [sys.executable, program, *args], Path.cwd()
+    return [program, *args], Path.cwd()
+
+
+def _in_step_container() -> bool:
+    """Whether this process is a workflow step's (in the statement's image, on Argo)."""
+    spec = getattr(sys.modules.get("__main__"), "__spec__", None)
+    return getattr(spec, "name", None) == STEP_MODULE
