@@ -7,8 +7,9 @@
 2. A sentinel password never shows in the CLI's output (run, -e, check, compile, parse;
    success and failure), the run record, the step logs or error messages.
 3. Models planted in the models table (a pickle that would write a file, .keras archives
-   naming a Lambda or subprocess.Popen, an XGBoost blob that is not JSON/UBJSON) are refused
-   with a ModelError and run nothing.
+   naming a Lambda or subprocess.Popen, an XGBoost blob that is not JSON/UBJSON, skops
+   archives naming os.system, builtins.eval or another estimator) are refused with a
+   ModelError and run nothing.
 4. The step image and the Argo workflow run as non-root with least privilege.
 """
 
@@ -23,7 +24,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import KINDS, datasource_url
+from conftest import KINDS, datasource_url, import_or_skip
 
 from sqlml.cli import main
 from sqlml.models.store import ModelStore
@@ -364,6 +365,95 @@ def test_planted_keras_payloads_are_refused(capfd, tmp_path):
     assert "names system (from os), which could run code" in outputs["keras os.system"]
     for output in outputs.values():
         assert "error: the stored Keras model is not loaded" in output
+
+
+def _skops_tampered(data: bytes, change) -> bytes:
+    """The skops archive ``data`` with ``change`` applied to its schema (a function of the
+    parsed schema), written anew as skops writes it (members stored, not compressed)."""
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        members = {name: archive.read(name) for name in archive.namelist()}
+    schema = json.loads(members["schema.json"])
+    change(schema)
+    members["schema.json"] = json.dumps(schema).encode()
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_STORED) as archive:
+        for name, content in members.items():
+            archive.writestr(name, content)
+    return out.getvalue()
+
+
+def _skops_node(schema: dict, class_name: str) -> dict:
+    """The first node of the schema of the class ``class_name``."""
+    pending = [schema]
+    while pending:
+        node = pending.pop(0)
+        if isinstance(node, dict):
+            if node.get("__class__") == class_name:
+                return node
+            pending.extend(node.values())
+        elif isinstance(node, list):
+            pending.extend(node)
+    raise AssertionError(f"no {class_name} in the schema")
+
+
+def test_planted_sklearn_payloads_are_refused(capfd, tmp_path):
+    import_or_skip("skops")
+    url, marker = f"duckdb:///{tmp_path / 'models.duckdb'}", tmp_path / "marker"
+    program = (
+        "CREATE TABLE d AS SELECT i AS x, i % 2 AS y FROM range(20) t(i);"
+        "SELECT x, y FROM d TO TRAIN sklearn.linear_model.LogisticRegression LABEL y INTO good;"
+        "SELECT x FROM d TO TRAIN sklearn.cluster.KMeans WITH model.n_clusters = 2 INTO other;"
+    )
+    assert sqlml(capfd, "-e", program, "--datasource", url)[0] == 0
+    code = f"open({str(marker)!r}, 'w').write('ran')"
+
+    def os_system(schema: dict) -> None:  # the estimator's class swapped for os.system
+        _skops_node(schema, "LogisticRegression").update(__module__="os", __class__="system")
+
+    def builtins_eval(schema: dict) -> None:  # a parameter rebuilt by calling eval(code)
+        node = _skops_node(schema, "LogisticRegression")["content"]["content"]
+        argument = {"__class__": "str", "__module__": "builtins", "__loader__": "JsonNode"}
+        node["C"] = {
+            "__class__": "eval",
+            "__module__": "builtins",
+            "__loader__": "ReduceNode",
+            "__reduce__": {
+                "args": {
+                    "__class__": "tuple",
+                    "__module__": "builtins",
+                    "__loader__": "TupleNode",
+                    "content": [{**argument, "content": json.dumps(code), "is_json": True}],
+                }
+            },
+        }
+
+    ds = connect(url)
+    store = ModelStore(ds)
+    good, other = store.load("good"), store.load("other")
+    payloads = {
+        "pickle": pickle.dumps(_WritesAFile(marker)),
+        "os.system": _skops_tampered(good.data, os_system),
+        "builtins.eval": _skops_tampered(good.data, builtins_eval),
+        "another estimator": other.data,
+    }
+    for i, data in enumerate(payloads.values()):
+        store.save(f"evil{i}", good.metadata, data)
+    ds.close()
+    outputs = {}
+    for i, name in enumerate(payloads):
+        predict = f"SELECT x FROM d TO PREDICT p.y USING evil{i};"
+        status, outputs[name] = sqlml(capfd, "-e", predict, "--datasource", url)
+        assert status == 1, (name, outputs[name])
+        assert "error: the stored scikit-learn model is not loaded" in outputs[name], name
+        assert "hint: train the model again" in outputs[name], name
+    assert not marker.exists(), "a stored model ran code"
+    assert "it is not a skops archive" in outputs["pickle"]
+    assert "its schema names os.system, which sqlml does not load" in outputs["os.system"]
+    assert "its schema names builtins.eval, which sqlml does not load" in outputs["builtins.eval"]
+    assert (
+        "it holds sklearn.cluster._kmeans.KMeans, not the "
+        "sklearn.linear_model.LogisticRegression its metadata names"
+    ) in outputs["another estimator"]
 
 
 # 4. Least privilege on Kubernetes -----------------------------------------------------------
