@@ -30,7 +30,8 @@ def test_select_prints_a_table_and_loads_no_ml_library():
         "import sys\n"
         "from sqlml.cli import main\n"
         "status = main(['-e', 'SELECT 1 AS one, 2.5 AS x;', '--datasource', 'duckdb:///:memory:'])\n"
-        "heavy = sorted(m for m in ('tensorflow', 'keras', 'xgboost') if m in sys.modules)\n"
+        "heavy = ('tensorflow', 'keras', 'xgboost', 'sklearn', 'skops')\n"
+        "heavy = sorted(m for m in heavy if m in sys.modules)\n"
         "print('heavy:', heavy)\n"
         "sys.exit(status)\n"
     )

@@ -171,6 +171,33 @@ def _path_within(graph: dict[str, set[str]], group: set[str]) -> list[str]:
     raise AssertionError(f"no cycle through {start}")
 
 
+# Libraries only a family's trainer imports (the Keras family's, the scikit-learn family's).
+TRAINER_LIBRARIES = {
+    "tensorflow": "sqlml.models.keras",
+    "keras": "sqlml.models.keras",
+    "sklearn": "sqlml.models.sklearn.model",
+    "skops": "sqlml.models.sklearn.model",
+}
+
+
+def libraries(module: str) -> set[str]:
+    """The top-level names of the modules outside sqlml that ``module`` imports."""
+    found: set[str] = set()
+    for node in _statements(ast.parse(MODULES[module].read_text()).body):
+        if isinstance(node, ast.Import):
+            found.update(alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            found.add(node.module.split(".")[0])
+    return found - {"sqlml"}
+
+
+@pytest.mark.parametrize("library", sorted(TRAINER_LIBRARIES))
+def test_a_trainer_library_is_imported_by_its_family_trainer_only(library):
+    owner = TRAINER_LIBRARIES[library]
+    importers = sorted(m for m in MODULES if library in libraries(m) and not _names(owner, m))
+    assert importers == [], f"{library} is imported outside {owner}: {', '.join(importers)}"
+
+
 def test_the_checker_finds_what_it_must():
     # Negative controls: a cycle, and a module of a lower layer importing a higher one.
     assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c", "a"]]
@@ -178,3 +205,4 @@ def test_the_checker_finds_what_it_must():
     assert layer("sqlml.models.registry") < layer("sqlml.models.xgboost.model")
     assert layer("sqlml") < layer("sqlml.grammar.parser")
     assert "sqlml.errors" in imports("sqlml.grammar.parser")
+    assert {"sklearn", "skops"} <= libraries("sqlml.models.sklearn.model")

@@ -208,7 +208,8 @@ def test_importing_the_cli_and_a_select_in_the_shell_stay_light():
         "shown = []\n"
         "Session('duckdb:///:memory:', 'table', shown.append).run('SELECT 1 AS one;')\n"
         "print(shown[0].splitlines()[-1])\n"
-        "heavy = ('tensorflow', 'keras', 'xgboost', 'pandas', 'matplotlib', 'IPython')\n"
+        "heavy = ('tensorflow', 'keras', 'xgboost', 'sklearn', 'skops', 'pandas', 'matplotlib',"
+        " 'IPython')\n"
         "print(sorted(m for m in heavy if m in sys.modules))\n"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
