@@ -178,6 +178,29 @@ def check_optimize_woodcarving(db: Path, folder: Path) -> None:
     assert plan == [("soldier", 20), ("train", 60)]
 
 
+def check_sklearn_iris(db: Path, folder: Path) -> None:
+    """The forest classifies held-out flowers, k-means recovers the species, the isolation
+    forest flags the species it did not learn."""
+    from sklearn.metrics import adjusted_rand_score
+
+    [(rows, hits)] = fetch(
+        db,
+        "SELECT count(*), count(*) FILTER (p.class = t.class) FROM iris_forest_pred p "
+        "JOIN iris_test t USING (id)",
+    )
+    assert rows == 30 and hits / rows >= 0.9, hits
+    [(accuracy,)] = fetch(db, "SELECT accuracy FROM iris_forest_metrics")
+    assert accuracy == hits / rows
+    assert len(fetch(db, "SELECT * FROM iris_forest_explanation")) == 4
+    species, clusters = zip(*fetch(db, "SELECT class, cluster FROM iris_clusters"), strict=True)
+    assert len(species) == 150 and adjusted_rand_score(species, clusters) >= 0.7
+    flags = fetch(
+        db,
+        "SELECT count(*) FILTER ((class = 'setosa') = (flag = 1)), count(*) FROM iris_outliers",
+    )
+    assert flags[0][0] / flags[0][1] >= 0.9, flags
+
+
 CHECKS = {
     "iris.sql": check_iris,
     "iris_ci.sql": check_iris_ci,
@@ -186,6 +209,7 @@ CHECKS = {
     "houses.sql": check_houses,
     "load_churn.sql": check_load_churn,
     "optimize_woodcarving.sql": check_optimize_woodcarving,
+    "sklearn_iris.sql": check_sklearn_iris,
 }
 EXAMPLE_FILES = sorted(p.name for p in EXAMPLES.glob("*.sql"))
 
