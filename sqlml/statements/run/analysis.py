@@ -69,6 +69,9 @@ def _lower(statement: syntax.RunStatement, step_id: str, dialect: str) -> RunSta
             )
     own = [a for a in statement.attributes if a.name.lower().startswith(OWN_PREFIXES)]
     attributes = check_attributes(own, RUN_ATTRIBUTES, "TO RUN")
+    params = [a for a in statement.attributes if a not in own]
+    if kind == "function":
+        _check_keywords(params)
     tables = _tables(statement, attributes, dialect)
     if kind == "image" and tables and not statement.command and entrypoint is None:
         raise error(
@@ -86,7 +89,7 @@ def _lower(statement: syntax.RunStatement, step_id: str, dialect: str) -> RunSta
         program=program,
         program_kind=kind,
         command=list(statement.command),
-        params=_params([a for a in statement.attributes if a not in own]),
+        params=_params(params),
         tables=tables,
         attributes=attributes,
         image=image,
@@ -127,6 +130,19 @@ def _check_function(program: Name) -> None:
             program.pos,
             None,
         )
+
+
+def _check_keywords(params: list[Attribute]) -> None:
+    """A function takes the WITH values as keyword arguments: their names are identifiers."""
+    for attribute in params:
+        if not _IDENTIFIER.fullmatch(attribute.name) or keyword.iskeyword(attribute.name):
+            raise error(
+                f"{attribute.name} cannot be a keyword argument of the function: a function "
+                "takes each WITH value by its name",
+                attribute.pos,
+                "name it as a Python identifier (bins, not bin.count), or read the "
+                "parameters in a script with api.params()",
+            )
 
 
 def _params(given: list[Attribute]) -> dict[str, Any]:
