@@ -201,6 +201,19 @@ def check_sklearn_iris(db: Path, folder: Path) -> None:
     assert flags[0][0] / flags[0][1] >= 0.9, flags
 
 
+def check_run_binning(db: Path, folder: Path) -> None:
+    """The script's bins hold every flower (petal lengths split as numpy splits them), its
+    summary the columns' means; the function's shares are the three species' thirds."""
+    counts = fetch(
+        db, "SELECT rows FROM iris_binning WHERE column_name = 'petal_length' ORDER BY bin"
+    )
+    assert counts == [(50,), (11,), (61,), (28,)]
+    means = dict(fetch(db, "SELECT column_name, mean FROM iris_column_stats"))
+    assert means == pytest.approx({"petal_length": 3.758, "sepal_length": 5.843333})
+    shares = fetch(db, "SELECT class, share FROM iris_shares ORDER BY class")
+    assert shares == [("setosa", 0.33), ("versicolor", 0.33), ("virginica", 0.33)]
+
+
 CHECKS = {
     "iris.sql": check_iris,
     "iris_ci.sql": check_iris_ci,
@@ -209,6 +222,7 @@ CHECKS = {
     "houses.sql": check_houses,
     "load_churn.sql": check_load_churn,
     "optimize_woodcarving.sql": check_optimize_woodcarving,
+    "run_binning.sql": check_run_binning,
     "sklearn_iris.sql": check_sklearn_iris,
 }
 EXAMPLE_FILES = sorted(p.name for p in EXAMPLES.glob("*.sql"))
