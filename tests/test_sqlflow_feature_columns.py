@@ -203,11 +203,12 @@ PROGRAMS = {
         LABEL y INTO m;
     """,
 }
+# The selected columns COLUMN leaves out are features too, as in SQLFlow (id, d; id, f1).
 FEATURES = {
-    "xgboost": ["kv", "f1", "f2", "INDICATOR(ids)"],
+    "xgboost": ["kv", "f1", "f2", "INDICATOR(ids)", "id", "d"],
     "xgboost star": ["id", "f2", "d", "ids", "kv", "BUCKET(f1)"],
     "keras": ["d", "EMBEDDING(ids)", "EMBEDDING(WEIGHTED_CATEGORY(kv, kv))",
-              "INDICATOR(CATEGORY_HASH(ids))", "f2"],
+              "INDICATOR(CATEGORY_HASH(ids))", "f2", "id", "f1"],
 }  # fmt: skip
 
 
@@ -233,3 +234,36 @@ def test_trained_and_predicted(name, duckdb_url):
     accuracy = np.mean([row[-1] for row in result.rows] == test["y"])
     assert accuracy >= 0.95, accuracy
     assert [FeatureColumn.from_dict(f).name for f in metadata["features"]] == FEATURES[name]
+
+
+@pytest.mark.parametrize(
+    ("column", "features", "warned"),
+    [
+        # SQLFlow's "simpler COLUMN clause": the selected columns COLUMN leaves out (the
+        # label aside) are derived as features too, and sqlml says which.
+        ("BUCKET(f1, [0, 1.5, 3])", ["BUCKET(f1)", "id", "f2"], "id, f2, which COLUMN"),
+        # COLUMN * already says where they go; every column named: nothing left out.
+        ("*, BUCKET(f1, [0, 1.5, 3])", ["id", "f2", "BUCKET(f1)"], None),
+        ("f2, f1, id", ["f2", "f1", "id"], None),
+    ],
+)
+def test_columns_column_leaves_out_are_features_too(duckdb_url, capsys, column, features, warned):
+    ds = connect(duckdb_url)
+    ds.write_table(
+        ["train"], {k: v for k, v in table(60, 1).items() if k in ("id", "f1", "f2", "y")}
+    )
+    ds.close()
+    program = (
+        "SELECT * FROM train TO TRAIN xgboost.gbtree WITH objective = 'binary:logistic', "
+        f"train.num_boost_round = 2 COLUMN {column} LABEL y INTO m;"
+    )
+    assert main(["-e", program, "--datasource", duckdb_url]) == 0
+    err = capsys.readouterr().err
+    ds = connect(duckdb_url)
+    metadata = ModelStore(ds).load("m").metadata
+    ds.close()
+    assert [FeatureColumn.from_dict(f).name for f in metadata["features"]] == features
+    if warned is None:
+        assert "COLUMN leaves out" not in err
+    else:
+        assert f"line 1, column 1: the SELECT's {warned} leaves out, are features too" in err

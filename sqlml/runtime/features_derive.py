@@ -34,15 +34,25 @@ _INTEGER = re.compile(r"[+-]?\d+")
 def derive(
     columns: Columns, features: list[FeatureColumn], label: str, group: str | None = None
 ) -> list[FeatureColumn]:
-    """``features`` resolved from the data, their patterns and ``*`` expanded; when empty,
-    all selected columns but ``label`` and the ranking query id column ``group``."""
-    features = expand(columns, features or [FeatureColumn("auto", STAR)], (label, group))
+    """``features`` resolved from the data, their patterns and ``*`` expanded; the selected
+    columns but ``label`` and the ranking query id column ``group`` that they leave out are
+    features too (:func:`reads_the_rest`)."""
+    if reads_the_rest(features):
+        features = [*features, FeatureColumn("auto", STAR)]
+    features = expand(columns, features, (label, group))
     if not features:
         raise ModelError(
             "there are no feature columns", hint="select at least one column besides the LABEL"
         )
     check_columns(columns, features)
     return [_resolve(feature, columns) for feature in features]
+
+
+def reads_the_rest(features: list[FeatureColumn]) -> bool:
+    """Whether the selected columns that ``features`` leave out are features too: as in
+    SQLFlow, unless COLUMN feeds several inputs (``FOR``), where each lists all of its own,
+    or already says where they go (``*``)."""
+    return not any(f.target for f in features) and not any(f.column == STAR for f in features)
 
 
 def check_columns(
