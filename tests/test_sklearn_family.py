@@ -8,6 +8,7 @@ import json
 import subprocess
 import sys
 import zipfile
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -376,3 +377,27 @@ def test_an_archive_is_checked_before_skops_reads_it(data, why):
     with pytest.raises(ModelError, match="the stored scikit-learn model is not loaded") as raised:
         skops_archive(data, "sklearn.cluster.KMeans")
     assert why in raised.value.message
+
+
+def _tree(left: list[int], right: list[int], feature: list[int]) -> SimpleNamespace:
+    state = SimpleNamespace(
+        node_count=len(left),
+        children_left=np.array(left),
+        children_right=np.array(right),
+        feature=np.array(feature),
+    )
+    return SimpleNamespace(tree_=state, n_features_in_=2)
+
+
+def test_a_forest_tree_linking_nodes_or_features_it_lacks_is_refused():
+    from sqlml.models.sklearn.model import _check_tree
+
+    _check_tree(_tree([1, -1, -1], [2, -1, -1], [1, -2, -2]))
+    for broken in (
+        _tree([1, -1, -1], [5, -1, -1], [1, -2, -2]),  # a child beyond the nodes
+        _tree([0, -1, -1], [2, -1, -1], [1, -2, -2]),  # a loop to the root
+        _tree([1, -1, -1], [2, -1, -1], [2, -2, -2]),  # a third feature of two
+        _tree([1, -1, -1], [2, -1, -1], [-2, -2, -2]),  # a split on no feature
+    ):
+        with pytest.raises(ModelError, match="links nodes or features it does not have"):
+            _check_tree(broken)

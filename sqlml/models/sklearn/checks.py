@@ -153,7 +153,7 @@ def _types(tree: Any, members: dict[str, bytes]) -> set[str]:
         name, loader = _name(node), node.get("__loader__")
         if name not in ALLOWED_TYPES:
             raise skops_error(f"its schema names {name}, which sqlml does not load")
-        if loader not in ALLOWED_LOADERS:
+        if not isinstance(loader, str) or loader not in ALLOWED_LOADERS:
             raise skops_error(f"its schema loads {name} with {loader}, which sqlml does not use")
         array = node.get("file")
         numpy_array = loader == "NdArrayNode" and node.get("type") == "numpy"

@@ -88,11 +88,15 @@ def scorer(
                 hint="select the columns the model was trained on",
             )
         parts = []
-        for start in range(0, len(x), batch_size):
-            context.token.check()
-            parts.append(_scores(name, pipeline, classes, x[start : start + batch_size]))
-            context.reporter.advance(min(batch_size, len(x) - start))
-        return np.concatenate(parts) if parts else _scores(name, pipeline, classes, x)
+        try:
+            for start in range(0, len(x), batch_size):
+                context.token.check()
+                parts.append(_scores(name, pipeline, classes, x[start : start + batch_size]))
+                context.reporter.advance(min(batch_size, len(x) - start))
+            return np.concatenate(parts) if parts else _scores(name, pipeline, classes, x)
+        except (ValueError, IndexError, AttributeError, TypeError) as error:
+            # a stored model of fitting types whose state does not fit (the rows are checked)
+            raise skops_error(f"it does not score rows ({type(error).__name__}: {error})") from None
 
     return score
 
@@ -104,18 +108,38 @@ def load(data: bytes, name: str | None) -> Pipeline:
     if name not in ESTIMATOR_TYPES:
         raise skops_error(f"its metadata names {name!r}, not a scikit-learn estimator of sqlml's")
     skops_archive(data, name)
-    untrusted = set(skops.io.get_untrusted_types(data=data)) - ALLOWED_TYPES
-    if untrusted:
-        raise skops_error(f"it names {', '.join(sorted(untrusted))}, which sqlml does not load")
     try:
-        pipeline = skops.io.loads(data, trusted=sorted(ALLOWED_TYPES))
+        untrusted = set(skops.io.get_untrusted_types(data=data)) - ALLOWED_TYPES
+        pipeline = None if untrusted else skops.io.loads(data, trusted=sorted(ALLOWED_TYPES))
     except Exception as error:  # skops's own refusals and a damaged archive's errors
         raise skops_error(f"skops refused it ({type(error).__name__}: {error})") from None
+    if untrusted:
+        raise skops_error(f"it names {', '.join(sorted(untrusted))}, which sqlml does not load")
     wanted = ESTIMATOR_TYPES[name]
     model = pipeline[-1] if isinstance(pipeline, Pipeline) and len(pipeline) else None
     if not isinstance(model, BaseEstimator) or _type_name(model) != wanted:
         raise skops_error(f"it does not hold a {name}")
+    for tree in getattr(model, "estimators_", []):
+        _check_tree(tree)
     return pipeline
+
+
+def _check_tree(tree: Any) -> None:
+    """A :class:`ModelError` unless a forest's tree links nodes of its own and splits on
+    features it has (scikit-learn's compiled code follows them without bounds checks)."""
+    state = getattr(tree, "tree_", None)
+    if state is None:
+        raise skops_error("a tree of its forest has no nodes")
+    nodes, width = state.node_count, tree.n_features_in_
+    children = np.concatenate([state.children_left, state.children_right])
+    leaves = state.children_left == -1
+    if (
+        len(state.children_left) != nodes
+        or ((children != -1) & ((children <= 0) | (children >= nodes))).any()
+        or ((state.feature < 0) & ~leaves).any()
+        or (state.feature >= width).any()
+    ):
+        raise skops_error("a tree of its forest links nodes or features it does not have")
 
 
 def values(features: FeatureArrays) -> np.ndarray:
