@@ -15,6 +15,7 @@ from sqlml import ir
 from sqlml.errors import ModelError
 from sqlml.metrics import TASKS, compute, misfit, split_names
 from sqlml.models import Family, Trainer, family
+from sqlml.models.estimator import warn
 from sqlml.models.store import ModelStore, StoredModel
 from sqlml.models.xgboost.objectives import ranks
 from sqlml.runtime import label_lists
@@ -145,7 +146,9 @@ def predict(statement: ir.PredictStatement, context: Context) -> Outcome:
                     _check_result_columns(statement, model, columns, names)
                 token.check()
                 scores = score(transform(columns, model.features), batch_rows)
-                output = {k: v for k, v in columns.items() if k != label}
+                output = {
+                    k: v for k, v in columns.items() if k not in (label, statement.result_column)
+                }
                 chosen = scores.argmax(axis=1) if classifier else scores
                 values = np.asarray(model.labels.decode(chosen))
                 listed = values.ndim == 2  # several values a row, written as one text
@@ -169,19 +172,33 @@ def predict(statement: ir.PredictStatement, context: Context) -> Outcome:
 def _check_result_columns(
     statement: ir.PredictStatement, model: Model, columns: Columns, extra: list[str]
 ) -> None:
-    """A :class:`ModelError` if an output column would replace a selected one: the label
-    (whose place the prediction takes) is the only selected column left out."""
+    """The result column takes the place of a selected column of its name, as in SQLFlow:
+    the label's silently, another's with a warning. A :class:`ModelError` if an extra output
+    (a class probability) would replace a selected column."""
     label = model.stored.metadata["label"]
-    taken = [name for name in [statement.result_column, *extra] if name in columns]
-    taken = [name for name in taken if name != label]
+    result = statement.result_column
+    if result in columns and result != label:
+        feature = " (a feature of the model)" if result in _feature_names(model) else ""
+        warn(
+            statement.line,
+            statement.column,
+            f"TO PREDICT {'.'.join(statement.table)}.{result}: the predictions replace the "
+            f"SELECT's column {result}{feature}, as in SQLFlow; select it under another name "
+            "to keep it",
+        )
+    taken = [name for name in extra if name in columns and name != label]
     if taken:
-        features = {feature.name for feature in model.features}
+        features = _feature_names(model)
         what = [f"{name} (a feature of the model)" if name in features else name for name in taken]
         raise ModelError(
-            f"TO PREDICT {'.'.join(statement.table)}.{statement.result_column}: the SELECT "
-            f"already returns {', '.join(what)}, which the predictions would replace",
+            f"TO PREDICT {'.'.join(statement.table)}.{result}: the SELECT already returns "
+            f"{', '.join(what)}, which the class probabilities would replace",
             hint="name the result column differently, or leave those columns out of the SELECT",
         )
+
+
+def _feature_names(model: Model) -> set[str]:
+    return {feature.name for feature in model.features}
 
 
 def probability_columns(result: str, classes: list[Any]) -> list[str]:

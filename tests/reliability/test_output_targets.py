@@ -12,6 +12,7 @@ from sqlml.cli import main
 from sqlml.errors import CheckError
 from sqlml.models.store import ModelStore
 from sqlml.runtime.datasource import connect
+from sqlml.runtime.inference import probability_columns
 from sqlml.tables import OWN_TABLES
 
 MEASURES = "sepal_length, sepal_width, petal_length, petal_width"
@@ -191,18 +192,44 @@ def test_a_search_refuses_a_trials_table_of_the_users_before_training(model, cap
         ds.close()
 
 
-def test_a_result_column_never_replaces_a_selected_column(model, capsys):
-    """The label's place is the prediction's; any other selected column named like the
-    result (a feature above all) is an error, not silently replaced."""
+def test_a_result_column_replaces_a_selected_column_with_a_warning(model, capsys):
+    """The prediction takes the place of a selected column of its name, as in SQLFlow: the
+    label's silently, any other's (a feature above all) with a warning; the SELECT's table
+    keeps its rows."""
     url, name = model
     table = f"{name}_clash"
     for result, said in (("sepal_length", "sepal_length (a feature of the model)"), ("id", "id")):
-        clash = f"SELECT * FROM iris_test TO PREDICT {table}.{result} USING {name};"
+        clash = (
+            f"SELECT * FROM iris_test TO PREDICT {table}.{result} "
+            f"WITH output.replace = true USING {name};"
+        )
         status, err = _run(["-e", clash, "--datasource", url], capsys)
-        assert status == 1 and "Traceback" not in err
-        assert f"the SELECT already returns {said}, which the predictions would replace" in err
+        assert status == 0, err
+        assert f"the predictions replace the SELECT's column {said}, as in SQLFlow" in err
+        ds = connect(url)
+        try:
+            written = ds.execute(f"SELECT * FROM {table}")
+            before = ds.execute(f"SELECT {result} FROM iris_test")
+        finally:
+            ds.close()
+        assert written.columns[-1] == result and written.columns.count(result) == 1
+        assert {row[-1] for row in written.rows} <= {"setosa", "versicolor", "virginica", 0, 1, 2}
+        assert len(before.rows) == len(written.rows)  # the input kept its rows and values
     ds = connect(url)
     try:
-        assert ds.describe_target([table]) is None  # nothing written
+        classes = ModelStore(ds).load(name).metadata["labels"]["classes"]
+    finally:
+        ds.close()
+    taken = probability_columns("class", classes)[0]
+    clash = (
+        f"SELECT *, 0 AS {taken} FROM iris_test TO PREDICT {table}_p.class "
+        f"WITH predict.extra_outputs = 'probabilities' USING {name};"
+    )
+    status, err = _run(["-e", clash, "--datasource", url], capsys)
+    assert status == 1 and "Traceback" not in err
+    assert f"the SELECT already returns {taken}, which the class probabilities would replace" in err
+    ds = connect(url)
+    try:
+        assert ds.describe_target([f"{table}_p"]) is None  # nothing written
     finally:
         ds.close()
