@@ -6,6 +6,7 @@ Argo step of an image is valid against Argo's schemas."""
 
 from __future__ import annotations
 
+import datetime
 import json
 import os
 import subprocess
@@ -14,6 +15,7 @@ import threading
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 import yaml
 from conftest import datasource_url
@@ -451,3 +453,25 @@ def test_integers_with_null_and_dates_keep_their_types(tmp_path, capsys, unique_
         assert [c[1] for c in ds.column_types([f"{t}_out"])] == ["INTEGER", "DATE"]
     finally:
         ds.close()
+
+
+def test_the_parquet_exchange_keeps_every_value(tmp_path):
+    """What the program gets and gives back: one Parquet file each way, through DuckDB."""
+    from sqlml.statements.run.api import as_array, read_columns, write_columns
+
+    columns = {
+        "i": np.array([1, -(2**62), 0]),
+        "f": np.array([0.1, np.nan, -1e-300]),
+        "s": as_array(["é\n'\"", None, ""]),
+        "b": np.array([True, False, True]),
+        "blob": as_array([b"\x00\xff", None, b""]),
+        "d": as_array([datetime.date(2024, 2, 29), None, datetime.date(1, 1, 1)]),
+        "n": as_array([None, None, None]),
+    }
+    write_columns(columns, tmp_path / "rows.parquet")
+    back = read_columns(tmp_path / "rows.parquet")
+    assert list(back) == list(columns)
+    for name, values in columns.items():
+        assert back[name].dtype == values.dtype, name
+        assert back[name].tolist() == values.tolist() or name == "f", name
+    assert np.array_equal(back["f"], columns["f"], equal_nan=True)

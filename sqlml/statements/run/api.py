@@ -145,7 +145,10 @@ def read_columns(path: Path) -> dict[str, np.ndarray]:
 def _plain(values: np.ndarray, sql_type: str) -> np.ndarray:
     masked = isinstance(values, np.ma.MaskedArray)
     if values.dtype.kind != "M":
-        return masked_to_plain(values) if masked else values
+        array = masked_to_plain(values) if masked else values
+        if sql_type == "BLOB":  # DuckDB gives bytearray: bytes, as the datasources hold them
+            array = np.array([None if v is None else bytes(v) for v in array], dtype=object)
+        return array
     array = _dates(np.asarray(values.data if masked else values), sql_type == "DATE")
     if masked:
         array[np.asarray(values.mask)] = None

@@ -14,7 +14,9 @@ import os
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any, TypeVar
 
 from sqlml.errors import SqlmlError
 from sqlml.runtime.context import Context
@@ -24,6 +26,7 @@ from sqlml.statements.run.handler.into import write_tables
 from sqlml.statements.run.handler.process import run_child
 from sqlml.statements.run.ir import RunStatement
 
+T = TypeVar("T")
 STEP_MODULE = "sqlml.runtime.step"  # the entry point of a workflow step's container
 
 
@@ -41,7 +44,7 @@ def run(statement: RunStatement, context: Context) -> Outcome:
     with tempfile.TemporaryDirectory(prefix="sqlml-run-") as work:
         rows, output = Path(work) / "rows.parquet", Path(work) / "tables"
         output.mkdir()
-        write_columns(columns, rows)
+        _exchanged(write_columns, columns, rows)
         del columns
         spec = Path(work) / "run.json"
         spec.write_text(
@@ -80,7 +83,7 @@ def run(statement: RunStatement, context: Context) -> Outcome:
                     hint="write every INTO table (a function returns {table: columns}, a "
                     "script calls api.write); nothing was written",
                 )
-            outputs.append((table, read_columns(path)))
+            outputs.append((table, _exchanged(read_columns, path)))
     context.token.check()
     if outputs:
         write_tables(datasource, outputs, replace, context.token)
@@ -92,6 +95,19 @@ def run(statement: RunStatement, context: Context) -> Outcome:
         summary=f"ran {statement.program} on {count} rows in {took:.1f} s"
         + (f"; wrote {written}" if written else "")
     )
+
+
+def _exchanged(function: Callable[..., T], *args: Any) -> T:
+    """``function(*args)``, a Parquet file written or read; DuckDB's errors as sqlml's."""
+    import duckdb
+
+    try:
+        return function(*args)
+    except duckdb.Error as error:
+        raise SqlmlError(
+            f"the rows could not be handed over as Parquet: {error}",
+            hint="cast the columns DuckDB cannot store in the SELECT (to text, say)",
+        ) from None
 
 
 def _command(statement: RunStatement, folder: Path) -> tuple[list[str], Path]:
