@@ -1,4 +1,5 @@
-"""Synthetic household power days for the activepower_clustering tutorial: ``activepower.train``.
+"""Synthetic household power days for the activepower_clustering tutorial: ``activepower.train``
+and, for the measure, ``activepower.pattern``.
 
 The real data (the UCI household power consumption set, through Kaggle) may not be
 downloaded or committed, so this script makes a year of days in the tutorial's shape:
@@ -11,9 +12,11 @@ bursts:
 - 1, weekend: a late morning, use spread over the day, a high afternoon and evening;
 - 2, away: the household is on holiday, only the fridge and standby, flat and low.
 
-SQLFlow's table leaves ``class`` at -1; here it holds the day's true pattern, so the
-clusters the tutorial finds can be measured against it (``measure.sql``). The tutorial's
-model reads only ``m1``..``m48``.
+``class`` is -1 on every day, as in SQLFlow's table: the tutorial's TO TRAIN selects every
+column, so ``dates`` and ``class`` are features besides ``m1``..``m48`` (as in SQLFlow, the
+columns COLUMN leaves out are), and a true pattern there would give the answer away. The
+true pattern of each day is in ``activepower.pattern`` (``dates``, ``pattern``), which only
+``measure.sql`` reads.
 
 Run ``python examples/sqlflow/activepower_clustering/data.py > data.sql`` and then
 ``sqlml run data.sql --datasource URL``; the seed is fixed.
@@ -41,6 +44,7 @@ COLUMNS = [
     *((f"m{slot}", "FLOAT") for slot in range(1, SLOTS + 1)),
     ("class", "INT"),
 ]
+PATTERN_COLUMNS = [("dates", "VARCHAR(20)"), ("pattern", "INT")]
 
 
 def _bump(hours: np.ndarray, centre: float, width: float, height: float) -> np.ndarray:
@@ -67,8 +71,8 @@ def _pattern(day: int) -> int:
     return WEEKEND if (day - FIRST_SATURDAY) % 7 in (0, 1) else WORKDAY
 
 
-def days(rng: np.random.Generator) -> list[list[object]]:
-    """A year of days: date, 48 scaled half-hour readings, the true pattern."""
+def days(rng: np.random.Generator) -> tuple[list[str], np.ndarray, list[int]]:
+    """A year of days: their dates, 48 scaled half-hour readings each, their true pattern."""
     profiles = _profiles()
     dates = [f"{month}/{day}" for month, n in enumerate(MONTH_DAYS, 1) for day in range(1, n + 1)]
     patterns = [_pattern(day) for day in range(len(dates))]
@@ -79,15 +83,21 @@ def days(rng: np.random.Generator) -> list[list[object]]:
         bursts = rng.random(SLOTS) < 0.04  # a kettle, a washing machine
         power[day] = level * profiles[pattern] * noise + bursts * rng.uniform(0.5, 2.0, SLOTS)
     scaled = (power - power.min(axis=0)) / (power.max(axis=0) - power.min(axis=0))
-    return [
-        [date, *(round(float(x), 6) for x in row), pattern]
-        for date, row, pattern in zip(dates, scaled, patterns, strict=True)
-    ]
+    return dates, scaled, patterns
 
 
 def main() -> None:
-    rng = np.random.default_rng(SEED)
-    emit([schema_sql("activepower"), *table_sql("activepower.train", COLUMNS, days(rng))])
+    dates, scaled, patterns = days(np.random.default_rng(SEED))
+    readings = zip(dates, scaled, strict=True)
+    train = [[date, *(round(float(x), 6) for x in row), -1] for date, row in readings]
+    truth = [[date, pattern] for date, pattern in zip(dates, patterns, strict=True)]
+    emit(
+        [
+            schema_sql("activepower"),
+            *table_sql("activepower.train", COLUMNS, train),
+            *table_sql("activepower.pattern", PATTERN_COLUMNS, truth),
+        ]
+    )
 
 
 if __name__ == "__main__":
