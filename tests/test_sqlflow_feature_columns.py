@@ -267,3 +267,24 @@ def test_columns_column_leaves_out_are_features_too(duckdb_url, capsys, column, 
         assert "COLUMN leaves out" not in err
     else:
         assert f"line 1, column 1: the SELECT's {warned} leaves out, are features too" in err
+
+
+def test_names_match_the_selected_columns_in_any_case(duckdb_url, capsys):
+    """SQL's names are case-insensitive; DuckDB returns a column as its table spells it."""
+    ds = connect(duckdb_url)
+    rows = table(80, 1)
+    ds.write_table(["Mixed"], {"F1": rows["f1"], "F2": rows["f2"], "Y": rows["y"]})
+    ds.close()
+    program = (
+        "SELECT f1, f2, y FROM mixed TO TRAIN xgboost.gbtree WITH objective = 'binary:logistic', "
+        "train.num_boost_round = 5 COLUMN BUCKET(f1, [0, 1.5, 3]), f2 LABEL y INTO m;\n"
+        "SELECT * FROM mixed TO PREDICT predicted.y USING m;\n"
+        "SELECT * FROM mixed TO EVALUATE m LABEL y INTO evaluated;"
+    )
+    assert main(["-e", program, "--datasource", duckdb_url]) == 0, capsys.readouterr().err
+    ds = connect(duckdb_url)
+    predicted = ds.execute("SELECT * FROM predicted")
+    [(accuracy,)] = ds.execute("SELECT accuracy FROM evaluated").rows
+    ds.close()
+    assert predicted.columns == ["f1", "f2", "y"]  # as the model names them; y predicted
+    assert accuracy >= 0.9

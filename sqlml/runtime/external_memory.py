@@ -27,8 +27,9 @@ from sqlml.models.xgboost.objectives import ranks
 from sqlml.runtime.context import Context
 from sqlml.runtime.datasource import Columns, Datasource
 from sqlml.runtime.datasource.base import join_batches
+from sqlml.runtime.in_memory import statement_columns
 from sqlml.runtime.labels import LabelEncoding, check_label, encode_label
-from sqlml.runtime.rows import check_rows
+from sqlml.runtime.rows import check_rows, spelled
 
 SAMPLE_ROWS = 100_000
 # Rows per batch, and so per XGBoost page: memory holds about one batch; bigger pages train
@@ -69,7 +70,8 @@ class Batches:
         select = self.statement.attributes.get("validation.select")
         if select:
             with closing(self.datasource.read_batches(select, BATCH_ROWS)) as stream:
-                yield from stream
+                names = statement_columns(self.statement)
+                yield from (spelled(batch, names) for batch in stream)
         elif self.statement.attributes["validation.split"]:
             yield from self._draw(held=True)
 
@@ -78,7 +80,8 @@ class Batches:
         attributes = self.statement.attributes
         share = 0.0 if attributes.get("validation.select") else attributes["validation.split"]
         with closing(self.datasource.read_batches(self.statement.select, BATCH_ROWS)) as stream:
-            for index, columns in enumerate(stream):
+            for index, read in enumerate(stream):
+                columns = spelled(read, statement_columns(self.statement))
                 chosen = _held(index, columns, share, attributes["validation.seed"])
                 rows = {name: values[chosen == held] for name, values in columns.items()}
                 if len(rows[self.statement.label]):
@@ -122,7 +125,7 @@ def read(statement: ir.TrainStatement, context: Context) -> Stream:
             "rows must be together in memory",
             hint="leave out train.external_memory",
         )
-    sample = _sample(context.datasource, statement.select)
+    sample = spelled(_sample(context.datasource, statement.select), statement_columns(statement))
     check_rows(sample)
     check_label(statement.label, sample, "the SELECT")
     return Stream(statement, context, sample)

@@ -14,7 +14,7 @@ from sqlml.runtime.cache import cached_read
 from sqlml.runtime.context import Context
 from sqlml.runtime.datasource import Columns
 from sqlml.runtime.labels import LabelEncoding, check_label, encode_label, queries
-from sqlml.runtime.rows import blame, check_rows
+from sqlml.runtime.rows import blame, check_rows, named_columns, spelled
 
 
 @dataclass(frozen=True)
@@ -85,7 +85,8 @@ class InMemory:
 
 def read(statement: ir.TrainStatement, context: Context) -> InMemory:
     """The SELECT's rows, checked to hold some and the LABEL column."""
-    columns = cached_read(context.datasource, statement.select, context.reporter)
+    read = cached_read(context.datasource, statement.select, context.reporter)
+    columns = spelled(read, statement_columns(statement))
     check_rows(columns)
     check_label(statement.label, columns, "the SELECT")
     return InMemory(statement, context, columns)
@@ -95,11 +96,18 @@ def _read_validation(statement: ir.TrainStatement, context: Context, labels: Lab
     """The rows of ``validation.select``, labelled by ``labels``."""
     select, label = statement.attributes["validation.select"], statement.label
     with blame("validation.select"):
-        columns = cached_read(context.datasource, select, context.reporter)
+        read = cached_read(context.datasource, select, context.reporter)
+        columns = spelled(read, statement_columns(statement))
         check_rows(columns)
     check_label(label, columns, "validation.select")
     y = encode_label(labels, label, columns[label], "validation.select")
     return Rows(columns, y, queries(columns, statement.attributes, "validation.select"))
+
+
+def statement_columns(statement: ir.TrainStatement) -> list[str]:
+    """The columns a training names: its features', its label, its query column."""
+    group = statement.attributes.get("train.group_column")
+    return named_columns(statement.features, statement.label, group)
 
 
 def split(y: np.ndarray, stratify: bool, share: float, seed: int) -> tuple[np.ndarray, np.ndarray]:

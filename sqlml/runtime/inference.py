@@ -28,7 +28,7 @@ from sqlml.runtime.features_derive import value_texts
 from sqlml.runtime.labels import LabelEncoding, queries
 from sqlml.runtime.outcome import Outcome
 from sqlml.runtime.progress import format_metrics
-from sqlml.runtime.rows import check_rows
+from sqlml.runtime.rows import check_rows, named_columns, spelled
 
 SCORE_BATCH = 65536
 MAX_COLUMN_NAME = 63  # PostgreSQL's limit (MySQL's is 64)
@@ -66,8 +66,9 @@ class Applied:
         row read as numbers, rows x n, for a model of several)."""
         from sqlml.runtime.labels import check_label, encode_label
 
-        check_label(label, self.columns, "the SELECT")
-        values, width = self.columns[label], label_lists.width(self.metadata["attributes"])
+        columns = spelled(self.columns, [label])
+        check_label(label, columns, "the SELECT")
+        values, width = columns[label], label_lists.width(self.metadata["attributes"])
         if width > 1:
             values = label_lists.parse(label, values, width, "the SELECT")
         return encode_label(self.labels, label, values, "the SELECT")
@@ -76,7 +77,7 @@ class Applied:
 def apply(model_name: str, select: str, context: Context) -> Applied:
     """Load ``model_name`` and the features of ``select``'s rows."""
     model = load_model(model_name, context.datasource)
-    columns = context.datasource.read(select, context.reporter)
+    columns = spelled(context.datasource.read(select, context.reporter), model_columns(model))
     check_rows(columns)
     return Applied(
         context,
@@ -98,6 +99,13 @@ class Model:
     trainer: Trainer
     features: list[ir.FeatureColumn]
     labels: LabelEncoding
+
+
+def model_columns(model: Model) -> list[str]:
+    """The columns a stored model reads: its features', its label, its query column."""
+    metadata = model.stored.metadata
+    group = metadata["attributes"].get("train.group_column")
+    return named_columns(model.features, metadata["label"], group)
 
 
 def load_model(model_name: str, datasource: Datasource) -> Model:
@@ -135,12 +143,14 @@ def predict(statement: ir.PredictStatement, context: Context) -> Outcome:
     score = model.trainer.scorer(context, model.stored.data, model.stored.metadata)
     batch_rows = statement.attributes["predict.batch_size"]
     label = model.stored.metadata["label"]
+    names_read = [*model_columns(model), statement.result_column]
 
     def predicted(batches: Iterator[Columns]) -> Iterator[Columns]:
         """The output batches; the read ends (its transaction too) when they end, not when
         the garbage collector gets to it."""
         with closing_batches(batches) as source:
-            for index, columns in enumerate(source):
+            for index, read in enumerate(source):
+                columns = spelled(read, names_read)
                 if index == 0:
                     check_rows(columns)
                     _check_result_columns(statement, model, columns, names)
