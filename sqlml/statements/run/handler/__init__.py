@@ -20,6 +20,7 @@ from typing import Any, TypeVar
 
 from sqlml.errors import SqlmlError
 from sqlml.runtime.context import Context
+from sqlml.runtime.datasource.base import Columns
 from sqlml.runtime.outcome import Outcome
 from sqlml.statements.run.api import SPEC_ENV, output_file, read_columns, write_columns
 from sqlml.statements.run.handler.into import write_tables
@@ -40,61 +41,69 @@ def run(statement: RunStatement, context: Context) -> Outcome:
     argv, cwd = _command(statement, folder)
     columns = datasource.read(statement.select, context.reporter)
     count = len(next(iter(columns.values()), ()))
-    names = [".".join(table) for table in statement.tables]
     with tempfile.TemporaryDirectory(prefix="sqlml-run-") as work:
-        rows, output = Path(work) / "rows.parquet", Path(work) / "tables"
-        output.mkdir()
-        _exchanged(write_columns, columns, rows)
+        env = _hand_over(statement, columns, folder, Path(work))
         del columns
-        spec = Path(work) / "run.json"
-        spec.write_text(
-            json.dumps(
-                {
-                    "program": statement.program,
-                    "folder": str(folder),
-                    "input": str(rows),
-                    "output": str(output),
-                    "params": statement.params,
-                    "tables": names,
-                    "select": statement.select,
-                }
-            ),
-            encoding="utf-8",
-        )
-        env = {
-            **os.environ,
-            SPEC_ENV: str(spec),
-            # what SQLFlow hands its runnables
-            "SQLFLOW_TO_RUN_SELECT": statement.select,
-            "SQLFLOW_TO_RUN_INTO": ",".join(names),
-            "SQLFLOW_TO_RUN_IMAGE": statement.image or "",
-        }
         started = time.monotonic()
         timeout = float(statement.attributes["run.timeout"])
         run_child(argv, env, cwd, timeout, context.token, statement.program)
         took = time.monotonic() - started
-        outputs = []
-        for index, table in enumerate(statement.tables):
-            path = output_file(output, index)
-            if not path.exists():
-                raise SqlmlError(
-                    f"the program {statement.program} ended without writing the INTO table "
-                    f"{names[index]}",
-                    hint="write every INTO table (a function returns {table: columns}, a "
-                    "script calls api.write); nothing was written",
-                )
-            outputs.append((table, _exchanged(read_columns, path)))
+        outputs = _written(statement, Path(work) / "tables")
     context.token.check()
     if outputs:
         write_tables(datasource, outputs, replace, context.token)
     written = ", ".join(
-        f"{name} ({len(next(iter(columns.values()), ()))} rows)"
-        for name, (_, columns) in zip(names, outputs, strict=True)
+        f"{'.'.join(table)} ({len(next(iter(columns.values()), ()))} rows)"
+        for table, columns in outputs
     )
     return Outcome(
         summary=f"ran {statement.program} on {count} rows in {took:.1f} s"
         + (f"; wrote {written}" if written else "")
     )
+
+
+def _hand_over(
+    statement: RunStatement, columns: Columns, folder: Path, work: Path
+) -> dict[str, str]:
+    """Write the rows and the run's description into ``work``; the child's environment."""
+    rows = work / "rows.parquet"
+    _exchanged(write_columns, columns, rows)
+    (work / "tables").mkdir()
+    spec = work / "run.json"
+    description = {
+        "program": statement.program,
+        "folder": str(folder),
+        "input": str(rows),
+        "output": str(work / "tables"),
+        "params": statement.params,
+        "tables": [".".join(table) for table in statement.tables],
+        "select": statement.select,
+    }
+    spec.write_text(json.dumps(description), encoding="utf-8")
+    return {
+        **os.environ,
+        SPEC_ENV: str(spec),
+        # what SQLFlow hands its runnables
+        "SQLFLOW_TO_RUN_SELECT": statement.select,
+        "SQLFLOW_TO_RUN_INTO": ",".join(description["tables"]),
+        "SQLFLOW_TO_RUN_IMAGE": statement.image or "",
+    }
+
+
+def _written(statement: RunStatement, output: Path) -> list[tuple[list[str], Columns]]:
+    """Each INTO table and the columns the program wrote for it; an error if it wrote none."""
+    outputs = []
+    for index, table in enumerate(statement.tables):
+        path = output_file(output, index)
+        if not path.exists():
+            raise SqlmlError(
+                f"the program {statement.program} ended without writing the INTO table "
+                f"{'.'.join(table)}",
+                hint="write every INTO table (a function returns {table: columns}, a script "
+                "calls api.write); nothing was written",
+            )
+        outputs.append((table, _exchanged(read_columns, path)))
+    return outputs
 
 
 def _exchanged(function: Callable[..., T], *args: Any) -> T:
