@@ -475,3 +475,28 @@ def test_the_parquet_exchange_keeps_every_value(tmp_path):
         assert back[name].dtype == values.dtype, name
         assert back[name].tolist() == values.tolist() or name == "f", name
     assert np.array_equal(back["f"], columns["f"], equal_nan=True)
+
+
+def test_the_api_a_program_uses(tmp_path, monkeypatch):
+    from sqlml.statements.run import api
+
+    api.write_columns({"x": np.array([3, 1, 2])}, tmp_path / "rows.parquet")
+    (tmp_path / "out").mkdir()
+    spec = {"input": str(tmp_path / "rows.parquet"), "output": str(tmp_path / "out")}
+    spec |= {"params": {"k": 2, "names": ["a"]}, "tables": ["db.Result"], "select": "..."}
+    (tmp_path / "run.json").write_text(json.dumps(spec))
+    monkeypatch.setenv(api.SPEC_ENV, str(tmp_path / "run.json"))
+    api.spec.cache_clear()
+    try:
+        assert api.rows()["x"].tolist() == [3, 1, 2]
+        assert api.relation().order("x").fetchall() == [(1,), (2,), (3,)]
+        assert api.params() == {"k": 2, "names": ["a"]}
+        assert api.tables() == ["db.Result"]
+        api.write("DB.result", {"y": [1.5, None], "z": ["a", None]})
+        assert api.read_columns(api.output_file(tmp_path / "out", 0))["z"].tolist() == ["a", None]
+        with pytest.raises(api.RunError, match=r"the statement's INTO names db\.Result"):
+            api.write("other", {"y": [1]})
+        with pytest.raises(api.RunError, match="as many rows each"):
+            api.write("db.result", {"y": [1], "z": [1, 2]})
+    finally:
+        api.spec.cache_clear()
