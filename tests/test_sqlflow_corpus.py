@@ -1,11 +1,9 @@
 """SQLFlow programs check unchanged: the corpus in tests/sqlflow/ (format in its README.md).
 
 Each positive file is checked as one program against a DuckDB database holding the tables of
-``schema.sql``; every case must pass, but those in ``NOT_YET`` (issue 15's work in progress),
-which must still fail: a case that starts to pass fails the test until it leaves the list.
-Each negative case is checked alone and must be refused at the line and column it names.
-A case whose header says ``dialect: mysql`` holds MySQL's SQL: it is checked alone against
-the MySQL test server holding the tables it needs.
+``schema.sql``; every case must pass. Each negative case is checked alone and must be refused
+at the line and column it names. A case whose header says ``dialect: mysql`` holds MySQL's
+SQL: it is checked alone against the MySQL test server holding the tables it needs.
 """
 
 from __future__ import annotations
@@ -25,20 +23,6 @@ from sqlml.runtime.datasource import connect
 
 CORPUS = Path(__file__).parent / "sqlflow"
 POSITIVE = ("kinds", "attributes", "feature_columns", "estimators", "syntax")
-
-# Cases refused today, by id (file#n, n counting from 1 in the file): TO RUN (issue 16).
-NOT_YET: frozenset[str] = frozenset(
-    f"{name}#{n}"
-    for name, numbers in {
-        "kinds": (30, 31, 32, 33, 34),
-        "attributes": (),
-        "feature_columns": (),
-        "estimators": (),
-        "syntax": (),
-        "negative": (7, 8, 9, 34),
-    }.items()
-    for n in numbers
-)
 
 
 @dataclass(frozen=True)
@@ -141,9 +125,6 @@ def test_a_sqlflow_statement_passes_check(case: Case, datasource, tmp_path):
         for error in found
         if error.line is not None and first <= error.line <= first + case.last - case.first
     ]
-    if case.id in NOT_YET:
-        assert errors, f"{case.id} passes now: take it out of NOT_YET"
-        pytest.xfail(errors[0])
     assert not errors, f"{case.id} ({case.source}):\n{case.text}"
 
 
@@ -163,7 +144,4 @@ def test_each_positive_file_checks_as_one_program(name: str, datasource):
 def test_a_statement_sqlflow_refuses_is_refused_where_sqlflow_says(case: Case):
     errors = check_program(case.text, "duckdb")
     found = [(error.line, error.column) for error in errors]
-    if case.id in NOT_YET:
-        assert case.error not in found, f"{case.id} passes now: take it out of NOT_YET"
-        pytest.xfail(f"refused at {found or 'nowhere'}, not at {case.error}")
     assert case.error in found, f"{case.id} ({case.source}): {[str(e) for e in errors]}"
