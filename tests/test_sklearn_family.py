@@ -76,7 +76,7 @@ def program(p: str) -> str:
         "rfr": "model.n_estimators = 20, model.min_samples_leaf = 2",
         "ols": "model.fit_intercept = TRUE",
         "iso": "model.n_estimators = 50, model.contamination = 0.05",
-        "svm": "model.nu = 0.05, model.gamma = 0.5",
+        "svm": "model.nu = 0.05, model.gamma = 0.2",
     }
     parts = []
     for name, estimator in classifiers.items():
