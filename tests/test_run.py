@@ -345,12 +345,6 @@ def test_an_image_is_refused_locally_with_a_hint(tmp_path):
     assert "--backend argo" in (refused.value.hint or "")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AttributeError,
-    reason="sqlml/backends/local/backend.py's _note_images takes every statement naming an "
-    "image for a TO TRAIN (statement.estimator)",
-)
 def test_sqlml_run_refuses_an_image_locally(tmp_path, capsys):
     status, err = run(tmp_path, datasource_url("duckdb", tmp_path), IMAGE, capsys)
     assert status == 1

@@ -62,9 +62,11 @@ class LocalBackend(Backend):
 
 
 def _note_images(program: Program) -> None:
-    """A note on standard error for each model zoo image a statement names: a local run
-    ignores it (on Argo it is the step's image)."""
+    """A note on standard error for each model zoo image a TO TRAIN names: a local run
+    ignores it (on Argo it is the step's image). TO RUN's image is its handler's to refuse."""
     for statement in program.statements:
+        if statement.kind not in ("train", "search"):
+            continue
         where = f"{program.source}:{statement.line}:{statement.column}"
         image, base = getattr(statement, "image", None), getattr(statement, "base_image", None)
         if image:
