@@ -23,7 +23,7 @@ from sqlml.runtime.features_derive import check_columns
 from sqlml.runtime.training import check_base_estimator, check_repeated
 from sqlml.semantics import analyze
 from sqlml.semantics.metric_names import check_evaluated, stored_task, training_task
-from sqlml.statements import Effects, kind_of
+from sqlml.statements import kind_of
 from sqlml.statements.evaluate.ir import EvaluateStatement
 from sqlml.statements.train.ir import TrainStatement
 
@@ -86,10 +86,11 @@ def _against_datasource(
                     check_repeated(statement, attributes[statement.base_model])
             if isinstance(statement, EvaluateStatement):
                 check_evaluated(node.attributes, tasks.get(statement.model), statement.model)
-            target = _target(statement, effects)
-            if target is not None and _table_key(target[0]) not in map(_table_key, written):
-                with _at(_name_pos(node, target[0])):
-                    datasource.check_target(*target)
+            replace = effects.may_replace(statement)
+            for table in effects.values(statement, effects.writes_tables):
+                if _table_key(table) not in map(_table_key, written):
+                    with _at(_name_pos(node, table)):
+                        datasource.check_target(table, replace)
             if not io.reads_tables & written:
                 for source, select in _selects(statement):
                     with _at(_attribute(node, source)):
@@ -112,13 +113,6 @@ def _against_datasource(
             models.pop(model, None)
             attributes.pop(model, None)
     return errors
-
-
-def _target(statement: ir.Statement, effects: Effects) -> tuple[list[str], bool] | None:
-    """The table a statement writes its output into, and whether it may replace a table
-    sqlml did not write (``output.replace``); None if it writes none."""
-    table = next(effects.values(statement, effects.writes_tables), None)
-    return None if table is None else (table, effects.may_replace(statement))
 
 
 def _table_key(table: Sequence[str] | str) -> str:

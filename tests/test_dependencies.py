@@ -142,6 +142,10 @@ MODELS = [
             writes_files=frozenset({"out/ev.png"}),
         ),
     ),
+    (
+        "SELECT * FROM d TO RUN pkg.mod.f INTO a, b, c, e, f, g, h, i, j",
+        StatementIO(reads_tables=frozenset({"d"}), writes_tables=frozenset("abcefghij")),
+    ),
     ("SHOW TRAIN m", StatementIO(reads_models=frozenset({"m"}))),
     ("DESCRIBE MODEL m", StatementIO(reads_models=frozenset({"m"}))),
     ("DROP MODEL IF EXISTS m", StatementIO(writes_models=frozenset({"m"}))),

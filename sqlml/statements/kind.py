@@ -17,7 +17,8 @@ class Effects:
     """What a statement reads and writes, named by the IR fields that hold it.
 
     A field is an attribute of the IR statement, or ``field.key`` for a key of a dict field
-    (``attributes.validation.select``); a field that is None or missing names nothing.
+    (``attributes.validation.select``), or ``field[]`` for each item of a list field (TO RUN's
+    INTO ``tables[]``); a field that is None or missing names nothing.
     """
 
     queries: tuple[str, ...] = ()  # SQL queries it runs: it reads their tables
@@ -33,6 +34,9 @@ class Effects:
     def values(self, statement: ir.Statement, fields: tuple[str, ...]) -> Iterator[Any]:
         """The values of ``fields`` (one of this object's tuples) in ``statement``."""
         for name in fields:
+            if name.endswith("[]"):
+                yield from _field(statement, name[:-2]) or ()
+                continue
             value = _field(statement, name)
             if value is not None:
                 yield value

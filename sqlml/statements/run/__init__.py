@@ -3,7 +3,7 @@ SELECT in a child process; what it writes comes back into the INTO tables."""
 
 from sqlml.statements.kind import Completion, Effects, StatementKind
 from sqlml.statements.run import syntax
-from sqlml.statements.run.ir import MAX_TABLES, RunStatement
+from sqlml.statements.run.ir import RunStatement
 
 KINDS = (
     StatementKind(
@@ -17,7 +17,7 @@ KINDS = (
         handler=f"{__name__}.handler:run",
         effects=Effects(
             queries=("select",),
-            writes_tables=tuple(f"table_{n}" for n in range(MAX_TABLES)),
+            writes_tables=("tables[]",),
             replace="attributes.output.replace",
         ),
         completion=Completion(after={"INTO": "table"}),

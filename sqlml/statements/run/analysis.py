@@ -16,7 +16,7 @@ from sqlml.semantics.attributes import Attr, check_attributes
 from sqlml.semantics.lineage import same_table, tables_read
 from sqlml.semantics.lowering import OUTPUT_REPLACE, error, lower_selecting, where
 from sqlml.statements.run import syntax
-from sqlml.statements.run.ir import MAX_TABLES, RunStatement
+from sqlml.statements.run.ir import RunStatement
 from sqlml.tables import HELPER_MARK, is_own_table
 
 DEFAULT_TIMEOUT = 3600.0  # seconds
@@ -169,14 +169,8 @@ def _plain(value: ast.Value) -> Any:
 def _tables(
     statement: syntax.RunStatement, attributes: dict[str, Any], dialect: str
 ) -> list[list[str]]:
-    """The INTO tables, checked: at most :data:`MAX_TABLES`, each once, none of sqlml's, none
-    the SELECT reads (but with ``output.replace``)."""
-    if len(statement.into) > MAX_TABLES:
-        raise error(
-            f"TO RUN writes at most {MAX_TABLES} tables; INTO names {len(statement.into)}",
-            statement.into[MAX_TABLES].pos,
-            "split the program into several statements",
-        )
+    """The INTO tables, checked: each once, none of sqlml's, none the SELECT reads (but
+    with ``output.replace``)."""
     reads = tables_read(statement.select, dialect)
     seen: list[str] = []
     for table in statement.into:

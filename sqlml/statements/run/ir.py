@@ -9,10 +9,6 @@ from sqlml.ir import Statement
 
 PROGRAM_KINDS = ("function", "script", "image")
 
-# The INTO tables a TO RUN may name: the dependency analysis reads each one from a field of
-# its own (``table_0`` ... below).
-MAX_TABLES = 8
-
 
 @dataclass(frozen=True)
 class RunStatement(Statement):
@@ -36,12 +32,3 @@ class RunStatement(Statement):
     attributes: dict[str, Any]
     image: str | None = None  # an image program's image: its step runs in it
     entrypoint: str | None = None
-
-    def __getattr__(self, name: str) -> Any:
-        """``table_0`` ... ``table_7``: the INTO tables one by one (None past the last), the
-        fields the kind's effects name."""
-        prefix, _, index = name.partition("_")
-        if prefix == "table" and index.isdigit() and int(index) < MAX_TABLES:
-            tables = self.__dict__.get("tables", [])
-            return tables[int(index)] if int(index) < len(tables) else None
-        raise AttributeError(name)
