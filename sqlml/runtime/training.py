@@ -129,7 +129,11 @@ def train_and_save(
     chosen = _chosen_metrics(statement, labels)
     features = _derive(statement, rows.sample, base)
     training, validation = _apply(statement.label, rows, features, labels)
-    data, details = _fit(context, trainer, training, labels, statement.attributes, base)
+    held_out = None
+    if _searches(trainer, statement.attributes, base, training):
+        batches = list(validation)  # in memory, one batch: the search's choice, then validation
+        held_out, validation = (batches[0] if batches else None), iter(batches)
+    data, details = _fit(context, trainer, training, labels, statement.attributes, base, held_out)
     metrics, how = _validate(context, trainer, data, details, validation, rows.how, labels, chosen)
     trained = Trained(data, details, metrics, features, labels, training.rows, how, attributes)
     return _store(context, statement, store, model_family, base, trained, extra_metadata)
@@ -295,15 +299,29 @@ def _fit(
     labels: LabelEncoding,
     attributes: dict[str, Any],
     base: StoredModel | None,
+    held_out: Batch | None = None,
 ) -> tuple[bytes, dict[str, Any]]:
-    """Fit: the model's bytes and details (its training metrics among them)."""
+    """Fit: the model's bytes and details (its training metrics among them); a searching
+    trainer (:func:`_searches`) gets the ``held_out`` validation rows as ``validation``."""
     if isinstance(training, Passes):
         streaming = cast(StreamingTrainer, trainer)  # the family streams (checked by the analysis)
         return streaming.train_batches(
             context, training.batches, training.sample, training.sample_y, labels, attributes, base
         )
-    ranking = {} if training.groups is None else {"groups": training.groups}
-    return trainer.train(context, training.arrays, training.y, labels, attributes, base, **ranking)
+    extra: dict[str, Any] = {} if training.groups is None else {"groups": training.groups}
+    if held_out is not None:
+        extra["validation"] = (held_out.arrays, held_out.y)
+    return trainer.train(context, training.arrays, training.y, labels, attributes, base, **extra)
+
+
+def _searches(
+    trainer: Trainer, attributes: dict[str, Any], base: StoredModel | None, training: Batch | Passes
+) -> bool:
+    """Whether the trainer chooses among candidate models on the validation rows (its
+    ``searches(attributes)`` says so: sqlflow_models.AutoClassifier), training anew on rows
+    in memory: it then gets them, when there are any."""
+    searches = getattr(trainer, "searches", None)
+    return base is None and isinstance(training, Batch) and bool(searches and searches(attributes))
 
 
 def _validate(
