@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+from typing import Any
+
 from sqlml.models.attributes import MAX_CLASSES, PAI_RESOURCES, schema
 from sqlml.models.estimator import Estimator
 from sqlml.semantics.attributes import Attr, not_applied
@@ -406,17 +409,57 @@ ESTIMATORS += (
         "the same dense layers as the zoo's example, with model.activation (relu) and Adam",
     ),
     _zoo(
-        "AutoClassifier",
-        "DNNClassifier",
-        "one network of model.hidden_units (default [64, 32]), not AdaNet's search of networks",
-    ),
-    _zoo(
         "ScoreCard",
         "LinearClassifier",
         "a logistic regression on the features, without the score card's binning into "
         "weights of evidence",
     ),
 )
+
+
+# sqlflow_models.AutoClassifier's search (:mod:`sqlml.models.keras.search`): each network
+# with each learning rate. One narrow layer, sqlml's default network, two wide layers; Adam's
+# rates from careful to fast (a short training of few rows needs a fast one, a long one of
+# many rows a careful one).
+AUTO_GRID: dict[str, tuple[Any, ...]] = {
+    "model.hidden_units": ([16], [64, 32], [100, 100]),
+    "optimizer.learning_rate": (0.003, 0.01, 0.1),
+}
+
+
+def _auto_classifier() -> Estimator:
+    """sqlflow_models.AutoClassifier: DNNClassifier's attributes, of which those the search
+    varies have no default (given, they are not searched)."""
+    from dataclasses import replace
+
+    own = _zoo(
+        "AutoClassifier",
+        "DNNClassifier",
+        "a grid of its networks (model.hidden_units x optimizer.learning_rate), the one of "
+        "least validation loss kept, where the zoo's AdaNet grows an ensemble of subnetworks",
+    )
+    searched = {
+        name: replace(
+            own.attributes[name],
+            default=None,
+            doc=f"{own.attributes[name].doc}; searched when omitted: "
+            + ", ".join(json.dumps(value) for value in values),
+        )
+        for name, values in AUTO_GRID.items()
+    }
+    return replace(
+        own,
+        attributes={**own.attributes, **searched},
+        doc="SQLFlow's model zoo AutoClassifier, a search of networks: sqlml trains a "
+        "DNNClassifier of each model.hidden_units with each optimizer.learning_rate searched, "
+        "train.epoch epochs each, and keeps the one of least validation loss (cross-entropy) "
+        "on the validation rows (with validation.split = 0, on a fifth of the training rows "
+        "held out for the choice, then retrained on all of them) (Keras)",
+        fixed={"architecture": "auto"},
+    )
+
+
+ESTIMATORS += (_auto_classifier(),)
 
 
 def _sequence_classifier(name: str, doc: str, model_type: str, bidirectional: bool) -> Estimator:

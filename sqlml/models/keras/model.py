@@ -65,15 +65,24 @@ def train(
     labels: LabelEncoding,
     attributes: dict[str, Any],
     base: StoredModel | None = None,
+    validation: tuple[FeatureArrays, np.ndarray] | None = None,
 ) -> tuple[bytes, dict[str, Any]]:
     """Fit ``train.epoch`` epochs, from scratch or from the weights of ``base`` (checking
     ``context``'s token after each batch and reporting each epoch to its reporter).
 
     Classifiers learn the cross-entropy of their class probabilities, regressors the mean
-    squared error of their values (``y`` rows x n: n values a row).
+    squared error of their values (``y`` rows x n: n values a row). An AutoClassifier
+    (:func:`searches`) trained anew searches its network (:mod:`sqlml.models.keras.search`),
+    choosing on the ``validation`` rows.
     """
     _reject_nulls(features)
     keras = _keras()
+    if searches(attributes):
+        from sqlml.models.keras import search
+
+        if base is None:
+            return search.search(context, keras, features, y, labels, attributes, validation)
+        attributes = search.continued(attributes, base)
     model, params = _compiled(keras, features, y, labels, attributes, base)
     history = _fit(
         context,
@@ -86,6 +95,12 @@ def train(
         batch_size=attributes["train.batch_size"],
     )
     return _saved(model), _details(params, history, features)
+
+
+def searches(attributes: dict[str, Any]) -> bool:
+    """Whether a training of ``attributes`` searches its network (sqlflow_models.AutoClassifier),
+    choosing on the validation rows the trainer is given."""
+    return attributes.get("architecture") == "auto"
 
 
 def _details(params: dict[str, Any], history, features: FeatureArrays) -> dict[str, Any]:
@@ -109,6 +124,11 @@ def train_batches(
     The network (input widths, normalisation, a regressor's output scale) is built from
     the ``sample`` rows; each batch's rows are shuffled within it.
     """
+    if searches(attributes):
+        raise ModelError(
+            "sqlflow_models.AutoClassifier searches its network on rows in memory",
+            hint="remove train.external_memory",
+        )
     _reject_nulls(sample)
     keras = _keras()
     import tensorflow as tf
