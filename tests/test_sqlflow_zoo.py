@@ -348,3 +348,100 @@ def test_xgbranker_without_a_query_column_ranks_all_rows_as_one_query(
         ds.close()
     assert metadata["validation"]["rows"] == 32  # a fifth of the one query's rows held out
     assert metadata["metrics"]["validation_ndcg"] > 0.9
+
+
+AUTO = (
+    "SELECT * FROM blobs TO TRAIN sqlflow_models.AutoClassifier WITH model.hidden_units = [8], "
+    "train.epoch = 3, train.batch_size = 8{} LABEL k INTO auto_model;"
+)
+
+
+def stored_metadata(url: str, model: str) -> dict:
+    ds = connect(url)
+    try:
+        return ModelStore(ds).load(model).metadata
+    finally:
+        ds.close()
+
+
+def test_auto_classifier_keeps_the_network_of_least_validation_loss(blobs, duckdb_url, capsys):
+    # model.hidden_units given: the search tries the three learning rates, the fast one best
+    _, err = run(duckdb_url, AUTO.format(""), capsys)
+    assert "a grid of its networks" in err
+    metadata = stored_metadata(duckdb_url, "auto_model")
+    search = metadata["network_search"]
+    tried = [c["optimizer.learning_rate"] for c in search["candidates"]]
+    losses = [c["validation_loss"] for c in search["candidates"]]
+    assert tried == [0.003, 0.01, 0.1]
+    assert search["winner"] == int(np.argmin(losses)) == 2
+    assert losses[2] < losses[0] / 2  # clearly better
+    assert (search["rows"], search["kept"], search["held_out_rows"]) == (
+        "validation",
+        "as trained",
+        12,
+    )
+    # kept as trained: the stored model is the winner, measured on the same rows
+    assert metadata["metrics"]["validation_log_loss"] == pytest.approx(losses[2], rel=1e-4)
+    assert metadata["attributes"]["optimizer.learning_rate"] == 0.1
+    assert metadata["attributes"]["model.hidden_units"] == [8]
+    described = dict(
+        (row["property"], row["value"])
+        for row in run(duckdb_url, "DESCRIBE MODEL auto_model;", capsys)[0]
+    )
+    assert json.loads(described["attributes"])["optimizer.learning_rate"] == 0.1
+
+    run(duckdb_url, AUTO.format(""), capsys)  # the same seeds: the same search
+    again = stored_metadata(duckdb_url, "auto_model")["network_search"]["candidates"]
+    assert [c["validation_loss"] for c in again] == losses
+
+    run(duckdb_url, "SELECT x, y FROM blobs TO PREDICT found.k USING auto_model;", capsys)
+    assert [row[0] for row in rows(duckdb_url, "SELECT k FROM found ORDER BY rowid")] == list(blobs)
+
+
+def test_auto_classifier_without_validation_rows_chooses_on_training_rows(
+    blobs, duckdb_url, capsys
+):
+    run(duckdb_url, AUTO.format(", validation.split = 0"), capsys)
+    metadata = stored_metadata(duckdb_url, "auto_model")
+    search = metadata["network_search"]
+    assert (search["rows"], search["kept"]) == ("0.2 of the training rows", "retrained")
+    assert search["held_out_rows"] == 12  # 4 of each class's 20
+    assert metadata["rows"] == 60 and metadata["validation"] is None
+    assert metadata["attributes"]["optimizer.learning_rate"] == 0.1
+
+
+def test_auto_classifier_reports_each_network_and_stops_between_them(blobs, duckdb_url):
+    from sqlml.runtime import training
+    from sqlml.runtime.cancel import Cancelled, Token
+    from sqlml.runtime.context import Context
+    from sqlml.runtime.progress import Progress
+
+    token, opened = Token(), []
+
+    class Bar:
+        def __init__(self, description: str) -> None:
+            self.description = description
+
+        def update(self, advance: int, metrics) -> None:
+            if self.description == "searching networks":  # the first network trained
+                assert set(metrics) == {"validation_loss"}
+                token.cancel("a test")
+
+        def close(self) -> None:
+            pass
+
+    class Sink:
+        def bar(self, description: str, total, unit: str) -> Bar:
+            opened.append((description, total, unit))
+            return Bar(description)
+
+    (statement,) = analyze(parse(AUTO.format("")))
+    ds = connect(duckdb_url)
+    try:
+        with pytest.raises(Cancelled):
+            training.train_and_save(statement, Context(ds, token, Progress(Sink())))
+        assert not ModelStore(ds).list()
+    finally:
+        ds.close()
+    searching = ("searching networks", 3, "candidates")
+    assert [o for o in opened if o[0] != "reading"] == [searching, ("training", 3, "epochs")]

@@ -391,32 +391,6 @@ def _zoo(name: str, trains: str, instead: str) -> Estimator:
     )
 
 
-ESTIMATORS += (
-    _zoo(
-        "DNNClassifier",
-        "DNNClassifier",
-        "hidden layers with model.activation (relu) and Adam, where the zoo's are linear and "
-        "trained with Adagrad",
-    ),
-    _zoo(
-        "DNNRegressor",
-        "DNNRegressor",
-        "hidden layers with model.activation (relu) and Adam, where the zoo's are linear",
-    ),
-    _zoo(
-        "dnnclassifier_functional_model",
-        "DNNClassifier",
-        "the same dense layers as the zoo's example, with model.activation (relu) and Adam",
-    ),
-    _zoo(
-        "ScoreCard",
-        "LinearClassifier",
-        "a logistic regression on the features, without the score card's binning into "
-        "weights of evidence",
-    ),
-)
-
-
 # sqlflow_models.AutoClassifier's search (:mod:`sqlml.models.keras.search`): each network
 # with each learning rate. One narrow layer, sqlml's default network, two wide layers; Adam's
 # rates from careful to fast (a short training of few rows needs a fast one, a long one of
@@ -459,7 +433,31 @@ def _auto_classifier() -> Estimator:
     )
 
 
-ESTIMATORS += (_auto_classifier(),)
+ESTIMATORS += (
+    _zoo(
+        "DNNClassifier",
+        "DNNClassifier",
+        "hidden layers with model.activation (relu) and Adam, where the zoo's are linear and "
+        "trained with Adagrad",
+    ),
+    _zoo(
+        "DNNRegressor",
+        "DNNRegressor",
+        "hidden layers with model.activation (relu) and Adam, where the zoo's are linear",
+    ),
+    _zoo(
+        "dnnclassifier_functional_model",
+        "DNNClassifier",
+        "the same dense layers as the zoo's example, with model.activation (relu) and Adam",
+    ),
+    _auto_classifier(),
+    _zoo(
+        "ScoreCard",
+        "LinearClassifier",
+        "a logistic regression on the features, without the score card's binning into "
+        "weights of evidence",
+    ),
+)
 
 
 def _sequence_classifier(name: str, doc: str, model_type: str, bidirectional: bool) -> Estimator:

@@ -160,7 +160,7 @@ def _loss(context: Context, keras, model, features: FeatureArrays, y: np.ndarray
     for start in range(0, len(y), SCORE_BATCH):  # called, not predict: no tracing per model
         context.token.check()
         batch = {name: values[start : start + SCORE_BATCH] for name, values in inputs.items()}
-        probabilities = keras.ops.convert_to_numpy(model(batch, training=False))
+        probabilities = np.asarray(model(batch, training=False))
         rows = np.arange(len(probabilities))
         of_class.append(probabilities[rows, y[start : start + len(rows)]].astype(np.float64))
     of_class = np.concatenate(of_class)
