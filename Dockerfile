@@ -1,6 +1,6 @@
 # The step image: runs one sqlml statement per container (python -m sqlml.runtime.step IR_JSON),
 # with the datasource URL from $SQLML_DATASOURCE (a Kubernetes Secret).
-# Build: docker build -t sqlml:0.1.0 .   (EXTRAS=tensorflow,plot by default; "" for XGBoost only)
+# Build: docker build -t sqlml:0.1.0 .   (EXTRAS=tensorflow,plot,sklearn by default; "" for XGBoost only)
 #
 # The base image is pinned to an exact tag: Python 3.11.7 (the interpreter the test suite ran
 # on) on Debian 12 "bookworm". A tag can still be re-pushed; a digest cannot. No registry was
@@ -10,7 +10,7 @@
 #   FROM python:3.11.7-slim-bookworm@sha256:<that digest>
 FROM python:3.11.7-slim-bookworm
 
-ARG EXTRAS=tensorflow,plot
+ARG EXTRAS=tensorflow,plot,sklearn
 
 # XGBoost's OpenMP runtime (from bookworm's archive, whose updates are security fixes only).
 RUN apt-get update \
