@@ -49,7 +49,7 @@ def keras_config(data: bytes) -> dict:
 
 def train_iris(url: str, capsys, estimator: str, attributes: str, model: str = "m") -> str:
     program = (
-        f"SELECT * FROM iris_train TO TRAIN {estimator}\n"
+        f"SELECT {MEASURES}, class FROM iris_train TO TRAIN {estimator}\n"
         f"WITH train.epoch = 1, model.n_classes = 3,\n    {attributes}\n"
         f"COLUMN {MEASURES} LABEL class INTO {model};"
     )
