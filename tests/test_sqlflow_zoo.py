@@ -445,3 +445,15 @@ def test_auto_classifier_reports_each_network_and_stops_between_them(blobs, duck
         ds.close()
     searching = ("searching networks", 3, "candidates")
     assert [o for o in opened if o[0] != "reading"] == [searching, ("training", 3, "epochs")]
+
+
+def test_auto_classifier_continues_the_network_it_chose(blobs, duckdb_url, capsys):
+    run(duckdb_url, AUTO.format(""), capsys)
+    more = "SELECT * FROM blobs TO TRAIN sqlflow_models.AutoClassifier WITH train.epoch = 1 "
+    run(duckdb_url, more + "LABEL k USING auto_model INTO more;", capsys)
+    run(duckdb_url, more + "LABEL k USING more INTO yet_more;", capsys)  # records no rate
+    metadata = stored_metadata(duckdb_url, "yet_more")
+    assert "network_search" not in metadata
+    assert metadata["attributes"]["model.hidden_units"] == [8]
+    run(duckdb_url, "SELECT x, y FROM blobs TO PREDICT found.k USING yet_more;", capsys)
+    assert [row[0] for row in rows(duckdb_url, "SELECT k FROM found ORDER BY rowid")] == list(blobs)

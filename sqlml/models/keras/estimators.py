@@ -15,6 +15,7 @@ MAX_UNITS = 10_000  # of a hidden layer: two such layers hold 10^8 weights (400 
 MAX_LEARNING_RATE = 10.0
 
 DEFAULT_OPTIMIZER = "Adam"
+DEFAULT_LEARNING_RATE = 0.01
 # Keras's optimizers (keras.optimizers.<name>), each with its arguments besides learning_rate.
 OPTIMIZERS: dict[str, tuple[str, ...]] = {
     "Adam": ("beta_1", "beta_2", "epsilon", "amsgrad"),
@@ -90,7 +91,7 @@ def _optimizer(also: str | None = None) -> tuple[Attr, ...]:
         Attr(
             "optimizer.learning_rate",
             "float",
-            0.01,
+            DEFAULT_LEARNING_RATE,
             "the optimizer's learning rate",
             minimum=0,
             maximum=MAX_LEARNING_RATE,

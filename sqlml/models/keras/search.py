@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from sqlml.errors import ModelError
-from sqlml.models.keras.estimators import AUTO_GRID
+from sqlml.models.keras.estimators import AUTO_GRID, DEFAULT_LEARNING_RATE
 from sqlml.models.keras.model import _compiled, _details, _fit, _saved
 from sqlml.models.store import StoredModel
 from sqlml.runtime.context import Context
@@ -119,13 +119,11 @@ def search(
 
 def continued(attributes: dict[str, Any], base: StoredModel) -> dict[str, Any]:
     """The attributes of an AutoClassifier's training continued from ``base``: its network,
-    and the learning rate its search chose unless one is given."""
-    rate = attributes.get("optimizer.learning_rate")
-    return {
-        **attributes,
-        "architecture": "dnn",
-        "optimizer.learning_rate": rate or base.metadata["attributes"]["optimizer.learning_rate"],
-    }
+    and unless one is given the learning rate its search chose (a continued base records
+    none: then DNNClassifier's default)."""
+    chosen = base.metadata["attributes"].get("optimizer.learning_rate", DEFAULT_LEARNING_RATE)
+    rate = attributes.get("optimizer.learning_rate") or chosen
+    return {**attributes, "architecture": "dnn", "optimizer.learning_rate": rate}
 
 
 def _trained(
