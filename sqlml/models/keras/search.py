@@ -11,8 +11,10 @@ cross-entropy of its class probabilities) wins, the first on a tie. The rows tha
   ``validation.select``'s): the winner is kept as trained, and the validation metrics stored
   with it are measured on the rows that chose it;
 - without any (``validation.split = 0``): :data:`CHOICE_SHARE` of the training rows of each
-  class, drawn with ``validation.seed``, held out for the choice only; the winner is then
-  trained again, on every training row.
+  class, drawn with ``validation.seed``, held out for the choice only (a class too small to
+  spare one is an error); the winner is then trained again, on every training row.
+
+With both attributes given there is one candidate, trained as it is.
 
 A candidate that diverges is recorded and passed over. The stored attributes hold the
 winner's values; ``network_search`` the candidates, their validation losses and the winner.
@@ -70,6 +72,9 @@ def search(
     Reports each candidate to ``context``'s reporter and checks its token between them.
     """
     points = candidates(attributes, grid)
+    if len(points) == 1:  # every searched attribute given: nothing to choose
+        model, details = _trained(context, keras, features, y, labels, attributes)
+        return _saved(model), {**details, "network_search": {"winner": 0, "candidates": points}}
     if validation is not None:
         train_x, train_y, (held_x, held_y) = features, y, validation
         chosen_on = {"rows": "validation", "kept": "as trained"}
@@ -78,6 +83,12 @@ def search(
         train_x, train_y = _take(features, kept), y[kept]
         held_x, held_y = _take(features, held), y[held]
         chosen_on = {"rows": f"{CHOICE_SHARE:g} of the training rows", "kept": "retrained"}
+        if not len(held):
+            raise ModelError(
+                f"sqlflow_models.AutoClassifier chooses its network on {CHOICE_SHARE:g} of each "
+                "class's training rows without validation rows, but the classes have too few",
+                hint="give validation.select, or model.hidden_units and optimizer.learning_rate",
+            )
     results, best, best_loss = [], None, math.inf
     with context.reporter.stage("searching networks", total=len(points), unit="candidates"):
         for number, values in enumerate(points):
