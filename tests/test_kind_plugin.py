@@ -83,7 +83,7 @@ COUNT = StatementKind(
         GRAMMAR,
         statements=("count",),
         builders={"count": build},
-        clause="COUNT",
+        clauses=("COUNT",),
         end=("_USING", "a TO COUNT statement ends with USING <column>"),
         sections=("USING",),
     ),

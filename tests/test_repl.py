@@ -111,6 +111,13 @@ def test_estimators_values_models_and_explainers_complete_in_their_clauses():
         "TreeExplainer",
         "PermutationExplainer",
     }
+    for direction in ("MAXIMIZE", "MINIMIZE"):  # a kind of two clause words
+        optimize = f"SELECT * FROM t TO {direction} SUM(x * c) WITH var_type = 'Reals' "
+        assert set(completions(optimize + "USING ")) == {"highs", "glpk"}
+        assert set(completions(f"SELECT * FROM t TO {direction} SUM(x) WITH var")) == {
+            "variables",
+            "var_type",
+        }
     assert set(completions("DESCRIBE MODEL ")) == {"iris_model", "sales_model"}
     assert set(completions("SELECT 1; DROP MODEL IF EXISTS s")) == {"sales_model"}
 

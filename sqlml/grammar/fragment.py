@@ -23,9 +23,10 @@ class Fragment:
     grammar: str
     statements: tuple[str, ...]  # its rules that are alternatives of ``statement``
     builders: Mapping[str, Builder]  # rule -> the builder of its node or value
-    # The word of its ``TO <clause>`` (TRAIN), its terminal named ``_<clause>`` (_TRAIN): the SQL
-    # text of a statement ends before it.
-    clause: str | None = None
+    # The words of its ``TO <clause>`` (TRAIN; MAXIMIZE and MINIMIZE), each its terminal named
+    # ``_<clause>`` (_TRAIN) unless the fragment reads them otherwise: the SQL text of a
+    # statement ends before them.
+    clauses: tuple[str, ...] = ()
     # The terminal a statement of its clause ends with, and the hint of a parse error in it
     # where that terminal (or INTO) could come.
     end: tuple[str, str] | None = None

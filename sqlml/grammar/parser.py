@@ -158,7 +158,7 @@ def _parser() -> Lark:
 def _grammar(parts: tuple[Fragment, ...]) -> _Grammar:
     """The parser of the shared rules and ``parts``, built once per set of fragments."""
     shared = files("sqlml.grammar").joinpath("sqlml.lark").read_text()
-    clauses = "|".join(part.clause for part in parts if part.clause)
+    clauses = "|".join(clause for part in parts for clause in part.clauses)
     statement = " | ".join(rule for part in parts for rule in part.statements)
     text = "\n".join(
         [shared.replace("<CLAUSES>", clauses), f"?statement: {statement}"]
@@ -172,7 +172,7 @@ def _grammar(parts: tuple[Fragment, ...]) -> _Grammar:
         text, parser="lalr", lexer="contextual", maybe_placeholders=True, transformer=transformer
     )
     words = {**_TERMINAL_WORDS, **{k: v for part in parts for k, v in part.words.items()}}
-    hints = {f"_{part.clause}": part.end for part in parts if part.clause and part.end}
+    hints = {f"_{clause}": part.end for part in parts if part.end for clause in part.clauses}
     return _Grammar(lark, words, hints)
 
 

@@ -46,7 +46,7 @@ class _Scanners(NamedTuple):
 def _scanners() -> _Scanners:
     """The scanners of the declared statement kinds' clauses and section words."""
     parts = fragments()
-    clauses = "|".join(part.clause for part in parts if part.clause)
+    clauses = "|".join(clause for part in parts for clause in part.clauses)
     sections = "|".join(sorted({word for part in parts for word in part.sections}))
     section = rf"(?<![\w$])(?:{sections})(?![\w$])"
     return _Scanners(

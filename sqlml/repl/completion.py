@@ -120,7 +120,7 @@ class SqlmlCompleter(Completer):
 
 def _clauses() -> dict[str, StatementKind]:
     """The kinds of ``<select> TO <clause>`` statements, by their clause's word."""
-    return {k.grammar.clause: k for k in KINDS.values() if k.grammar and k.grammar.clause}
+    return {clause: k for k in KINDS.values() if k.grammar for clause in k.grammar.clauses}
 
 
 def _clause_start(upper: list[str]) -> int | None:

@@ -26,7 +26,7 @@ from sqlml.statements import KINDS
 
 _SCALARS = (str, int, float, bool, type(None))
 # The nodes of <select> TO <clause> statements.
-_WITH_SELECT = tuple(k.syntax for k in KINDS.values() if k.grammar and k.grammar.clause)
+_WITH_SELECT = tuple(k.syntax for k in KINDS.values() if k.grammar and k.grammar.clauses)
 
 
 def bind(text: str, namespace: Mapping[str, Any], dialect: str) -> list[ir.Statement]:

@@ -32,7 +32,7 @@ def attributes_markdown() -> str:
         parts.append(_table(estimator.attributes))
     for kind in KINDS.values():
         if kind.attributes is not None and kind.grammar is not None:
-            title = " / ".join(f"TO {word}" for word in kind.grammar.clause.split("|"))
+            title = " / ".join(f"TO {word}" for word in kind.grammar.clauses)
             parts.append(f"## {title}\n")
             parts.append(_table(resolve(kind.attributes)))
     parts.append("## TO TRAIN: hyperparameter search\n")

@@ -40,7 +40,7 @@ FRAGMENT = Fragment.load(
     __package__,
     statements=("evaluate",),
     builders={"evaluate": build},
-    clause="EVALUATE",
+    clauses=("EVALUATE",),
     end=("_LABEL", "a TO EVALUATE statement ends with LABEL <column> INTO <table>"),
     sections=("WITH", "LABEL", "INTO"),
 )

@@ -49,6 +49,6 @@ FRAGMENT = Fragment.load(
     __package__,
     statements=("explain",),
     builders={"explain": build, "into_clause": into_clause},
-    clause="EXPLAIN",
+    clauses=("EXPLAIN",),
     sections=("WITH", "USING", "INTO"),
 )

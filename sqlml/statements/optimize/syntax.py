@@ -172,9 +172,8 @@ FRAGMENT = Fragment.load(
         "opt_paren": paren,
         "opt_number": number,
     },
-    # Two clause words: the SQL text ends before either (the parser joins the kinds' clause
-    # words into one alternation).
-    clause="MAXIMIZE|MINIMIZE",
+    # Two clause words, read by one terminal (DIRECTION): the SQL text ends before either.
+    clauses=("MAXIMIZE", "MINIMIZE"),
     sections=("CONSTRAINT", "WITH", "USING", "INTO"),
     words={
         "DIRECTION": "MAXIMIZE or MINIMIZE",

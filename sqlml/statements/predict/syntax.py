@@ -38,7 +38,7 @@ FRAGMENT = Fragment.load(
     __package__,
     statements=("predict",),
     builders={"predict": build},
-    clause="PREDICT",
+    clauses=("PREDICT",),
     end=("_USING", "a TO PREDICT statement ends with USING <model name>"),
     sections=("WITH", "USING"),
 )

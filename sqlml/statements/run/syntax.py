@@ -78,7 +78,7 @@ FRAGMENT = Fragment.load(
     statements=("run",),
     builders={"run": build, "run_command": run_command, "run_into": run_into,
               "run_table": run_table},
-    clause="RUN",
+    clauses=("RUN",),
     sections=("CMD", "WITH", "INTO"),
     words={
         "RUN_PROGRAM": "the program (package.module.function, path/to/script.py or "

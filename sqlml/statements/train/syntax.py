@@ -82,7 +82,7 @@ FRAGMENT = Fragment.load(
     __package__,
     statements=("train",),
     builders={"train": build, "train_using": train_using},
-    clause="TRAIN",
+    clauses=("TRAIN",),
     end=("_INTO", "a TO TRAIN statement ends with INTO <model name>"),
     sections=("WITH", "COLUMN", "FOR", "LABEL", "USING", "INTO"),
 )
