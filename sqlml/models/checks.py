@@ -8,8 +8,10 @@ each family checks its format's bytes (:mod:`sqlml.models.xgboost.checks`,
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
+from typing import Any
 
 MAX_MODEL_BYTES = 1 << 30  # 1 GiB: a model's bytes, and a .keras archive's members together
 
@@ -33,3 +35,20 @@ def json_depth(data: bytes, limit: int, error: Callable[[str], Exception]) -> No
                 raise error(f"it nests more than {limit} levels deep")
         elif token in b"]}":
             depth -= 1
+
+
+def json_document(
+    data: bytes, keys: set[str], depth: int, error: Callable[[str], Exception]
+) -> dict[str, Any]:
+    """The JSON object ``data`` holds, checked before it is parsed (its size, its nesting at
+    most ``depth`` deep) and after (exactly ``keys``); else ``error(why)`` is raised."""
+    if len(data) > MAX_MODEL_BYTES:
+        raise error(f"it is {len(data):,} bytes, more than sqlml loads")
+    json_depth(data, depth, error)
+    try:
+        document = json.loads(data)
+    except (UnicodeDecodeError, json.JSONDecodeError) as failure:
+        raise error(f"it is not JSON ({failure})") from None
+    if not isinstance(document, dict) or set(document) != keys:
+        raise error(f"it does not hold exactly {', '.join(sorted(keys))}")
+    return document

@@ -3,12 +3,11 @@ shapes (it is parsed by :mod:`json`; nothing in it runs)."""
 
 from __future__ import annotations
 
-import json
 import math
 from typing import Any
 
 from sqlml.errors import ModelError
-from sqlml.models.checks import MAX_MODEL_BYTES, TAMPERED_HINT, json_depth
+from sqlml.models.checks import TAMPERED_HINT, json_document
 
 MAX_DEPTH = 4  # {"centers": [[...]]}
 
@@ -16,15 +15,7 @@ MAX_DEPTH = 4  # {"centers": [[...]]}
 def kmeans_document(data: bytes) -> dict[str, Any]:
     """The model ``data`` holds: ``mean`` and ``scale`` (one number per column) and
     ``centers`` (clusters x columns); a :class:`ModelError` unless it is exactly that."""
-    if len(data) > MAX_MODEL_BYTES:
-        raise _invalid(f"it is {len(data):,} bytes, more than sqlml loads")
-    json_depth(data, MAX_DEPTH, _invalid)
-    try:
-        document = json.loads(data)
-    except (UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise _invalid(f"it is not JSON ({error})") from None
-    if not isinstance(document, dict) or set(document) != {"mean", "scale", "centers"}:
-        raise _invalid("it does not hold exactly mean, scale and centers")
+    document = json_document(data, {"mean", "scale", "centers"}, MAX_DEPTH, _invalid)
     mean, scale, centers = document["mean"], document["scale"], document["centers"]
     width = len(mean) if isinstance(mean, list) else -1
     rows = [mean, scale, *centers] if isinstance(centers, list) and centers else []

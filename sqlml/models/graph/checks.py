@@ -3,11 +3,10 @@ shapes chained (it is parsed by :mod:`json`; nothing in it runs)."""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from sqlml.errors import ModelError
-from sqlml.models.checks import MAX_MODEL_BYTES, TAMPERED_HINT, json_depth
+from sqlml.models.checks import TAMPERED_HINT, json_document
 from sqlml.models.cluster.checks import finite
 from sqlml.models.graph.estimators import GRAPH_COLUMNS, MAX_LAYERS
 
@@ -20,15 +19,7 @@ def gcn_document(data: bytes) -> dict[str, Any]:
     ``node_features`` (the input width) and ``layers`` (each ``weights``, inputs x units, and
     ``bias``, one per unit, each layer's inputs the previous one's units); a
     :class:`ModelError` unless it is exactly that."""
-    if len(data) > MAX_MODEL_BYTES:
-        raise _invalid(f"it is {len(data):,} bytes, more than sqlml loads")
-    json_depth(data, MAX_DEPTH, _invalid)
-    try:
-        document = json.loads(data)
-    except (UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise _invalid(f"it is not JSON ({error})") from None
-    if not isinstance(document, dict) or set(document) != KEYS:
-        raise _invalid(f"it does not hold exactly {', '.join(sorted(KEYS))}")
+    document = json_document(data, KEYS, MAX_DEPTH, _invalid)
     columns = document["columns"]
     if (
         not isinstance(columns, dict)

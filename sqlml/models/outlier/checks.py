@@ -3,11 +3,10 @@ shapes (it is parsed by :mod:`json`; nothing in it runs)."""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from sqlml.errors import ModelError
-from sqlml.models.checks import MAX_MODEL_BYTES, TAMPERED_HINT, json_depth
+from sqlml.models.checks import TAMPERED_HINT, json_document
 from sqlml.models.cluster.checks import finite
 
 MAX_DEPTH = 4  # {"landmarks": [[...]]}
@@ -18,15 +17,7 @@ def one_class_document(data: bytes) -> dict[str, Any]:
     """The model ``data`` holds: ``mean`` and ``scale`` (one number per column),
     ``landmarks`` (rows x columns), ``gamma`` and ``threshold`` (positive numbers); a
     :class:`ModelError` unless it is exactly that."""
-    if len(data) > MAX_MODEL_BYTES:
-        raise _invalid(f"it is {len(data):,} bytes, more than sqlml loads")
-    json_depth(data, MAX_DEPTH, _invalid)
-    try:
-        document = json.loads(data)
-    except (UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise _invalid(f"it is not JSON ({error})") from None
-    if not isinstance(document, dict) or set(document) != _KEYS:
-        raise _invalid(f"it does not hold exactly {', '.join(sorted(_KEYS))}")
+    document = json_document(data, _KEYS, MAX_DEPTH, _invalid)
     mean, landmarks = document["mean"], document["landmarks"]
     width = len(mean) if isinstance(mean, list) else -1
     rows = [mean, document["scale"], *landmarks] if isinstance(landmarks, list) else []

@@ -3,11 +3,10 @@ lengths (it is parsed by :mod:`json`; nothing in it runs)."""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from sqlml.errors import ModelError
-from sqlml.models.checks import MAX_MODEL_BYTES, TAMPERED_HINT, json_depth
+from sqlml.models.checks import TAMPERED_HINT, json_document
 from sqlml.models.cluster.checks import finite
 
 MAX_DEPTH = 3  # {"seasonals": [[...]]}
@@ -19,15 +18,7 @@ def arima_document(data: bytes) -> dict[str, Any]:
     """The model ``data`` holds: coefficient and state lists (``ar``, ``ma``, ``levels``,
     ``tail``, ``errors``), one seasonal pattern per period, and numbers; a
     :class:`ModelError` unless it is exactly that."""
-    if len(data) > MAX_MODEL_BYTES:
-        raise _invalid(f"it is {len(data):,} bytes, more than sqlml loads")
-    json_depth(data, MAX_DEPTH, _invalid)
-    try:
-        document = json.loads(data)
-    except (UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise _invalid(f"it is not JSON ({error})") from None
-    if not isinstance(document, dict) or set(document) != _KEYS:
-        raise _invalid(f"it does not hold exactly {', '.join(sorted(_KEYS))}")
+    document = json_document(data, _KEYS, MAX_DEPTH, _invalid)
     lists = [document[k] for k in _LISTS] + list(document["seasonals"] or [])
     if not all(isinstance(v, list) and all(map(finite, v)) for v in lists):
         raise _invalid("its coefficients, states and patterns are not lists of numbers")
