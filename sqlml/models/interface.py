@@ -35,6 +35,10 @@ class Trainer(Protocol):
     ``context`` is the running statement's (:class:`~sqlml.runtime.context.Context`): its
     long loops check ``context.token`` (between rounds, epochs or batches) and report to
     ``context.reporter`` (a "training" stage; scoring advances the current stage by rows).
+
+    A trainer may also offer ``searches(attributes) -> bool``: when it says so for a training
+    anew on rows in memory, ``train`` gets the held-out validation rows too, as the keyword
+    ``validation``, to choose among candidate models (the Keras family's AutoClassifier).
     """
 
     def train(
