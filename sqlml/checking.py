@@ -22,7 +22,7 @@ from sqlml.runtime.datasource import Columns, Datasource
 from sqlml.runtime.features_derive import check_columns
 from sqlml.runtime.training import check_base_estimator, check_repeated
 from sqlml.semantics import analyze
-from sqlml.semantics.metric_names import check_evaluated, stored_task, training_task
+from sqlml.semantics.metric_names import check_evaluated, stored_task, trained_task
 from sqlml.statements import kind_of
 from sqlml.statements.evaluate.ir import EvaluateStatement
 from sqlml.statements.train.ir import TrainStatement
@@ -63,6 +63,8 @@ def _against_datasource(
         for name, _, meta in catalog
     }
     tasks = {name: stored_task(meta) for name, _, meta in catalog}  # None: not known
+    # The LABEL column of each model, stored or trained earlier ("": none; absent: not known).
+    labels = {name: meta["label"] for name, _, meta in catalog if isinstance(meta, dict)}
     # The attributes of each model, stored or trained earlier (absent: not known).
     attributes = {
         name: meta["attributes"]
@@ -85,7 +87,7 @@ def _against_datasource(
                 if statement.base_model in attributes:
                     check_repeated(statement, attributes[statement.base_model])
             if isinstance(statement, EvaluateStatement):
-                check_evaluated(node.attributes, tasks.get(statement.model), statement.model)
+                check_evaluated(node, tasks.get(statement.model), labels.get(statement.model))
             replace = effects.may_replace(statement)
             for table in effects.values(statement, effects.writes_tables):
                 if _table_key(table) not in map(_table_key, written):
@@ -104,11 +106,13 @@ def _against_datasource(
             attributes.pop(model, None)
             if isinstance(statement, TrainStatement) and not statement.base_model:
                 attributes[model] = statement.attributes
+            trains = isinstance(statement, TrainStatement)
             tasks[model] = (
-                training_task(statement.task, statement.attributes)
-                if isinstance(statement, TrainStatement)
+                trained_task(statement.task, statement.label, statement.attributes)
+                if trains
                 else None
             )
+            labels[model] = statement.label if trains else None
         for model in effects.values(statement, effects.drops_models):
             models.pop(model, None)
             attributes.pop(model, None)

@@ -1,10 +1,12 @@
 """Evaluation metrics, in NumPy (no scikit-learn needed), and the names they go by.
 
 sqlml's own names (``accuracy``, ``precision``, ``recall``, ``f1``, ``auc``, ``log_loss``,
-``mae``, ``mse``, ``rmse``, ``r2``, ``ndcg``) are matched whatever their case and reported
-under that name; precision, recall and F1 are macro averages over the classes, AUC is
-one-vs-rest, averaged over the classes that have both positive and negative rows, NDCG
-(rankers) is averaged over the queries that have a relevant row.
+``mae``, ``mse``, ``rmse``, ``r2``, ``ndcg``; ``silhouette``, ``calinski_harabasz``,
+``davies_bouldin``, ``adjusted_rand`` of clusterings; ``outlier_share`` of outlier detectors)
+are matched whatever their case and reported under that name; precision, recall and F1 are
+macro averages over the classes, AUC is one-vs-rest, averaged over the classes that have both
+positive and negative rows, NDCG (rankers) is averaged over the queries that have a relevant
+row. The clustering metrics are :func:`clustering_metrics`'s.
 
 SQLFlow's names, scikit-learn's (``f1_score``, ``mean_squared_error``, ...) and Keras's
 (``CategoricalAccuracy``, ``MeanSquaredError``, ...), are matched whatever their case too and
@@ -27,15 +29,35 @@ import numpy as np
 CLASSIFIER_METRICS = ("accuracy", "precision", "recall", "f1", "auc", "log_loss")
 REGRESSOR_METRICS = ("mae", "mse", "rmse", "r2")
 RANKER_METRICS = ("ndcg",)
-METRICS = CLASSIFIER_METRICS + REGRESSOR_METRICS + RANKER_METRICS
-TASKS = {"classifier": CLASSIFIER_METRICS, "regressor": REGRESSOR_METRICS, "ranker": RANKER_METRICS}
+# Of a clustering's rows without a LABEL; adjusted_rand compares the clusters with a LABEL.
+CLUSTERING_METRICS = ("silhouette", "calinski_harabasz", "davies_bouldin", "adjusted_rand")
+NEEDS_LABEL = ("adjusted_rand",)
+UNLABELLED_CLUSTERING_METRICS = tuple(m for m in CLUSTERING_METRICS if m not in NEEDS_LABEL)
+OUTLIER_METRICS = ("outlier_share",)  # of an outlier detector's rows without a LABEL
+METRICS = (
+    CLASSIFIER_METRICS + REGRESSOR_METRICS + RANKER_METRICS + CLUSTERING_METRICS + OUTLIER_METRICS
+)
+# The tasks TO EVALUATE measures and their metrics; a clustering and an outlier detector
+# learn without a LABEL (an outlier detector evaluated with one is a classifier of -1 and 1).
+TASKS = {
+    "classifier": CLASSIFIER_METRICS,
+    "regressor": REGRESSOR_METRICS,
+    "ranker": RANKER_METRICS,
+    "clustering": CLUSTERING_METRICS,
+    "outlier": OUTLIER_METRICS,
+}
+SUPERVISED = ("classifier", "regressor", "ranker")
+_TASK_WORDS = {"outlier": "an outlier detector"}
+SILHOUETTE_ROWS = 5_000  # rows the silhouette is measured on at most (a seeded sample)
+SILHOUETTE_SEED = 0
+_SILHOUETTE_BLOCK = 1_024  # rows whose distances to the others are held at once
 
 # Classifier metrics that count the positive class of a binary classifier.
 BINARY_ONLY = ("true_positives", "true_negatives", "false_positives", "false_negatives")
 # The computations (Metric.key) of losses, errors and wrong counts: smaller is better.
 _MINIMIZED = (
     "log_loss", "mae", "mse", "rmse", "msle", "mape", "median_absolute_error", "error_rate",
-    "brier", "hinge", "false_positives", "false_negatives",
+    "brier", "hinge", "false_positives", "false_negatives", "davies_bouldin",
 )  # fmt: skip
 TOP_K = 5  # TopKCategoricalAccuracy's k, Keras's default
 
@@ -88,6 +110,13 @@ _SQLFLOW = {
     "meansquarederror": ("mse", "regressor"),
     "rootmeansquarederror": ("rmse", "regressor"),
 }
+# scikit-learn's names of the clustering metrics (sklearn.metrics), reported as written.
+_SCIKIT_LEARN_CLUSTERING = {
+    "silhouette_score": ("silhouette", "clustering"),
+    "calinski_harabasz_score": ("calinski_harabasz", "clustering"),
+    "davies_bouldin_score": ("davies_bouldin", "clustering"),
+    "adjusted_rand_score": ("adjusted_rand", "clustering"),
+}
 # Names sqlml refuses, with what to write instead.
 _REFUSED = {
     "fbeta_score": "fbeta_score needs its beta, which validation.metrics cannot give; "
@@ -103,6 +132,7 @@ SQLFLOW_METRICS = (
     "FalsePositives", "FalseNegatives", "MeanAbsoluteError", "MeanAbsolutePercentageError",
     "MeanSquaredError", "RootMeanSquaredError",
 )  # fmt: skip
+SCIKIT_LEARN_CLUSTERING_METRICS = tuple(_SCIKIT_LEARN_CLUSTERING)
 
 
 # XGBoost's own training metrics (its eval_metric parameter); @ and - forms are matched below.
@@ -155,6 +185,8 @@ def find_metric(name: str) -> Metric | None:
         return Metric(_OWN[lower][0], *_OWN[lower])
     if lower in _SQLFLOW:
         return Metric(name, *_SQLFLOW[lower])
+    if lower in _SCIKIT_LEARN_CLUSTERING:
+        return Metric(name, *_SCIKIT_LEARN_CLUSTERING[lower])
     return None
 
 
@@ -167,7 +199,7 @@ def unknown_metric_hint(name: str) -> str:
     """What to write instead of an unknown metric name."""
     if name.lower() in _REFUSED:
         return _REFUSED[name.lower()]
-    known = [*METRICS, *SQLFLOW_METRICS]
+    known = [*METRICS, *SQLFLOW_METRICS, *SCIKIT_LEARN_CLUSTERING_METRICS]
     by_lower = {known_name.lower(): known_name for known_name in known}
     close = difflib.get_close_matches(name.lower(), by_lower, n=1, cutoff=0.7)
     if close:
@@ -175,10 +207,15 @@ def unknown_metric_hint(name: str) -> str:
     return "the metrics are " + ", ".join(known)
 
 
+def described(task: str) -> str:
+    """A task in messages, with its article: ``a classifier``, ``an outlier detector``."""
+    return _TASK_WORDS.get(task, f"a {task}")
+
+
 def task_metrics(task: str) -> str:
     """The names that apply to a task, for hints."""
     fitting: dict[str, str] = {}
-    for name in [*TASKS.get(task, ()), *SQLFLOW_METRICS]:
+    for name in [*TASKS.get(task, ()), *SQLFLOW_METRICS, *SCIKIT_LEARN_CLUSTERING_METRICS]:
         if (metric := find_metric(name)) and metric.task == task:
             fitting.setdefault(name.lower(), name)
     return ", ".join(fitting.values()) or "none"
@@ -193,7 +230,7 @@ def misfit(names: Sequence[str], task: str, classes: int) -> tuple[str, str] | N
             return f"unknown metric {name}", unknown_metric_hint(name)
         if metric.task != task:
             return (
-                f"{name} measures a {metric.task}, not a {task}",
+                f"{name} measures {described(metric.task)}, not {described(task)}",
                 f"choose from {task_metrics(task)}",
             )
         if metric.key in BINARY_ONLY and classes != 2:
@@ -324,6 +361,147 @@ def ranker_metrics(
     ndcg = float(np.mean(values)) if values else float("nan")
     found = [m for m in map(find_metric, names) if m and m.key == "ndcg"]
     return {m.name: ndcg for m in found}
+
+
+def clustering_metrics(
+    points: np.ndarray,
+    clusters: np.ndarray,
+    names: Sequence[str] = CLUSTERING_METRICS,
+    truth: np.ndarray | None = None,
+) -> dict[str, float]:
+    """Metrics of the cluster ids ``clusters`` of the rows ``points`` (rows x features, the
+    space the model clusters in); ``names`` as written, those of other tasks left out.
+
+    ``silhouette``: :func:`silhouette` (on a seeded sample of at most
+    :data:`SILHOUETTE_ROWS` rows); ``calinski_harabasz`` and ``davies_bouldin``: on every
+    row; ``adjusted_rand``: :func:`adjusted_rand` against ``truth`` (any values, a row's
+    class), which it needs.
+    """
+    values: dict[str, Callable[[], float]] = {
+        "silhouette": lambda: silhouette(points, clusters),
+        "calinski_harabasz": lambda: calinski_harabasz(points, clusters),
+        "davies_bouldin": lambda: davies_bouldin(points, clusters),
+    }
+    if truth is not None:
+        values["adjusted_rand"] = lambda: adjusted_rand(truth, clusters)
+    found = [m for m in map(find_metric, names) if m and m.key in values]
+    return {m.name: values[m.key]() for m in found}
+
+
+def outlier_metrics(
+    outlier: np.ndarray, names: Sequence[str] = OUTLIER_METRICS
+) -> dict[str, float]:
+    """``outlier_share``: the share of rows flagged (``outlier`` True), NaN without rows."""
+    share = float(np.mean(outlier)) if len(outlier) else float("nan")
+    return {m.name: share for m in map(find_metric, names) if m and m.key == "outlier_share"}
+
+
+def silhouette(
+    points: np.ndarray,
+    clusters: np.ndarray,
+    max_rows: int = SILHOUETTE_ROWS,
+    seed: int = SILHOUETTE_SEED,
+) -> float:
+    """The mean silhouette coefficient ``(b - a) / max(a, b)`` of the rows, with ``a`` a
+    row's mean Euclidean distance to the other rows of its cluster and ``b`` the least mean
+    distance to the rows of another cluster (0 for a row alone in its cluster), as
+    scikit-learn's ``silhouette_score``. Beyond ``max_rows`` rows, on as many drawn without
+    replacement with ``seed``. NaN unless the rows measured fall in 2 to rows - 1 clusters.
+
+    Distances are computed a block of rows at a time: memory holds block x rows numbers.
+    """
+    if len(points) > max_rows:
+        chosen = np.sort(np.random.default_rng(seed).choice(len(points), max_rows, replace=False))
+        points, clusters = points[chosen], clusters[chosen]
+    ids, inverse, sizes = np.unique(clusters, return_inverse=True, return_counts=True)
+    rows = len(points)
+    if not 2 <= len(ids) <= rows - 1:
+        return float("nan")
+    x = points.astype(np.float64)
+    members = np.zeros((rows, len(ids)))
+    members[np.arange(rows), inverse] = 1.0
+    squared = (x**2).sum(axis=1)
+    coefficients = np.empty(rows)
+    for start in range(0, rows, _SILHOUETTE_BLOCK):
+        block = slice(start, start + _SILHOUETTE_BLOCK)
+        distances = np.sqrt(
+            np.maximum(squared[block, None] - 2 * x[block] @ x.T + squared[None, :], 0.0)
+        )
+        distances[np.arange(len(distances)), np.arange(start, start + len(distances))] = 0.0
+        sums = distances @ members  # block x clusters
+        own = inverse[block]
+        local = np.arange(len(own))
+        others = sizes[own] - 1
+        a = np.divide(sums[local, own], others, out=np.zeros(len(own)), where=others > 0)
+        means = sums / sizes
+        means[local, own] = np.inf
+        b = means.min(axis=1)
+        widest = np.maximum(a, b)
+        s = np.divide(b - a, widest, out=np.zeros(len(own)), where=widest > 0)
+        coefficients[block] = np.where(others > 0, s, 0.0)
+    return float(coefficients.mean())
+
+
+def _centres(points: np.ndarray, clusters: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each row's cluster index, the clusters' sizes and their centres (means)."""
+    _, inverse, sizes = np.unique(clusters, return_inverse=True, return_counts=True)
+    sums = np.zeros((len(sizes), points.shape[1]))
+    np.add.at(sums, inverse, points)
+    return inverse, sizes, sums / sizes[:, None]
+
+
+def calinski_harabasz(points: np.ndarray, clusters: np.ndarray) -> float:
+    """The variance ratio: the dispersion between the clusters over that within them, each
+    over its degrees of freedom (k - 1, rows - k), as scikit-learn's
+    ``calinski_harabasz_score`` (1 when every cluster is a point). NaN unless there are
+    2 to rows - 1 clusters. Higher is better."""
+    x = points.astype(np.float64)
+    inverse, sizes, centres = _centres(x, clusters)
+    k, rows = len(sizes), len(x)
+    if not 2 <= k <= rows - 1:
+        return float("nan")
+    between = float((sizes * ((centres - x.mean(axis=0)) ** 2).sum(axis=1)).sum())
+    within = float(((x - centres[inverse]) ** 2).sum())
+    return 1.0 if within == 0 else between * (rows - k) / (within * (k - 1))
+
+
+def davies_bouldin(points: np.ndarray, clusters: np.ndarray) -> float:
+    """The mean over the clusters of their greatest ratio ``(s_i + s_j) / d_ij`` to another
+    cluster, ``s`` a cluster's mean distance to its centre and ``d`` the distance between
+    centres, as scikit-learn's ``davies_bouldin_score``. NaN unless there are 2 to rows - 1
+    clusters. Lower is better (0: points on their centres)."""
+    x = points.astype(np.float64)
+    inverse, sizes, centres = _centres(x, clusters)
+    k = len(sizes)
+    if not 2 <= k <= len(x) - 1:
+        return float("nan")
+    spread = np.bincount(inverse, np.linalg.norm(x - centres[inverse], axis=1)) / sizes
+    between = np.linalg.norm(centres[:, None, :] - centres[None, :, :], axis=2)
+    if np.allclose(spread, 0) or np.allclose(between, 0):
+        return 0.0
+    between[between == 0] = np.inf  # the diagonal (and centres that coincide)
+    ratios = (spread[:, None] + spread[None, :]) / between
+    return float(ratios.max(axis=1).mean())
+
+
+def adjusted_rand(truth: np.ndarray, clusters: np.ndarray) -> float:
+    """The Rand index of two partitions of the rows (pairs of rows placed alike by both)
+    adjusted for chance, as scikit-learn's ``adjusted_rand_score``: 1 for the same
+    partition (whatever its ids), about 0 for random ones; 1 when both put every row alone
+    or all together."""
+    _, classes = np.unique(truth, return_inverse=True)
+    _, found = np.unique(clusters, return_inverse=True)
+    table = np.zeros((classes.max(initial=0) + 1, found.max(initial=0) + 1))
+    np.add.at(table, (classes, found), 1.0)
+    pairs = float((table * (table - 1)).sum() / 2)
+    by_class = float((table.sum(axis=1) * (table.sum(axis=1) - 1)).sum() / 2)
+    by_cluster = float((table.sum(axis=0) * (table.sum(axis=0) - 1)).sum() / 2)
+    rows = float(len(truth))
+    expected = by_class * by_cluster / (rows * (rows - 1) / 2) if rows > 1 else 0.0
+    greatest = (by_class + by_cluster) / 2
+    if greatest == expected:
+        return 1.0
+    return (pairs - expected) / (greatest - expected)
 
 
 def _ratio(selected: np.ndarray, reference: np.ndarray, cls: int) -> float:

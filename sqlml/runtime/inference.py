@@ -13,11 +13,19 @@ import numpy as np
 
 from sqlml import ir
 from sqlml.errors import ModelError
-from sqlml.metrics import TASKS, compute, misfit, split_names
+from sqlml.metrics import (
+    NEEDS_LABEL,
+    TASKS,
+    clustering_metrics,
+    compute,
+    described,
+    misfit,
+    outlier_metrics,
+    split_names,
+)
 from sqlml.models import Family, Trainer, family
 from sqlml.models.estimator import warn
 from sqlml.models.store import ModelStore, StoredModel
-from sqlml.models.xgboost.objectives import ranks
 from sqlml.runtime import label_lists
 from sqlml.runtime.context import Context
 from sqlml.runtime.datasource import Columns, Datasource
@@ -29,6 +37,7 @@ from sqlml.runtime.labels import LabelEncoding, queries
 from sqlml.runtime.outcome import Outcome
 from sqlml.runtime.progress import format_metrics
 from sqlml.runtime.rows import check_rows, named_columns, spelled
+from sqlml.semantics.metric_names import evaluated_task, missing_label, stored_task
 
 SCORE_BATCH = 65536
 MAX_COLUMN_NAME = 63  # PostgreSQL's limit (MySQL's is 64)
@@ -235,31 +244,49 @@ def _replace(statement: ir.PredictStatement | ir.EvaluateStatement | ir.ExplainS
 
 
 def evaluate(statement: ir.EvaluateStatement, context: Context) -> Outcome:
+    """The model's metrics on the SELECT's rows: against the LABEL column; without one (a
+    model that learned without a LABEL), a clustering's (:func:`_clustering`) or the share
+    of rows an outlier detector flags."""
     datasource = context.datasource
     datasource.check_target(statement.table, _replace(statement))  # before any work
     applied = apply(statement.model, statement.select, context)
-    truth = applied.truth(statement.label)
-    attributes = applied.metadata["attributes"]
-    task = "ranker" if ranks(attributes) else applied.labels.task
+    labelled = bool(statement.label)
+    stored = stored_task(applied.metadata) or applied.labels.task
+    if not labelled and (
+        wrong := missing_label(stored, statement.model, applied.metadata["label"])
+    ):
+        raise ModelError(wrong[0], hint=wrong[1])
+    task = evaluated_task(stored, labelled)
     chosen = statement.attributes.get("validation.metrics")
-    names = split_names(chosen) if chosen else TASKS.get(task, ())
+    defaults = [n for n in TASKS.get(task, ()) if labelled or n not in NEEDS_LABEL]
+    names = split_names(chosen) if chosen else defaults
     if not names:
         raise ModelError(
-            f"TO EVALUATE measures classifiers, regressors and rankers; {statement.model} "
-            f"is a {task}",
+            f"TO EVALUATE measures classifiers, regressors, rankers, clusterings and outlier "
+            f"detectors; {statement.model} is {described(task)}",
             hint="measure it with a SELECT over its TO PREDICT results",
         )
     wrong = misfit(names, task, len(applied.labels.classes))
     if wrong is not None:
         raise ModelError(f"validation.metrics of {statement.model}: {wrong[0]}", hint=wrong[1])
     plot = statement.attributes.get("evaluate.plot")
-    if plot is not None and task == "ranker":
+    if plot is not None and task not in ("classifier", "regressor"):
         raise ModelError(
-            f"evaluate.plot draws classifiers and regressors; {statement.model} is a ranker",
+            f"evaluate.plot draws classifiers and regressors; {statement.model} is "
+            f"{described(task)}",
             hint="remove evaluate.plot",
         )
     scores = applied.scores()
-    groups = queries(applied.columns, attributes, "the SELECT")
+    if task in ("clustering", "outlier"):
+        predicted = applied.labels.decode(scores.argmax(axis=1))
+        if task == "outlier":
+            metrics = outlier_metrics(predicted == -1, names)
+        else:
+            truth = _label_values(applied, statement.label) if labelled else None
+            metrics = clustering_metrics(_clustered_points(applied), predicted, names, truth)
+        return _write_metrics(statement, context, metrics, len(scores), "")
+    truth = applied.truth(statement.label)
+    groups = queries(applied.columns, applied.metadata["attributes"], "the SELECT")
     metrics = compute(task, truth, scores, names, groups)
     saved = ""
     if plot is not None:
@@ -268,14 +295,66 @@ def evaluate(statement: ir.EvaluateStatement, context: Context) -> Outcome:
         drawn = (truth.ravel(), scores.ravel()) if truth.ndim == 2 else (truth, scores)
         save_evaluation_plot(path, task, *drawn, _class_names(applied.labels))
         saved = f"; plot saved to {path}"
-    datasource.write_table(
+    return _write_metrics(statement, context, metrics, len(truth), saved)
+
+
+def _write_metrics(
+    statement: ir.EvaluateStatement,
+    context: Context,
+    metrics: dict[str, float],
+    rows: int,
+    saved: str,
+) -> Outcome:
+    """The metrics written as the one row of the INTO table, and the statement's summary."""
+    context.datasource.write_table(
         statement.table,
         {name: np.array([value]) for name, value in metrics.items()},
         _replace(statement),
         context.token,
     )
     shown = format_metrics(metrics)
-    return Outcome(summary=f"evaluated {statement.model} on {len(truth)} rows: {shown}{saved}")
+    return Outcome(summary=f"evaluated {statement.model} on {rows} rows: {shown}{saved}")
+
+
+def _label_values(applied: Applied, label: str) -> np.ndarray:
+    """The LABEL column as read (a clustering is compared with its partition of the rows,
+    whatever its values); a :class:`ModelError` if it is not selected or has NULLs."""
+    from sqlml.runtime.labels import check_label, check_not_null
+
+    columns = spelled(applied.columns, [label])
+    check_label(label, columns, "the SELECT")
+    check_not_null(label, columns[label], "the SELECT")
+    values = np.asarray(columns[label])
+    return values.astype(str) if values.dtype == object else values
+
+
+def _clustered_points(applied: Applied) -> np.ndarray:
+    """The rows in the space the model clusters in, where its distances are measured:
+
+    - sqlml's KMeans (``cluster`` family): the features standardised with the training
+      rows' means and standard deviations it stored (NULL as the rows' mean, as scoring);
+    - scikit-learn's KMeans (``sklearn`` family): the features as selected, NULL as the
+      training rows' mean (the pipeline's imputer), not standardised, as it was fitted;
+    - another family's clustering: the features as selected, NULL as the rows' mean.
+
+    Categories are one-hot in all three.
+    """
+    features, data = applied.features, applied.model.data
+    if applied.family.name == "cluster":
+        from sqlml.models.cluster.checks import kmeans_document
+        from sqlml.models.cluster.model import values
+
+        document = kmeans_document(data)
+        return (values(features) - np.array(document["mean"])) / np.array(document["scale"])
+    if applied.family.name == "sklearn":
+        from sqlml.models.sklearn.model import load
+        from sqlml.models.sklearn.model import values as sklearn_values
+
+        pipeline = load(data, applied.metadata["params"].get("estimator"))
+        return pipeline[0].transform(sklearn_values(features))
+    x = features.matrix(one_hot=True)[0].astype(np.float64)
+    means = np.nanmean(np.where(np.isnan(x).all(axis=0), 0.0, x), axis=0)
+    return np.where(np.isnan(x), means, x)
 
 
 def _class_names(labels: LabelEncoding) -> list[str]:

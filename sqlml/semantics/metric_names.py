@@ -4,12 +4,26 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlml.errors import CheckError
 from sqlml.grammar import ast
-from sqlml.metrics import Metric, find_metric, split_names, task_metrics, unknown_metric_hint
+from sqlml.metrics import (
+    NEEDS_LABEL,
+    OUTLIER_METRICS,
+    SUPERVISED,
+    UNLABELLED_CLUSTERING_METRICS,
+    Metric,
+    described,
+    find_metric,
+    split_names,
+    task_metrics,
+    unknown_metric_hint,
+)
 from sqlml.models.xgboost.objectives import ranks
+
+if TYPE_CHECKING:
+    from sqlml.statements.evaluate.syntax import EvaluateStatement
 
 ATTRIBUTE = "validation.metrics"
 # The task an XGBoost objective's prefix learns.
@@ -33,19 +47,79 @@ def training_task(task: str, attributes: Mapping[str, Any]) -> str | None:
 
 
 def stored_task(metadata: Mapping[str, Any] | Exception) -> str | None:
-    """The task of a stored model from its metadata (None if unreadable)."""
+    """The task of a stored model from its metadata (None if unreadable): ``clustering`` or
+    ``outlier`` for a model that learned without a LABEL (its ``label`` empty), by what it
+    predicts (cluster ids, or -1 and 1)."""
     if isinstance(metadata, Exception):
         return None
     if ranks(metadata.get("attributes", {})):
         return "ranker"
-    return metadata.get("labels", {}).get("task")
+    labels = metadata.get("labels", {})
+    if metadata.get("label") == "":
+        return "outlier" if labels.get("classes") == [-1, 1] else "clustering"
+    return labels.get("task")
 
 
-def check_evaluated(attributes: Sequence[ast.Attribute], task: str | None, model: str) -> None:
-    """TO EVALUATE's ``validation.metrics`` (its WITH ``attributes``) of ``model``'s task."""
-    given = next((a for a in attributes if a.name == ATTRIBUTE), None)
-    if given is not None and task is not None:
-        check_metrics(given, task, model)
+def trained_task(task: str, label: str, attributes: Mapping[str, Any]) -> str | None:
+    """The task of the model a TO TRAIN of ``task`` writes, as :func:`stored_task` tells it
+    once stored: without ``label``, ``clustering`` (``model.n_clusters`` set) or ``outlier``."""
+    if not label:
+        return "clustering" if attributes.get("model.n_clusters") else "outlier"
+    return training_task(task, attributes)
+
+
+def evaluated_task(task: str, labelled: bool) -> str:
+    """The task TO EVALUATE measures of a model of ``task``, with a LABEL or without: an
+    outlier detector evaluated against a LABEL of -1 and 1 is a classifier."""
+    return "classifier" if task == "outlier" and labelled else task
+
+
+def missing_label(task: str, model: str, label: str | None = None) -> tuple[str, str] | None:
+    """What is wrong (and what to do) when TO EVALUATE has no LABEL for ``model`` of
+    ``task`` (its LABEL column ``label``, if known); None if it needs none."""
+    if task not in SUPERVISED:
+        return None
+    column = label or "<column>"
+    return (
+        f"TO EVALUATE {model} needs a LABEL: {model} is {described(task)} that learned to predict "
+        f"{label or 'a LABEL column'}, and its metrics compare its predictions with that column",
+        f"add LABEL {column} before INTO (and select {column}); only clustering and outlier "
+        "models are evaluated without a LABEL",
+    )
+
+
+def unlabelled_misfit(names: Sequence[str], model: str) -> tuple[str, str] | None:
+    """What is wrong (and what to do) with the first of ``names`` that needs a LABEL, in a
+    TO EVALUATE of ``model`` without one; None if none does."""
+    for name in names:
+        metric = find_metric(name)
+        if metric is not None and (metric.task in SUPERVISED or metric.key in NEEDS_LABEL):
+            return (
+                f"TO EVALUATE {model} has no LABEL, but {ATTRIBUTE} names {name}, which "
+                "compares predictions with a LABEL column",
+                f"add LABEL <column> before INTO, or remove {name} (without a LABEL, a "
+                f"clustering is measured by {', '.join(UNLABELLED_CLUSTERING_METRICS)}, an "
+                f"outlier detector by {', '.join(OUTLIER_METRICS)})",
+            )
+    return None
+
+
+def check_evaluated(
+    statement: EvaluateStatement, task: str | None, label: str | None = None
+) -> None:
+    """TO EVALUATE's LABEL and ``validation.metrics`` (``statement`` parsed) for a model of
+    ``task`` (None: not known) whose LABEL column is ``label`` (None: not known); a
+    :class:`CheckError` where LABEL is missing (at INTO), or at the attribute."""
+    if task is None:
+        return
+    model = str(statement.model)
+    if statement.label is None:
+        wrong = missing_label(task, model, label)
+        if wrong is not None:
+            raise _error(wrong[0], statement.into_pos, wrong[1])
+    given = next((a for a in statement.attributes if a.name == ATTRIBUTE), None)
+    if given is not None:
+        check_metrics(given, evaluated_task(task, statement.label is not None), model)
 
 
 def check_metrics(attribute: ast.Attribute, task: str | None, model: str) -> str:
@@ -62,14 +136,16 @@ def check_metrics(attribute: ast.Attribute, task: str | None, model: str) -> str
             raise _error(f"unknown metric {name} in {ATTRIBUTE}", pos, unknown_metric_hint(name))
         if task is not None and metric.task != task:
             raise _error(
-                f"{ATTRIBUTE}: {name} measures a {metric.task}; {model} is a {task}",
+                f"{ATTRIBUTE}: {name} measures {described(metric.task)}; {model} is "
+                f"{described(task)}",
                 pos,
-                f"remove it; the metrics of a {task} are {task_metrics(task)}",
+                f"remove it; the metrics of {described(task)} are {task_metrics(task)}",
             )
         other = next(((n, m.task) for n, m in found if m.task != metric.task), None)
         if other is not None:
             raise _error(
-                f"{ATTRIBUTE}: {name} measures a {metric.task} but {other[0]} a {other[1]}",
+                f"{ATTRIBUTE}: {name} measures {described(metric.task)} but {other[0]} "
+                f"{described(other[1])}",
                 pos,
                 "keep the metrics of your model's task",
             )

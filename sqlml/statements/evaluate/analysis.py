@@ -1,18 +1,20 @@
-"""The analysis of TO EVALUATE: its WITH attributes checked, the IR made."""
+"""The analysis of TO EVALUATE: its WITH attributes checked (without LABEL, none that
+needs one), the IR made."""
 
 from __future__ import annotations
 
-from sqlml.metrics import METRICS, SQLFLOW_METRICS
+from sqlml.metrics import METRICS, SCIKIT_LEARN_CLUSTERING_METRICS, SQLFLOW_METRICS, split_names
 from sqlml.semantics.attributes import Attr, check_attributes
 from sqlml.semantics.lowering import (
     OUTPUT_REPLACE,
     Output,
     check_plot,
+    error,
     lower_selecting,
     single_part,
     where,
 )
-from sqlml.semantics.metric_names import check_metrics
+from sqlml.semantics.metric_names import check_metrics, unlabelled_misfit
 from sqlml.statements.evaluate import syntax
 from sqlml.statements.evaluate.ir import EvaluateStatement
 
@@ -24,7 +26,9 @@ EVALUATE_ATTRIBUTES = {
         "comma-separated metrics to compute, e.g. 'accuracy,auc' (default: all that apply): "
         + ", ".join(METRICS)
         + "; SQLFlow's scikit-learn and Keras names too, reported as written: "
-        + ", ".join(SQLFLOW_METRICS),
+        + ", ".join(SQLFLOW_METRICS)
+        + "; and scikit-learn's names of the clustering metrics: "
+        + ", ".join(SCIKIT_LEARN_CLUSTERING_METRICS),
     ),
     "evaluate.plot": Attr(
         "evaluate.plot",
@@ -43,6 +47,11 @@ def _lower(statement: syntax.EvaluateStatement, step_id: str, dialect: str) -> E
     given = next((a for a in statement.attributes if a.name == "validation.metrics"), None)
     if given is not None:
         attributes["validation.metrics"] = check_metrics(given, None, str(statement.model))
+        wrong = statement.label is None and unlabelled_misfit(
+            split_names(attributes["validation.metrics"]), str(statement.model)
+        )
+        if wrong:
+            raise error(wrong[0], statement.into_pos, wrong[1])
     check_plot(statement, attributes, "evaluate.plot", "evaluation")
     return EvaluateStatement(
         id=step_id,
@@ -50,7 +59,7 @@ def _lower(statement: syntax.EvaluateStatement, step_id: str, dialect: str) -> E
         **where(statement.pos),
         select=statement.select,
         model=str(statement.model),
-        label=single_part(statement.label, "LABEL"),
+        label=single_part(statement.label, "LABEL") if statement.label else "",
         table=list(statement.into.parts),
         attributes=attributes,
     )

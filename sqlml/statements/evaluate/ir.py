@@ -10,7 +10,8 @@ from sqlml.ir import Statement
 
 @dataclass(frozen=True)
 class EvaluateStatement(Statement):
-    """Score ``model`` on the rows of ``select`` against ``label``; metrics into ``table``."""
+    """Score ``model`` on the rows of ``select`` against ``label`` ("": none, for a model that
+    learned without one); metrics into ``table``."""
 
     kind: ClassVar[str] = "evaluate"
     select: str
