@@ -10,7 +10,7 @@ import argparse
 import codecs
 import sys
 from collections.abc import Sequence
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import TYPE_CHECKING
 
 from sqlml import __version__
@@ -138,6 +138,14 @@ def _export_formats() -> str:
 
 def _batch_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
+        "--select",
+        action="append",
+        metavar="PATTERN",
+        help="run only the FILEs (and the .sql files in the FILE folders) that match the glob "
+        "PATTERN, matched from the path's end (e.g. 'staging/*.sql'), or lie in the folder "
+        "PATTERN names; repeat it to select more",
+    )
+    parser.add_argument(
         "--keep-going",
         action="store_true",
         help="run every FILE even if an earlier one fails (default: stop at the first failure)",
@@ -185,6 +193,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 parser.error("use either -e SQL or a command, not both")
             return _run_text(args.execute, "<-e>", datasource, Path.cwd(), fmt)
         if args.command == "run":
+            args.files = _selected(args.files, args.select)
             if args.resume and len(args.files) > 1:
                 parser.error("--resume resumes the run of one program: give one FILE")
             bad = backend(args.backend).check(args)
@@ -265,32 +274,62 @@ def _statements(text: str, dialect: str = "duckdb") -> list:
     return analyze(parse(text), dialect)
 
 
+def _selected(paths: list[str], patterns: list[str] | None) -> list[str]:
+    """The files of ``paths`` (a folder: the .sql files under it, in path order) that match
+    one of the ``--select`` ``patterns`` (all of them without patterns)."""
+    files = []
+    for path in paths:
+        folder = Path(path)
+        if folder.is_dir():
+            files += sorted(str(file) for file in folder.rglob("*.sql") if file.is_file())
+        else:
+            files.append(path)
+    if not patterns:
+        return files
+    chosen = [file for file in files if any(_matches(file, pattern) for pattern in patterns)]
+    if not chosen:
+        raise SqlmlError(
+            f"--select {' --select '.join(patterns)} matches none of the {len(files)} files given",
+            hint="a PATTERN is a glob matched from the end of a path ('load*.sql', "
+            "'staging/*.sql') or a folder holding the files",
+        )
+    return chosen
+
+
+def _matches(file: str, pattern: str) -> bool:
+    """Whether ``file`` matches the glob ``pattern`` from its end, or lies in the folder it
+    names."""
+    path = PurePath(file)
+    folder = PurePath(pattern.rstrip("/\\") or pattern)
+    return path.match(pattern) or folder in path.parents
+
+
 def _run_files(args: argparse.Namespace, datasource: str | None, fmt: str) -> int:
-    """Run each FILE in turn: all of them with --keep-going, else up to the first failure."""
+    """Run each FILE in turn: all of them with --keep-going, else up to the first failure;
+    then print how many statements passed, warned, failed, erred and were skipped."""
     from sqlml.junit import JUnitReport
 
-    report = JUnitReport() if args.junit else None
+    report = JUnitReport()
     status = 0
     try:
         for file in args.files:
             if status and not args.keep_going:
-                if report is not None:
-                    _not_run(report, file, dialect_of(datasource))
+                _not_run(report, file, dialect_of(datasource))
                 continue
             try:
                 text = _read(file)
             except SqlmlError as error:
                 print(error.render("sqlml"), file=sys.stderr)
-                if report is not None:
-                    report.add_error(file, error, "read")
+                report.add_error(file, error, "read")
                 status = 1
                 continue
             status = (
                 _run_text(text, file, datasource, Path(file).parent, fmt, args, report) or status
             )
     finally:
-        if report is not None:
+        if args.junit:
             report.write(args.junit)
+    print(f"sqlml: done: {report.summary()}", file=sys.stderr)
     return status
 
 

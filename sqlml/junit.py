@@ -4,6 +4,10 @@ One ``testsuite`` per program file, one ``testcase`` per statement (named by its
 first line, ``classname`` the file, ``time`` from the run record). A failed statement is a
 ``failure``, one not run because a statement it waits for failed (or an earlier file failed)
 is ``skipped``, and a program that does not parse or check is one testcase with an ``error``.
+A failed ``ASSERT ... WARN`` passes, its warning in the testcase's ``system-out``.
+
+The report validates against the JUnit schema of Jenkins' xunit plugin (``junit-10.xsd``):
+the root ``testsuites`` carries no ``skipped`` count, the suites do.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from sqlml import ir
 from sqlml.backends.local import record as rec
 from sqlml.backends.local.executor import RunResult
 from sqlml.errors import SqlmlError
+from sqlml.statements.assertion.handler import WARNING, warned
 
 _NAME_CHARS = 120  # of a testcase name
 _NOT_XML = re.compile(r"[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
@@ -29,9 +34,20 @@ _SKIPPED = {
 }
 
 
+# The end-of-run summary's words for the outcomes, in its order (as dbt's ``PASS=3 ...``).
+SUMMARY_WORDS = {
+    "passed": "PASS",
+    "warning": "WARN",
+    "failure": "FAIL",
+    "error": "ERROR",
+    "skipped": "SKIP",
+}
+
+
 @dataclass
 class Case:
-    """One testcase: ``outcome`` is passed, failure, error or skipped."""
+    """One testcase: ``outcome`` is passed, warning (passed, with a warning), failure, error
+    or skipped."""
 
     name: str
     classname: str
@@ -97,12 +113,21 @@ class JUnitReport:
         ]
         self.suites.append(Suite(source, cases))
 
+    def summary(self) -> str:
+        """``PASS=3 WARN=0 FAIL=1 ERROR=0 SKIP=2 TOTAL=6``: the testcases by outcome."""
+        counts = {
+            word: sum(suite.count(outcome) for suite in self.suites)
+            for outcome, word in SUMMARY_WORDS.items()
+        }
+        words = [f"{word}={count}" for word, count in counts.items()]
+        return " ".join([*words, f"TOTAL={sum(counts.values())}"])
+
     def to_xml(self) -> ET.Element:
         root = ET.Element("testsuites", name="sqlml")
-        _counts(root, self.suites, sum(suite.time for suite in self.suites))
+        _counts(root, self.suites, sum(suite.time for suite in self.suites), skipped=False)
         for suite in self.suites:
             element = ET.SubElement(root, "testsuite", name=_clean(suite.name))
-            _counts(element, [suite], suite.time)
+            _counts(element, [suite], suite.time, skipped=True)
             element.set("timestamp", strftime("%Y-%m-%dT%H:%M:%S", gmtime(suite.timestamp)))
             for case in suite.cases:
                 _add_case(element, case)
@@ -141,6 +166,8 @@ def _case(
         case.details = f"{case.message}\n\nstatement:\n{statement.text}"
     elif record.state not in rec.DONE_STATES:
         case.outcome, case.message = "error", f"the step ended in state {record.state}"
+    elif (warning := warned(statement, record.outputs.get("result"))) is not None:
+        case.outcome, case.message = "warning", f"{WARNING}{warning}"
     return case
 
 
@@ -150,13 +177,12 @@ def _name(statement: ir.Statement) -> str:
     return name if len(name) <= _NAME_CHARS else name[: _NAME_CHARS - 3] + "..."
 
 
-def _counts(element: ET.Element, suites: Sequence[Suite], seconds: float) -> None:
+def _counts(element: ET.Element, suites: Sequence[Suite], seconds: float, *, skipped: bool) -> None:
+    """The ``tests``, ``failures``, ``errors`` (and, if ``skipped``, ``skipped``) counts and
+    the ``time`` of ``suites``."""
     element.set("tests", str(sum(len(suite.cases) for suite in suites)))
-    for outcome, attribute in (
-        ("failure", "failures"),
-        ("error", "errors"),
-        ("skipped", "skipped"),
-    ):
+    counted = [("failure", "failures"), ("error", "errors")]
+    for outcome, attribute in counted + ([("skipped", "skipped")] if skipped else []):
         element.set(attribute, str(sum(suite.count(outcome) for suite in suites)))
     element.set("time", f"{seconds:.3f}")
 
@@ -169,7 +195,9 @@ def _add_case(parent: ET.Element, case: Case) -> None:
         classname=_clean(case.classname),
         time=f"{case.time:.3f}",
     )
-    if case.outcome != "passed":
+    if case.outcome == "warning":
+        ET.SubElement(element, "system-out").text = _clean(case.message)
+    elif case.outcome != "passed":
         message = case.message.split("\n", 1)[0]  # the rest (a hint) is in the details
         child = ET.SubElement(element, case.outcome, message=_clean(message))
         if case.details:

@@ -1,4 +1,4 @@
-"""ASSERT: fail the run unless a SQL condition holds on the data."""
+"""ASSERT: fail the run unless a SQL condition holds on the data (WARN: warn instead)."""
 
 from sqlml.statements.assertion import syntax
 from sqlml.statements.assertion.ir import AssertStatement
@@ -12,7 +12,7 @@ KINDS = (
         grammar=syntax.FRAGMENT,
         analysis=f"{__name__}.analysis:lower",
         step="assertion",
-        handler="sqlml.runtime.assertion:check",
+        handler=f"{__name__}.handler:check",
         effects=Effects(queries=("select",)),
     ),
 )

@@ -1,5 +1,6 @@
-"""The analysis of ``ASSERT <condition> [MESSAGE '...']``: the condition checked by sqlglot,
-the query that evaluates it, and the scalar subqueries whose values a failure reports."""
+"""The analysis of ``ASSERT <condition> [MESSAGE '...'] [WARN]``: the condition checked by
+sqlglot, the query that evaluates it, and the scalar subqueries whose values a failure
+reports."""
 
 from __future__ import annotations
 
@@ -47,6 +48,7 @@ def lower(statement: syntax.AssertStatement, prefix: str, dialect: str) -> Asser
         message=statement.message,
         select=f"SELECT CASE WHEN {holds} THEN 1 WHEN NOT {holds} THEN 0 END AS holds",
         observed=[[_label(query, dialect), query.sql(dialect)] for query in _scalars(tree)],
+        warn=statement.warn,
     )
 
 

@@ -11,6 +11,7 @@ from sqlml.ir import Statement
 @dataclass(frozen=True)
 class AssertStatement(Statement):
     """Fail unless ``condition`` (SQL) holds; ``select`` evaluates it: 1 true, 0 false, NULL.
+    ``warn``: a warning-level assertion, reported without failing the run.
 
     ``observed`` pairs a label with the SQL of each scalar subquery of the condition, whose
     values a failure reports.
@@ -21,3 +22,4 @@ class AssertStatement(Statement):
     message: str | None
     select: str
     observed: list[list[str]]
+    warn: bool = False

@@ -13,23 +13,27 @@ from sqlml.grammar.fragment import Fragment
 
 @dataclass(frozen=True)
 class AssertStatement(ast.Statement):
-    """``ASSERT <condition> [MESSAGE '<text>']``: fail the run unless the condition holds."""
+    """``ASSERT <condition> [MESSAGE '<text>'] [WARN]``: fail the run unless the condition
+    holds (``warn``: report a warning instead)."""
 
     condition: str  # a SQL boolean expression, as written
     condition_pos: Position
     message: str | None
+    warn: bool
 
 
 def build(children: list) -> Unsliced:
-    keyword, condition, message = children
+    keyword, condition, message, warn = children
     make = partial(
         AssertStatement,
         pos=pos(keyword),
         condition=str(condition).rstrip(),
         condition_pos=pos(condition),
         message=unquote(message) if message is not None else None,
+        warn=warn is not None,
     )
-    end = message.end_pos if message is not None else condition.end_pos
+    last = next(token for token in (warn, message, condition) if token is not None)
+    end = last.end_pos
     return Unsliced(make, keyword.start_pos, end)
 
 
@@ -37,5 +41,5 @@ FRAGMENT = Fragment.load(
     __package__,
     statements=("assertion",),
     builders={"assertion": build},
-    words={"ASSERT_CONDITION": "a condition", "_MESSAGE": "MESSAGE"},
+    words={"ASSERT_CONDITION": "a condition", "_MESSAGE": "MESSAGE", "ASSERT_WARN": "WARN"},
 )
