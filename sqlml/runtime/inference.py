@@ -244,9 +244,9 @@ def _replace(statement: ir.PredictStatement | ir.EvaluateStatement | ir.ExplainS
 
 
 def evaluate(statement: ir.EvaluateStatement, context: Context) -> Outcome:
-    """The model's metrics on the SELECT's rows: against the LABEL column; without one (a
-    model that learned without a LABEL), a clustering's (:func:`_clustering`) or the share
-    of rows an outlier detector flags."""
+    """The model's metrics on the SELECT's rows, against the LABEL column; a clustering's of
+    its clusters in the space it clusters in (:func:`_clustered_points`; with a LABEL, the
+    adjusted Rand index too); without a LABEL, the share of rows an outlier detector flags."""
     datasource = context.datasource
     datasource.check_target(statement.table, _replace(statement))  # before any work
     applied = apply(statement.model, statement.select, context)
