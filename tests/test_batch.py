@@ -68,9 +68,11 @@ def junit(path: Path) -> ET.Element:
 
 
 def cases(root: ET.Element) -> dict[str, str]:
-    """Each testcase's name -> its outcome (passed, failure, error, skipped)."""
+    """Each testcase's name -> its outcome (passed, warning, failure, error, skipped)."""
+    tags = {"system-out": "warning"}
     return {
-        case.get("name"): case[0].tag if len(case) else "passed" for case in root.iter("testcase")
+        case.get("name"): tags.get(case[0].tag, case[0].tag) if len(case) else "passed"
+        for case in root.iter("testcase")
     }
 
 
@@ -163,6 +165,81 @@ def test_null_condition_fails(tmp_path, duckdb_url, capsys):
     err = capsys.readouterr().err
     assert f"{program}:2:1: error: ASSERT failed:" in err
     assert "is NULL (counted as false)" in err and "was NULL" in err
+
+
+@pytest.mark.parametrize(
+    ("statement", "condition", "message", "warn"),
+    [
+        ("ASSERT (SELECT count(*) FROM t) > 5 WARN;", "(SELECT count(*) FROM t) > 5", None, True),
+        ("ASSERT x > 1 MESSAGE 'low' warn\n;", "x > 1", "low", True),
+        ("ASSERT warn = 1 AND (SELECT 1 AS warn) = 1;", "warn = 1 AND (SELECT 1 AS warn) = 1",
+         None, False),
+        ("ASSERT x > 1 MESSAGE 'x WARN';", "x > 1", "x WARN", False),
+    ],
+)  # fmt: skip
+def test_assert_warn_syntax(statement, condition, message, warn):
+    (assertion,) = parse(statement).statements
+    assert (assertion.condition, assertion.message, assertion.warn) == (condition, message, warn)
+    (lowered,) = analyze(parse(statement))
+    assert lowered.warn is warn and lowered.text == statement.rstrip(";\n").rstrip()
+
+
+def test_a_failed_warn_assertion_warns_and_the_run_passes(tmp_path, duckdb_url, capsys):
+    program = write(
+        tmp_path,
+        "warn.sql",
+        TABLE.format(t="t")
+        + "ASSERT (SELECT count(*) FROM t) > 5 MESSAGE 'few rows' WARN;\n"
+        + "ASSERT (SELECT count(*) FROM t) = 3 WARN;\n",
+    )
+    report = tmp_path / "out.xml"
+    assert run(str(program), "--datasource", duckdb_url, "--junit", str(report)) == 0
+    err = capsys.readouterr().err
+    assert "warning: line 2: ASSERT failed: few rows: (SELECT count(*) FROM t) > 5 is false" in err
+    assert "(SELECT COUNT(*) FROM t) was 3" in err
+    assert "assertion holds: (SELECT count(*) FROM t) = 3" in err
+    assert err.rstrip().endswith("sqlml: done: PASS=2 WARN=1 FAIL=0 ERROR=0 SKIP=0 TOTAL=3")
+    root = junit(report)
+    assert list(cases(root).values()) == ["passed", "warning", "passed"]
+    assert "few rows" in next(root.iter("system-out")).text
+
+
+def test_the_summary_line_counts_statements(tmp_path, duckdb_url, capsys):
+    first = write(tmp_path, "first.sql", TABLE.format(t="t") + "ASSERT 1 = 2;\n")
+    second = write(tmp_path, "second.sql", "SELECT 1 AS x;\nSELECT 2 AS y;\n")
+    assert run(str(first), str(second), "--datasource", duckdb_url) == 1
+    last = capsys.readouterr().err.rstrip().splitlines()[-1]
+    assert last == "sqlml: done: PASS=1 WARN=0 FAIL=1 ERROR=0 SKIP=2 TOTAL=4"
+
+
+def test_select_runs_only_the_matching_files(tmp_path, duckdb_url, capsys):
+    (tmp_path / "p" / "staging").mkdir(parents=True)
+    write(tmp_path / "p", "load.sql", TABLE.format(t="loaded"))
+    write(tmp_path / "p" / "staging", "a.sql", TABLE.format(t="a"))
+    write(tmp_path / "p" / "staging", "b.sql", TABLE.format(t="b"))
+    folder = str(tmp_path / "p")
+
+    def made(*args: str) -> list[str]:
+        url = f"duckdb:///{tmp_path / (str(len(list(tmp_path.glob('*.duckdb')))) + '.duckdb')}"
+        assert run(folder, *args, "--datasource", url) == 0
+        ds = connect(url)
+        try:
+            return [t for t in ("loaded", "a", "b") if ds.table_exists([t])]
+        finally:
+            ds.close()
+
+    assert made() == ["loaded", "a", "b"]
+    assert made("--select", "staging/b*.sql") == ["b"]
+    assert made("--select", "load.sql", "--select", str(tmp_path / "p" / "staging")) == [
+        "loaded",
+        "a",
+        "b",
+    ]
+    assert made("--select", f"{tmp_path / 'p' / 'staging'}/") == ["a", "b"]
+    capsys.readouterr()
+    assert run(folder, "--select", "nothing*.sql", "--datasource", duckdb_url) == 1
+    err = capsys.readouterr().err
+    assert "--select nothing*.sql matches none of the 3 files given" in err
 
 
 def test_assertion_runs_after_the_writers_of_its_tables_in_parallel(tmp_path, duckdb_url):
