@@ -237,3 +237,36 @@ def test_silhouette_of_many_rows_is_measured_on_a_seeded_sample():
     assert measured == silhouette(x, clusters)  # the same sample each time
     chosen = np.sort(np.random.default_rng(0).choice(12_000, 5_000, replace=False))
     assert measured == pytest.approx(sk.silhouette_score(x[chosen], clusters[chosen]))
+
+
+def test_an_outlier_detector_evaluated_with_a_label_is_a_classifier(
+    duckdb_url, unique_name, capsys
+):
+    p = unique_name
+    ds = connect(duckdb_url)
+    load_iris(ds)
+    ds.close()
+    run(
+        duckdb_url,
+        f"SELECT {MEASURES} FROM iris_train TO TRAIN sqlflow_models.OneClassSVM INTO {p}_svm;",
+        capsys,
+    )
+    labelled = (
+        f"SELECT {MEASURES}, {FLAG} FROM iris_test TO EVALUATE {p}_svm "
+        "WITH validation.metrics = 'outlier_share' LABEL flag INTO e;"
+    )
+    unlabelled = (
+        f"SELECT {MEASURES} FROM iris_test TO EVALUATE {p}_svm "
+        "WITH validation.metrics = 'outlier_share' INTO e;"
+    )
+    ds = connect(duckdb_url)
+    try:
+        (error,) = check_program(labelled, "duckdb", ds)
+        assert check_program(unlabelled, "duckdb", ds) == []
+    finally:
+        ds.close()
+    assert error.column == labelled.index("validation.metrics") + 1
+    assert error.message == (
+        "validation.metrics: outlier_share measures an outlier detector; "
+        f"{p}_svm, evaluated against a LABEL, is a classifier"
+    )

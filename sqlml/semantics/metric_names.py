@@ -119,7 +119,9 @@ def check_evaluated(
             raise _error(wrong[0], statement.into_pos, wrong[1])
     given = next((a for a in statement.attributes if a.name == ATTRIBUTE), None)
     if given is not None:
-        check_metrics(given, evaluated_task(task, statement.label is not None), model)
+        measured = evaluated_task(task, statement.label is not None)
+        named = model if measured == task else f"{model}, evaluated against a LABEL,"
+        check_metrics(given, measured, named)
 
 
 def check_metrics(attribute: ast.Attribute, task: str | None, model: str) -> str:
