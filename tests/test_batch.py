@@ -184,6 +184,14 @@ def test_assert_warn_syntax(statement, condition, message, warn):
     assert lowered.warn is warn and lowered.text == statement.rstrip(";\n").rstrip()
 
 
+def test_a_condition_ending_with_a_column_named_warn_gets_a_hint():
+    with pytest.raises(SqlmlError) as raised:
+        analyze(parse("ASSERT 1 = warn;"))
+    assert 'is written "warn"' in raised.value.hint
+    (quoted,) = analyze(parse('ASSERT 1 = "warn";'))
+    assert (quoted.condition, quoted.warn) == ('1 = "warn"', False)
+
+
 def test_a_failed_warn_assertion_warns_and_the_run_passes(tmp_path, duckdb_url, capsys):
     program = write(
         tmp_path,

@@ -35,6 +35,11 @@ def lower(statement: syntax.AssertStatement, prefix: str, dialect: str) -> Asser
             ) from None
         if _MESSAGE_WORD.search(condition):
             error.hint = "MESSAGE takes a text in single quotes: MESSAGE 'what went wrong'"
+        elif statement.warn:
+            error.hint = (
+                "a final WARN makes the assertion a warning; a column named warn that ends "
+                'the condition is written "warn"'
+            )
         raise
     # The condition is kept as written (newlines end any trailing -- comment); NOT tells a
     # false condition from a NULL one.
