@@ -171,10 +171,11 @@ def _path_within(graph: dict[str, set[str]], group: set[str]) -> list[str]:
     raise AssertionError(f"no cycle through {start}")
 
 
-# Libraries only a family's trainer imports (the Keras family's, the scikit-learn family's).
+# Libraries only a family's trainer imports (the scikit-learn family's); TensorFlow and Keras
+# only the Keras family's library module, which keeps their logs quiet.
 TRAINER_LIBRARIES = {
-    "tensorflow": "sqlml.models.keras",
-    "keras": "sqlml.models.keras",
+    "tensorflow": "sqlml.models.keras.library",
+    "keras": "sqlml.models.keras.library",
     "sklearn": "sqlml.models.sklearn.model",
     "skops": "sqlml.models.sklearn.model",
 }

@@ -1,6 +1,6 @@
 """Keras models, stored in the ``.keras`` format and loaded in safe mode (no code runs).
 
-TensorFlow is imported here only, when a Keras model is trained or used.
+TensorFlow is imported (by :mod:`.library`) only when a Keras model is trained or used.
 """
 
 from __future__ import annotations
@@ -8,7 +8,6 @@ from __future__ import annotations
 import importlib
 import io
 import math
-import os
 import tempfile
 import zipfile
 from collections.abc import Callable, Iterator
@@ -19,6 +18,7 @@ import numpy as np
 
 from sqlml.errors import ModelError, SqlmlError
 from sqlml.models.checks import MAX_MODEL_BYTES, TAMPERED_HINT
+from sqlml.models.keras import library
 from sqlml.models.keras.checks import (
     MAX_RATIO,
     SMALL_MEMBER,
@@ -36,18 +36,6 @@ from sqlml.runtime.cancel import Token
 from sqlml.runtime.context import Context
 from sqlml.runtime.features_apply import FeatureArrays, check_column_types
 from sqlml.runtime.labels import LabelEncoding
-
-
-def _keras():
-    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
-    try:
-        import keras
-    except ImportError:
-        raise ModelError(
-            "Keras models need TensorFlow, which is not installed",
-            hint="pip install 'sqlml[tensorflow]'",
-        ) from None
-    return keras
 
 
 def _reject_nulls(features: FeatureArrays) -> None:
@@ -76,7 +64,7 @@ def train(
     choosing on the ``validation`` rows.
     """
     _reject_nulls(features)
-    keras = _keras()
+    keras = library.keras()
     if searches(attributes):
         from sqlml.models.keras import search
 
@@ -130,8 +118,8 @@ def train_batches(
             hint="remove train.external_memory",
         )
     _reject_nulls(sample)
-    keras = _keras()
-    import tensorflow as tf
+    keras = library.keras()
+    tf = library.tensorflow()
 
     model, params = _compiled(keras, sample, sample_y, labels, attributes, base)
     size = attributes["train.batch_size"]
@@ -462,7 +450,7 @@ def scorer(
     returns class probabilities (rows x classes) for classifiers, values for regressors (rows
     x n for n values a row); it stops between batches once ``context``'s token is cancelled,
     and reports the rows scored to its reporter."""
-    keras = _keras()
+    keras = library.keras()
     model = _load(keras, data)
 
     def score(features: FeatureArrays, batch_size: int) -> np.ndarray:
