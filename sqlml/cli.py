@@ -306,7 +306,8 @@ def _matches(file: str, pattern: str) -> bool:
 
 def _run_files(args: argparse.Namespace, datasource: str | None, fmt: str) -> int:
     """Run each FILE in turn: all of them with --keep-going, else up to the first failure;
-    then print how many statements passed, warned, failed, erred and were skipped."""
+    then print how many statements passed, warned, failed, erred and were skipped (when the
+    backend reported each run's outcome, as the local one does)."""
     from sqlml.junit import JUnitReport
 
     report = JUnitReport()
@@ -329,7 +330,8 @@ def _run_files(args: argparse.Namespace, datasource: str | None, fmt: str) -> in
     finally:
         if args.junit:
             report.write(args.junit)
-    print(f"sqlml: done: {report.summary()}", file=sys.stderr)
+    if not report.unreported:  # else some statements' outcomes are unknown here
+        print(f"sqlml: done: {report.summary()}", file=sys.stderr)
     return status
 
 

@@ -75,6 +75,9 @@ class JUnitReport:
 
     def __init__(self) -> None:
         self.suites: list[Suite] = []
+        # The programs whose run gave no result: it did not start, or their backend (Argo)
+        # reports no statement's outcome.
+        self.unreported: list[str] = []
 
     def add_error(self, source: str, error: SqlmlError, name: str = "parse and check") -> None:
         """A program that could not be read, parsed or checked: one testcase in error."""
@@ -94,6 +97,7 @@ class JUnitReport:
         """The statements of a program as its run (``None``: it did not start) left them."""
         suite = Suite(source)
         if result is None:
+            self.unreported.append(source)
             message = f"{source}: the run did not start; see the messages before this report"
             suite.cases.append(Case("run", source, outcome="error", message=message))
         records = result.steps if result is not None else {}

@@ -220,6 +220,17 @@ def test_the_summary_line_counts_statements(tmp_path, duckdb_url, capsys):
     assert last == "sqlml: done: PASS=1 WARN=0 FAIL=1 ERROR=0 SKIP=2 TOTAL=4"
 
 
+def test_no_summary_line_when_a_run_reports_no_outcomes(tmp_path, duckdb_url, capsys):
+    """A run that gave no result (it did not start, or its backend reports no statement's
+    outcome, as Argo's) leaves the counts unknown: no summary line then."""
+    program = write(tmp_path, "one.sql", "SELECT 1 AS x;\n")
+    assert run(str(program), "--datasource", duckdb_url, "--resume", "no-such-run") == 1
+    err = capsys.readouterr().err
+    assert "there is no run 'no-such-run'" in err and "sqlml: done:" not in err
+    assert run(str(program), "--datasource", duckdb_url) == 0
+    assert "sqlml: done: PASS=1 WARN=0" in capsys.readouterr().err
+
+
 def test_select_runs_only_the_matching_files(tmp_path, duckdb_url, capsys):
     (tmp_path / "p" / "staging").mkdir(parents=True)
     write(tmp_path / "p", "load.sql", TABLE.format(t="loaded"))
