@@ -104,3 +104,46 @@ def test_roc_and_pr_curves_step_through_tied_scores():
     recall, precision = pr_curve(positive, scores)
     assert recall.tolist() == pytest.approx([1 / 3, 2 / 3, 2 / 3, 1])
     assert precision.tolist() == pytest.approx([1, 2 / 3, 0.5, 0.6])
+
+
+@pytest.fixture
+def titles(monkeypatch) -> list[list[str]]:
+    """The titles of each figure drawn, its axes' titles in order (no PNG is written)."""
+    drawn: list[list[str]] = []
+    monkeypatch.setattr(
+        evaluate_plot,
+        "write_png",
+        lambda figure, *_: drawn.append([axes.get_title() for axes in figure.axes]),
+    )
+    return drawn
+
+
+def test_binary_titles_name_the_model_its_auc_and_average_precision(titles, tmp_path):
+    truth = np.array([1, 0, 1, 0, 1, 0])
+    positive = np.array([0.9, 0.8, 0.7, 0.3, 0.2, 0.1])
+    scores = np.c_[1 - positive, positive]
+    evaluate_plot.save_evaluation_plot(
+        tmp_path / "p.png", "classifier", truth, scores, ["n", "y"], "churn"
+    )
+    # AUC: 6 of the 9 positive-negative pairs ranked right; AP: (1 + 2/3 + 3/5) / 3
+    assert titles == [["churn: ROC, AUC 0.667", "churn: precision-recall, AP 0.756"]]
+
+
+def test_multiclass_title_names_the_model_and_its_accuracy(titles, tmp_path):
+    truth = np.array([0, 1, 2, 2])
+    scores = np.eye(3)[[0, 1, 2, 0]]
+    evaluate_plot.save_evaluation_plot(
+        tmp_path / "p.png", "classifier", truth, scores, list("abc"), "iris_xgboost"
+    )
+    assert titles[0][0] == "iris_xgboost: confusion matrix, accuracy 0.750"
+
+
+def test_regressor_title_names_the_model_its_r2_and_rmse(titles, tmp_path):
+    actual = np.array([1.0, 2.0, 3.0, 4.0])
+    evaluate_plot.save_evaluation_plot(
+        tmp_path / "p.png", "regressor", actual, actual + np.array([1, -1, 1, -1]), [], "prices"
+    )
+    # R² = 1 - mse / variance = 1 - 1 / 1.25
+    assert titles == [["prices: predicted vs actual, R² 0.200, RMSE 1"]]
+    evaluate_plot.save_evaluation_plot(tmp_path / "p.png", "regressor", np.ones(3), np.zeros(3), [])
+    assert titles[1] == ["predicted vs actual, RMSE 1"]  # constant values: no R²; no model

@@ -3,8 +3,9 @@
 Binary classifiers get their ROC curve (with its AUC) and precision-recall curve side by
 side; classifiers of more classes a confusion matrix (true class by row, predicted class by
 column, each cell its count); regressors a scatter of predicted against actual values with
-the line where they are equal. Conventions (lazy matplotlib, atomic writes) are those of
-:mod:`sqlml.runtime.explain_plot`.
+the line where they are equal. Each title names the model and the key metric (the AUC, the
+average precision, the accuracy, R² and the RMSE). Conventions (lazy matplotlib, atomic
+writes) are those of :mod:`sqlml.runtime.explain_plot`.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from sqlml.metrics import auc
+from sqlml.metrics import auc, average_precision, regressor_metrics
 from sqlml.runtime.explain_plot import matplotlib_figure, write_png
 
 ATTRIBUTE = "evaluate.plot"
@@ -22,25 +23,38 @@ MAX_POINTS = 5000  # a regressor's scatter shows at most this many rows (a seede
 
 
 def save_evaluation_plot(
-    path: Path, task: str, truth: np.ndarray, scores: np.ndarray, classes: list[str]
+    path: Path,
+    task: str,
+    truth: np.ndarray,
+    scores: np.ndarray,
+    classes: list[str],
+    model: str | None = None,
 ) -> None:
     """Draw the plot of a ``task`` ("classifier" or "regressor") to ``path``.
 
     ``truth``: class indices (classifiers) or values; ``scores``: class probabilities (rows x
-    classes) or predicted values; ``classes``: the classes' names.
+    classes) or predicted values; ``classes``: the classes' names; ``model``: the model's
+    name, which starts each title.
     """
+    named = f"{model}: " if model else ""
     figure_class, canvas_class = matplotlib_figure(ATTRIBUTE)
     binary = task == "classifier" and scores.shape[1] == 2
     size = (11, 4.5) if binary else (6, 5) if task == "regressor" else _matrix_size(len(classes))
     figure = figure_class(figsize=size, layout="constrained")
     canvas_class(figure)
     if binary:
-        _curves(figure, truth == 1, scores[:, 1], classes[1])
+        _curves(figure, truth == 1, scores[:, 1], classes[1], named)
     elif task == "classifier":
         counts = confusion_matrix(truth, scores.argmax(axis=1), len(classes))
-        _matrix(figure, figure.add_subplot(), counts, classes)
+        axes = figure.add_subplot()
+        _matrix(figure, axes, counts, classes)
+        accuracy = np.trace(counts) / max(counts.sum(), 1)
+        axes.set_title(f"{named}confusion matrix, accuracy {accuracy:.3f}")
     else:
-        _scatter(figure.add_subplot(), truth.astype(np.float64), scores.astype(np.float64))
+        actual, predicted = truth.astype(np.float64), scores.astype(np.float64)
+        axes = figure.add_subplot()
+        _scatter(axes, actual, predicted)
+        axes.set_title(f"{named}predicted vs actual, {_fit(actual, predicted)}")
     write_png(figure, path, ATTRIBUTE)
 
 
@@ -75,17 +89,25 @@ def _cumulative(positive: np.ndarray, scores: np.ndarray) -> tuple[np.ndarray, n
     return np.r_[0, true], np.r_[0, false]
 
 
-def _curves(figure: Any, positive: np.ndarray, scores: np.ndarray, name: str) -> None:
+def _fit(actual: np.ndarray, predicted: np.ndarray) -> str:
+    """R² (when the values vary) and the RMSE of ``predicted`` against ``actual``."""
+    metrics = regressor_metrics(actual, predicted, ("r2", "rmse"))
+    shown = [f"R² {metrics['r2']:.3f}"] if np.isfinite(metrics["r2"]) else []
+    return ", ".join([*shown, f"RMSE {metrics['rmse']:.4g}"])
+
+
+def _curves(figure: Any, positive: np.ndarray, scores: np.ndarray, name: str, named: str) -> None:
     roc, pr = figure.subplots(1, 2)
     false_rate, true_rate = roc_curve(positive, scores)
-    roc.plot(false_rate, true_rate, color="tab:blue", label=f"AUC {auc(scores, positive):.3f}")
+    roc.plot(false_rate, true_rate, color="tab:blue")
     roc.plot([0, 1], [0, 1], color="0.7", linestyle="--", linewidth=0.8)
-    roc.set(xlabel="false positive rate", ylabel="true positive rate", title="ROC")
-    roc.legend(loc="lower right", frameon=False)
+    roc.set(xlabel="false positive rate", ylabel="true positive rate")
+    roc.set_title(f"{named}ROC, AUC {auc(scores, positive):.3f}")
     recall, precision = pr_curve(positive, scores)
     pr.plot(np.r_[0, recall], np.r_[1, precision], color="tab:orange", drawstyle="steps-post")
     pr.axhline(positive.mean() if len(positive) else 0, color="0.7", linestyle="--", linewidth=0.8)
-    pr.set(xlabel="recall", ylabel="precision", title=f"precision-recall (positive: {name})")
+    pr.set(xlabel=f"recall (positive class: {name})", ylabel="precision")
+    pr.set_title(f"{named}precision-recall, AP {average_precision(scores, positive):.3f}")
     for axes in (roc, pr):
         axes.set_xlim(0, 1)
         axes.set_ylim(0, 1.02)
@@ -102,7 +124,7 @@ def _matrix(figure: Any, axes: Any, counts: np.ndarray, classes: list[str]) -> N
     ticks = range(len(classes))
     axes.set_xticks(ticks, classes, rotation=45, ha="right")
     axes.set_yticks(ticks, classes)
-    axes.set(xlabel="predicted class", ylabel="true class", title="confusion matrix")
+    axes.set(xlabel="predicted class", ylabel="true class")
     if len(classes) <= 20:
         dark = counts > counts.max() / 2
         for (row, column), count in np.ndenumerate(counts):
@@ -119,4 +141,4 @@ def _scatter(axes: Any, actual: np.ndarray, predicted: np.ndarray) -> None:
     if len(both):
         low, high = float(both.min()), float(both.max())
         axes.plot([low, high], [low, high], color="0.6", linestyle="--", linewidth=0.8)
-    axes.set(xlabel="actual", ylabel="predicted", title="predicted vs actual")
+    axes.set(xlabel="actual", ylabel="predicted")
