@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 import xmlschema
 
+from sqlml import ir
 from sqlml.backends.argo.codegen import to_argo_yaml
 from sqlml.backends.local.codegen import to_python
 from sqlml.cli import main
@@ -182,6 +183,8 @@ def test_assert_warn_syntax(statement, condition, message, warn):
     assert (assertion.condition, assertion.message, assertion.warn) == (condition, message, warn)
     (lowered,) = analyze(parse(statement))
     assert lowered.warn is warn and lowered.text == statement.rstrip(";\n").rstrip()
+    assert ("warn" in lowered.to_dict()) is warn  # without WARN, the IR's form of before
+    assert ir.from_dict(json.loads(lowered.to_json())) == lowered
 
 
 def test_a_condition_ending_with_a_column_named_warn_gets_a_hint():
@@ -301,6 +304,21 @@ def test_step_entry_point_fails_on_a_false_assertion(tmp_path):
     )
     assert done.returncode == 1
     assert "ASSERT failed: never: 1 > 2 is false" in done.stderr
+
+
+def test_step_entry_point_passes_a_false_warn_assertion(tmp_path):
+    """As an Argo step runs it: the IR's JSON carries WARN, and the step succeeds."""
+    (statement,) = analyze(parse("ASSERT 1 > 2 MESSAGE 'never' WARN;"))
+    assert json.loads(statement.to_json())["warn"] is True
+    env = {**os.environ, "SQLML_DATASOURCE": f"duckdb:///{tmp_path / 'step.duckdb'}"}
+    done = subprocess.run(
+        [sys.executable, "-m", "sqlml.runtime.step", statement.to_json()],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "warning: line 1: ASSERT failed: never: 1 > 2 is false" in done.stderr + done.stdout
 
 
 def test_report_text_is_escaped_and_valid_xml(tmp_path):

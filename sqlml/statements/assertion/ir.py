@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from sqlml.ir import Statement
 
@@ -23,3 +23,11 @@ class AssertStatement(Statement):
     select: str
     observed: list[list[str]]
     warn: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        """Its fields; ``warn`` only when set, so that an ASSERT without WARN keeps the form
+        (and the step's content hash) it had before WARN existed."""
+        fields = super().to_dict()
+        if not self.warn:
+            del fields["warn"]
+        return fields
