@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from sqlml.cli import main
+from sqlml.runtime import explain_plot
 from sqlml.runtime.explain_plot import MAX_FEATURES, _jitter, _scaled
 
 MEASURES = "sepal_length, sepal_width, petal_length, petal_width"
@@ -150,3 +151,35 @@ def test_colour_scale_clips_outliers_and_keeps_nulls():
     assert np.isnan(scaled[-1])
     assert _scaled(np.array([np.nan, np.nan])) is None
     assert list(_scaled(np.array([2.0, 2.0]))) == [0.5, 0.5]
+
+
+@pytest.fixture
+def titles(monkeypatch) -> list[str]:
+    """The title of each summary plot drawn (read from the figure; no PNG is written)."""
+    drawn: list[str] = []
+    monkeypatch.setattr(
+        explain_plot, "write_png", lambda figure, *_: drawn.append(figure.axes[0].get_title())
+    )
+    return drawn
+
+
+def test_titles_name_the_model_the_measure_and_the_rows(iris_duckdb_url, tmp_path, capsys, titles):
+    explain = "TO EXPLAIN m WITH explain.plot = 'p.png'"
+    program = XGBOOST + (
+        f"SELECT * FROM iris_test {explain};"
+        f"SELECT * FROM iris_train {explain}, summary.plot_type = bar;"
+        f"SELECT * FROM iris_test {explain}, summary.plot_type = decision;"
+        f"SELECT * FROM iris_test {explain} USING XGBoostExplainer;"
+        f"SELECT * FROM iris_test {explain} USING PermutationExplainer;"
+        f"SELECT * FROM iris_test {explain}, summary.title = 'Iris';"
+    )
+    status, _, err = run_file(tmp_path, iris_duckdb_url, program, capsys)
+    assert status == 0, err
+    assert titles == [
+        "m: mean |SHAP| on 30 rows",  # multiclass: stacked bars of the classes
+        "m: mean |SHAP| on 120 rows",
+        "m: SHAP values of 30 rows",  # a line per row
+        "m: total gain of each feature's splits",
+        "m: loss increases of 30 rows",  # a dot per row
+        "Iris",  # summary.title overrides
+    ]

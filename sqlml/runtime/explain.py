@@ -15,6 +15,7 @@ loss growth for PermutationExplainer).
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 from typing import Any, cast
 
 import numpy as np
@@ -24,7 +25,7 @@ from sqlml.errors import ModelError
 from sqlml.models import TreeTrainer
 from sqlml.runtime.context import Context
 from sqlml.runtime.datasource import ResultSet
-from sqlml.runtime.explain_plot import Summary, feature_values, save_summary_plot
+from sqlml.runtime.explain_plot import Summary, drawn_type, feature_values, save_summary_plot
 from sqlml.runtime.features_apply import FeatureArrays
 from sqlml.runtime.inference import Applied, _class_names, _plot_path, _replace, apply
 from sqlml.runtime.outcome import Outcome
@@ -44,7 +45,7 @@ def explain(statement: ir.ExplainStatement, context: Context) -> Outcome:
     applied = apply(statement.model, statement.select, context)
     explainer = _explainer(statement, applied)
     extra: dict[str, np.ndarray] = {}
-    per_row, explained = True, applied.features
+    explained = applied.features
     if explainer == "TreeExplainer":
         attributions = cast(TreeTrainer, applied.trainer).contributions(
             applied.model.data, applied.features, applied.metadata
@@ -54,7 +55,7 @@ def explain(statement: ir.ExplainStatement, context: Context) -> Outcome:
         extra = cast(TreeTrainer, applied.trainer).importances(
             applied.model.data, applied.features, applied.metadata
         )
-        attributions, per_row = extra.pop("gain")[None, :], False
+        attributions = extra.pop("gain")[None, :]  # one importance per feature, not per row
         measure = "total gain of the feature's splits"
     elif explainer == "ShapleyExplainer":
         explained = _sample(statement, applied.features)
@@ -76,7 +77,7 @@ def explain(statement: ir.ExplainStatement, context: Context) -> Outcome:
     order = np.argsort(-importance, kind="stable")
     table = {"feature": features[order], "importance": importance[order].astype(np.float64)}
     table.update({name: values[order].astype(np.float64) for name, values in extra.items()})
-    saved = _plot(statement, applied, explained, attributions, measure, per_row)
+    saved = _plot(statement, applied, explained, attributions, measure, explainer)
     if statement.table is None:
         rows = list(zip(*(column.tolist() for column in table.values()), strict=True))
         return Outcome(result=ResultSet(list(table), rows), summary=saved)
@@ -118,11 +119,11 @@ def _plot(
     explained: FeatureArrays,
     attributions: np.ndarray,
     measure: str,
-    per_row: bool,
+    explainer: str,
 ) -> str | None:
     """Draw the summary plot to ``explain.plot`` (which the analysis sets to
-    ``<model>_explain.png`` when a ``summary.*`` asks for a plot without it). What it says of
-    the plot, or None."""
+    ``<model>_explain.png`` when a ``summary.*`` asks for a plot without it), titled
+    ``summary.title`` or by :func:`_title`. What it says of the plot, or None."""
     attributes = statement.attributes
     given = {k: v for k, v in attributes.items() if k.startswith("summary.") and v is not None}
     plot = attributes.get("explain.plot")
@@ -139,6 +140,12 @@ def _plot(
         color_bar=given.get("summary.color_bar", defaults.color_bar),
         log_scale=given.get("summary.use_log_scale", defaults.log_scale),
     )
+    per_row = explainer != "XGBoostExplainer"
+    if summary.title is None:
+        bars = drawn_type(summary, attributions.ndim == 3, per_row)[0] == "bar"
+        summary = replace(
+            summary, title=_title(statement.model, explainer, len(attributions), bars)
+        )
     why = save_summary_plot(
         path,
         attributions,
@@ -152,6 +159,19 @@ def _plot(
     if why is not None:
         _warn(statement, f"summary.plot_type = {summary.plot_type!r}: {why}")
     return f"plot of {statement.model} saved to {path}"
+
+
+def _title(model: str, explainer: str, rows: int, bars: bool) -> str:
+    """The model, what the plot shows (``bars``: means of the rows' attributions) and of how
+    many rows."""
+    if explainer == "XGBoostExplainer":
+        return f"{model}: total gain of each feature's splits"
+    permutation = explainer == "PermutationExplainer"
+    if bars:
+        what = "mean loss increase on" if permutation else "mean |SHAP| on"
+    else:
+        what = "loss increases of" if permutation else "SHAP values of"
+    return f"{model}: {what} {rows:,} row{'s' if rows != 1 else ''}"
 
 
 def _sample(statement: ir.ExplainStatement, features: FeatureArrays) -> FeatureArrays:
