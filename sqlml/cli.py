@@ -39,7 +39,7 @@ def _parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     run = commands.add_parser("run", help="run .sql programs")
-    run.add_argument("files", nargs="+", metavar="FILE")
+    run.add_argument("files", nargs="+", metavar="FILE", help="a .sql program, or a folder of them")
     _common(run)
     add_run_options(run)
     _batch_options(run)
@@ -281,7 +281,12 @@ def _selected(paths: list[str], patterns: list[str] | None) -> list[str]:
     for path in paths:
         folder = Path(path)
         if folder.is_dir():
-            files += sorted(str(file) for file in folder.rglob("*.sql") if file.is_file())
+            found = sorted(str(file) for file in folder.rglob("*.sql") if file.is_file())
+            if not found:
+                raise SqlmlError(
+                    f"the folder {path} holds no .sql files", hint="give .sql files or folders"
+                )
+            files += found
         else:
             files.append(path)
     if not patterns:

@@ -262,6 +262,9 @@ def test_select_runs_only_the_matching_files(tmp_path, duckdb_url, capsys):
     assert run(folder, "--select", "nothing*.sql", "--datasource", duckdb_url) == 1
     err = capsys.readouterr().err
     assert "--select nothing*.sql matches none of the 3 files given" in err
+    (tmp_path / "empty").mkdir()
+    assert run(str(tmp_path / "empty"), "--datasource", duckdb_url) == 1
+    assert "empty holds no .sql files" in capsys.readouterr().err
 
 
 def test_assertion_runs_after_the_writers_of_its_tables_in_parallel(tmp_path, duckdb_url):
