@@ -345,7 +345,7 @@ def test_the_configuration_allows_only_keras_own_objects():
 
 def test_keras_weights_that_inflate_or_link_elsewhere_are_refused(tmp_path):
     h5py = pytest.importorskip("h5py")
-    from sqlml.models.keras.model import _check_weights
+    from sqlml.models.keras.model.network import _check_weights
 
     def weights(build) -> bytes:
         path = tmp_path / "w.h5"

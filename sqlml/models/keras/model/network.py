@@ -1,7 +1,6 @@
-"""Keras models, stored in the ``.keras`` format and loaded in safe mode (no code runs).
-
-TensorFlow is imported (by :mod:`.library`) only when a Keras model is trained or used.
-"""
+"""A Keras network: built from the features and attributes, compiled, fitted (cancellable,
+stopping on divergence), saved in the ``.keras`` format and loaded in safe mode (no code
+runs)."""
 
 from __future__ import annotations
 
@@ -10,15 +9,13 @@ import io
 import math
 import tempfile
 import zipfile
-from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from sqlml.errors import ModelError, SqlmlError
-from sqlml.models.checks import MAX_MODEL_BYTES, TAMPERED_HINT
-from sqlml.models.keras import library
+from sqlml.errors import ModelError
+from sqlml.models.checks import MAX_MODEL_BYTES
 from sqlml.models.keras.checks import (
     MAX_RATIO,
     SMALL_MEMBER,
@@ -38,123 +35,13 @@ from sqlml.runtime.features_apply import FeatureArrays, check_column_types
 from sqlml.runtime.labels import LabelEncoding
 
 
-def _reject_nulls(features: FeatureArrays) -> None:
-    if np.isnan(features.numbers).any():
-        raise ModelError(
-            "the features hold NULL values, which a neural network cannot take",
-            hint="filter them out or replace them with COALESCE in the SELECT",
-        )
-
-
-def train(
-    context: Context,
-    features: FeatureArrays,
-    y: np.ndarray,
-    labels: LabelEncoding,
-    attributes: dict[str, Any],
-    base: StoredModel | None = None,
-    validation: tuple[FeatureArrays, np.ndarray] | None = None,
-) -> tuple[bytes, dict[str, Any]]:
-    """Fit ``train.epoch`` epochs, from scratch or from the weights of ``base`` (checking
-    ``context``'s token after each batch and reporting each epoch to its reporter).
-
-    Classifiers learn the cross-entropy of their class probabilities, regressors the mean
-    squared error of their values (``y`` rows x n: n values a row). An AutoClassifier
-    (:func:`searches`) trained anew searches its network (:mod:`sqlml.models.keras.search`),
-    choosing on the ``validation`` rows.
-    """
-    _reject_nulls(features)
-    keras = library.keras()
-    if searches(attributes):
-        from sqlml.models.keras import search
-
-        if base is None:
-            return search.search(context, keras, features, y, labels, attributes, validation)
-        attributes = search.continued(attributes, base)
-    model, params = _compiled(keras, features, y, labels, attributes, base)
-    history = _fit(
-        context,
-        keras,
-        model,
-        features.inputs(),
-        y,
-        epochs=attributes["train.epoch"],
-        max_steps=attributes.get("train.max_steps"),
-        batch_size=attributes["train.batch_size"],
-    )
-    return _saved(model), _details(params, history, features)
-
-
-def searches(attributes: dict[str, Any]) -> bool:
-    """Whether a training of ``attributes`` searches its network (sqlflow_models.AutoClassifier),
-    choosing on the validation rows the trainer is given."""
-    return attributes.get("architecture") == "auto"
-
-
-def _details(params: dict[str, Any], history, features: FeatureArrays) -> dict[str, Any]:
+def details(params: dict[str, Any], history, features: FeatureArrays) -> dict[str, Any]:
     """What a training stores besides the model: its parameters, metrics and the types of
     the columns its features read."""
     return {"params": params, "metrics": _metrics(history), "column_types": features.column_types}
 
 
-def train_batches(
-    context: Context,
-    batches: Callable[[], Iterator[tuple[FeatureArrays, np.ndarray]]],
-    sample: FeatureArrays,
-    sample_y: np.ndarray,
-    labels: LabelEncoding,
-    attributes: dict[str, Any],
-    base: StoredModel | None = None,
-) -> tuple[bytes, dict[str, Any]]:
-    """Fit like :func:`train`, on training rows that ``batches()`` yields pass after pass
-    (one pass an epoch), through a ``tf.data`` pipeline of whole gradient-step batches.
-
-    The network (input widths, normalisation, a regressor's output scale) is built from
-    the ``sample`` rows; each batch's rows are shuffled within it.
-    """
-    if searches(attributes):
-        raise ModelError(
-            "sqlflow_models.AutoClassifier searches its network on rows in memory",
-            hint="remove train.external_memory",
-        )
-    _reject_nulls(sample)
-    keras = library.keras()
-    tf = library.tensorflow()
-
-    model, params = _compiled(keras, sample, sample_y, labels, attributes, base)
-    size = attributes["train.batch_size"]
-    shuffle = np.random.default_rng(attributes["train.seed"])
-
-    def steps() -> Iterator[tuple[dict[str, np.ndarray], np.ndarray]]:
-        for features, y in batches():
-            _reject_nulls(features)
-            inputs, order = features.inputs(), shuffle.permutation(len(y))
-            for start in range(0, len(y), size):
-                rows = order[start : start + size]
-                yield {name: values[rows] for name, values in inputs.items()}, y[rows]
-
-    signature = (
-        {
-            name: tf.TensorSpec((None, values.shape[1] if name.startswith("numbers") else None),
-                                tf.as_dtype(values.dtype))
-            for name, values in sample.inputs().items()
-        },
-        tf.TensorSpec((None,), tf.as_dtype(sample_y.dtype)),
-    )  # fmt: skip
-    dataset = tf.data.Dataset.from_generator(steps, output_signature=signature)
-    history = _fit(
-        context,
-        keras,
-        model,
-        dataset.prefetch(tf.data.AUTOTUNE),
-        epochs=attributes["train.epoch"],
-        max_steps=attributes.get("train.max_steps"),
-        shuffle=False,  # shuffled batch by batch above
-    )
-    return _saved(model), _details(params, history, sample)
-
-
-def _compiled(
+def compiled(
     keras,
     features: FeatureArrays,
     y: np.ndarray,
@@ -169,7 +56,7 @@ def _compiled(
     if base is not None:
         check_column_types(features, base.metadata)
         params = base.metadata["params"]
-        model = _load(keras, base.data)
+        model = load(keras, base.data)
     elif classifier:
         params = {"n_classes": _n_classes(labels, attributes)}
         inputs, scores = _network(keras, features, params["n_classes"], attributes)
@@ -202,7 +89,7 @@ def _optimizer(keras, attributes: dict[str, Any]):
     return getattr(keras.optimizers, name)(attributes["optimizer.learning_rate"], **arguments)
 
 
-def _fit(
+def fit(
     context: Context,
     keras,
     model,
@@ -277,7 +164,7 @@ def _diverged(shown: str) -> ModelError:
     )
 
 
-def _predict_callbacks(context: Context, keras, rows: int, batch_size: int) -> list:
+def predict_callbacks(context: Context, keras, rows: int, batch_size: int) -> list:
     """The cancellation callback and, while ``context``'s progress is shown, one that
     reports each predicted batch's rows."""
     reporter = context.reporter
@@ -301,7 +188,7 @@ def _metrics(history) -> dict[str, float]:
     return metrics
 
 
-def _saved(model) -> bytes:
+def saved(model) -> bytes:
     """The model in the ``.keras`` format."""
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "model.keras"
@@ -443,40 +330,7 @@ def _check_built_in(keras, model, path: str) -> None:
         )
 
 
-def scorer(
-    context: Context, data: bytes, metadata: dict[str, Any]
-) -> Callable[[FeatureArrays, int], np.ndarray]:
-    """The stored model, loaded once, as a function of features and a batch size that
-    returns class probabilities (rows x classes) for classifiers, values for regressors (rows
-    x n for n values a row); it stops between batches once ``context``'s token is cancelled,
-    and reports the rows scored to its reporter."""
-    keras = library.keras()
-    model = _load(keras, data)
-
-    def score(features: FeatureArrays, batch_size: int) -> np.ndarray:
-        check_column_types(features, metadata)
-        _reject_nulls(features)
-        callbacks = _predict_callbacks(context, keras, features.rows, batch_size)
-        try:
-            scores = model.predict(
-                features.inputs(), batch_size=batch_size, verbose=0, callbacks=callbacks
-            )
-        except SqlmlError:  # cancelled
-            raise
-        except Exception as error:  # Keras reports inputs that do not fit in many ways
-            reason = str(error).strip().splitlines()[0] if str(error).strip() else ""
-            raise ModelError(
-                f"the stored Keras model does not take its features: "
-                f"{type(error).__name__}: {reason[:300]}",
-                hint=TAMPERED_HINT,
-            ) from None
-        # A classifier's probabilities and several values a row (model.n_out) as they are
-        return scores[:, 0] if scores.shape[1] == 1 else scores
-
-    return score
-
-
-def _load(keras, data: bytes):
+def load(keras, data: bytes):
     """A stored model, loaded in safe mode: no code in it runs.
 
     The archive and its configuration are checked first (:func:`keras_archive`), then its

@@ -30,7 +30,7 @@ import numpy as np
 
 from sqlml.errors import ModelError
 from sqlml.models.keras.estimators import AUTO_GRID, DEFAULT_LEARNING_RATE
-from sqlml.models.keras.model import _compiled, _details, _fit, _saved
+from sqlml.models.keras.model import network
 from sqlml.models.store import StoredModel
 from sqlml.runtime.context import Context
 from sqlml.runtime.features_apply import FeatureArrays
@@ -74,7 +74,10 @@ def search(
     points = candidates(attributes, grid)
     if len(points) == 1:  # every searched attribute given: nothing to choose
         model, details = _trained(context, keras, features, y, labels, attributes)
-        return _saved(model), {**details, "network_search": {"winner": 0, "candidates": points}}
+        return network.saved(model), {
+            **details,
+            "network_search": {"winner": 0, "candidates": points},
+        }
     if validation is not None:
         train_x, train_y, (held_x, held_y) = features, y, validation
         chosen_on = {"rows": "validation", "kept": "as trained"}
@@ -115,7 +118,7 @@ def search(
     winner = {**attributes, **points[number]}
     if validation is None:  # trained again, on every training row
         model, details = _trained(context, keras, features, y, labels, winner)
-    return _saved(model), {
+    return network.saved(model), {
         **details,
         "attributes": winner,
         "network_search": {
@@ -148,8 +151,8 @@ def _trained(
     """A DNNClassifier of ``attributes`` trained on the rows, and its details; a
     :class:`ModelError` if the training diverged."""
     dnn = {**attributes, "architecture": "dnn"}
-    model, params = _compiled(keras, features, y, labels, dnn, None)
-    history = _fit(
+    model, params = network.compiled(keras, features, y, labels, dnn, None)
+    history = network.fit(
         context,
         keras,
         model,
@@ -159,7 +162,7 @@ def _trained(
         max_steps=dnn.get("train.max_steps"),
         batch_size=dnn["train.batch_size"],
     )
-    return model, _details(params, history, features)
+    return model, network.details(params, history, features)
 
 
 def _loss(context: Context, keras, model, features: FeatureArrays, y: np.ndarray) -> float:

@@ -1,0 +1,166 @@
+"""The Keras family's trainer: it trains (in memory or streamed) and scores Keras models,
+built, fitted and stored by :mod:`.network` (the ``.keras`` format, loaded in safe mode: no
+code runs); sqlflow_models.AutoClassifier searches its network (:mod:`.search`).
+
+TensorFlow is imported (by :mod:`sqlml.models.keras.library`) only when a Keras model is
+trained or used.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import numpy as np
+
+from sqlml.errors import ModelError, SqlmlError
+from sqlml.models.checks import TAMPERED_HINT
+from sqlml.models.keras import library
+from sqlml.models.keras.model import network
+from sqlml.models.store import StoredModel
+from sqlml.runtime.context import Context
+from sqlml.runtime.features_apply import FeatureArrays, check_column_types
+from sqlml.runtime.labels import LabelEncoding
+
+
+def _reject_nulls(features: FeatureArrays) -> None:
+    if np.isnan(features.numbers).any():
+        raise ModelError(
+            "the features hold NULL values, which a neural network cannot take",
+            hint="filter them out or replace them with COALESCE in the SELECT",
+        )
+
+
+def train(
+    context: Context,
+    features: FeatureArrays,
+    y: np.ndarray,
+    labels: LabelEncoding,
+    attributes: dict[str, Any],
+    base: StoredModel | None = None,
+    validation: tuple[FeatureArrays, np.ndarray] | None = None,
+) -> tuple[bytes, dict[str, Any]]:
+    """Fit ``train.epoch`` epochs, from scratch or from the weights of ``base`` (checking
+    ``context``'s token after each batch and reporting each epoch to its reporter).
+
+    Classifiers learn the cross-entropy of their class probabilities, regressors the mean
+    squared error of their values (``y`` rows x n: n values a row). An AutoClassifier
+    (:func:`searches`) trained anew searches its network (:mod:`sqlml.models.keras.model.search`),
+    choosing on the ``validation`` rows.
+    """
+    _reject_nulls(features)
+    keras = library.keras()
+    if searches(attributes):
+        from sqlml.models.keras.model import search
+
+        if base is None:
+            return search.search(context, keras, features, y, labels, attributes, validation)
+        attributes = search.continued(attributes, base)
+    model, params = network.compiled(keras, features, y, labels, attributes, base)
+    history = network.fit(
+        context,
+        keras,
+        model,
+        features.inputs(),
+        y,
+        epochs=attributes["train.epoch"],
+        max_steps=attributes.get("train.max_steps"),
+        batch_size=attributes["train.batch_size"],
+    )
+    return network.saved(model), network.details(params, history, features)
+
+
+def searches(attributes: dict[str, Any]) -> bool:
+    """Whether a training of ``attributes`` searches its network (sqlflow_models.AutoClassifier),
+    choosing on the validation rows the trainer is given."""
+    return attributes.get("architecture") == "auto"
+
+
+def train_batches(
+    context: Context,
+    batches: Callable[[], Iterator[tuple[FeatureArrays, np.ndarray]]],
+    sample: FeatureArrays,
+    sample_y: np.ndarray,
+    labels: LabelEncoding,
+    attributes: dict[str, Any],
+    base: StoredModel | None = None,
+) -> tuple[bytes, dict[str, Any]]:
+    """Fit like :func:`train`, on training rows that ``batches()`` yields pass after pass
+    (one pass an epoch), through a ``tf.data`` pipeline of whole gradient-step batches.
+
+    The network (input widths, normalisation, a regressor's output scale) is built from
+    the ``sample`` rows; each batch's rows are shuffled within it.
+    """
+    if searches(attributes):
+        raise ModelError(
+            "sqlflow_models.AutoClassifier searches its network on rows in memory",
+            hint="remove train.external_memory",
+        )
+    _reject_nulls(sample)
+    keras = library.keras()
+    tf = library.tensorflow()
+
+    model, params = network.compiled(keras, sample, sample_y, labels, attributes, base)
+    size = attributes["train.batch_size"]
+    shuffle = np.random.default_rng(attributes["train.seed"])
+
+    def steps() -> Iterator[tuple[dict[str, np.ndarray], np.ndarray]]:
+        for features, y in batches():
+            _reject_nulls(features)
+            inputs, order = features.inputs(), shuffle.permutation(len(y))
+            for start in range(0, len(y), size):
+                rows = order[start : start + size]
+                yield {name: values[rows] for name, values in inputs.items()}, y[rows]
+
+    signature = (
+        {
+            name: tf.TensorSpec((None, values.shape[1] if name.startswith("numbers") else None),
+                                tf.as_dtype(values.dtype))
+            for name, values in sample.inputs().items()
+        },
+        tf.TensorSpec((None,), tf.as_dtype(sample_y.dtype)),
+    )  # fmt: skip
+    dataset = tf.data.Dataset.from_generator(steps, output_signature=signature)
+    history = network.fit(
+        context,
+        keras,
+        model,
+        dataset.prefetch(tf.data.AUTOTUNE),
+        epochs=attributes["train.epoch"],
+        max_steps=attributes.get("train.max_steps"),
+        shuffle=False,  # shuffled batch by batch above
+    )
+    return network.saved(model), network.details(params, history, sample)
+
+
+def scorer(
+    context: Context, data: bytes, metadata: dict[str, Any]
+) -> Callable[[FeatureArrays, int], np.ndarray]:
+    """The stored model, loaded once, as a function of features and a batch size that
+    returns class probabilities (rows x classes) for classifiers, values for regressors (rows
+    x n for n values a row); it stops between batches once ``context``'s token is cancelled,
+    and reports the rows scored to its reporter."""
+    keras = library.keras()
+    model = network.load(keras, data)
+
+    def score(features: FeatureArrays, batch_size: int) -> np.ndarray:
+        check_column_types(features, metadata)
+        _reject_nulls(features)
+        callbacks = network.predict_callbacks(context, keras, features.rows, batch_size)
+        try:
+            scores = model.predict(
+                features.inputs(), batch_size=batch_size, verbose=0, callbacks=callbacks
+            )
+        except SqlmlError:  # cancelled
+            raise
+        except Exception as error:  # Keras reports inputs that do not fit in many ways
+            reason = str(error).strip().splitlines()[0] if str(error).strip() else ""
+            raise ModelError(
+                f"the stored Keras model does not take its features: "
+                f"{type(error).__name__}: {reason[:300]}",
+                hint=TAMPERED_HINT,
+            ) from None
+        # A classifier's probabilities and several values a row (model.n_out) as they are
+        return scores[:, 0] if scores.shape[1] == 1 else scores
+
+    return score
