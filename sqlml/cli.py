@@ -210,7 +210,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _export(args.model, Path(args.file), datasource, args.version)
         if args.command in RUN_COMMANDS:
             return _run_command(args, datasource, fmt)
-        if args.command == "repl" or (args.command is None and _on_terminal()):
+        if args.command == "repl" or (args.command is None and _is_shell_input()):
             return _repl(datasource, fmt)
     except SqlmlError as error:  # errors outside any program text, e.g. an unreadable file
         print(error.render("sqlml"), file=sys.stderr)
@@ -249,8 +249,9 @@ def _not_utf8(file: str, data: bytes, start: int) -> SqlmlError:
     )
 
 
-def _on_terminal() -> bool:
-    return sys.stdin.isatty() and sys.stdout.isatty()
+def _is_shell_input() -> bool:
+    """Whether plain ``sqlml`` is the shell: on a terminal, or with a script piped on stdin."""
+    return not sys.stdin.isatty() or sys.stdout.isatty()
 
 
 def _repl(datasource: str | None, fmt: str) -> int:

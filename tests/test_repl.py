@@ -228,6 +228,7 @@ def test_importing_the_cli_and_a_select_in_the_shell_stay_light():
 
 _ESCAPES = re.compile(r"\x1b(?:\[[0-9;?]*[A-Za-z]|[()][A-Z0-9]|[=>])")
 UP, CTRL_C, CTRL_D, CTRL_R, TAB = "\x1b[A", "\x03", "\x04", "\x12", "\t"
+PROMPT = r"sqlml \[[^\]\n]*\]>"  # the database's name in brackets
 
 
 class Shell:
@@ -250,7 +251,7 @@ class Shell:
             encoding="utf-8",
         )
         self.output = ""  # read but not yet matched
-        self.expect("sqlml>")
+        self.expect(PROMPT)
 
     def expect(self, pattern: str, timeout: float = 120) -> re.Match[str]:
         """Wait until the output matches ``pattern``; consume it up to the match's end."""
@@ -418,7 +419,7 @@ def test_errors_keep_the_shell_alive(shell):
     parse_error = shell.run("SELECT *\nFROM iris_train TO TRAIN;", until=r"\^.*\n")
     assert "<input>:2:" in parse_error and "error:" in parse_error
     assert "2 | FROM iris_train TO TRAIN;" in parse_error
-    missing = shell.run("SELECT * FROM no_such_table;", until=r"\n(?=sqlml>)")
+    missing = shell.run("SELECT * FROM no_such_table;", until=r"\n(?=sqlml \[)")
     assert "<input>:1:1: error:" in missing and "no_such_table" in missing
     assert shell.run("SELECT 1 AS one;").splitlines()[2].strip() == "1"
     shell.quit()

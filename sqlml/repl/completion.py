@@ -56,7 +56,7 @@ class SqlmlCompleter(Completer):
                 if command.startswith(name):
                     meta = f"{args}  {doc}" if args else doc
                     yield Completion(command, -len(name), display_meta=meta)
-        elif line.split()[0] == "\\d":
+        elif line.split()[0] in ("\\d", "\\dt"):
             yield from _matching(word, self._tables())
 
     def _candidates(self, tokens: list[str], word: str) -> Iterable[tuple[str, str]]:

@@ -9,18 +9,22 @@ the running one and ask the database to stop it.
 
 from __future__ import annotations
 
+import copy
+import re
+import shutil
 import time
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from functools import partial
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TextIO, TypeVar
 
 from sqlml import ir
 from sqlml.errors import CheckError, ParseError, SqlmlError
 from sqlml.repl.catalog import Catalog
+from sqlml.repl.expanded import render_expanded, too_wide
 from sqlml.runtime import cancel
-from sqlml.runtime.datasource import DatasourceURL, connect
+from sqlml.runtime.datasource import DatasourceURL, ResultSet, connect
 from sqlml.runtime.datasource.base import returns_rows
 from sqlml.runtime.execute import execute
 from sqlml.runtime.output import render
@@ -28,6 +32,10 @@ from sqlml.statements import kind_of
 
 T = TypeVar("T")
 SOURCE = "<input>"  # how an entry is named in error messages
+# A standard SQL statement that destroys data: the shell asks before it runs one.
+_DESTRUCTIVE = re.compile(
+    r"(?:\s+|--[^\n]*|/\*.*?\*/)*(DROP|TRUNCATE)\b", re.DOTALL | re.IGNORECASE
+)
 
 
 class Cancelled(Exception):
@@ -38,7 +46,12 @@ class Session:
     """A connection to one datasource and what the shell shows of its results.
 
     ``show`` receives result tables and help (the shell pages them when they do not fit),
-    ``say`` the messages: summaries, timings, errors (default: ``show``).
+    ``say`` the messages: summaries, timings (default: ``show``), ``warn`` the errors
+    (default: ``say``). The settings the backslash commands change: ``fmt`` (``\\format``),
+    ``expanded`` (``\\x``: on, off or auto), ``timing``, ``output`` (``\\o``: the file
+    results and summaries go to instead), ``confirming`` (``\\confirm``: whether ``ask``, if
+    given, is asked before statements that drop or truncate), ``pending`` (text for the next
+    prompt).
     """
 
     def __init__(
@@ -47,9 +60,17 @@ class Session:
         fmt: str,
         show: Callable[[str], None],
         say: Callable[[str], None] | None = None,
+        warn: Callable[[str], None] | None = None,
     ) -> None:
         self.fmt, self.show, self.say = fmt, show, say or show
+        self.warn = warn or self.say
         self.timing = True
+        self.expanded = "off"
+        self.output: TextIO | None = None
+        self.confirming = False
+        self.ask: Callable[[str], bool] | None = None
+        self.pending = ""
+        self.last_entry = ""  # the last statements run, which \\e edits
         self.catalog = Catalog()
         self._worker = ThreadPoolExecutor(1, thread_name_prefix="sqlml-statement")
         self.datasource = connect(url, Path.cwd())
@@ -59,6 +80,15 @@ class Session:
     def url(self) -> DatasourceURL:
         """The datasource's URL; its text form hides the password."""
         return self.datasource.url
+
+    @property
+    def database(self) -> str:
+        """The database's name, for the prompt: a server's database, a file's name without
+        its extension, or ``memory``."""
+        url = self.url
+        if url.host:
+            return url.path
+        return "memory" if url.path == ":memory:" else Path(url.path).stem
 
     def connect(self, url: str) -> None:
         """Switch to the datasource at ``url``; the current one stays if it cannot be opened."""
@@ -72,19 +102,49 @@ class Session:
         self._call(self.catalog.refresh, self.datasource)
 
     def close(self) -> None:
+        self.set_output(None)
         self._call(self.datasource.close)
         self._worker.shutdown()
 
-    def run(self, text: str) -> None:
-        """Parse, check and run the statements in ``text``; errors are shown, not raised."""
+    def set_output(self, output: TextIO | None) -> None:
+        """Send results and summaries to ``output`` (None: back to the screen)."""
+        if self.output is not None:
+            self.output.close()
+        self.output = output
+
+    def result(self, text: str) -> None:
+        """Show a result (a table, a summary), or write it to the ``\\o`` file."""
+        if self.output is None:
+            self.show(text)
+        else:
+            self.output.write(text)
+            self.output.flush()
+
+    def render(self, result: ResultSet) -> str:
+        """``result`` in the session's format; a table as records when ``expanded`` says so."""
+        text = render(result, self.fmt)
+        if self.fmt != "table" or self.expanded == "off":
+            return text
+        if self.expanded == "on" or too_wide(text, shutil.get_terminal_size().columns):
+            return render_expanded(result)
+        return text
+
+    def run(self, text: str, source: str = SOURCE, first_line: int = 1) -> bool:
+        """Parse, check and run the statements in ``text`` (which starts at line
+        ``first_line`` of ``source``); errors are shown, not raised. Whether none failed."""
         from sqlml.grammar import parse
         from sqlml.semantics import analyze
 
+        self.last_entry = text
         try:
             statements = analyze(parse(text), self.datasource.dialect)
         except SqlmlError as error:
-            self.say(format_error(error, text))
-            return
+            self.warn(format_error(error, text, source, first_line))
+            return False
+        destructive = [s.text.strip() for s in statements if _destroys(s)]
+        if destructive and self.confirming and self.ask and not self.ask("\n".join(destructive)):
+            self.say("not run\n")
+            return True
         changed = False
         try:
             for statement in statements:
@@ -95,18 +155,21 @@ class Session:
                     partial(execute, statement, self.datasource, token=token), token=token
                 )
                 if outcome.summary:
-                    self.say(f"{outcome.summary}\n")
+                    self.result(f"{outcome.summary}\n")
                 if outcome.result is not None:
-                    self.show(render(outcome.result, self.fmt))
+                    self.result(self.render(outcome.result))
                 if self.timing:
                     self.say(f"Time: {_duration(time.perf_counter() - started)}\n")
         except Cancelled:
             self.say("cancelled\n")
+            return False
         except SqlmlError as error:
-            self.say(format_error(error, text))
+            self.warn(format_error(error, text, source, first_line))
+            return False
         finally:
             if changed:
                 self.refresh()
+        return True
 
     def _call(self, function: Callable[..., T], *args: Any, token: cancel.Token | None = None) -> T:
         """``function(*args)`` in the worker thread; Ctrl-C cancels ``token`` (that of the
@@ -140,18 +203,29 @@ def _changes_catalog(statement: ir.Statement) -> bool:
     return kind_of(statement).effects.writes
 
 
+def _destroys(statement: ir.Statement) -> bool:
+    """Whether ``statement`` drops a model, or is a DROP or TRUNCATE of standard SQL."""
+    if isinstance(statement, ir.SqlStatement):
+        return _DESTRUCTIVE.match(statement.text) is not None
+    return statement.kind == "drop_model"
+
+
 def _duration(seconds: float) -> str:
     return f"{seconds * 1000:.1f} ms" if seconds < 1 else f"{seconds:.3f} s"
 
 
-def format_error(error: SqlmlError, text: str) -> str:
-    """``error`` as sqlml reports it; a parse or check error also shows the line of ``text``
-    it is on, with a caret under the column (other errors point at their statement)."""
-    message = error.render(SOURCE) + "\n"
+def format_error(error: SqlmlError, text: str, source: str = SOURCE, first_line: int = 1) -> str:
+    """``error`` as sqlml reports it, its line counted from ``first_line`` of ``source``; a
+    parse or check error also shows the line of ``text`` it is on, with a caret under the
+    column (other errors point at their statement)."""
+    shifted = copy.copy(error)
+    if error.line is not None:
+        shifted.line = error.line + first_line - 1
+    message = shifted.render(source) + "\n"
     lines = text.splitlines()
     pinpointed = isinstance(error, ParseError | CheckError)
     if not pinpointed or error.line is None or not 0 < error.line <= len(lines):
         return message
-    number = str(error.line)
+    number = str(shifted.line)
     caret = " " * (max(error.column or 1, 1) - 1) + "^"
     return f"{message}{number} | {lines[error.line - 1]}\n{' ' * len(number)} | {caret}\n"

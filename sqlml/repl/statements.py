@@ -1,13 +1,16 @@
-"""Where statements end in the text typed at the shell's prompt."""
+"""Where statements end in the text typed at the shell's prompt or read from a script."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Iterator
 
 from sqlml.grammar.recovery import statement_ends
 
 # What may follow the last ";" of a complete entry: blanks and comments.
 _BLANK = re.compile(r"(?:\s+|--[^\n]*|/\*.*?\*/)*", re.DOTALL)
+# Words that are commands when an entry is nothing else (as in psql): the shell's name for them.
+BARE_WORDS = {"exit": "\\q", "quit": "\\q", "help": "\\?"}
 
 
 def is_meta_command(text: str) -> bool:
@@ -15,10 +18,15 @@ def is_meta_command(text: str) -> bool:
     return text.lstrip().startswith("\\")
 
 
+def bare_command(text: str) -> str | None:
+    """The backslash command a bare ``exit``, ``quit`` or ``help`` (``;`` allowed) stands for."""
+    return BARE_WORDS.get(text.strip().rstrip(";").rstrip().lower())
+
+
 def is_complete(text: str) -> bool:
-    """Whether Enter should run ``text``: it is empty, a backslash command, or its statements
-    end with a top-level ``;`` followed by nothing but blanks and comments."""
-    if not text.strip() or is_meta_command(text):
+    """Whether Enter should run ``text``: it is empty, a backslash command, a bare word command,
+    or its statements end with a top-level ``;`` followed by nothing but blanks and comments."""
+    if not text.strip() or is_meta_command(text) or bare_command(text):
         return True
     ends, unclosed = statement_ends(text)
     return bool(ends) and not unclosed and _BLANK.fullmatch(text, ends[-1] + 1) is not None
@@ -28,3 +36,20 @@ def current_statement(text: str) -> str:
     """The statement being typed at the end of ``text``: what follows its last ``;``."""
     ends, _ = statement_ends(text)
     return text[ends[-1] + 1 :] if ends else text
+
+
+def entries(lines: Iterable[str]) -> Iterator[tuple[int, str]]:
+    """The entries of a script, as the shell would run them typed line by line: a backslash or
+    bare word command on a line of its own, else statements up to a line where they are
+    complete; with the number of the entry's first line. Text left unfinished at the end is
+    an entry too (its error, if any, says what is missing)."""
+    buffer, first = "", 1
+    for number, line in enumerate(lines, start=1):
+        if not buffer.strip():
+            buffer, first = "", number
+        buffer += line if line.endswith("\n") else line + "\n"
+        if buffer.strip() and is_complete(buffer):
+            yield first, buffer
+            buffer = ""
+    if buffer.strip():
+        yield first, buffer
