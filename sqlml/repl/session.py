@@ -112,13 +112,14 @@ class Session:
             self.output.close()
         self.output = output
 
-    def result(self, text: str) -> None:
-        """Show a result (a table, a summary), or write it to the ``\\o`` file."""
-        if self.output is None:
-            self.show(text)
-        else:
+    def result(self, text: str, summary: bool = False) -> None:
+        """Show a result table (a ``summary`` line is said: never paged), or write either to
+        the ``\\o`` file."""
+        if self.output is not None:
             self.output.write(text)
             self.output.flush()
+        else:
+            (self.say if summary else self.show)(text)
 
     def render(self, result: ResultSet) -> str:
         """``result`` in the session's format; a table as records when ``expanded`` says so."""
@@ -155,7 +156,7 @@ class Session:
                     partial(execute, statement, self.datasource, token=token), token=token
                 )
                 if outcome.summary:
-                    self.result(f"{outcome.summary}\n")
+                    self.result(f"{outcome.summary}\n", summary=True)
                 if outcome.result is not None:
                     self.result(self.render(outcome.result))
                 if self.timing:
