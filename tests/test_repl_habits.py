@@ -132,6 +132,10 @@ def test_e_edits_the_last_entry_and_runs_it(shell, tmp_path):
     shell.child.send(f"\\e {unfinished}\r")  # not complete: it waits at the prompt
     shell.expect(r"SELECT 42 AS m")
     assert shell.run(";").splitlines()[2].strip() == "42"
+    shell.child.send("SELECT 41 AS typed;")
+    shell.expect("typed;")
+    shell.child.send("\x18\x05")  # Ctrl-X Ctrl-E: the entry being typed, in the editor
+    assert re.search(r"typed\r?\n-+\r?\n +42\r?\n", shell.expect(r"\(1 row\)").string)
     shell.quit()
 
 
