@@ -14,7 +14,7 @@ import pytest
 from sqlml.repl.expanded import render_expanded
 from sqlml.repl.statements import bare_command, entries, is_complete
 from sqlml.runtime.datasource import ResultSet
-from tests.test_repl import Shell
+from tests.test_repl import Shell, completions
 
 
 @pytest.fixture
@@ -43,6 +43,12 @@ def test_a_script_splits_into_the_entries_the_shell_would_run():
     ]
     assert bare_command(" QUIT; ") == "\\q" and bare_command("help") == "\\?"
     assert bare_command("exit_code") is None and is_complete("exit") and not is_complete("exits")
+
+
+def test_the_new_commands_complete_and_dt_completes_tables():
+    assert set(completions("\\f")) == {"\\format"}
+    assert {"\\dt", "\\d"} <= set(completions("\\d"))
+    assert set(completions("\\dt s")) == {"sales"}
 
 
 def test_expanded_display_shows_a_record_per_row():
