@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 import uuid
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from functools import partial
@@ -75,7 +75,9 @@ class Datasource(ABC):
     unchanged), ``single_writer`` (a run's steps then share one connection), ``columns_sql``
     (the shell's catalog) and ``transactional_ddl``. Interrupting, bulk inserts and a
     separate reading connection are methods it overrides (``_interrupt``, ``_insert``,
-    ``_new_reader``).
+    ``_new_reader``); so are a query's column types (``result_types``, which TO RUN's
+    write-back declares; none by default) and converting a staging table's columns to them
+    (``_retype``, SQL's ``ALTER COLUMN ... TYPE`` by default).
     """
 
     schemes: ClassVar[tuple[str, ...]] = ()  # URL schemes; declaring them registers the class
@@ -225,6 +227,11 @@ class Datasource(ABC):
         )
         return [tuple(row) for row in found.rows] if found else []
 
+    def result_types(self, select: str) -> dict[str, str]:
+        """The SQL type of each column of ``select``'s result, as a column definition names
+        it; empty where the database cannot tell (then a write infers every type)."""
+        return {}
+
     def table_exists(self, table: Sequence[str]) -> bool:
         """Whether ``table`` (``name`` or ``schema.name``) exists."""
         *schema, name = table
@@ -242,11 +249,13 @@ class Datasource(ABC):
         columns: Columns,
         replace: bool = False,
         token: Token | None = None,
+        types: Mapping[str, str] | None = None,
     ) -> None:
         """Create or replace ``table`` with ``columns``; readers see the old or the new table.
 
-        See :meth:`write_batches` for when an existing table is replaced, and ``token``."""
-        self.write_batches(table, [columns], replace, token)
+        See :meth:`write_batches` for when an existing table is replaced, ``token`` and
+        ``types``."""
+        self.write_batches(table, [columns], replace, token, types)
 
     def write_batches(
         self,
@@ -254,6 +263,7 @@ class Datasource(ABC):
         batches: Iterable[Columns],
         replace: bool = False,
         token: Token | None = None,
+        types: Mapping[str, str] | None = None,
     ) -> int:
         """Create or replace ``table`` with the rows of ``batches``; the number of rows.
 
@@ -263,12 +273,14 @@ class Datasource(ABC):
         column's type is settled batch by batch, as :func:`join_batches` joins batches: a
         column widens (integers to floats, numbers to text) when a later batch needs it.
         A cancelled ``token`` (that of the statement writing) stops the write before the
-        swap: the table is left as it was.
+        swap: the table is left as it was. ``types`` declares the SQL types of some columns
+        (``{column: type}``): once every row is in, those columns are converted to them by
+        the database's casts (a value that does not convert fails the write).
         """
         self.check_target(table, replace)
         with self._exclusive_write(table):
             self._drop_leftovers(table)
-            return self._write(table, batches, replace, token)
+            return self._write(table, batches, replace, token, types or {})
 
     @contextmanager
     def _exclusive_write(self, table: Sequence[str]) -> Iterator[None]:
@@ -283,6 +295,7 @@ class Datasource(ABC):
         batches: Iterable[Columns],
         replace: bool,
         token: Token | None,
+        types: Mapping[str, str],
     ) -> int:
         *schema, name = table
         staging = [*schema, f"{short_name(name)}{HELPER_MARK}new_{uuid.uuid4().hex[:12]}"]
@@ -300,6 +313,8 @@ class Datasource(ABC):
                     rows += len(next(iter(batch.values()), ()))
             if columns is None:
                 raise ValueError("write_batches needs at least one batch")
+            if types:
+                self._retype(staging, types)
             if token is not None:
                 token.check()  # a cancelled statement never replaces the table
             self._swap(staging, list(table), replace)
@@ -355,6 +370,14 @@ class Datasource(ABC):
             f"ALTER TABLE {self.quote(staging)} ALTER COLUMN {self.quote([column])} "
             f"TYPE {self.types[wider]}"
         )
+
+    def _retype(self, staging: list[str], types: Mapping[str, str]) -> None:
+        """Convert the staging table's columns named in ``types`` to the types given."""
+        for column, sql_type in types.items():
+            self.execute(
+                f"ALTER TABLE {self.quote(staging)} ALTER COLUMN {self.quote([column])} "
+                f"TYPE {sql_type}"
+            )
 
     def _swap(self, staging: list[str], target: list[str], replace: bool) -> None:
         """Make ``staging`` the table ``target`` in one step (in :meth:`write_batches`'s

@@ -91,6 +91,10 @@ class DuckDBSource(Datasource):
             raise DatasourceError(f"DuckDB: {error}") from None
         return {name: _unmasked(values) for name, values in data.items()}
 
+    def result_types(self, select: str) -> dict[str, str]:
+        found = self.execute(f"DESCRIBE {select}")
+        return {row[0]: row[1] for row in found.rows} if found else {}
+
     def read_batches(self, select: str, batch_rows: int = BATCH_ROWS) -> Iterator[Columns]:
         """The result is materialised in a temporary table (DuckDB's buffer manager spills it
         to disk when memory runs short), then fetched as arrays by ranges of row ids."""

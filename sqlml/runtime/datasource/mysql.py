@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import hashlib
 import time
-from collections.abc import Iterator, Sequence
+import uuid
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any, ClassVar
@@ -125,6 +126,24 @@ class MySQLSource(Datasource):
         except pymysql.MySQLError as error:
             raise DatasourceError(f"MySQL: {_message(error)}") from None
 
+    def result_types(self, select: str) -> dict[str, str]:
+        """The column types of an empty temporary table made from the result (which MySQL
+        types exactly, where a result's description lacks them): no row is read. None known
+        where the user may not create temporary tables."""
+        temporary = self.quote([f"sqlml_types_{uuid.uuid4().hex[:12]}"])
+        try:
+            self.execute(
+                f"CREATE TEMPORARY TABLE {temporary} AS SELECT * FROM ({select}\n) AS result "
+                "LIMIT 0"  # the SELECT may end in a -- comment
+            )
+        except DatasourceError:  # reading the SELECT tells what is wrong with it, if anything
+            return {}
+        try:
+            found = self.execute(f"SHOW COLUMNS FROM {temporary}")
+        finally:
+            self.execute(f"DROP TEMPORARY TABLE IF EXISTS {temporary}")
+        return {row[0]: _type_text(row[1]) for row in found.rows} if found else {}
+
     def _insert(self, table: str, columns: Columns) -> None:
         """``LOAD DATA LOCAL INFILE`` streamed from memory where the server allows it (on a
         connection of its own: the others never read local files), else multi-row INSERTs."""
@@ -211,6 +230,12 @@ class MySQLSource(Datasource):
         self.execute(
             f"ALTER TABLE {self.quote(staging)} MODIFY {self.quote([column])} {self.types[wider]}"
         )
+
+    def _retype(self, staging: list[str], types: Mapping[str, str]) -> None:
+        """NULL said: a TIMESTAMP column would otherwise be NOT NULL where the server keeps
+        ``explicit_defaults_for_timestamp`` off."""
+        changes = ", ".join(f"MODIFY {self.quote([c])} {t} NULL" for c, t in types.items())
+        self.execute(f"ALTER TABLE {self.quote(staging)} {changes}")
 
     def describe_target(self, table: Sequence[str]) -> Target | None:
         *schema, name = table
@@ -319,6 +344,11 @@ def _connect(url: DatasourceURL, local_infile: bool = False) -> pymysql.Connecti
             hint="check that the server is running and that the URL given with "
             "--datasource or SQLML_DATASOURCE is right",
         ) from None
+
+
+def _type_text(sql_type: str | bytes) -> str:
+    """SHOW COLUMNS' type (bytes on some servers) as text."""
+    return sql_type.decode() if isinstance(sql_type, bytes) else sql_type
 
 
 def _message(error: pymysql.MySQLError) -> str:

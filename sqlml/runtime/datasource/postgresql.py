@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, ClassVar
@@ -78,6 +78,16 @@ class PostgreSQLSource(Datasource):
         except psycopg.Error as error:
             raise DatasourceError(f"PostgreSQL: {_message(error)}") from None
 
+    def result_types(self, select: str) -> dict[str, str]:
+        """From the result's description: no row is read."""
+        try:
+            with self._live().cursor() as cursor:
+                # a newline before the parenthesis: the SELECT may end in a -- comment
+                cursor.execute(f"SELECT * FROM ({select}\n) AS result LIMIT 0")
+                return {d.name: d.type_display for d in cursor.description or ()}
+        except psycopg.Error as error:
+            raise DatasourceError(f"PostgreSQL: {_message(error)}") from None
+
     def _insert(self, table: str, columns: Columns) -> None:
         """Binary COPY, its rows built in bulk: numbers as they are in memory, no text."""
         names = ", ".join(self.quote([name]) for name in columns)
@@ -110,6 +120,16 @@ class PostgreSQLSource(Datasource):
             f"ALTER TABLE {self.quote(staging)} ALTER COLUMN {quoted} TYPE {sql_type} "
             f"USING {quoted}{via}::{sql_type}"
         )
+
+    def _retype(self, staging: list[str], types: Mapping[str, str]) -> None:
+        """Numbers become booleans through their text ('1', '0'): PostgreSQL casts only
+        integers of 4 bytes to booleans."""
+        changes = ", ".join(
+            f"ALTER COLUMN {self.quote([c])} TYPE {t} USING {self.quote([c])}"
+            f"{'::text' if t.strip().lower() in ('boolean', 'bool') else ''}::{t}"
+            for c, t in types.items()
+        )
+        self.execute(f"ALTER TABLE {self.quote(staging)} {changes}")
 
     def describe_target(self, table: Sequence[str]) -> Target | None:
         *schema, name = table

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+import uuid
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, ClassVar
@@ -72,6 +73,17 @@ class SQLiteSource(Datasource):
         except sqlite3.Error as error:
             raise DatasourceError(f"SQLite: {error}") from None
 
+    def result_types(self, select: str) -> dict[str, str]:
+        """The declared types of the columns of a temporary view of ``select`` (a column
+        taken from a table has that column's type; a computed one has none)."""
+        view = f"sqlml_types_{uuid.uuid4().hex[:12]}"
+        self.execute(f"CREATE TEMP VIEW {self.quote([view])} AS {select}")
+        try:
+            found = self.execute("SELECT name, type FROM pragma_table_info(?, 'temp')", [view])
+        finally:
+            self.execute(f"DROP VIEW IF EXISTS temp.{self.quote([view])}")
+        return {name: sql_type for name, sql_type in found.rows if sql_type} if found else {}
+
     def table_exists(self, table: Sequence[str]) -> bool:
         *schema, name = table
         master = self.quote([*schema[-1:], "sqlite_master"])
@@ -97,6 +109,22 @@ class SQLiteSource(Datasource):
 
     def _widen(self, staging: list[str], column: str, kind: str, wider: str) -> None:
         """Nothing to do: a SQLite column holds values of any type."""
+
+    def _retype(self, staging: list[str], types: Mapping[str, str]) -> None:
+        """SQLite cannot change a column's type: the staging table is made again with the
+        types, its values converted by their columns' affinities."""
+        found = self.execute(
+            "SELECT name, type FROM pragma_table_info(?, ?)", [staging[-1], _schema(staging)]
+        )
+        declared = found.rows if found else []
+        definition = ", ".join(
+            f"{self.quote([name])} {types.get(name, sql_type)}" for name, sql_type in declared
+        )
+        retyped = [*staging[:-1], f"{staging[-1]}_t"]
+        self._create_staging(retyped, definition)
+        self.execute(f"INSERT INTO {self.quote(retyped)} SELECT * FROM {self.quote(staging)}")
+        self.execute(f"DROP TABLE {self.quote(staging)}")
+        self.execute(f"ALTER TABLE {self.quote(retyped)} RENAME TO {self.quote(staging[-1:])}")
 
     def describe_target(self, table: Sequence[str]) -> Target | None:
         """Names are compared as SQLite compares them: regardless of case."""
@@ -135,3 +163,8 @@ class SQLiteSource(Datasource):
 
     def close(self) -> None:
         self._con.close()
+
+
+def _schema(table: Sequence[str]) -> str:
+    """The schema (attached database) of a possibly qualified table name."""
+    return table[-2] if len(table) > 1 else "main"

@@ -13,13 +13,16 @@ arguments, and returns ``{table: columns}``.
 
 Rows travel as Parquet files, written and read with DuckDB (no other library): the rows of
 the SELECT in one file, each INTO table the program writes in one file. NULL is NaN in a
-column of numbers and None in the others (as everywhere in sqlml); text is ``str``; dates are
-``datetime.date``. The file paths and parameters come in a JSON file named by
-``$SQLML_RUN`` (:data:`SPEC_ENV`), which sqlml writes for each run.
+column of floats and None in the others: an integer or boolean column holding a NULL is
+Python ``int`` or ``bool`` values and None (exact, where floats would round big integers);
+text is ``str``; dates are ``datetime.date``, timestamps ``datetime.datetime``. The file
+paths and parameters come in a JSON file named by ``$SQLML_RUN`` (:data:`SPEC_ENV`), which
+sqlml writes for each run.
 """
 
 from __future__ import annotations
 
+import datetime
 import json
 import os
 from collections.abc import Mapping, Sequence
@@ -152,17 +155,23 @@ def _plain(values: np.ndarray, sql_type: str) -> np.ndarray:
     array = _dates(np.asarray(values.data if masked else values), sql_type == "DATE")
     if masked:
         array[np.asarray(values.mask)] = None
+    if sql_type == "TIMESTAMP WITH TIME ZONE":  # DuckDB gives the UTC time, without its zone
+        array[:] = [v if v is None else v.replace(tzinfo=datetime.UTC) for v in array.tolist()]
     return array
 
 
 def masked_to_plain(values: np.ma.MaskedArray) -> np.ndarray:
-    """A masked array as sqlml's columns hold it: masked values NaN (numbers, booleans) or
-    None (the others)."""
+    """A masked array as a program gets it: masked values NaN (floats) or None (the others:
+    integers and booleans then Python values, which keep them exact)."""
     if not values.mask.any():
         return np.asarray(values.data)
-    if values.dtype.kind in "iufb":
+    if values.dtype.kind == "f":
         return values.astype(np.float64).filled(np.nan)
-    array = values.data.astype(object) if values.dtype.kind != "M" else _dates(values.data)
+    if values.dtype.kind == "M":
+        array = _dates(values.data)
+    else:
+        array = np.empty(len(values), dtype=object)
+        array[:] = values.data.tolist()  # Python ints and booleans
     array[np.asarray(values.mask)] = None
     return array
 

@@ -1,5 +1,6 @@
 """TO RUN's handler: the rows of the SELECT into a Parquet file, the program run on them in
-a child process, the tables it wrote into the INTO tables (all or none).
+a child process, the tables it wrote into the INTO tables (all or none), their columns of a
+SELECT column's name declared with its type where their values fit (:mod:`.column_types`).
 
 A Python function runs in ``python -m sqlml.statements.run.child``, a script in the same
 Python (both from the program file's folder), an image's program only inside that image:
@@ -23,6 +24,7 @@ from sqlml.runtime.context import Context
 from sqlml.runtime.datasource.base import Columns
 from sqlml.runtime.outcome import Outcome
 from sqlml.statements.run.api import SPEC_ENV, output_file, read_columns, write_columns
+from sqlml.statements.run.handler.column_types import declared, program_view
 from sqlml.statements.run.handler.into import write_tables
 from sqlml.statements.run.handler.process import run_child
 from sqlml.statements.run.ir import RunStatement
@@ -39,7 +41,8 @@ def run(statement: RunStatement, context: Context) -> Outcome:
         datasource.check_target(table, replace)  # before any work
     folder = (datasource.base_dir or Path.cwd()).resolve()
     argv, cwd = _command(statement, folder)
-    columns = datasource.read(statement.select, context.reporter)
+    types = datasource.result_types(statement.select)
+    columns = program_view(datasource.read(statement.select, context.reporter), types)
     count = len(next(iter(columns.values()), ()))
     with tempfile.TemporaryDirectory(prefix="sqlml-run-") as work:
         env = _hand_over(statement, columns, folder, Path(work))
@@ -51,7 +54,8 @@ def run(statement: RunStatement, context: Context) -> Outcome:
         outputs = _written(statement, Path(work) / "tables")
     context.token.check()
     if outputs:
-        write_tables(datasource, outputs, replace, context.token)
+        typed = [(table, *declared(columns, types)) for table, columns in outputs]
+        write_tables(datasource, typed, replace, context.token)
     written = ", ".join(
         f"{'.'.join(table)} ({len(next(iter(columns.values()), ()))} rows)"
         for table, columns in outputs

@@ -12,7 +12,7 @@ were; the staging tables left are dropped.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from contextlib import suppress
 
 from sqlml.errors import SqlmlError
@@ -23,21 +23,22 @@ from sqlml.runtime.datasource.base import Columns, short_name
 
 def write_tables(
     datasource: Datasource,
-    outputs: Sequence[tuple[list[str], Columns]],
+    outputs: Sequence[tuple[list[str], Columns, Mapping[str, str]]],
     replace: bool,
     token: Token,
 ) -> None:
-    """Create or replace each table of ``outputs`` with its columns, together."""
+    """Create or replace each table of ``outputs`` with its columns (those named in its
+    mapping of the SQL types they are declared with), together."""
     if len(outputs) == 1:
-        table, columns = outputs[0]
-        datasource.write_table(table, columns, replace, token)
+        table, columns, types = outputs[0]
+        datasource.write_table(table, columns, replace, token, types)
         return
     staged: list[tuple[list[str], list[str]]] = []
     swapped = 0
     try:
-        for table, columns in outputs:
+        for table, columns, types in outputs:
             staging = [*table[:-1], f"{short_name(table[-1])}_torun_{uuid.uuid4().hex[:12]}"]
-            datasource.write_table(staging, columns, False, token)
+            datasource.write_table(staging, columns, False, token, types)
             staged.append((staging, table))
         token.check()
         with datasource.transaction():
