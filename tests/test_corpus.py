@@ -131,7 +131,7 @@ def fields(statement: ast.Statement) -> dict[str, Any]:
     if isinstance(statement, DropModelStatement):
         found["if_exists"] = statement.if_exists
     if isinstance(statement, AssertStatement):
-        found.update(condition=statement.condition, message=statement.message)
+        found.update(condition=statement.condition, message=statement.message, warn=statement.warn)
     return found
 
 

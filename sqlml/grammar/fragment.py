@@ -31,6 +31,9 @@ class Fragment:
     # where that terminal (or INTO) could come.
     end: tuple[str, str] | None = None
     sections: tuple[str, ...] = ()  # the keywords of its clause's sections (WITH, LABEL...)
+    # Its terminals that may end a statement before the ';' (ASSERT's WARN): a parse error
+    # expecting ';' or one of them still hints to end the statement.
+    finals: tuple[str, ...] = ()
     words: Mapping[str, str] = field(default_factory=dict)  # terminal -> its name in errors
 
     @classmethod

@@ -141,6 +141,7 @@ class _Grammar(NamedTuple):
     lark: Lark
     words: dict[str, str]  # terminal -> how error messages name it
     hints: dict[str, tuple[str, str]]  # a clause's terminal -> (terminal it ends with, hint)
+    finals: frozenset[str]  # terminals that may end a statement before its ';'
 
 
 def fragments() -> tuple[Fragment, ...]:
@@ -173,7 +174,8 @@ def _grammar(parts: tuple[Fragment, ...]) -> _Grammar:
     )
     words = {**_TERMINAL_WORDS, **{k: v for part in parts for k, v in part.words.items()}}
     hints = {f"_{clause}": part.end for part in parts if part.end for clause in part.clauses}
-    return _Grammar(lark, words, hints)
+    finals = frozenset(terminal for part in parts for terminal in part.finals)
+    return _Grammar(lark, words, hints, finals)
 
 
 def keywords() -> tuple[str, ...]:
@@ -302,7 +304,7 @@ def _error_at(text: str, error: UnexpectedInput, grammar: _Grammar) -> ParseErro
             return misread
         shown = _shown(str(error.token))
         message = f"unexpected {shown}; expected {_expected(expected, grammar.words)}"
-    hint = _hint(expected, _clause(error, grammar.hints), grammar.hints)
+    hint = _hint(expected, _clause(error, grammar.hints), grammar.hints, grammar.finals)
     return ParseError(message, line=line, column=column, hint=hint)
 
 
@@ -384,12 +386,17 @@ def _clause(error: UnexpectedToken, hints: dict[str, tuple[str, str]]) -> str | 
     return None
 
 
-def _hint(expected: set[str], clause: str | None, hints: dict[str, tuple[str, str]]) -> str | None:
+def _hint(
+    expected: set[str],
+    clause: str | None,
+    hints: dict[str, tuple[str, str]],
+    finals: frozenset[str],
+) -> str | None:
     if clause in hints:
         keyword, hint = hints[clause]
         if keyword in expected or "_INTO" in expected:
             return hint
-    if expected == {"_SEMI"} or expected == {"_SEMI", "$END"}:
+    if "_SEMI" in expected and expected <= {"_SEMI", "$END", *finals}:
         return "end each statement with ';'"
     return None
 

@@ -36,9 +36,12 @@ class Trainer(Protocol):
     long loops check ``context.token`` (between rounds, epochs or batches) and report to
     ``context.reporter`` (a "training" stage; scoring advances the current stage by rows).
 
-    A trainer may also offer ``searches(attributes) -> bool``: when it says so for a training
-    anew on rows in memory, ``train`` gets the held-out validation rows too, as the keyword
-    ``validation``, to choose among candidate models (the Keras family's AutoClassifier).
+    A clustering family's trainer may offer ``points(data, metadata, features)``: the rows in
+    the space its model measures distances in (TO EVALUATE's silhouette), when it scales or
+    imputes them. A trainer may also offer ``searches(attributes) -> bool``: when it says so
+    for a training anew on rows in memory, ``train`` gets the held-out validation rows too,
+    as the keyword ``validation``, to choose among candidate models (the Keras family's
+    AutoClassifier).
     """
 
     def train(

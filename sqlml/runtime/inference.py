@@ -293,7 +293,9 @@ def evaluate(statement: ir.EvaluateStatement, context: Context) -> Outcome:
         path = _plot_path(plot, datasource)
         # Several values a row (model.n_out): each value a point of the regressor's scatter
         drawn = (truth.ravel(), scores.ravel()) if truth.ndim == 2 else (truth, scores)
-        save_evaluation_plot(path, task, *drawn, _class_names(applied.labels))
+        save_evaluation_plot(
+            path, task, *drawn, _class_names(applied.labels), model=statement.model
+        )
         saved = f"; plot saved to {path}"
     return _write_metrics(statement, context, metrics, len(truth), saved)
 
@@ -329,30 +331,13 @@ def _label_values(applied: Applied, label: str) -> np.ndarray:
 
 
 def _clustered_points(applied: Applied) -> np.ndarray:
-    """The rows in the space the model clusters in, where its distances are measured:
-
-    - sqlml's KMeans (``cluster`` family): the features standardised with the training
-      rows' means and standard deviations it stored (NULL as the rows' mean, as scoring);
-    - scikit-learn's KMeans (``sklearn`` family): the features as selected, NULL as the
-      training rows' mean (the pipeline's imputer), not standardised, as it was fitted;
-    - another family's clustering: the features as selected, NULL as the rows' mean.
-
-    Categories are one-hot in all three.
-    """
-    features, data = applied.features, applied.model.data
-    if applied.family.name == "cluster":
-        from sqlml.models.cluster.checks import kmeans_document
-        from sqlml.models.cluster.model import values
-
-        document = kmeans_document(data)
-        return (values(features) - np.array(document["mean"])) / np.array(document["scale"])
-    if applied.family.name == "sklearn":
-        from sqlml.models.sklearn.model import load
-        from sqlml.models.sklearn.model import values as sklearn_values
-
-        pipeline = load(data, applied.metadata["params"].get("estimator"))
-        return pipeline[0].transform(sklearn_values(features))
-    x = features.matrix(one_hot=True)[0].astype(np.float64)
+    """The rows in the space the model clusters in, where its distances are measured: its
+    trainer's ``points`` where it has one (a family that scales or imputes its features),
+    else the features as selected, categories one-hot, NULL as the rows' mean."""
+    points = getattr(applied.trainer, "points", None)
+    if points is not None:
+        return points(applied.model.data, applied.metadata, applied.features)
+    x = applied.features.matrix(one_hot=True)[0].astype(np.float64)
     means = np.nanmean(np.where(np.isnan(x).all(axis=0), 0.0, x), axis=0)
     return np.where(np.isnan(x), means, x)
 

@@ -205,11 +205,12 @@ def test_the_shell_without_a_writable_history(tmp_path, read_only_folder):
     )
     child.logfile_read = io.StringIO()
     try:
-        child.expect("sqlml>")
+        child.expect(r"sqlml \[[^\]]*\]>")
         for value in (41, 42):
             child.send(f"SELECT {value} AS answer;\r")
             child.expect(rf"\b{value}\b.*\(1 row\)")
-            child.expect("sqlml>")  # the next prompt: Ctrl-D sent before it would be lost
+            # the next prompt: Ctrl-D sent before it would be lost
+            child.expect(r"sqlml \[[^\]]*\]>")
         child.sendeof()
         child.expect(pexpect.EOF)
     finally:

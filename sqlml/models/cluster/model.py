@@ -137,3 +137,10 @@ def _lloyd(
             break
     inertia = float(squared_distances(z, centers).min(axis=1).sum())
     return inertia, centers
+
+
+def points(data: bytes, metadata: dict[str, Any], features: FeatureArrays) -> np.ndarray:
+    """The rows as the model clusters them: standardised with the training rows' means and
+    standard deviations it stored (NULL as the mean)."""
+    document = kmeans_document(data)
+    return (values(features) - np.array(document["mean"])) / np.array(document["scale"])

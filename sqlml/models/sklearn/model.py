@@ -200,3 +200,10 @@ def _shape(name: str, attributes: dict[str, Any], labels: LabelEncoding) -> dict
 
 def _type_name(model: Any) -> str:
     return f"{type(model).__module__}.{type(model).__qualname__}"
+
+
+def points(data: bytes, metadata: dict[str, Any], features: FeatureArrays) -> np.ndarray:
+    """The rows as the estimator was fitted on them: NULL as the training rows' mean (the
+    pipeline's imputer), not standardised."""
+    pipeline = load(data, metadata["params"].get("estimator"))
+    return pipeline[0].transform(values(features))

@@ -42,4 +42,5 @@ FRAGMENT = Fragment.load(
     statements=("assertion",),
     builders={"assertion": build},
     words={"ASSERT_CONDITION": "a condition", "_MESSAGE": "MESSAGE", "ASSERT_WARN": "WARN"},
+    finals=("ASSERT_WARN",),
 )
