@@ -9,6 +9,7 @@ from __future__ import annotations
 import datetime
 import json
 import os
+import re
 import subprocess
 import sys
 import threading
@@ -592,3 +593,22 @@ def test_the_api_a_program_uses(tmp_path, monkeypatch):
             api.write("db.result", {"y": [1], "z": [1, 2]})
     finally:
         api.spec.cache_clear()
+
+
+def test_the_programs_output_is_in_the_step_log(tmp_path, capsys, unique_name):
+    t, url = unique_name, datasource_url("duckdb", tmp_path)
+    (tmp_path / "talk.py").write_text(
+        "from sqlml.statements.run import api\n"
+        "print('hello from the program', len(api.rows()['i']), flush=True)\n"
+        "api.write(api.params()['table'], {'n': [1]})\n"
+    )
+    text = (
+        SOURCE.format(t=t)
+        + f"SELECT * FROM {t} TO RUN talk.py WITH table = '{t}_out' INTO {t}_out;\n"
+    )
+    status, err = run(tmp_path, url, text, capsys)
+    assert status == 0, err
+    assert "hello from the program 4" in err  # on standard error, as it runs
+    logs = Path(re.search(r"logs in (\S+)", err).group(1))
+    step_logs = "".join(path.read_text() for path in logs.glob("*.log"))
+    assert "hello from the program 4" in step_logs

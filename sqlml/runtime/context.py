@@ -1,5 +1,5 @@
-"""What a running statement is given besides itself: its datasource, its cancellation token
-and its progress reporter.
+"""What a running statement is given besides itself: its datasource, its cancellation token,
+its progress reporter and where its own output goes.
 
 Whatever runs a statement (:func:`sqlml.runtime.execute.execute`) makes its
 :class:`Context` and hands it to the statement's handler, which passes what is needed down
@@ -10,6 +10,7 @@ in module-level state, so statements running in parallel are independent.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import IO
 
 from sqlml.runtime.cancel import Token
 from sqlml.runtime.datasource import Datasource
@@ -19,9 +20,11 @@ from sqlml.runtime.progress import Progress
 @dataclass(frozen=True)
 class Context:
     """A running statement's datasource, the :class:`Token` that stops it (a timeout,
-    Ctrl-C, a stopped pod) and the :class:`Progress` it reports to (by default: a token
-    nobody cancels, and nowhere)."""
+    Ctrl-C, a stopped pod), the :class:`Progress` it reports to (by default: a token nobody
+    cancels, and nowhere) and ``log``, where output of its own goes (a TO RUN program's):
+    the step's log, else (None) standard error."""
 
     datasource: Datasource
     token: Token = field(default_factory=Token)
     reporter: Progress = field(default_factory=Progress)
+    log: IO[str] | None = None

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import IO
+
 from sqlml import ir
 from sqlml.errors import SqlmlError
 from sqlml.runtime.cancel import Token
@@ -18,12 +20,14 @@ def execute(
     *,
     token: Token | None = None,
     sink: Sink | None = None,
+    log: IO[str] | None = None,
 ) -> Outcome:
     """Run ``statement`` with the handler its kind declares, given its :class:`Context`:
     ``datasource``, ``token`` (cancelling it stops the statement at its next check; None:
     nothing stops it) and a progress reporter of its own showing on ``sink`` (None:
-    nowhere). User errors come out as :class:`SqlmlError` with its location."""
-    context = Context(datasource, token or Token(), Progress(sink))
+    nowhere); output of its own goes to ``log`` as well as to standard error (None: standard
+    error only). User errors come out as :class:`SqlmlError` with its location."""
+    context = Context(datasource, token or Token(), Progress(sink), log)
     try:
         return resolve(kind_of(statement).handler)(statement, context)
     except SqlmlError as error:

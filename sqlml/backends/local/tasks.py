@@ -251,7 +251,7 @@ def _statement(task: Task, datasource: Datasource, log: IO[str]) -> Outcome:
         timer.daemon = True
         timer.start()
     try:
-        outcome = execute(statement, datasource, token=token, sink=task.sink)
+        outcome = execute(statement, datasource, token=token, sink=task.sink, log=log)
     except SqlmlError as error:  # an interrupted statement fails with the database's error
         if token.cancelled:
             raise _timeout(task) from None

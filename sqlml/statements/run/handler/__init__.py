@@ -49,7 +49,7 @@ def run(statement: RunStatement, context: Context) -> Outcome:
         del columns
         started = time.monotonic()
         timeout = float(statement.attributes["run.timeout"])
-        run_child(argv, env, cwd, timeout, context.token, statement.program)
+        run_child(argv, env, cwd, timeout, context.token, statement.program, context.log)
         took = time.monotonic() - started
         outputs = _written(statement, Path(work) / "tables")
     context.token.check()

@@ -14,6 +14,7 @@ from collections import deque
 from collections.abc import Mapping, Sequence
 from contextlib import suppress
 from pathlib import Path
+from typing import IO
 
 from sqlml.errors import SqlmlError
 from sqlml.runtime.cancel import Token, stopped_error
@@ -29,9 +30,11 @@ def run_child(
     timeout: float,
     token: Token,
     name: str,
+    log: IO[str] | None = None,
 ) -> None:
-    """Run ``argv`` to its end; a :class:`SqlmlError` naming the program ``name`` (with its
-    last lines) if it fails, runs past ``timeout`` seconds or ``token`` is cancelled."""
+    """Run ``argv`` to its end, its output passed on to standard error and ``log``; a
+    :class:`SqlmlError` naming the program ``name`` (with its last lines) if it fails, runs
+    past ``timeout`` seconds or ``token`` is cancelled."""
     try:
         child = subprocess.Popen(
             list(argv),
@@ -48,7 +51,7 @@ def run_child(
             hint=f"check that {argv[0]} exists and can be run",
         ) from None
     tail: deque[str] = deque(maxlen=TAIL_LINES)
-    reader = threading.Thread(target=_pass_on, args=(child, tail), daemon=True)
+    reader = threading.Thread(target=_pass_on, args=(child, tail, log), daemon=True)
     reader.start()
     deadline = time.monotonic() + timeout
     try:
@@ -79,15 +82,17 @@ def run_child(
         )
 
 
-def _pass_on(child: subprocess.Popen[bytes], tail: deque[str]) -> None:
-    """Copy the child's output to standard error, keeping its last lines."""
+def _pass_on(child: subprocess.Popen[bytes], tail: deque[str], log: IO[str] | None) -> None:
+    """Copy the child's output to standard error and ``log``, keeping its last lines."""
     assert child.stdout is not None
     for raw in child.stdout:
         line = raw.decode(errors="replace")
         tail.append(line.rstrip("\n"))
-        with suppress(OSError, ValueError):
-            sys.stderr.write(line)
-            sys.stderr.flush()
+        for stream in (sys.stderr, log):
+            if stream is not None:
+                with suppress(OSError, ValueError):
+                    stream.write(line)
+                    stream.flush()
 
 
 def _last_lines(tail: deque[str]) -> str:
