@@ -118,3 +118,22 @@ def iris_duckdb_url(duckdb_url: str) -> str:
 def unique_name() -> str:
     """A table or model name no other test run uses (MySQL's database is shared)."""
     return f"t_{uuid.uuid4().hex[:10]}"
+
+
+def run_program(tmp_path: Path, url: str, text: str, capsys) -> tuple[int, str]:
+    """``sqlml run`` of ``text`` (a file in ``tmp_path``): the exit status and standard error."""
+    from sqlml.cli import main
+
+    program = tmp_path / "program.sql"
+    program.write_text(text)
+    status = main(["run", str(program), "--datasource", url])
+    return status, capsys.readouterr().err
+
+
+def fetch_rows(url: str, query: str) -> list[tuple]:
+    """The rows of ``query`` on ``url``, as tuples."""
+    ds = connect(url)
+    try:
+        return [tuple(row) for row in ds.execute(query).rows]
+    finally:
+        ds.close()

@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pytest
 from conftest import datasource_url
+from conftest import fetch_rows as rows
+from conftest import run_program as run
 
 from sqlml.checking import check_program
-from sqlml.cli import main
 from sqlml.errors import ParseError
 from sqlml.grammar import parse
 from sqlml.runtime.datasource import connect
@@ -84,22 +85,6 @@ def tables(url: str, unique_name: str):
     try:
         for suffix in ("", "_out", "_plants", "_markets", "_routes"):
             ds.execute(f"DROP TABLE IF EXISTS {unique_name}{suffix}")
-    finally:
-        ds.close()
-
-
-def run(tmp_path: Path, url: str, text: str, capsys) -> tuple[int, str]:
-    """``sqlml run`` of ``text``: the exit status and standard error."""
-    program = tmp_path / "program.sql"
-    program.write_text(text)
-    status = main(["run", str(program), "--datasource", url])
-    return status, capsys.readouterr().err
-
-
-def rows(url: str, query: str) -> list[tuple]:
-    ds = connect(url)
-    try:
-        return [tuple(row) for row in ds.execute(query).rows]
     finally:
         ds.close()
 

@@ -20,6 +20,8 @@ import numpy as np
 import pytest
 import yaml
 from conftest import datasource_url
+from conftest import fetch_rows as rows
+from conftest import run_program as run
 
 from sqlml.checking import check_program
 from sqlml.cli import main
@@ -138,22 +140,6 @@ def program_folder(tmp_path: Path, t: str) -> Path:
     (tmp_path / "scripts").mkdir(exist_ok=True)
     (tmp_path / "scripts" / "args.py").write_text(SCRIPT)
     return tmp_path
-
-
-def run(tmp_path: Path, url: str, text: str, capsys) -> tuple[int, str]:
-    """``sqlml run`` of ``text`` (a file in ``tmp_path``): the exit status and standard error."""
-    program = tmp_path / "program.sql"
-    program.write_text(text)
-    status = main(["run", str(program), "--datasource", url])
-    return status, capsys.readouterr().err
-
-
-def rows(url: str, query: str) -> list[tuple]:
-    ds = connect(url)
-    try:
-        return [tuple(row) for row in ds.execute(query).rows]
-    finally:
-        ds.close()
 
 
 def test_the_rows_round_trip_through_a_function(tmp_path, url, tables, capsys):
