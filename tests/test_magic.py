@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import io
 import os
+import re
+from contextlib import redirect_stdout
 from pathlib import Path
 
 import nbformat
@@ -11,9 +14,10 @@ from nbclient import NotebookClient
 from nbformat.v4 import new_code_cell, new_notebook
 
 from sqlml.errors import CheckError
+from sqlml.repl.magic import SqlmlCellError, SqlmlMagics
 from sqlml.repl.variables import bind
 from sqlml.runtime.bound_parameters import bound, placeholders
-from sqlml.runtime.datasource import connect
+from sqlml.runtime.datasource import connect, parse_url
 from tests.conftest import ROOT, datasource_url, load_iris
 
 MEASURES = "sepal_length, sepal_width, petal_length, petal_width"
@@ -84,7 +88,9 @@ def test_a_notebook_queries_trains_predicts_plots_and_binds_variables(tmp_path):
         ),
         ("print(counts.n.tolist())", False),
         ("%sqlml SELECT :evil AS v, count(*) AS n FROM iris_train", False),
-        ("%%sqlml\nSELECT * FROM no_such_table;", True),
+        ("%%sqlml\nSELECT 1;\nSELECT * FROM no_such_table;", True),
+        ("%sqlml SELECT * FROM no_such_table", True),
+        ("%%sqlml\nSELECT 1;\n  SELEC 2;", True),
     ]
     outputs = run_notebook(cells, tmp_path)
     assert text(outputs[0]).strip() == str(ROOT / "sqlml" / "__init__.py")
@@ -102,11 +108,16 @@ def test_a_notebook_queries_trains_predicts_plots_and_binds_variables(tmp_path):
     assert "evaluated m on 30 rows" in text(outputs[8])
     assert text(outputs[10]).strip() == "[40, 0]"  # the injection attempt is one odd class name
     assert EVIL in text(outputs[11]) and "120" in text(outputs[11])
-    (error,) = outputs[12]
-    assert error.output_type == "error"
-    assert error.traceback[0].startswith("cell:1:1: error: DuckDB: Catalog Error")
+    (error,) = [output for output in outputs[12] if output.output_type == "error"]
+    # Lines count as Jupyter counts them: the %%sqlml line is line 1.
+    assert error.traceback[0].startswith("cell:3:1: error: DuckDB: Catalog Error")
     assert "no_such_table" in error.traceback[0]
     assert not any("Traceback" in line or 'File "' in line for line in error.traceback)
+    (error,) = outputs[13]
+    assert error.traceback[0].startswith("cell:1:1: error: DuckDB: Catalog Error")
+    (error,) = [output for output in outputs[14] if output.output_type == "error"]
+    assert error.traceback[0].startswith("cell:3:3: error: ")
+    assert error.traceback[-2:] == ["3 |   SELEC 2;", "  |   ^"]
 
 
 @pytest.mark.parametrize(
@@ -174,3 +185,111 @@ def test_bound_values_stay_values_on_every_database(kind, tmp_path):
         source.close()
     assert result is not None
     assert [tuple(map(str, row)) for row in result.rows] == [(EVIL, "100%", "3")]
+
+
+@pytest.mark.parametrize(
+    ("dialect", "quote"), [("duckdb", '"'), ("sqlite", '"'), ("mysql", "`"), ("postgres", '"')]
+)
+def test_templates_paste_quoted_names_in_sql_and_ml_clauses(dialect, quote):
+    namespace = {"table": "main.iris", "cols": ("a", "b"), "label": "class", "model": "m", "n": 3}
+    train, select = bind(
+        "SELECT {{cols}}, {{label}} FROM {{table}} WHERE a > :n\n"
+        "TO TRAIN xgboost.gbtree COLUMN {{cols}} LABEL {{ label }} INTO {{model}};\n"
+        "SELECT {{label}} FROM {{table}} -- {{nothing}}\nWHERE c = '{{kept}}' AND a > :n;",
+        namespace,
+        dialect,
+    )
+    q = quote
+    assert train.select == (
+        f"SELECT {q}a{q}, {q}b{q}, {q}class{q} FROM {q}main{q}.{q}iris{q} WHERE a > 3"
+    )
+    assert [f.column for f in train.features] == ["a", "b"]
+    assert (train.label, train.model) == ("class", "m")
+    assert select.text == (
+        f"SELECT {q}class{q} FROM {q}main{q}.{q}iris{q} -- {{{{nothing}}}}\n"
+        "WHERE c = '{{kept}}' AND a > :n"
+    )
+    assert select.params == {"n": 3}
+    assert (select.line, select.column) == (3, 1)
+
+
+def test_errors_after_a_template_point_at_the_text_as_written():
+    with pytest.raises(CheckError) as raised:
+        bind(
+            "SELECT 1;\nSELECT {{cols}} FROM t TO TRAIN xgboost.gbtree WITH nope = 1 "
+            "LABEL c INTO m;",
+            {"cols": ["a_long_column", "another_long_column"]},
+            "duckdb",
+        )
+    assert (raised.value.line, raised.value.column) == (2, 53)
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        (None, "{{v}} names no Python variable"),
+        (3, "{{v}} is 3; a template takes a name (a str) or a list of names"),
+        ([], "{{v}} is []; a template takes a name (a str) or a list of names"),
+        ("t; DROP TABLE t", "{{v}} is 't; DROP TABLE t', not a table or column name"),
+        ("a.", "{{v}} is 'a.', not a table or column name"),
+        (["a", 'b"c'], "{{v}} holds 'b\"c', not a table or column name"),
+        ("1st", "{{v}} is '1st', not a table or column name"),
+    ],
+)
+def test_a_template_holds_names_only(value, message):
+    namespace = {} if value is None else {"v": value}
+    with pytest.raises(CheckError) as raised:
+        bind("SELECT 1;\nSELECT * FROM  {{v}};", namespace, "duckdb")
+    assert raised.value.message == message
+    assert (raised.value.line, raised.value.column) == (2, 16)
+
+
+@pytest.mark.parametrize("sql", ["SELECT {{ 1 }} FROM t", "SELECT {{a b}} FROM t", "SELECT {{"])
+def test_double_braces_without_a_name_are_an_error(sql):
+    with pytest.raises(CheckError, match=r"'\{\{' opens no template"):
+        bind(sql, {"a": "x"}, "duckdb")
+
+
+@pytest.mark.parametrize("kind", ["duckdb", "sqlite", "mysql", "postgresql"])
+def test_templated_names_reach_every_database(kind, tmp_path):
+    source = connect(datasource_url(kind, tmp_path))
+    namespace = {"table": "sqlml_template_test", "column": "order"}  # a keyword as a name
+    try:
+        (create, insert, select) = bind(
+            "CREATE TABLE {{table}} ({{column}} INT);\n"
+            "INSERT INTO {{table}} VALUES (:n);\nSELECT {{column}} FROM {{table}};",
+            {**namespace, "n": 7},
+            source.dialect,
+        )
+        source.execute("DROP TABLE IF EXISTS sqlml_template_test")
+        for statement in (create, insert):
+            source.execute(*bound(statement.text, statement.params, source))
+        result = source.execute(select.text)
+        source.execute("DROP TABLE sqlml_template_test")
+    finally:
+        source.close()
+    assert result is not None and result.rows == [(7,)]
+
+
+@pytest.mark.parametrize(
+    ("kind", "server"),
+    [
+        ("duckdb", r"DuckDB v[\d.]+"),
+        ("sqlite", r"SQLite [\d.]+"),
+        ("mysql", r"(MariaDB|MySQL) [\d.]+"),
+        ("postgresql", r"PostgreSQL [\d.]+"),
+    ],
+)
+def test_a_datasource_alone_is_confirmed_and_a_bad_one_keeps_the_last(kind, server, tmp_path):
+    url = datasource_url(kind, tmp_path)
+    magics = SqlmlMagics(shell=None)
+    with redirect_stdout(io.StringIO()) as said:
+        magics.sqlml(f"--datasource {url}")
+    shown = str(parse_url(url))
+    assert re.fullmatch(f"connected to {re.escape(shown)} \\({server}\\)\n", said.getvalue())
+    with pytest.raises(SqlmlCellError) as raised:
+        magics.sqlml("--datasource mysql://root:hunter2@127.0.0.1:1/test")
+    message = str(raised.value)
+    assert message.startswith("--datasource: error: cannot connect to mysql://root:***@")
+    assert message.endswith(f"the datasource stays {shown}") and "hunter2" not in message
+    assert magics.datasource == url

@@ -3,23 +3,29 @@
     %%sqlml [--datasource URL] [RESULT_VAR]
     SELECT ... ;  SELECT ... TO TRAIN ... ;
 
-A cell's statements run in order as one workflow on the local executor. The last result
-(a pandas DataFrame) is the cell's value and goes to ``RESULT_VAR`` when given; earlier
-results, summaries, plots (``explain.plot``, ``evaluate.plot``) and the progress of reading,
-training and predicting show as they come. ``:name`` binds the Python variable ``name``
-(:mod:`sqlml.repl.variables`). The datasource, once given, stays for the next cells
+A cell's statements run in order as one workflow on the local executor, in a worker thread:
+interrupting the kernel cancels the run (training stops between rounds or batches, nothing
+is committed) and the cell fails with one line. The last result (a pandas DataFrame) is the
+cell's value and goes to ``RESULT_VAR`` when given; earlier results, summaries, plots
+(``explain.plot``, ``evaluate.plot``) and the progress of reading, training and predicting
+show as they come. ``:name`` binds the Python variable ``name``, ``{{name}}`` pastes the
+table or column name it holds (:mod:`sqlml.repl.variables`). ``%sqlml --datasource URL``
+alone connects and says to what; the datasource, once given, stays for the next cells
 (default: ``$SQLML_DATASOURCE``, else a DuckDB file in the working folder). A user error
-shows as sqlml's message alone, no traceback.
+shows as sqlml's message alone, no traceback, its line counted as Jupyter counts the cell's
+(the ``%%sqlml`` line is line 1).
 """
 
 from __future__ import annotations
 
+import copy
 import html
 import re
 import time
 from collections.abc import Mapping
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, line_cell_magic, magics_class, no_var_expand
@@ -27,15 +33,26 @@ from IPython.display import Image, display
 
 from sqlml import ir
 from sqlml.errors import SqlmlError
-from sqlml.runtime import progress
-from sqlml.runtime.datasource import ResultSet, dialect_of
+from sqlml.runtime import cancel, progress
+from sqlml.runtime.datasource import Datasource, ResultSet, connect, dialect_of, parse_url
 from sqlml.runtime.outcome import Outcome
-from sqlml.workflow.core import Step
+from sqlml.workflow.core import Step, Workflow
+
+if TYPE_CHECKING:
+    from sqlml.backends.local.executor import LocalExecutor, RunResult
 
 USAGE = "usage: %%sqlml [--datasource URL] [RESULT_VAR], or %sqlml [--datasource URL] SQL"
 _DATASOURCE = re.compile(r"--datasource(?:=|\s+)(\S+)\s*")
 PLOT_ATTRIBUTES = ("explain.plot", "evaluate.plot")
 REFRESH_EVERY = 0.25  # seconds between two updates of a progress line
+# The query that tells a database's name and version, by dialect.
+_VERSION = {
+    "duckdb": "SELECT 'DuckDB ' || version()",
+    "sqlite": "SELECT 'SQLite ' || sqlite_version()",
+    "mysql": "SELECT CONCAT(IF(version() LIKE '%MariaDB%', 'MariaDB ', 'MySQL '), "
+    "SUBSTRING_INDEX(version(), '-', 1))",
+    "postgres": "SELECT 'PostgreSQL ' || split_part(current_setting('server_version'), ' ', 1)",
+}
 
 
 class SqlmlCellError(Exception):
@@ -51,7 +68,7 @@ class SqlmlMagics(Magics):
 
     datasource: str | None = None
 
-    @no_var_expand  # {x} and $x stay as written: variables are bound with :x, never pasted
+    @no_var_expand  # {x} and $x stay as written: sqlml reads :x and {{x}} itself
     @line_cell_magic
     def sqlml(self, line: str, cell: str | None = None) -> Any:
         """Run sqlml statements: ``%%sqlml [--datasource URL] [RESULT_VAR]`` over a cell, or
@@ -59,18 +76,41 @@ class SqlmlMagics(Magics):
         rest = line.strip()
         option = _DATASOURCE.match(rest)
         if option:
-            self.datasource, rest = option.group(1), rest[option.end() :]
+            connected = self._connect(option.group(1))
+            rest = rest[option.end() :]
+            if cell is None and not rest:
+                print(connected)
+                return None
         elif rest.startswith("--"):
             raise UsageError(f"unknown option {rest.split()[0]}; {USAGE}")
         if cell is None:
-            return self._run(rest, None)
+            return self._run(rest, None, first_line=1)
         if rest and not rest.isidentifier():
             raise UsageError(f"{rest!r} is no Python name to store the result in; {USAGE}")
-        return self._run(cell, rest or None)
+        return self._run(cell, rest or None, first_line=2)  # the %%sqlml line is line 1
 
-    def _run(self, text: str, result_var: str | None) -> Any:
+    def _connect(self, url: str) -> str:
+        """Connect to ``url`` and make it the datasource (the previous one stays if that
+        fails); the line that says to what."""
+        try:
+            datasource = connect(url, Path.cwd())
+            try:
+                version = server_version(datasource)
+            finally:
+                datasource.close()
+        except SqlmlError as error:
+            kept = parse_url(self.datasource) if self.datasource else "the default"
+            raise SqlmlCellError(
+                f"{error.render('--datasource')}\n  the datasource stays {kept}"
+            ) from None
+        self.datasource = url
+        return f"connected to {datasource.url}" + (f" ({version})" if version else "")
+
+    def _run(self, text: str, result_var: str | None, first_line: int) -> Any:
+        """Run ``text``, which starts at line ``first_line`` of the cell."""
         from sqlml.backends.local.executor import LocalExecutor
         from sqlml.codegen import to_workflow
+        from sqlml.repl.session import format_error
         from sqlml.repl.variables import bind
 
         try:
@@ -79,20 +119,62 @@ class SqlmlMagics(Magics):
             if not statements:
                 return None
             shown = _Shown(statements[-1].id, Path.cwd())
-            # One statement at a time, in this thread: outputs and progress reach this cell.
             executor = LocalExecutor(
                 self.datasource, Path.cwd(), jobs=1, on_done=shown.done, sink=_NotebookSink()
             )
-            result = executor.run(to_workflow(statements, "notebook", dialect))
+            result, interrupted = run_cancellable(
+                executor, to_workflow(statements, "notebook", dialect)
+            )
         except SqlmlError as error:
-            raise SqlmlCellError(error.render("cell")) from None
-        if isinstance(result.error, SqlmlError):
-            raise SqlmlCellError(result.error.render("cell"))
-        if result.error is not None:
-            raise result.error
+            raise SqlmlCellError(format_error(error, text, "cell", first_line).rstrip()) from None
+        error = result.error
+        if interrupted and error is not None:
+            stopped = _cancelled(error)
+            raise SqlmlCellError(format_error(stopped, text, "cell", first_line).rstrip())
+        if isinstance(error, SqlmlError):
+            raise SqlmlCellError(format_error(error, text, "cell", first_line).rstrip())
+        if error is not None:
+            raise error
         if result_var is not None and shown.last is not None:
             self.shell.user_ns[result_var] = shown.last
         return shown.value
+
+
+def run_cancellable(executor: LocalExecutor, workflow: Workflow) -> tuple[RunResult, bool]:
+    """Run ``workflow`` in a worker thread while this one waits, and whether it was
+    interrupted: a KeyboardInterrupt (a kernel interrupt) cancels the run, and the wait goes
+    on until it has stopped. The worker's displays and prints reach the running cell."""
+    interrupted = False
+    with ThreadPoolExecutor(1, thread_name_prefix="sqlml-cell") as worker:
+        future = worker.submit(executor.run, workflow)
+        while True:
+            try:
+                return future.result(), interrupted
+            except KeyboardInterrupt:
+                interrupted = True
+                executor.cancel("Ctrl-C")
+
+
+def _cancelled(error: BaseException) -> SqlmlError:
+    """The error a cancelled run reports, at the place of the run's ``error``, without the
+    hint of ``sqlml run``'s --resume; a statement the database stopped is said cancelled."""
+    if not isinstance(error, cancel.Cancelled):
+        token = cancel.Token()
+        token.cancel("Ctrl-C")
+        located = error if isinstance(error, SqlmlError) else None
+        error = cancel.stopped_error(token)
+        if located is not None and located.line is not None:
+            error.at(located.line, located.column or 1)
+    stopped = copy.copy(error)
+    stopped.hint = None
+    return stopped
+
+
+def server_version(datasource: Datasource) -> str | None:
+    """The database's name and version, e.g. ``MariaDB 10.11.6``; None where unknown."""
+    query = _VERSION.get(datasource.dialect)
+    result = datasource.execute(query) if query else None
+    return str(result.rows[0][0]) if result and result.rows else None
 
 
 class _Shown:

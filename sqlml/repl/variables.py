@@ -1,21 +1,33 @@
-"""Python variables in a program's text, written ``:name``, bound safely.
+"""Python variables in a program's text: ``:name`` binds a value, ``{{name}}`` pastes a name.
 
-In standard SQL statements a placeholder stays in the text and its value goes with the
-statement (``SqlStatement.params``): the database driver binds it as a parameter. In a
-TO TRAIN/PREDICT/EVALUATE/EXPLAIN statement the runtime reads the SELECT itself, so there a
-value becomes a literal written by sqlglot for the dialect; in a WITH clause, an attribute
-literal of its type. Neither path pastes a value's text: quotes are escaped (or, where the
-grammar cannot escape them, refused).
+``{{name}}`` stands for a table or column name held by the Python variable ``name``: a str
+(``a.b`` names ``b`` in ``a``) or a list or tuple of them (written ``a, b``). Each name must be
+an identifier (letters, digits and underscores, not starting with a digit); it is written
+quoted in the datasource's dialect, anywhere in a statement (FROM, COLUMN, LABEL, INTO...).
+Templates are replaced first; errors and statements keep the positions of the text as
+written.
+
+``:name`` binds a value. In standard SQL statements a placeholder stays in the text and its
+value goes with the statement (``SqlStatement.params``): the database driver binds it as a
+parameter. In a TO TRAIN/PREDICT/EVALUATE/EXPLAIN statement the runtime reads the SELECT
+itself, so there a value becomes a literal written by sqlglot for the dialect; in a WITH
+clause, an attribute literal of its type. Neither path pastes a value's text: quotes are
+escaped (or, where the grammar cannot escape them, refused).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import math
+import reprlib
 from collections.abc import Mapping
 from typing import Any
 
+import sqlglot
 from sqlglot import exp
+from sqlglot.errors import SqlglotError
+from sqlglot.tokens import Token, TokenType
 
 from sqlml import ir
 from sqlml.errors import CheckError, SqlmlError
@@ -30,7 +42,26 @@ _WITH_SELECT = tuple(k.syntax for k in KINDS.values() if k.grammar and k.grammar
 
 
 def bind(text: str, namespace: Mapping[str, Any], dialect: str) -> list[ir.Statement]:
-    """Parse and check ``text`` with its ``:name`` placeholders bound to ``namespace``."""
+    """Parse and check ``text`` with its ``{{name}}`` templates replaced by the names and its
+    ``:name`` placeholders bound to the values of ``namespace``."""
+    written, shifts = _pasted(text, namespace, dialect)
+    if not shifts:
+        return _bound(text, namespace, dialect)
+    try:
+        statements = _bound(written, namespace, dialect)
+    except SqlmlError as error:
+        if error.line is not None:
+            error.line, error.column = _moved(written, text, shifts, error.line, error.column or 1)
+        raise
+    moved = []
+    for statement in statements:
+        line, column = _moved(written, text, shifts, statement.line, statement.column)
+        moved.append(dataclasses.replace(statement, line=line, column=column))
+    return moved
+
+
+def _bound(text: str, namespace: Mapping[str, Any], dialect: str) -> list[ir.Statement]:
+    """:func:`bind` of a text without templates."""
     found = placeholders(text, dialect)
     values = {p.name: _value(p, namespace, text) for p in found}
     text = _with_literals(text, found, values, dialect)
@@ -150,3 +181,116 @@ def _error(
     before = text[: placeholder.start]
     line = before.count("\n") + 1
     return CheckError(message, line=line, column=len(before) - before.rfind("\n"), hint=hint)
+
+
+# Where a template was pasted: (start, end) in the written text, (start, end) in the original.
+_Shift = tuple[int, int, int, int]
+
+
+def templates(text: str, dialect: str) -> list[Placeholder]:
+    """The ``{{name}}`` templates of ``text`` outside strings, quoted names and comments, in
+    order; none when the tokenizer cannot read the text (the parser then reports it)."""
+    try:
+        tokens = sqlglot.Dialect.get_or_raise(dialect).tokenize(text)
+    except SqlglotError:
+        return []
+    found = []
+    for index, (first, second) in enumerate(itertools.pairwise(tokens)):
+        if not _brace(first, TokenType.L_BRACE, second):
+            continue
+        inside = tokens[index + 2 : index + 5]
+        name = inside[0] if inside else None
+        if (
+            len(inside) < 3
+            or not _brace(inside[1], TokenType.R_BRACE, inside[2])
+            or not name.text.isidentifier()
+            or text[name.start : name.end + 1] != name.text  # a quoted name
+        ):
+            raise _error(
+                "'{{' opens no template",
+                Placeholder("", first.start, first.end),
+                text,
+                "write {{name}} for the table or column name held by the Python variable name",
+            )
+        found.append(Placeholder(name.text, first.start, inside[2].end + 1))
+    return found
+
+
+def _brace(token: Token, kind: TokenType, following: Token) -> bool:
+    """Whether ``token`` and ``following`` are two braces of ``kind`` side by side."""
+    return token.token_type == kind == following.token_type and following.start == token.end + 1
+
+
+def _pasted(text: str, namespace: Mapping[str, Any], dialect: str) -> tuple[str, list[_Shift]]:
+    """``text`` with its templates replaced by quoted names, and where each was pasted."""
+    parts: list[str] = []
+    shifts: list[_Shift] = []
+    last, length = 0, 0
+    for template in templates(text, dialect):
+        names = _names(template, namespace, text, dialect)
+        parts += [text[last : template.start], names]
+        start = length + template.start - last
+        length = start + len(names)
+        shifts.append((start, length, template.start, template.end))
+        last = template.end
+    parts.append(text[last:])
+    return "".join(parts), shifts
+
+
+def _names(template: Placeholder, namespace: Mapping[str, Any], text: str, dialect: str) -> str:
+    """The quoted name(s) the template's variable holds."""
+    written = "{{" + template.name + "}}"
+    if template.name not in namespace:
+        raise _error(
+            f"{written} names no Python variable",
+            template,
+            text,
+            f"assign it a table or column name first, e.g. {template.name} = 'iris'",
+        )
+    value = namespace[template.name]
+    names = [value] if isinstance(value, str) else value
+    if not isinstance(names, list | tuple) or not names:
+        raise _error(
+            f"{written} is {reprlib.repr(value)}; a template takes a name (a str) or a list "
+            "of names",
+            template,
+            text,
+            f"to use a value rather than a name, write :{template.name} (a bound parameter)",
+        )
+    quoted = []
+    for name in names:
+        parts = name.split(".") if isinstance(name, str) else []
+        if not parts or not all(part.isidentifier() for part in parts):
+            raise _error(
+                f"{written} {'is' if name is value else 'holds'} {name!r}, not a table or "
+                "column name",
+                template,
+                text,
+                "a name is letters, digits and underscores, not starting with a digit (a.b: "
+                f"b in a); to use a value, write :{template.name} (a bound parameter)",
+            )
+        quoted.append(".".join(exp.to_identifier(p, quoted=True).sql(dialect) for p in parts))
+    return ", ".join(quoted)
+
+
+def _moved(
+    written: str, original: str, shifts: list[_Shift], line: int, column: int
+) -> tuple[int, int]:
+    """The line and column in ``original`` of those in ``written``; in a pasted name, its
+    template's."""
+    offset = _offset(written, line, column)
+    moved = offset
+    for start, end, original_start, original_end in shifts:
+        if offset < start:
+            break
+        moved = original_start if offset < end else original_end + offset - end
+    before = original[:moved]
+    return before.count("\n") + 1, moved - before.rfind("\n")
+
+
+def _offset(text: str, line: int, column: int) -> int:
+    """The offset in ``text`` of a (1-based) line and column."""
+    start = 0
+    for _ in range(line - 1):
+        start = text.index("\n", start) + 1
+    return start + column - 1

@@ -1,0 +1,146 @@
+"""A notebook run by nbclient in a real kernel: the datasource's confirmation, {{name}}
+templates, a hyperparameter search, progress, a plot, and a cell cancelled by a kernel
+interrupt."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+from pathlib import Path
+
+import nbformat
+from nbclient import NotebookClient
+from nbformat.v4 import new_code_cell, new_notebook
+
+from sqlml.runtime.datasource import connect
+from tests.conftest import ROOT, load_iris
+from tests.test_magic import text
+
+PASSWORD = "hunter2"
+# Cells to interrupt (as Jupyter's Interrupt button does), each once it shows this text.
+ENDLESS = (
+    "%%sqlml\nSELECT * FROM iris_train\n"
+    "TO TRAIN xgboost.gbtree WITH train.num_boost_round = 1000000 LABEL class INTO endless;"
+)
+LONG_QUERY = "%sqlml SELECT count(*) FROM range(1000000000000) a"
+INTERRUPTED = {ENDLESS: "training", LONG_QUERY: ""}
+STOP_WITHIN = 5.0  # seconds from the interrupt to the cell's end
+
+
+async def run_interrupting(notebook: nbformat.NotebookNode, folder: Path) -> list[float]:
+    """Execute ``notebook``'s cells in order, interrupting those of INTERRUPTED one second
+    after they show their text; the seconds each took to stop."""
+    client = NotebookClient(
+        notebook, timeout=180, kernel_name="python3", resources={"metadata": {"path": folder}}
+    )
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "SQLML_CACHE_DIR": str(folder / "cache")}
+    env.pop("SQLML_DATASOURCE", None)
+    stopped_in = []
+    async with client.async_setup_kernel(env=env):
+        for index, cell in enumerate(notebook.cells):
+            running = asyncio.ensure_future(client.async_execute_cell(cell, index))
+            if cell.source in INTERRUPTED:
+                while INTERRUPTED[cell.source] not in text(cell.outputs):
+                    assert not running.done(), text(cell.outputs)
+                    await asyncio.sleep(0.1)
+                await asyncio.sleep(1)
+                await client.km.interrupt_kernel()
+                interrupted_at = time.monotonic()
+                await running
+                stopped_in.append(time.monotonic() - interrupted_at)
+            await running
+    return stopped_in
+
+
+def test_a_notebook_templates_names_searches_plots_and_cancels(tmp_path):
+    database = tmp_path / "iris.duckdb"
+    source = connect(f"duckdb:///{database}")
+    load_iris(source)
+    source.close()
+    cells = [
+        ("%load_ext sqlml", False),
+        (f"%sqlml --datasource duckdb:///{database}", False),
+        (f"%sqlml --datasource mysql://root:{PASSWORD}@127.0.0.1:1/test", True),
+        (
+            "table, label, model = 'iris_train', 'class', 'petals'\n"
+            "features = ['petal_length', 'petal_width']\n"
+            "evil = 'iris_train; DROP TABLE iris_train'",
+            False,
+        ),
+        (
+            "%%sqlml\nSELECT {{features}}, {{label}} FROM {{table}}\n"
+            "TO TRAIN xgboost.gbtree WITH train.num_boost_round = 5\n"
+            "COLUMN {{features}} LABEL {{label}} INTO {{model}};",
+            False,
+        ),
+        ("%%sqlml\nSELECT 1;\nSELECT * FROM {{evil}};", True),
+        (
+            "%%sqlml\nSELECT * FROM iris_train TO TRAIN xgboost.gbtree\n"
+            "WITH max_depth = CHOICE(2, 3), search.trials = 2, train.num_boost_round = 5\n"
+            "LABEL class INTO searched;",
+            False,
+        ),
+        (
+            "%%sqlml predicted\nSELECT * FROM iris_test TO PREDICT pred.class USING searched;\n"
+            "SELECT count(*) AS n FROM pred;",
+            False,
+        ),
+        (
+            "%%sqlml\nSELECT * FROM iris_test TO EVALUATE {{model}}\n"
+            "WITH evaluate.plot = 'eval.png' LABEL class INTO metrics;",
+            False,
+        ),
+        (ENDLESS, True),
+        (LONG_QUERY, True),
+        ("%%sqlml models\nSHOW MODELS;", False),
+        ("%%sqlml runs\nSELECT state FROM sqlml_runs ORDER BY started_at;", False),
+        (
+            "print(sorted(models.iloc[:, 0]), predicted.n[0], runs.state.tolist()[-4:])\n"
+            "%sqlml SELECT count(*) AS n FROM iris_train",
+            False,
+        ),
+    ]
+    notebook = new_notebook(
+        cells=[
+            new_code_cell(source, metadata={"tags": ["raises-exception"]} if fails else {})
+            for source, fails in cells
+        ]
+    )
+    stopped_in = asyncio.run(run_interrupting(notebook, tmp_path))
+    outputs = [cell.outputs for cell in notebook.cells]
+
+    assert text(outputs[1]).startswith(f"connected to duckdb:///{database} (DuckDB v")
+    (refused,) = outputs[2]
+    assert refused.output_type == "error"
+    assert refused.traceback[0].startswith("--datasource: error: ")
+    assert refused.traceback[-1] == f"  the datasource stays duckdb:///{database}"
+    assert PASSWORD not in "\n".join(refused.traceback)
+
+    trained = text(outputs[4])
+    assert "trained petals (xgboost.gbtree) on 96 rows" in trained
+    assert any("<progress" in o.get("data", {}).get("text/html", "") for o in outputs[4])
+    (evil,) = outputs[5]
+    assert evil.traceback[0] == (
+        "cell:3:15: error: {{evil}} is 'iris_train; DROP TABLE iris_train', "
+        "not a table or column name"
+    )
+    assert evil.traceback[2:] == ["3 | SELECT * FROM {{evil}};", "  |               ^"]
+
+    assert "searched 2 trials of searched: best trial" in text(outputs[6])
+    images = [o for o in outputs[8] if "image/png" in o.get("data", {})]
+    assert len(images) == 1 and (tmp_path / "eval.png").is_file()
+
+    (cancelled,) = [o for o in outputs[9] if o.output_type == "error"]
+    assert cancelled.traceback == [
+        "cell:2:1: error: the statement was cancelled (Ctrl-C); nothing it did was committed"
+    ]
+    (cancelled,) = [o for o in outputs[10] if o.output_type == "error"]
+    assert cancelled.traceback == [
+        "cell:1:1: error: the statement was cancelled (Ctrl-C); nothing it did was committed"
+    ]
+    assert max(stopped_in) < STOP_WITHIN
+    assert text(outputs[13]).splitlines()[0] == (
+        "['petals', 'searched'] 30 ['cancelled', 'cancelled', 'succeeded', 'running']"
+    )
+    assert "120" in text(outputs[13])
