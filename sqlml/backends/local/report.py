@@ -82,19 +82,27 @@ def run_and_report(
 
 @contextmanager
 def _ctrl_c_cancels(executor: LocalExecutor) -> Iterator[None]:
-    """In the body, the first Ctrl-C cancels the run (its statements stop at their next
-    check and commit nothing); a second one stops the process at once."""
+    """In the body, the first Ctrl-C cancels the run: its statements stop at their next check
+    and commit nothing, and the run's error is the one line said about it. A run still
+    stopping 2 s later says so; a second Ctrl-C stops the process at once."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
 
+    def still_stopping() -> None:
+        print("sqlml: still cancelling the run (Ctrl-C again to quit at once)", file=sys.stderr)
+
+    slow = threading.Timer(2.0, still_stopping)
+    slow.daemon = True
+
     def cancel_run(signum: int, frame: object) -> None:
         signal.signal(signal.SIGINT, signal.default_int_handler)  # the next one: at once
-        print("sqlml: cancelling the run (Ctrl-C again to quit at once)", file=sys.stderr)
         executor.cancel("Ctrl-C")
+        slow.start()
 
     previous = signal.signal(signal.SIGINT, cancel_run)
     try:
         yield
     finally:
+        slow.cancel()
         signal.signal(signal.SIGINT, previous)
