@@ -1,10 +1,11 @@
 """The shell's engine: one open connection, statements run as ``sqlml -e`` runs them.
 
 Each entry is parsed and checked as a program of its own (so errors point at its lines),
-then its statements run one after another through :func:`sqlml.runtime.execute.execute`,
-the function behind every workflow step, and print as ``sqlml -e`` prints them. They run
-in a worker thread, each with a cancellation token of its own, so that Ctrl-C can cancel
-the running one and ask the database to stop it.
+then runs as a workflow on the local executor, on the session's connection
+(:func:`sqlml.backends.local.interactive.run_statements`, as the notebook runs a cell): a
+hyperparameter search gets its trials, the run is recorded, and each statement prints as
+``sqlml -e`` prints it. The connection is used from one worker thread alone, so that Ctrl-C
+can cancel the running statements and ask the database to stop them.
 """
 
 from __future__ import annotations
@@ -14,21 +15,23 @@ import re
 import shutil
 import time
 from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor
-from functools import partial
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TextIO, TypeVar
 
 from sqlml import ir
+from sqlml.backends.local.interactive import run_statements, wait_cancelling
 from sqlml.errors import CheckError, ParseError, SqlmlError
 from sqlml.repl.catalog import Catalog
 from sqlml.repl.expanded import render_expanded, too_wide
 from sqlml.runtime import cancel
 from sqlml.runtime.datasource import DatasourceURL, ResultSet, connect
 from sqlml.runtime.datasource.base import returns_rows
-from sqlml.runtime.execute import execute
+from sqlml.runtime.outcome import Outcome
 from sqlml.runtime.output import render
+from sqlml.runtime.progress import Sink
 from sqlml.statements import kind_of
+from sqlml.workflow.core import Step
 
 T = TypeVar("T")
 SOURCE = "<input>"  # how an entry is named in error messages
@@ -51,7 +54,7 @@ class Session:
     ``expanded`` (``\\x``: on, off or auto), ``timing``, ``output`` (``\\o``: the file
     results and summaries go to instead), ``confirming`` (``\\confirm``: whether ``ask``, if
     given, is asked before statements that drop or truncate), ``pending`` (text for the next
-    prompt).
+    prompt). ``sink`` shows the progress of long statements (None: none is shown).
     """
 
     def __init__(
@@ -61,8 +64,10 @@ class Session:
         show: Callable[[str], None],
         say: Callable[[str], None] | None = None,
         warn: Callable[[str], None] | None = None,
+        sink: Sink | None = None,
     ) -> None:
         self.fmt, self.show, self.say = fmt, show, say or show
+        self.sink = sink
         self.warn = warn or self.say
         self.timing = True
         self.expanded = "off"
@@ -71,6 +76,8 @@ class Session:
         self.ask: Callable[[str], bool] | None = None
         self.pending = ""
         self.last_entry = ""  # the last statements run, which \\e edits
+        self._started = 0.0  # when the statement running now started
+        self._interrupted = False  # whether Ctrl-C was pressed while statements run
         self.catalog = Catalog()
         self._worker = ThreadPoolExecutor(1, thread_name_prefix="sqlml-statement")
         self.datasource = connect(url, Path.cwd())
@@ -146,55 +153,64 @@ class Session:
         if destructive and self.confirming and self.ask and not self.ask("\n".join(destructive)):
             self.say("not run\n")
             return True
-        changed = False
+        self._started = time.perf_counter()
         try:
-            for statement in statements:
-                changed = changed or _changes_catalog(statement)
-                started = time.perf_counter()
-                token = cancel.Token()  # training and scoring stop at their next check
-                outcome = self._call(
-                    partial(execute, statement, self.datasource, token=token), token=token
-                )
-                if outcome.summary:
-                    self.result(f"{outcome.summary}\n", summary=True)
-                if outcome.result is not None:
-                    self.result(self.render(outcome.result))
-                if self.timing:
-                    self.say(f"Time: {_duration(time.perf_counter() - started)}\n")
-        except Cancelled:
+            result = run_statements(
+                statements,
+                "repl",
+                self._worker,
+                datasource=self.datasource,
+                on_done=self._done,
+                sink=self.sink,
+                on_cancel=self._cancelling,
+            )
+        finally:
+            self._interrupted = False
+            if any(_changes_catalog(statement) for statement in statements):
+                self.refresh()
+        if isinstance(result.error, cancel.Cancelled):
             self.say("cancelled\n")
             return False
-        except SqlmlError as error:
-            self.warn(format_error(error, text, source, first_line))
+        if isinstance(result.error, SqlmlError):
+            self.warn(format_error(result.error, text, source, first_line))
             return False
-        finally:
-            if changed:
-                self.refresh()
+        if result.error is not None:
+            raise result.error
         return True
 
-    def _call(self, function: Callable[..., T], *args: Any, token: cancel.Token | None = None) -> T:
-        """``function(*args)`` in the worker thread; Ctrl-C cancels ``token`` (that of the
-        statement ``function`` runs, if any: training stops between rounds or batches,
-        nothing is committed) and interrupts the database, waits for the call to stop and
-        raises :class:`Cancelled` (the result, if it still ended)."""
-        future: Future[T] = self._worker.submit(function, *args)
+    def _done(self, step: Step, outcome: Outcome) -> None:
+        """Show a statement's outcome and how long it took (called as each one ends)."""
+        if outcome.summary:
+            self.result(f"{outcome.summary}\n", summary=True)
+        if outcome.result is not None:
+            self.result(self.render(outcome.result))
+        now = time.perf_counter()
+        if self.timing:
+            self.say(f"Time: {_duration(now - self._started)}\n")
+        self._started = now
+
+    def _cancelling(self) -> None:
+        """Ctrl-C while statements run: said once."""
+        if not self._interrupted:
+            self.say("cancelling...\n")
+        self._interrupted = True
+
+    def _call(self, function: Callable[..., T], *args: Any) -> T:
+        """``function(*args)`` in the worker thread, which alone uses the connection; Ctrl-C
+        interrupts the database and raises :class:`Cancelled` once the call has stopped."""
         interrupted = False
-        while True:
-            try:
-                result = future.result()
-            except KeyboardInterrupt:
-                if token is not None:
-                    token.cancel("Ctrl-C")
-                self.datasource.interrupt()
-                if not interrupted:
-                    self.say("cancelling...\n")
-                interrupted = True
-                continue
-            except SqlmlError:
-                if interrupted:
-                    raise Cancelled from None
-                raise
-            return result
+
+        def interrupt() -> None:
+            nonlocal interrupted
+            interrupted = True
+            self.datasource.interrupt()
+
+        try:
+            return wait_cancelling(self._worker.submit(function, *args), interrupt)
+        except SqlmlError:
+            if interrupted:
+                raise Cancelled from None
+            raise
 
 
 def _changes_catalog(statement: ir.Statement) -> bool:

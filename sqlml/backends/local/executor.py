@@ -23,7 +23,7 @@ import json
 import os
 import time
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
 from typing import IO, Any
@@ -112,15 +112,25 @@ class LocalExecutor:
         )
         self._running: _Run | None = None
 
-    def run(self, workflow: Workflow, resume: str | None = None) -> RunResult:
-        """Run ``workflow`` (resuming the run ``resume``); SqlmlErrors end up in the result."""
-        datasource = connect(self._settings.url, self._settings.base_dir)
+    def run(
+        self, workflow: Workflow, resume: str | None = None, datasource: Datasource | None = None
+    ) -> RunResult:
+        """Run ``workflow`` (resuming the run ``resume``); SqlmlErrors end up in the result.
+
+        Its steps run on ``datasource`` when given (an open connection the caller keeps, as
+        the shell does: one step at a time), else on connections of the run's own.
+        """
+        settings = self._settings
+        if datasource is not None:
+            settings = replace(settings, shared=True, jobs=1)
+        connection = datasource or connect(settings.url, settings.base_dir)
         try:
-            self._running = _Run(workflow, datasource, resume, self._settings)
+            self._running = _Run(workflow, connection, resume, settings)
             return self._running.run()
         finally:
             self._running = None
-            datasource.close()
+            if datasource is None:
+                connection.close()
 
     def cancel(self, reason: str) -> None:
         """Stop the run going on (from another thread, or a signal handler): its running
