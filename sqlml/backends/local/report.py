@@ -84,10 +84,12 @@ def run_and_report(
 def _ctrl_c_cancels(executor: LocalExecutor) -> Iterator[None]:
     """In the body, the first Ctrl-C cancels the run: its statements stop at their next check
     and commit nothing, and the run's error is the one line said about it. A run still
-    stopping 2 s later says so; a second Ctrl-C stops the process at once."""
+    stopping 2 s later says so; a second Ctrl-C ends the process at once (status 130): its
+    databases roll back what was not committed, and the run record still says running."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
+    import os  # for os._exit: not waiting for the statements stuck in other threads
 
     def still_stopping() -> None:
         print("sqlml: still cancelling the run (Ctrl-C again to quit at once)", file=sys.stderr)
@@ -95,8 +97,13 @@ def _ctrl_c_cancels(executor: LocalExecutor) -> Iterator[None]:
     slow = threading.Timer(2.0, still_stopping)
     slow.daemon = True
 
+    def quit_now(signum: int, frame: object) -> None:
+        print("sqlml: quit at once (a second Ctrl-C)", file=sys.stderr, flush=True)
+        sys.stdout.flush()
+        os._exit(CANCELLED_STATUS)
+
     def cancel_run(signum: int, frame: object) -> None:
-        signal.signal(signal.SIGINT, signal.default_int_handler)  # the next one: at once
+        signal.signal(signal.SIGINT, quit_now)
         executor.cancel("Ctrl-C")
         slow.start()
 
