@@ -1,0 +1,82 @@
+"""The shell runs statements as ``sqlml run`` does: a search gets its trials, Ctrl-C stops a
+training within two seconds with nothing saved, long statements show progress. Driven in a
+real pseudo-terminal (pexpect)."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from tests.test_repl import CTRL_C, Shell
+
+CANCEL_WITHIN = 2.0  # seconds from Ctrl-C to the prompt
+
+
+@pytest.fixture
+def shell(iris_duckdb_url, tmp_path):
+    started = Shell(iris_duckdb_url, tmp_path / "history")
+    yield started
+    if started.child.isalive():
+        started.child.terminate(force=True)
+
+
+def test_a_search_typed_in_the_shell_trains_its_trials(shell, unique_name):
+    model = f"{unique_name}_searched"
+    said = shell.run(
+        "SELECT * FROM iris_train TO TRAIN xgboost.gbtree "
+        "WITH objective = 'multi:softprob', num_class = 3, max_depth = CHOICE(1, 3), "
+        f"search.trials = 2, search.algorithm = grid LABEL class INTO {model};"
+    )
+    assert "error" not in said.lower(), said
+    trials = shell.run(f"SELECT count(*) AS n FROM {model}_trials;", until=r"\(1 row\)")
+    assert trials.splitlines()[2].strip() == "2"
+    assert model in shell.run("SHOW MODELS;", until=r"\(\d+ rows?\)")
+    shell.quit()
+
+
+def _cancel_training(shell: Shell, statement: str, started: str) -> float:
+    """Type ``statement``, wait for ``started`` in its output, press Ctrl-C: the seconds
+    until the shell says it cancelled."""
+    shell.child.send(statement + "\r")
+    shell.expect(started, timeout=120)
+    time.sleep(1)  # well into the training, which would take many minutes
+    pressed = time.monotonic()
+    shell.child.send(CTRL_C)
+    shell.expect(r"cancelled\r\n", timeout=30)
+    return time.monotonic() - pressed
+
+
+def test_ctrl_c_stops_boosting_within_two_seconds(shell):
+    took = _cancel_training(
+        shell,
+        "SELECT * FROM iris_train TO TRAIN xgboost.gbtree WITH max_depth = 6, "
+        "train.num_boost_round = 1000000 LABEL class INTO endless;",
+        "INTO endless;",
+    )
+    assert took < CANCEL_WITHIN, f"the prompt came back {took:.1f} s after Ctrl-C"
+    assert "endless" not in shell.run("SHOW MODELS;", until=r"\(\d+ rows?\)")
+    assert shell.run("SELECT 1 AS one;").splitlines()[2].strip() == "1"
+    shell.quit()
+
+
+@pytest.mark.keras
+def test_ctrl_c_stops_a_keras_training_between_batches(shell, unique_name):
+    model = f"{unique_name}_dnn"
+    pytest.importorskip("tensorflow")
+    shell.run(
+        "SELECT * FROM iris_train TO TRAIN DNNClassifier WITH model.n_classes = 3, "
+        f"model.hidden_units = [8], train.epoch = 1 LABEL class INTO {model};"
+    )
+    first = shell.run(f"DESCRIBE MODEL {model};", until=r"\(\d+ rows?\)")
+    took = _cancel_training(
+        shell,
+        "SELECT * FROM iris_train TO TRAIN DNNClassifier WITH model.n_classes = 3, "
+        f"model.hidden_units = [8], train.epoch = 100000, train.batch_size = 1 "
+        f"LABEL class INTO {model};",
+        f"INTO {model};",
+    )
+    assert took < CANCEL_WITHIN, f"the prompt came back {took:.1f} s after Ctrl-C"
+    # The previous version is still the model: nothing of the cancelled training was saved.
+    assert shell.run(f"DESCRIBE MODEL {model};", until=r"\(\d+ rows?\)") == first
+    shell.quit()
