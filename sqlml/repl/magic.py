@@ -25,7 +25,7 @@ import time
 from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, line_cell_magic, magics_class, no_var_expand
@@ -36,10 +36,7 @@ from sqlml.errors import SqlmlError
 from sqlml.runtime import cancel, progress
 from sqlml.runtime.datasource import Datasource, ResultSet, connect, dialect_of, parse_url
 from sqlml.runtime.outcome import Outcome
-from sqlml.workflow.core import Step, Workflow
-
-if TYPE_CHECKING:
-    from sqlml.backends.local.executor import LocalExecutor, RunResult
+from sqlml.workflow.core import Step
 
 USAGE = "usage: %%sqlml [--datasource URL] [RESULT_VAR], or %sqlml [--datasource URL] SQL"
 _DATASOURCE = re.compile(r"--datasource(?:=|\s+)(\S+)\s*")
@@ -108,8 +105,7 @@ class SqlmlMagics(Magics):
 
     def _run(self, text: str, result_var: str | None, first_line: int) -> Any:
         """Run ``text``, which starts at line ``first_line`` of the cell."""
-        from sqlml.backends.local.executor import LocalExecutor
-        from sqlml.codegen import to_workflow
+        from sqlml.backends.local.interactive import run_statements
         from sqlml.repl.session import format_error
         from sqlml.repl.variables import bind
 
@@ -119,16 +115,21 @@ class SqlmlMagics(Magics):
             if not statements:
                 return None
             shown = _Shown(statements[-1].id, Path.cwd())
-            executor = LocalExecutor(
-                self.datasource, Path.cwd(), jobs=1, on_done=shown.done, sink=_NotebookSink()
-            )
-            result, interrupted = run_cancellable(
-                executor, to_workflow(statements, "notebook", dialect)
-            )
+            interrupts: list[None] = []  # a kernel interrupt cancels the run
+            with ThreadPoolExecutor(1, thread_name_prefix="sqlml-cell") as worker:
+                result = run_statements(
+                    statements,
+                    "notebook",
+                    worker,
+                    url=self.datasource,
+                    on_done=shown.done,
+                    sink=_NotebookSink(),
+                    on_cancel=lambda: interrupts.append(None),
+                )
         except SqlmlError as error:
             raise SqlmlCellError(format_error(error, text, "cell", first_line).rstrip()) from None
         error = result.error
-        if interrupted and error is not None:
+        if interrupts and error is not None:
             stopped = _cancelled(error)
             raise SqlmlCellError(format_error(stopped, text, "cell", first_line).rstrip())
         if isinstance(error, SqlmlError):
@@ -138,21 +139,6 @@ class SqlmlMagics(Magics):
         if result_var is not None and shown.last is not None:
             self.shell.user_ns[result_var] = shown.last
         return shown.value
-
-
-def run_cancellable(executor: LocalExecutor, workflow: Workflow) -> tuple[RunResult, bool]:
-    """Run ``workflow`` in a worker thread while this one waits, and whether it was
-    interrupted: a KeyboardInterrupt (a kernel interrupt) cancels the run, and the wait goes
-    on until it has stopped. The worker's displays and prints reach the running cell."""
-    interrupted = False
-    with ThreadPoolExecutor(1, thread_name_prefix="sqlml-cell") as worker:
-        future = worker.submit(executor.run, workflow)
-        while True:
-            try:
-                return future.result(), interrupted
-            except KeyboardInterrupt:
-                interrupted = True
-                executor.cancel("Ctrl-C")
 
 
 def _cancelled(error: BaseException) -> SqlmlError:
