@@ -8,6 +8,9 @@ import time
 
 import pytest
 
+from sqlml.repl.session import Session
+from sqlml.runtime.datasource import connect
+from sqlml.tables import RUNS
 from tests.test_repl import CTRL_C, Shell
 
 CANCEL_WITHIN = 2.0  # seconds from Ctrl-C to the prompt
@@ -80,3 +83,19 @@ def test_ctrl_c_stops_a_keras_training_between_batches(shell, unique_name):
     # The previous version is still the model: nothing of the cancelled training was saved.
     assert shell.run(f"DESCRIBE MODEL {model};", until=r"\(\d+ rows?\)") == first
     shell.quit()
+
+
+def test_a_shell_entry_writes_no_run_record(tmp_path):
+    url = f"duckdb:///{tmp_path}/entries.duckdb"
+    shown: list[str] = []
+    session = Session(url, "table", shown.append)
+    try:
+        assert session.run("CREATE TABLE t AS SELECT 1 AS x; SELECT x FROM t;")
+    finally:
+        session.close()
+    assert shown[-2].splitlines()[-1] == "(1 row)"  # then its time
+    datasource = connect(url, tmp_path)
+    try:
+        assert not datasource.table_exists([RUNS])
+    finally:
+        datasource.close()

@@ -32,7 +32,7 @@ from sqlml.backends.local import record as rec
 from sqlml.backends.local.connections import Connections, one_at_a_time
 from sqlml.backends.local.outputs import Outputs, gathered
 from sqlml.backends.local.resume import Resume
-from sqlml.backends.local.run_log import RunLog, StatementDone
+from sqlml.backends.local.run_log import RunLog, StatementDone, Unrecorded
 from sqlml.backends.local.scheduler import Instance, Scheduler
 from sqlml.backends.local.tasks import Task, TaskResult, holds, run_task
 from sqlml.errors import SqlmlError
@@ -71,6 +71,7 @@ class _Settings:
     on_done: StatementDone | None
     progress: IO[str] | None
     sink: Sink | None
+    recorded: bool
 
 
 class LocalExecutor:
@@ -81,7 +82,8 @@ class LocalExecutor:
     each statement step's outcome, in the workflow's order; ``progress`` (if given) gets the
     run id at the start and the steps a resumed run skips. ``sink`` (if given) shows the
     progress of the statements' reading, training and predicting, each statement with a
-    reporter of its own.
+    reporter of its own. ``recorded``: whether runs are kept in the datasource's run record,
+    for resuming and ``sqlml status`` (a front end's entries are not: no one resumes them).
     """
 
     def __init__(
@@ -96,6 +98,7 @@ class LocalExecutor:
         on_done: StatementDone | None = None,
         progress: IO[str] | None = None,
         sink: Sink | None = None,
+        recorded: bool = True,
     ) -> None:
         shared = one_at_a_time(url)
         self._settings = _Settings(
@@ -109,6 +112,7 @@ class LocalExecutor:
             on_done=on_done,
             progress=progress,
             sink=sink,
+            recorded=recorded,
         )
         self._running: _Run | None = None
 
@@ -157,12 +161,12 @@ class _Run:
         self, workflow: Workflow, ds: Datasource, resume: str | None, settings: _Settings
     ) -> None:
         self._workflow, self._settings = workflow, settings
-        record = rec.RunRecord(ds)
-        previous = record.steps(resume) if resume else {}
+        record = rec.RunRecord(ds) if settings.recorded else Unrecorded()
+        previous = record.steps(resume) if resume and isinstance(record, rec.RunRecord) else {}
         run_id = time.strftime("%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:6]
         self._run_dir = settings.run_dir / run_id
         self._log = RunLog(record, run_id, workflow, resume, settings.progress, settings.on_done)
-        self._resume = Resume(ds, previous, self._log.note)
+        self._resume = Resume(ds, previous, self._log.note, hashed=settings.recorded)
         self._connections = Connections(
             settings.url, settings.base_dir, ds if settings.shared else None
         )

@@ -1,6 +1,7 @@
 """Run statements for a person at a front end (the shell, the notebook), as ``sqlml run``
 runs them: as a workflow on the local executor, so that a hyperparameter search gets its
-trials, the run is recorded and ``sqlml status`` shows it.
+trials. The run is not kept in the run record: no one resumes a shell entry or a cell, and
+a user who may only read the database can still query it.
 
 The run goes on in a worker thread while the calling thread waits, so that Ctrl-C (a
 ``KeyboardInterrupt`` in the waiting thread, be it the shell's or a kernel interrupt)
@@ -48,7 +49,7 @@ def run_statements(
 
     dialect = datasource.dialect if datasource is not None else dialect_of(url)
     workflow = to_workflow(statements, name, dialect)
-    executor = LocalExecutor(url, Path.cwd(), jobs=1, on_done=on_done, sink=sink)
+    executor = LocalExecutor(url, Path.cwd(), jobs=1, on_done=on_done, sink=sink, recorded=False)
     future = worker.submit(executor.run, workflow, None, datasource)
     return wait_cancelling(future, lambda: executor.cancel("Ctrl-C"), on_cancel)
 

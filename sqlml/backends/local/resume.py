@@ -22,18 +22,23 @@ from sqlml.workflow.core import CONTAINER, RESOURCE, SCRIPT, Ref, Step
 
 class Resume:
     """Content hashes of steps, read from ``ds``, and the skips a resumed run makes given the
-    ``previous`` run's steps (none for a new run); ``note`` tells why a step runs again."""
+    ``previous`` run's steps (none for a new run); ``note`` tells why a step runs again.
+    Without ``hashed`` (a run that is not recorded) steps have no content hash."""
 
     def __init__(
         self,
         ds: Datasource,
         previous: Mapping[str, rec.StepRecord],
         note: Callable[[str], None],
+        hashed: bool = True,
     ) -> None:
-        self._ds, self._previous, self._note = ds, previous, note
+        self._ds, self._previous, self._note, self._hashed = ds, previous, note, hashed
 
     def content_hash(self, step: Step, resolve: Callable[[Ref], str]) -> str:
-        """The step's definition, the values it reads and the fingerprints of its tables."""
+        """The step's definition, the values it reads and the fingerprints of its tables
+        (empty if not ``hashed``)."""
+        if not self._hashed:
+            return ""
         content: dict[str, Any] = {
             "template": step.template,
             "params": step.params,

@@ -16,13 +16,30 @@ from sqlml.workflow.core import Step, Workflow
 StatementDone = Callable[[Step, Outcome], None]
 
 
+class Unrecorded:
+    """A run record that keeps nothing, for runs no one resumes or looks up: a shell entry,
+    a notebook cell (they cost no writes, and a user who may only read can query)."""
+
+    def start_run(self, run_id: str, workflow: str, resumed: str | None, at: float) -> None:
+        """Nothing is kept."""
+
+    def end_run(self, run_id: str, state: str, at: float) -> None:
+        """Nothing is kept."""
+
+    def start_step(self, run_id: str, step: str, content_hash: str, at: float) -> None:
+        """Nothing is kept."""
+
+    def end_step(self, run_id: str, step: rec.StepRecord, new: bool = False) -> None:
+        """Nothing is kept."""
+
+
 class RunLog:
     """The run ``run_id`` of ``workflow`` (resuming the run ``resumed``): it writes ``record``,
     prints notes to ``progress`` and calls ``on_done`` (each if given)."""
 
     def __init__(
         self,
-        record: rec.RunRecord,
+        record: rec.RunRecord | Unrecorded,
         run_id: str,
         workflow: Workflow,
         resumed: str | None,
