@@ -23,8 +23,12 @@ ENDLESS = (
     "%%sqlml\nSELECT * FROM iris_train\n"
     "TO TRAIN xgboost.gbtree WITH train.num_boost_round = 1000000 LABEL class INTO endless;"
 )
+RETRAIN = (  # a model that has a version already
+    "%%sqlml\nSELECT * FROM {{table}}\n"
+    "TO TRAIN xgboost.gbtree WITH train.num_boost_round = 1000000 LABEL {{label}} INTO petals;"
+)
 LONG_QUERY = "%sqlml SELECT count(*) FROM range(1000000000000) a"
-INTERRUPTED = {ENDLESS: "training", LONG_QUERY: ""}
+INTERRUPTED = {ENDLESS: "training", RETRAIN: "training", LONG_QUERY: ""}
 STOP_WITHIN = 5.0  # seconds from the interrupt to the cell's end
 
 
@@ -92,11 +96,16 @@ def test_a_notebook_templates_names_searches_plots_and_cancels(tmp_path):
             False,
         ),
         (ENDLESS, True),
+        (RETRAIN, True),
         (LONG_QUERY, True),
         ("%%sqlml models\nSHOW MODELS;", False),
-        ("%%sqlml runs\nSELECT state FROM sqlml_runs ORDER BY started_at;", False),
         (
-            "print(sorted(models.iloc[:, 0]), predicted.n[0], runs.state.tolist()[-4:])\n"
+            "%%sqlml versions\n"
+            "SELECT version FROM sqlml_model_versions WHERE name = :model ORDER BY 1;",
+            False,
+        ),
+        (
+            "print(sorted(models.iloc[:, 0]), predicted.n[0], versions.version.tolist())\n"
             "%sqlml SELECT count(*) AS n FROM iris_train",
             False,
         ),
@@ -135,12 +144,14 @@ def test_a_notebook_templates_names_searches_plots_and_cancels(tmp_path):
     assert cancelled.traceback == [
         "cell:2:1: error: the statement was cancelled (Ctrl-C); nothing it did was committed"
     ]
-    (cancelled,) = [o for o in outputs[10] if o.output_type == "error"]
-    assert cancelled.traceback == [
-        "cell:1:1: error: the statement was cancelled (Ctrl-C); nothing it did was committed"
-    ]
+    for index, line in ((10, 2), (11, 1)):
+        (cancelled,) = [o for o in outputs[index] if o.output_type == "error"]
+        assert cancelled.traceback == [
+            f"cell:{line}:1: error: the statement was cancelled (Ctrl-C); nothing it did was "
+            "committed"
+        ]
     assert max(stopped_in) < STOP_WITHIN
-    assert text(outputs[13]).splitlines()[0] == (
-        "['petals', 'searched'] 30 ['cancelled', 'cancelled', 'succeeded', 'running']"
-    )
-    assert "120" in text(outputs[13])
+    # Nothing saved: no model endless, petals still at its first version; the next cells run.
+    said = text(outputs[-1]).splitlines()
+    assert said[0] == "['petals', 'searched'] 30 [1]"
+    assert "120" in text(outputs[-1])
