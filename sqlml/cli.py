@@ -17,10 +17,11 @@ from sqlml import __version__
 from sqlml.backends import DEFAULT, RUN_COMMANDS, Program, backend, backends, by_target, default
 from sqlml.errors import SqlmlError
 from sqlml.runtime.datasource import dialect_of, dialects
-from sqlml.runtime.output import FORMATS
-from sqlml.workflow_cli import add_run_options
+from sqlml.runtime.output import FORMATS, ResultFiles, ResultStream, output_dir
+from sqlml.workflow_cli import add_output_option, add_run_options
 
 if TYPE_CHECKING:
+    from sqlml.backends.local.report import WriteResult
     from sqlml.junit import JUnitReport
     from sqlml.plan import StatementIO
 
@@ -36,12 +37,14 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"sqlml {__version__}")
     parser.add_argument("-e", "--execute", metavar="SQL", help="run the statements in SQL")
     _common(parser)
+    add_output_option(parser)  # of -e
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     run = commands.add_parser("run", help="run .sql programs")
     run.add_argument("files", nargs="+", metavar="FILE", help="a .sql program, or a folder of them")
     _common(run)
     add_run_options(run)
+    add_output_option(run)
     _batch_options(run)
     _backend_options(run, "run")
 
@@ -187,16 +190,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     datasource = getattr(args, "datasource", None)
     fmt = getattr(args, "format", "table")
+    args.output_dir = getattr(args, "output_dir", None)
+    if args.output_dir is not None and args.execute is None and args.command != "run":
+        parser.error("--output-dir keeps the results of sqlml run and sqlml -e SQL")
     try:
         if args.execute is not None:
             if args.command:
                 parser.error("use either -e SQL or a command, not both")
-            return _run_text(args.execute, "<-e>", datasource, Path.cwd(), fmt)
+            write = (
+                None
+                if args.output_dir is None
+                else ResultFiles(output_dir(args.output_dir), "execute-", fmt).write
+            )
+            return _run_text(args.execute, "<-e>", datasource, Path.cwd(), fmt, write_result=write)
         if args.command == "run":
             args.files = _selected(args.files, args.select)
             if args.resume and len(args.files) > 1:
                 parser.error("--resume resumes the run of one program: give one FILE")
-            bad = backend(args.backend).check(args)
+            bad = backend(args.backend).check(args) or _local_only(args)
             if bad:
                 parser.error(bad)
             return _run_files(args, datasource, fmt)
@@ -310,6 +321,43 @@ def _matches(file: str, pattern: str) -> bool:
     return path.match(pattern) or folder in path.parents
 
 
+def _local_only(args: argparse.Namespace) -> str | None:
+    """What is wrong with ``sqlml run``'s options that only the local backend has."""
+    if args.output_dir is not None and not _runs_locally(args):
+        return (
+            f"--output-dir is for the local backend: the {args.backend} backend's results are "
+            f"printed in its steps' logs (sqlml logs RUN --backend {args.backend})"
+        )
+    return None
+
+
+def _runs_locally(args: argparse.Namespace) -> bool:
+    from sqlml.backends.local.backend import LocalBackend
+
+    return isinstance(backend(args.backend), LocalBackend)
+
+
+def _result_writers(args: argparse.Namespace, fmt: str) -> list[WriteResult | None]:
+    """What keeps the results of each FILE of a local run (None: another backend's run).
+
+    With ``--output-dir``, files of their own: ``STEM-STATEMENT_ID.EXT``, prefixed with the
+    FILE's position when several FILEs run (``1-``, ``2-``...; ``01-`` from 10 FILEs on), so
+    that the names are unique and sort in run order. Else stdout, shared by the FILEs (see
+    ``ResultStream``).
+    """
+    if not _runs_locally(args):
+        return [None] * len(args.files)
+    if args.output_dir is None:
+        return [ResultStream(fmt).write] * len(args.files)
+    folder = output_dir(args.output_dir)
+    width = len(str(len(args.files)))
+    several = len(args.files) > 1
+    return [
+        ResultFiles(folder, f"{index:0{width}d}-" * several + f"{Path(file).stem}-", fmt).write
+        for index, file in enumerate(args.files, 1)
+    ]
+
+
 def _run_files(args: argparse.Namespace, datasource: str | None, fmt: str) -> int:
     """Run each FILE in turn: all of them with --keep-going, else up to the first failure;
     then print how many statements passed, warned, failed, erred and were skipped (when the
@@ -317,9 +365,10 @@ def _run_files(args: argparse.Namespace, datasource: str | None, fmt: str) -> in
     from sqlml.junit import JUnitReport
 
     report = JUnitReport()
+    writers = _result_writers(args, fmt)
     status = 0
     try:
-        for file in args.files:
+        for file, write in zip(args.files, writers, strict=True):
             if status and not args.keep_going:
                 _not_run(report, file, dialect_of(datasource))
                 continue
@@ -330,9 +379,8 @@ def _run_files(args: argparse.Namespace, datasource: str | None, fmt: str) -> in
                 report.add_error(file, error, "read")
                 status = 1
                 continue
-            status = (
-                _run_text(text, file, datasource, Path(file).parent, fmt, args, report) or status
-            )
+            base_dir = Path(file).parent
+            status = _run_text(text, file, datasource, base_dir, fmt, args, report, write) or status
     finally:
         if args.junit:
             report.write(args.junit)
@@ -360,9 +408,11 @@ def _run_text(
     fmt: str,
     args: argparse.Namespace | None = None,
     report: JUnitReport | None = None,
+    write_result: WriteResult | None = None,
 ) -> int:
     """Run a program's text on ``args.backend`` (``args``: those of ``sqlml run``; None for
-    a string, run on the default backend); ``report`` gets its statements' outcomes."""
+    a string, run on the default backend); ``report`` gets its statements' outcomes,
+    ``write_result`` (local runs only) its results."""
     dialect = dialect_of(datasource)
     try:
         statements = _statements(text, dialect)
@@ -374,7 +424,8 @@ def _run_text(
     program = Program(statements, Path(source).stem, source, dialect, base_dir)
     chosen = backend(args.backend if args is not None else DEFAULT)
     results: list[object] = []
-    status = chosen.run(program, args, datasource, fmt, on_result=results.append)
+    kept = {} if write_result is None else {"write_result": write_result}
+    status = chosen.run(program, args, datasource, fmt, on_result=results.append, **kept)
     if report is not None:
         report.add_run(source, statements, results[0] if results else None)
     return status

@@ -16,7 +16,7 @@ from sqlml.backends import DEFAULT, backends
 from sqlml.backends.local import run, run_options
 from sqlml.backends.local.backend import LocalBackend
 from sqlml.errors import SqlmlError
-from sqlml.runtime.output import FORMATS
+from sqlml.runtime.output import FORMATS, ResultFiles, output_dir
 from sqlml.workflow import Workflow, WorkflowError
 
 
@@ -41,6 +41,17 @@ def add_run_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def add_output_option(parser: argparse.ArgumentParser) -> None:
+    """``--output-dir DIR``: each result in a file of its own (docs/ci.md names them)."""
+    parser.add_argument(
+        "--output-dir",
+        metavar="DIR",
+        default=argparse.SUPPRESS,
+        help="write each statement's result to a file of its own in DIR (made if missing), "
+        "PROGRAM-STATEMENT_ID.csv|json|txt as --format says, instead of printing it",
+    )
+
+
 def main(workflow: Workflow, base_dir: str = ".", argv: Sequence[str] | None = None) -> int:
     """Command-line entry point of a compiled workflow program."""
     parser = argparse.ArgumentParser(description=f"Run the sqlml workflow {workflow.name}.")
@@ -48,6 +59,7 @@ def main(workflow: Workflow, base_dir: str = ".", argv: Sequence[str] | None = N
     parser.add_argument("--base-dir", default=base_dir, help="where relative file paths resolve")
     parser.add_argument("--format", choices=FORMATS, default="table")
     add_run_options(parser)
+    add_output_option(parser)
     args = parser.parse_args(argv)
     if args.backend != LocalBackend.name:
         error = WorkflowError(
@@ -57,7 +69,15 @@ def main(workflow: Workflow, base_dir: str = ".", argv: Sequence[str] | None = N
         print(error.render("sqlml"), file=sys.stderr)
         return 1
     try:
-        return run(workflow, run_options(args), args.datasource, Path(args.base_dir), args.format)
+        files = getattr(args, "output_dir", None)
+        write = (
+            None
+            if files is None
+            else ResultFiles(output_dir(files), f"{workflow.name}-", args.format).write
+        )
+        options = run_options(args)
+        base_dir = Path(args.base_dir)
+        return run(workflow, options, args.datasource, base_dir, args.format, write_result=write)
     except SqlmlError as error:
         print(error.render("sqlml"), file=sys.stderr)
         return 1

@@ -421,7 +421,8 @@ def test_skipped_statements_downstream_of_a_failure(tmp_path, duckdb_url):
 
 @pytest.mark.parametrize("fmt", ["json", "csv"])
 def test_machine_output_is_clean_on_stdout(tmp_path, fmt):
-    """Results alone on stdout; the run announcement and summaries on stderr; no colours."""
+    """Results alone on stdout (CSV: in files of their own); the run announcement and
+    summaries on stderr; no colours."""
     program = write(
         tmp_path,
         "out.sql",
@@ -429,8 +430,9 @@ def test_machine_output_is_clean_on_stdout(tmp_path, fmt):
         "SELECT x FROM t ORDER BY x;\nSELECT 'a,\"b' AS s;\n",
     )
     env = {**os.environ, "NO_COLOR": "1", "PYTHONPATH": str(ROOT)}
+    files = ["--output-dir", "results"] if fmt == "csv" else []
     done = subprocess.run(
-        [sys.executable, "-m", "sqlml", "run", str(program), "--format", fmt],
+        [sys.executable, "-m", "sqlml", "run", str(program), "--format", fmt, *files],
         capture_output=True,
         text=True,
         env=env,
@@ -441,7 +443,10 @@ def test_machine_output_is_clean_on_stdout(tmp_path, fmt):
         results = [json.loads(line) for line in done.stdout.splitlines()]
         assert results == [[{"x": 1}, {"x": 2}, {"x": 3}], [{"s": 'a,"b'}]]
     else:
-        assert done.stdout == 'x\n1\n2\n3\ns\n"a,""b"\n'
+        assert done.stdout == ""
+        results = tmp_path / "results"
+        assert (results / "out-s3-select.csv").read_text() == "x\n1\n2\n3\n"
+        assert (results / "out-s4-select.csv").read_text() == 's\n"a,""b"\n'
     assert "sqlml: run " in done.stderr and "assertion holds" in done.stderr
     assert "\x1b" not in done.stdout + done.stderr
 

@@ -1,19 +1,30 @@
-"""Show query results as aligned tables, CSV or JSON."""
+"""Show query results as aligned tables, CSV or JSON, on a stream or in files of their own."""
 
 from __future__ import annotations
 
 import csv
 import io
 import json
-from typing import Any
+import os
+import secrets
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TextIO
 
+from sqlml.errors import SqlmlError
 from sqlml.runtime.datasource import ResultSet
 
 FORMATS = ("table", "csv", "json")
+EXTENSIONS = {"table": "txt", "csv": "csv", "json": "json"}  # of a result's file, by format
 
 
 def render(result: ResultSet, fmt: str = "table") -> str:
-    """``result`` in one of :data:`FORMATS`, ending with a newline."""
+    """``result`` in one of :data:`FORMATS`, ending with a newline.
+
+    A table shows a value with line breaks as psql does: its lines one under the other in
+    its column, each but the last ending with ``+``. CSV quotes such values, JSON escapes them.
+    """
     if fmt == "csv":
         buffer = io.StringIO()
         writer = csv.writer(buffer, lineterminator="\n")
@@ -26,32 +37,122 @@ def render(result: ResultSet, fmt: str = "table") -> str:
     return _table(result)
 
 
-def _cell(value: Any) -> str:
-    return "NULL" if value is None else str(value)
+def _lines(value: Any) -> list[str]:
+    """The lines of a cell's text."""
+    text = "NULL" if value is None else str(value)
+    return text.replace("\r\n", "\n").split("\n")
 
 
 def _table(result: ResultSet) -> str:
-    cells = [[_cell(value) for value in row] for row in result.rows]
-    widths = [len(name) for name in result.columns]
-    for row in cells:
-        widths = [max(width, len(cell)) for width, cell in zip(widths, row, strict=True)]
+    header = [_lines(name) for name in result.columns]
+    cells = [[_lines(value) for value in row] for row in result.rows]
+    columns = zip(header, *cells, strict=True)
+    widths = [max(len(line) for cell in column for line in cell) for column in columns]
     numeric = [
         all(isinstance(row[i], int | float) or row[i] is None for row in result.rows)
         for i in range(len(result.columns))
     ]
 
-    def line(values: list[str]) -> str:
-        padded = (
-            value.rjust(width) if right else value.ljust(width)
-            for value, width, right in zip(values, widths, numeric, strict=True)
-        )
-        return " " + " | ".join(padded).rstrip()
+    def lines(row: list[list[str]]) -> list[str]:
+        """A row's lines: each cell's i-th line padded to its column, ``+`` if more follow."""
+        shown = []
+        for i in range(max((len(cell) for cell in row), default=1)):
+            parts = []
+            for cell, width, right in zip(row, widths, numeric, strict=True):
+                text = cell[i] if i < len(cell) else ""
+                parts.append(
+                    (text.rjust(width) if right else text.ljust(width))
+                    + ("+" if i < len(cell) - 1 else " ")
+                )
+            shown.append((" " + "| ".join(parts)).rstrip())
+        return shown
 
     count = len(result.rows)
-    lines = [
-        line(result.columns),
+    text = [
+        *lines(header),
         "-" + "-+-".join("-" * width for width in widths) + "-",
-        *(line(row) for row in cells),
+        *(line for row in cells for line in lines(row)),
         f"({count} row{'s' if count != 1 else ''})",
     ]
-    return "\n".join(lines) + "\n"
+    return "\n".join(text) + "\n"
+
+
+class ResultStream:
+    """Results printed on ``stream`` (default: stdout) one after another, in the format
+    ``fmt``. In CSV an empty line (never a CSV record of sqlml's: an empty value is ``""``)
+    comes before each result after the first, and a note on stderr says so at the second."""
+
+    def __init__(self, fmt: str, stream: TextIO | None = None) -> None:
+        self._fmt, self._stream = fmt, stream
+        self._printed = 0
+
+    def write(self, statement: str, result: ResultSet) -> None:
+        """Print the result of ``statement`` (its step id)."""
+        stream = self._stream or sys.stdout
+        if self._fmt == "csv" and self._printed:
+            stream.write("\n")
+            if self._printed == 1:
+                print(
+                    f"sqlml: note: the result of {statement} is a second CSV table on stdout, "
+                    "after an empty line; --output-dir DIR writes each result to a CSV file of "
+                    "its own",
+                    file=sys.stderr,
+                    flush=True,
+                )
+        stream.write(render(result, self._fmt))
+        stream.flush()
+        self._printed += 1
+
+
+@dataclass(frozen=True)
+class ResultFiles:
+    """Each result in a file of its own, ``DIRECTORY/PREFIX<statement id>.<extension>``, in
+    the format ``fmt`` (:data:`EXTENSIONS` gives its extension)."""
+
+    directory: Path
+    prefix: str
+    fmt: str
+
+    def path(self, statement: str) -> Path:
+        """The file of the result of the statement whose step id is ``statement``."""
+        return self.directory / f"{self.prefix}{statement}.{EXTENSIONS[self.fmt]}"
+
+    def write(self, statement: str, result: ResultSet) -> Path:
+        """Write ``result`` to its file (atomically: whole or not at all); its path."""
+        path = self.path(statement)
+        try:
+            write_atomically(path, render(result, self.fmt))
+        except OSError as error:
+            raise SqlmlError(
+                f"cannot write the result of {statement} to {path}: {error.strerror or error}",
+                hint="give an --output-dir that can be written to and has room",
+            ) from None
+        return path
+
+
+def output_dir(path: str) -> Path:
+    """The folder ``--output-dir`` names, made if missing; raises SqlmlError if it cannot be."""
+    folder = Path(path)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise SqlmlError(
+            f"cannot make the --output-dir folder {path}: {error.strerror or error}",
+            hint="give a folder that exists or can be made, and can be written to",
+        ) from None
+    return folder
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` through a temporary file in its folder, then rename it: a
+    reader sees the old file or the whole new one, never a part."""
+    temporary = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
+    # os.open's mode, unlike mkstemp's 0600, lets the umask decide, as for any new file
+    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as file:
+            file.write(text)
+        os.replace(temporary, path)
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise

@@ -14,6 +14,7 @@ from sqlml.workflow import Workflow
 
 if TYPE_CHECKING:
     from sqlml.backends.local.executor import RunResult
+    from sqlml.backends.local.report import WriteResult
 
 
 @dataclass(frozen=True)
@@ -43,11 +44,13 @@ def run(
     source: str | None = None,
     announce: bool = True,
     on_result: Callable[[RunResult], None] | None = None,
+    write_result: WriteResult | None = None,
 ) -> int:
     """Run ``workflow`` as ``options`` say; the exit status.
 
     ``announce``: print the run id at the start and how to resume a failed run.
     ``on_result``: called with the run's result when it ran.
+    ``write_result``: keeps each statement's result (default: printed on stdout in ``fmt``).
     """
     from sqlml.backends.local.report import run_and_report
 
@@ -63,4 +66,5 @@ def run(
         timeout=options.timeout,
         announce=announce,
         on_result=on_result,
+        write_result=write_result,
     )

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from sqlml.backends.interface import Backend, Program
 
 if TYPE_CHECKING:
+    from sqlml.backends.local.report import WriteResult
     from sqlml.runtime.datasource import ResultSet
 
 
@@ -35,7 +36,10 @@ class LocalBackend(Backend):
         datasource: str | None,
         fmt: str,
         on_result: Callable[[Any], None] | None = None,
+        write_result: WriteResult | None = None,
     ) -> int:
+        """As :meth:`Backend.run`; ``write_result`` keeps each statement's result (default:
+        printed on stdout in ``fmt``), e.g. in a file of its own (``--output-dir``)."""
         from sqlml.backends.local import RunOptions, run, run_options
         from sqlml.codegen import to_workflow
 
@@ -51,6 +55,7 @@ class LocalBackend(Backend):
             program.source,
             announce=args is not None,
             on_result=on_result,
+            write_result=write_result,
         )
 
     def status(

@@ -12,11 +12,15 @@ from pathlib import Path
 from sqlml.backends.local.executor import LocalExecutor, RunResult
 from sqlml.errors import SqlmlError
 from sqlml.runtime import cancel, progress
+from sqlml.runtime.datasource import ResultSet
 from sqlml.runtime.outcome import Outcome
-from sqlml.runtime.output import render
+from sqlml.runtime.output import ResultStream
 from sqlml.workflow.core import Retry, Step, Workflow
 
 CANCELLED_STATUS = 130  # a run cancelled with Ctrl-C, as shells report SIGINT
+
+# Keeps a statement's result, given its step id: prints it, writes it to a file of its own...
+WriteResult = Callable[[str, ResultSet], object]
 
 
 def run_and_report(
@@ -32,20 +36,31 @@ def run_and_report(
     timeout: float | None = None,
     announce: bool = True,
     on_result: Callable[[RunResult], None] | None = None,
+    write_result: WriteResult | None = None,
 ) -> int:
-    """Run ``workflow`` locally; results go to stdout in program order, the run id, summaries,
-    errors and (on a terminal) progress bars to stderr.
+    """Run ``workflow`` locally; results go to ``write_result`` in program order (by
+    default: to stdout, see :class:`ResultStream`), the run id, summaries, errors and (on a
+    terminal) progress bars to stderr.
 
-    Returns 0 on success and 1 on a user error (reported as ``source:line:col: message``).
-    ``on_result`` gets the run's result when it ran (for reports such as JUnit).
+    Returns 0 on success and 1 on a user error (reported as ``source:line:col: message``),
+    such as a result that ``write_result`` could not keep (the run goes on). ``on_result``
+    gets the run's result when it ran (for reports such as JUnit).
     """
+    write = write_result or ResultStream(fmt).write
+    unkept: list[str] = []  # the steps whose results could not be kept
 
     def show(step: Step, outcome: Outcome) -> None:
         if outcome.summary:
             print(outcome.summary, file=sys.stderr, flush=True)
-        if outcome.result is not None:
-            sys.stdout.write(render(outcome.result, fmt))
-            sys.stdout.flush()
+        if outcome.result is None:
+            return
+        try:
+            write(step.name, outcome.result)
+        except SqlmlError as error:
+            unkept.append(step.name)
+            if "line" in step.params:
+                error.at(step.params["line"], step.params["column"])
+            print(error.render(source), file=sys.stderr, flush=True)
 
     executor = LocalExecutor(
         datasource,
@@ -77,7 +92,7 @@ def run_and_report(
         return 1
     if result.error is not None:
         raise result.error
-    return 0
+    return 1 if unkept else 0
 
 
 @contextmanager
