@@ -106,7 +106,7 @@ def test_a_notebook_templates_names_searches_plots_and_cancels(tmp_path):
         ),
         (
             "print(sorted(models.iloc[:, 0]), predicted.n[0], versions.version.tolist())\n"
-            "%sqlml SELECT count(*) AS n FROM iris_train",
+            "%sqlml SELECT count(*) AS n FROM {{table}} WHERE {{label}} <> :evil",
             False,
         ),
     ]
