@@ -37,34 +37,43 @@ def render(result: ResultSet, fmt: str = "table") -> str:
     return _table(result)
 
 
-def _lines(value: Any) -> list[str]:
-    """The lines of a cell's text."""
+def _cell(value: Any) -> str:
     text = "NULL" if value is None else str(value)
-    return text.replace("\r\n", "\n").split("\n")
+    return text.replace("\r\n", "\n") if "\r" in text else text
+
+
+def _width(text: str) -> int:
+    """The width of a cell: that of its longest line."""
+    return max(map(len, text.split("\n"))) if "\n" in text else len(text)
 
 
 def _table(result: ResultSet) -> str:
-    header = [_lines(name) for name in result.columns]
-    cells = [[_lines(value) for value in row] for row in result.rows]
+    header = [_cell(name) for name in result.columns]
+    cells = [[_cell(value) for value in row] for row in result.rows]
     columns = zip(header, *cells, strict=True)
-    widths = [max(len(line) for cell in column for line in cell) for column in columns]
+    widths = [max(map(_width, column)) for column in columns]
     numeric = [
         all(isinstance(row[i], int | float) or row[i] is None for row in result.rows)
         for i in range(len(result.columns))
     ]
 
-    def lines(row: list[list[str]]) -> list[str]:
+    def pad(text: str, width: int, right: bool) -> str:
+        return text.rjust(width) if right else text.ljust(width)
+
+    def lines(row: list[str]) -> list[str]:
         """A row's lines: each cell's i-th line padded to its column, ``+`` if more follow."""
+        if not any("\n" in text for text in row):
+            padded = map(pad, row, widths, numeric)
+            return [" " + " | ".join(padded).rstrip()]
+        split = [text.split("\n") for text in row]
         shown = []
-        for i in range(max((len(cell) for cell in row), default=1)):
-            parts = []
-            for cell, width, right in zip(row, widths, numeric, strict=True):
-                text = cell[i] if i < len(cell) else ""
-                parts.append(
-                    (text.rjust(width) if right else text.ljust(width))
-                    + ("+" if i < len(cell) - 1 else " ")
-                )
-            shown.append((" " + "| ".join(parts)).rstrip())
+        for i in range(max(map(len, split))):
+            parts = (
+                pad(cell[i] if i < len(cell) else "", width, right)
+                + ("+" if i < len(cell) - 1 else " ")
+                for cell, width, right in zip(split, widths, numeric, strict=True)
+            )
+            shown.append(" " + "| ".join(parts).rstrip())
         return shown
 
     count = len(result.rows)
