@@ -199,21 +199,27 @@ def templates(text: str, dialect: str) -> list[Placeholder]:
         if not _brace(first, TokenType.L_BRACE, second):
             continue
         inside = tokens[index + 2 : index + 5]
-        name = inside[0] if inside else None
-        if (
-            len(inside) < 3
-            or not _brace(inside[1], TokenType.R_BRACE, inside[2])
-            or not name.text.isidentifier()
-            or text[name.start : name.end + 1] != name.text  # a quoted name
-        ):
+        if not _encloses_a_name(text, inside):
             raise _error(
                 "'{{' opens no template",
                 Placeholder("", first.start, first.end),
                 text,
                 "write {{name}} for the table or column name held by the Python variable name",
             )
-        found.append(Placeholder(name.text, first.start, inside[2].end + 1))
+        found.append(Placeholder(inside[0].text, first.start, inside[-1].end + 1))
     return found
+
+
+def _encloses_a_name(text: str, inside: list[Token]) -> bool:
+    """Whether ``inside``, the tokens after ``{{``, are a Python name (unquoted) and ``}}``."""
+    if len(inside) < 3:
+        return False
+    name, closing, again = inside
+    return (
+        name.text.isidentifier()
+        and text[name.start : name.end + 1] == name.text
+        and _brace(closing, TokenType.R_BRACE, again)
+    )
 
 
 def _brace(token: Token, kind: TokenType, following: Token) -> bool:
