@@ -125,6 +125,7 @@ class SqlmlMagics(Magics):
                     on_done=shown.done,
                     sink=_NotebookSink(),
                     on_cancel=lambda: interrupts.append(None),
+                    interrupt="kernel interrupt",
                 )
         except SqlmlError as error:
             raise SqlmlCellError(format_error(error, text, "cell", first_line).rstrip()) from None

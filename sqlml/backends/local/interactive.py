@@ -36,6 +36,7 @@ def run_statements(
     on_done: StatementDone | None = None,
     sink: Sink | None = None,
     on_cancel: Callable[[], None] | None = None,
+    interrupt: str = "Ctrl-C",
 ) -> RunResult:
     """Run ``statements`` as the workflow ``name`` on ``worker`` (a one-thread pool: a
     connection the caller keeps is used from that thread alone) and wait for the end.
@@ -43,7 +44,8 @@ def run_statements(
     The statements run on ``datasource`` (an open connection the caller keeps), else on a
     connection to ``url`` opened for the run; one at a time, each outcome passed to
     ``on_done`` as it ends and their progress shown on ``sink``. Each Ctrl-C while they run
-    cancels the run and calls ``on_cancel``; the result comes once the run has stopped.
+    (``interrupt`` names it in the error) cancels the run and calls ``on_cancel``; the result
+    comes once the run has stopped.
     """
     from sqlml.codegen import to_workflow
 
@@ -51,7 +53,7 @@ def run_statements(
     workflow = to_workflow(statements, name, dialect)
     executor = LocalExecutor(url, Path.cwd(), jobs=1, on_done=on_done, sink=sink, recorded=False)
     future = worker.submit(executor.run, workflow, None, datasource)
-    return wait_cancelling(future, lambda: executor.cancel("Ctrl-C"), on_cancel)
+    return wait_cancelling(future, lambda: executor.cancel(interrupt), on_cancel)
 
 
 def wait_cancelling(
