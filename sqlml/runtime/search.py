@@ -8,7 +8,8 @@ its error instead.
 
 The search's last step reads the trials of this search back from the model store, saves the
 best one (by ``search.metric`` and ``search.goal``) as the model, writes every trial to the
-trials table and drops the trial models.
+trials table and drops the trial models. A search cancelled while its trials train keeps
+none of them (:func:`discard_trials`).
 """
 
 from __future__ import annotations
@@ -136,14 +137,27 @@ def finish(statement: ir.SearchStatement, context: Context) -> Outcome:
     )
 
 
-def _trials(statement: ir.SearchStatement, store: ModelStore) -> list[dict[str, Any]]:
-    """This search's stored trials, numbered from 0 (by key: number or Katib trial name)."""
+def discard_trials(statement: ir.SearchStatement, datasource: Datasource) -> list[str]:
+    """Drop this search's stored trials (a cancelled search keeps none); their names."""
+    store = ModelStore(datasource)
+    trials = _stored(statement, store)
+    _drop(store, trials)
+    return [trial["name"] for trial in trials]
+
+
+def _stored(statement: ir.SearchStatement, store: ModelStore) -> list[dict[str, Any]]:
+    """This search's stored trials: name, key (number or Katib trial name), metadata."""
     prefix, mark = trial_model(statement.model, ""), fingerprint(statement)
-    found = [
+    return [
         {"name": name, "key": name[len(prefix) :], "metadata": metadata}
         for name, _, metadata in store.list()
         if name.startswith(prefix) and metadata.get("trial", {}).get("search") == mark
     ]
+
+
+def _trials(statement: ir.SearchStatement, store: ModelStore) -> list[dict[str, Any]]:
+    """This search's stored trials, numbered from 0 (by key: number or Katib trial name)."""
+    found = _stored(statement, store)
     if not found:
         raise ModelError(
             f"the search for {statement.model} has no stored trials",

@@ -44,6 +44,7 @@ from sqlml.workflow.prerequisites import Prerequisite, exit_commands, start_comm
 
 _PLACEHOLDER = re.compile(r"\{\{\s*([\w.\-]+)\s*\}\}")
 _UNSAFE = re.compile(r"[^\w.\-\[\]]")  # characters kept out of log file names
+_DISCARDING = threading.Lock()  # a search's cancelled trials drop its trials one at a time
 
 
 class StepTimeout(WorkflowError):
@@ -255,9 +256,11 @@ def _statement(task: Task, datasource: Datasource, log: IO[str]) -> Outcome:
     except SqlmlError as error:  # an interrupted statement fails with the database's error
         if token.cancelled:
             raise _timeout(task) from None
-        if task.run_token.stopped and not isinstance(error, cancel.Cancelled):
-            raise cancel.stopped_error(task.run_token).at(error.line, error.column) from None
-        raise
+        if not task.run_token.stopped:
+            raise
+        if isinstance(statement, ir.TrialStatement):  # a cancelled search keeps no trial
+            _discard_trials(statement, datasource, log)
+        raise _cancelled(task.run_token).at(error.line, error.column) from None
     finally:
         if timer is not None:
             timer.cancel()
@@ -266,6 +269,29 @@ def _statement(task: Task, datasource: Datasource, log: IO[str]) -> Outcome:
     if outcome.result is not None:
         _log(log, f"{len(outcome.result.rows)} rows")
     return outcome
+
+
+def _cancelled(run_token: cancel.Token) -> cancel.Cancelled:
+    """The error of a statement the run's cancellation stopped, without a hint: the run
+    itself says how to resume it."""
+    error = cancel.stopped_error(run_token)
+    error.hint = None
+    return error
+
+
+def _discard_trials(statement: ir.TrialStatement, datasource: Datasource, log: IO[str]) -> None:
+    """Drop the trials of the search ``statement`` belongs to stored so far (by this trial's
+    step, or an earlier run's): they are dropped once the search ends, which it never will."""
+    from sqlml.runtime import search  # imported by the statements that need it
+
+    try:
+        with _DISCARDING:  # at once, their deletions would conflict
+            dropped = search.discard_trials(statement, datasource)
+    except SqlmlError as error:  # the cancellation stands; the trials stay until a new search
+        _log(log, f"the search's trials could not be dropped: {_message(error)}")
+        return
+    if dropped:
+        _log(log, f"dropped the search's trials: {', '.join(dropped)}")
 
 
 def _substituted(value: Any, values: Mapping[str, str]) -> Any:
