@@ -100,7 +100,11 @@ def _ctrl_c_cancels(executor: LocalExecutor) -> Iterator[None]:
     """In the body, the first Ctrl-C cancels the run: its statements stop at their next check
     and commit nothing, and the run's error is the one line said about it. A run still
     stopping 2 s later says so; a second Ctrl-C ends the process at once (status 130): its
-    databases roll back what was not committed, and the run record still says running."""
+    databases roll back what was not committed, and the run record still says running.
+
+    A thread of its own hears the Ctrl-Cs (through the signal module's wakeup file), even
+    while the main thread waits in a database (a long SQL statement on SQLite, which runs
+    the steps in the main thread): cancelling interrupts that statement too."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
@@ -112,19 +116,33 @@ def _ctrl_c_cancels(executor: LocalExecutor) -> Iterator[None]:
     slow = threading.Timer(2.0, still_stopping)
     slow.daemon = True
 
-    def quit_now(signum: int, frame: object) -> None:
-        print("sqlml: quit at once (a second Ctrl-C)", file=sys.stderr, flush=True)
-        sys.stdout.flush()
-        os._exit(CANCELLED_STATUS)
+    def hear(reader: int) -> None:
+        heard = 0
+        while signals := os.read(reader, 64):  # empty once the body has ended
+            for number in signals:
+                if number != signal.SIGINT:  # another signal a handler of Python's got
+                    continue
+                heard += 1
+                if heard == 1:
+                    executor.cancel("Ctrl-C")
+                    slow.start()
+                else:
+                    print("sqlml: quit at once (a second Ctrl-C)", file=sys.stderr, flush=True)
+                    sys.stdout.flush()
+                    os._exit(CANCELLED_STATUS)
 
-    def cancel_run(signum: int, frame: object) -> None:
-        signal.signal(signal.SIGINT, quit_now)
-        executor.cancel("Ctrl-C")
-        slow.start()
-
-    previous = signal.signal(signal.SIGINT, cancel_run)
+    reader, writer = os.pipe()
+    os.set_blocking(writer, False)
+    listener = threading.Thread(target=hear, args=[reader], name="sqlml-ctrl-c", daemon=True)
+    listener.start()
+    previous_handler = signal.signal(signal.SIGINT, lambda signum, frame: None)  # heard above
+    previous_wakeup = signal.set_wakeup_fd(writer, warn_on_full_buffer=False)
     try:
         yield
     finally:
+        signal.set_wakeup_fd(previous_wakeup)
+        signal.signal(signal.SIGINT, previous_handler)
         slow.cancel()
-        signal.signal(signal.SIGINT, previous)
+        os.close(writer)
+        listener.join()
+        os.close(reader)
