@@ -115,9 +115,9 @@ CANCELLED = "error: the statement was cancelled (Ctrl-C); nothing it did was com
 
 def _ctrl_c(program: Path, url: str, marker: str) -> tuple[int, str, list[str], float]:
     """``sqlml run PROGRAM`` in a child process, sent SIGINT once a progress line on its
-    standard error holds ``marker`` (the statement is under way): the exit status, the run id,
-    the lines of standard error other than progress lines, and the seconds from the signal
-    to the exit."""
+    standard error holds ``marker`` (the statement is under way): the exit status, the run
+    id, the lines of standard error after the run's announcement, and the seconds from the
+    signal to the exit."""
     child = subprocess.Popen(
         [sys.executable, "-m", "sqlml", "run", str(program), "--datasource", url],
         stderr=subprocess.PIPE,
@@ -313,6 +313,85 @@ def test_ctrl_c_while_predicting_keeps_the_old_table(
     assert list(steps.values()) == ["cancelled"]
     assert len(old) == 30 and len(table_rows(iris_duckdb_url, table)) == 7
     assert tables_like(iris_duckdb_url, f"{table}__sqlml") == []
+
+
+def test_ctrl_c_interrupts_a_long_sql_statement_on_sqlite(tmp_path, capsys):
+    """SQLite runs the steps in the main thread: Ctrl-C still interrupts the statement at
+    once (it is heard in a thread of its own), and the table is not created."""
+    url = datasource_url("sqlite", tmp_path)
+    create = (
+        "CREATE TABLE counted AS WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL "
+        "SELECT i + 1 FROM c WHERE i < {rows}) SELECT COUNT(*) AS n FROM c;"
+    )
+    program = tmp_path / "count.sql"
+    program.write_text(create.format(rows=10**12))  # hours
+    child = subprocess.Popen(
+        [sys.executable, "-m", "sqlml", "run", str(program), "--datasource", url],
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+    )
+    try:
+        run_id = child.stderr.readline().split()[2].rstrip(":")
+        time.sleep(2)  # into the statement
+        signalled = time.monotonic()
+        child.send_signal(signal.SIGINT)
+        err = child.communicate(timeout=60)[1].splitlines()
+        took = time.monotonic() - signalled
+    finally:
+        child.kill()
+    assert child.returncode == 130, err
+    assert took < 5, took  # measured: 0.06 s
+    _said_once(err, program, run_id)
+    assert tables_like(url, "counted") == []
+    assert _recorded(url, run_id) == ("cancelled", {"s1-create": "cancelled"})
+    program.write_text(create.format(rows=3))
+    assert main(["run", str(program), "--datasource", url, "--resume", run_id]) == 0
+    ds = connect(url)
+    try:
+        assert ds.execute("SELECT n FROM counted").rows == [(3,)]
+    finally:
+        ds.close()
+
+
+SLOW_TO_STOP = """
+import sys, time
+from sqlml.backends.local.report import _ctrl_c_cancels
+
+class Executor:  # a run that does not stop when cancelled
+    def cancel(self, reason):
+        print("cancelled:", reason, flush=True)
+
+with _ctrl_c_cancels(Executor()):
+    print("running", flush=True)
+    time.sleep(60)
+"""
+
+
+def test_a_run_slow_to_stop_says_so_and_a_second_ctrl_c_quits_at_once():
+    """2 s after the first Ctrl-C a run still stopping says so; the second quits at once."""
+    child = subprocess.Popen(
+        [sys.executable, "-c", SLOW_TO_STOP],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+    )
+    try:
+        assert child.stdout.readline() == "running\n"
+        child.send_signal(signal.SIGINT)
+        assert child.stdout.readline() == "cancelled: Ctrl-C\n"
+        still = child.stderr.readline()
+        signalled = time.monotonic()
+        child.send_signal(signal.SIGINT)
+        _, err = child.communicate(timeout=30)
+        took = time.monotonic() - signalled
+    finally:
+        child.kill()
+    assert still == "sqlml: still cancelling the run (Ctrl-C again to quit at once)\n"
+    assert child.returncode == 130, err
+    assert err == "sqlml: quit at once (a second Ctrl-C)\n"
+    assert took < 5, took
 
 
 def test_a_cancelled_step_is_not_retried(
