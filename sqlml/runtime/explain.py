@@ -10,6 +10,10 @@ class for two), no label needed. PermutationExplainer: per row, how much the los
 the feature's values are shuffled; needs the label, with more than one value in the rows. A
 feature's importance is its mean absolute attribution, summed over the classes (the mean
 loss growth for PermutationExplainer).
+
+Progress: reading the rows, then "explaining" in batches of rows (TreeExplainer,
+ShapleyExplainer) or feature by feature (PermutationExplainer, after "scoring" the rows as
+they are), then "plotting"; each batch or feature checks the statement's token.
 """
 
 from __future__ import annotations
@@ -47,9 +51,10 @@ def explain(statement: ir.ExplainStatement, context: Context) -> Outcome:
     extra: dict[str, np.ndarray] = {}
     explained = applied.features
     if explainer == "TreeExplainer":
-        attributions = cast(TreeTrainer, applied.trainer).contributions(
-            applied.model.data, applied.features, applied.metadata
-        )
+        with context.reporter.stage("explaining", total=explained.rows, unit="rows"):
+            attributions = cast(TreeTrainer, applied.trainer).contributions(
+                context, applied.model.data, explained, applied.metadata
+            )
         measure = "SHAP value (contribution to the raw score)"
     elif explainer == "XGBoostExplainer":
         extra = cast(TreeTrainer, applied.trainer).importances(
@@ -129,7 +134,8 @@ def _plot(
     plot = attributes.get("explain.plot")
     if plot is None:
         return None
-    path = _plot_path(plot, applied.context.datasource)
+    context = applied.context
+    path = _plot_path(plot, context.datasource)
     defaults = Summary()
     summary = Summary(
         plot_type=given.get("summary.plot_type"),
@@ -146,16 +152,18 @@ def _plot(
         summary = replace(
             summary, title=_title(statement.model, explainer, len(attributions), bars)
         )
-    why = save_summary_plot(
-        path,
-        attributions,
-        applied.features.names,
-        feature_values(explained),
-        _class_names(applied.labels),
-        measure,
-        summary,
-        per_row,
-    )
+    with context.reporter.stage("plotting", total=1, unit="plots"):
+        why = save_summary_plot(
+            path,
+            attributions,
+            applied.features.names,
+            feature_values(explained),
+            _class_names(applied.labels),
+            measure,
+            summary,
+            per_row,
+        )
+        context.reporter.advance(1)
     if why is not None:
         _warn(statement, f"summary.plot_type = {summary.plot_type!r}: {why}")
     return f"plot of {statement.model} saved to {path}"
@@ -203,19 +211,21 @@ def _shapley(
     two = classifier and len(applied.labels.classes) == 2
 
     def output(rows: FeatureArrays) -> np.ndarray:
-        scores = applied.scores(rows).astype(np.float64)
+        scores = applied.scores(rows, counted=False).astype(np.float64)
         if two:
             return scores[:, 1:2]
         return scores if scores.ndim == 2 else scores[:, None]
 
-    with applied.context.reporter.stage("explaining", unit="rows"):
+    context = applied.context
+    with context.reporter.stage("explaining", total=features.rows, unit="rows"):
         values, _ = shapley_values(
             output,
             features,
             background,
             attributes.get("explain.permutations") or PERMUTATIONS,
             seed,
-            applied.context.token,
+            context.token,
+            context.reporter,
         )
     if values.shape[1] == 1:
         values = values[:, 0, :]
@@ -250,17 +260,21 @@ def _permutation_effects(
         )
     rng = np.random.default_rng(statement.attributes["explain.seed"])
 
-    def losses(features: FeatureArrays) -> np.ndarray:
-        predicted = applied.scores(features)
+    def losses(features: FeatureArrays, counted: bool) -> np.ndarray:
+        predicted = applied.scores(features, counted=counted)
         if applied.labels.task == "classifier":
             chosen = predicted[np.arange(len(truth)), truth].astype(np.float64)
             return -np.log(np.clip(chosen, 1e-15, 1))
         return (predicted.astype(np.float64) - truth.astype(np.float64)) ** 2
 
-    def effect(j: int) -> np.ndarray:
-        applied.context.token.check()
-        return losses(features.permuted(j, rng.permutation(features.rows))) - baseline
-
-    features = applied.features
-    baseline = losses(features)
-    return np.column_stack([effect(j) for j in range(len(features.names))])
+    features, token, reporter = applied.features, applied.context.token, applied.context.reporter
+    with reporter.stage("scoring", total=features.rows, unit="rows"):
+        baseline = losses(features, counted=True)
+    effects = []
+    with reporter.stage("explaining", total=len(features.names), unit="features"):
+        for j in range(len(features.names)):
+            token.check()
+            shuffled = features.permuted(j, rng.permutation(features.rows))
+            effects.append(losses(shuffled, counted=False) - baseline)
+            reporter.advance(1)
+    return np.column_stack(effects)

@@ -3,8 +3,9 @@ what TO EXPLAIN's handler, :mod:`sqlml.runtime.explain`, shares with them)."""
 
 from __future__ import annotations
 
+import dataclasses
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -35,7 +36,7 @@ from sqlml.runtime.features_apply import FeatureArrays, transform
 from sqlml.runtime.features_derive import value_texts
 from sqlml.runtime.labels import LabelEncoding, queries
 from sqlml.runtime.outcome import Outcome
-from sqlml.runtime.progress import format_metrics
+from sqlml.runtime.progress import Progress, format_metrics
 from sqlml.runtime.rows import check_rows, named_columns, spelled
 from sqlml.semantics.metric_names import evaluated_task, missing_label, stored_task
 
@@ -62,12 +63,20 @@ class Applied:
         return self.model.metadata
 
     def scores(
-        self, features: FeatureArrays | None = None, batch_size: int = SCORE_BATCH
+        self,
+        features: FeatureArrays | None = None,
+        batch_size: int = SCORE_BATCH,
+        counted: bool = True,
     ) -> np.ndarray:
         """Class probabilities (classifiers) or values (regressors) for ``features`` or the
-        rows, from the model loaded anew (a scorer may keep state across its batches)."""
+        rows, from the model loaded anew (a scorer may keep state across its batches); the
+        rows scored advance the current progress stage if ``counted`` (an explainer scoring
+        mixed or shuffled rows reports its own units)."""
         features = self.features if features is None else features
-        score = self.trainer.scorer(self.context, self.model.data, self.metadata)
+        context = self.context
+        if not counted:
+            context = dataclasses.replace(context, reporter=Progress())
+        score = self.trainer.scorer(context, self.model.data, self.metadata)
         return score(features, batch_size)
 
     def truth(self, label: str) -> np.ndarray:
@@ -276,28 +285,52 @@ def evaluate(statement: ir.EvaluateStatement, context: Context) -> Outcome:
             f"{described(task)}",
             hint="remove evaluate.plot",
         )
-    scores = applied.scores()
+    reporter = context.reporter
+    with reporter.stage("scoring", total=applied.features.rows, unit="rows"):
+        scores = applied.scores()
     if task in ("clustering", "outlier"):
         predicted = applied.labels.decode(scores.argmax(axis=1))
         if task == "outlier":
             metrics = outlier_metrics(predicted == -1, names)
         else:
             truth = _label_values(applied, statement.label) if labelled else None
-            metrics = clustering_metrics(_clustered_points(applied), predicted, names, truth)
+            points = _clustered_points(applied)
+            metrics = _measured(
+                reporter, names, lambda some: clustering_metrics(points, predicted, some, truth)
+            )
         return _write_metrics(statement, context, metrics, len(scores), "")
     truth = applied.truth(statement.label)
     groups = queries(applied.columns, applied.metadata["attributes"], "the SELECT")
-    metrics = compute(task, truth, scores, names, groups)
+    metrics = _measured(reporter, names, lambda some: compute(task, truth, scores, some, groups))
     saved = ""
     if plot is not None:
         path = _plot_path(plot, datasource)
         # Several values a row (model.n_out): each value a point of the regressor's scatter
         drawn = (truth.ravel(), scores.ravel()) if truth.ndim == 2 else (truth, scores)
-        save_evaluation_plot(
-            path, task, *drawn, _class_names(applied.labels), model=statement.model
-        )
+        with reporter.stage("plotting", total=1, unit="plots"):
+            save_evaluation_plot(
+                path, task, *drawn, _class_names(applied.labels), model=statement.model
+            )
+            reporter.advance(1)
         saved = f"; plot saved to {path}"
     return _write_metrics(statement, context, metrics, len(truth), saved)
+
+
+def _measured(
+    reporter: Progress,
+    names: Sequence[str],
+    measure: Callable[[Sequence[str]], dict[str, float]],
+) -> dict[str, float]:
+    """``measure(names)``, reported as a stage of metrics: one metric at a time while it is
+    shown (each redoes the work they share, as argmax of the scores), else all at once."""
+    with reporter.stage("computing metrics", total=len(names), unit="metrics"):
+        if not reporter.shown():
+            return measure(names)
+        metrics: dict[str, float] = {}
+        for name in names:
+            metrics.update(measure([name]))
+            reporter.advance(1)
+        return metrics
 
 
 def _write_metrics(

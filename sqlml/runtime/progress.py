@@ -8,7 +8,16 @@ which makes each statement's :class:`Progress` with it: the terminal one here (r
 standard error when it is a terminal) or the notebook's (``sqlml.repl.magic``). Without a
 sink (``Progress()``) stages and advances cost an attribute lookup and show nothing.
 
+A stage's last advance carries its final metrics (a training's, as its summary gives them),
+whatever :meth:`~Progress.metrics_due` says: a bar shows the metrics of its last update
+when it closes, never a stale one.
+
 Statements running in parallel have a :class:`Progress` each, and so their own stages.
+
+Where the command line shows progress (:func:`terminal`) ``SQLML_PROGRESS`` decides:
+unset, bars on a terminal outside CI and nothing in pipes and CI logs; ``1``, also a plain
+line per stage in pipes and CI logs, at most every :data:`LINES_EVERY` seconds and when it
+ends (``training: 40/100 rounds  train_mlogloss 0.2315``); ``0``, nothing anywhere.
 """
 
 from __future__ import annotations
@@ -23,6 +32,8 @@ from dataclasses import dataclass
 from typing import IO, Any, Protocol
 
 METRICS_EVERY = 0.5  # seconds between evaluations of a metric just for the display
+LINES_EVERY = 5.0  # seconds between two lines of a stage in a pipe (SQLML_PROGRESS=1)
+PROGRESS_ENV = "SQLML_PROGRESS"
 
 
 class Bar(Protocol):
@@ -32,7 +43,7 @@ class Bar(Protocol):
         """``advance`` more units are done; ``metrics`` (maybe empty) are the latest."""
 
     def close(self) -> None:
-        """The stage has ended."""
+        """The stage has ended: shown with the metrics of its last update (its final ones)."""
 
 
 class Sink(Protocol):
@@ -100,11 +111,16 @@ class Progress:
 
 
 def terminal(stream: IO[str]) -> Sink | None:
-    """A rich progress display on ``stream`` when it is a terminal outside CI (and rich is
-    installed), else None."""
-    if not stream.isatty() or os.environ.get("CI") or importlib.util.find_spec("rich") is None:
+    """Where the command line shows progress on ``stream`` (its standard error), as
+    ``SQLML_PROGRESS`` says: rich bars when it is a terminal outside CI (and rich is
+    installed); else plain lines if ``SQLML_PROGRESS`` asks for progress (``1``), nothing
+    (None) if not; nothing anywhere with ``SQLML_PROGRESS=0``."""
+    asked = os.environ.get(PROGRESS_ENV, "").strip().lower()
+    if asked in ("0", "false", "no", "off"):
         return None
-    return _RichSink(stream)
+    if stream.isatty() and not os.environ.get("CI") and importlib.util.find_spec("rich"):
+        return _RichSink(stream)
+    return _LineSink(stream) if asked else None
 
 
 class _RichSink:
@@ -166,6 +182,51 @@ class _RichBar:
 
     def close(self) -> None:
         self._owner._closed(self._task)
+
+
+class _LineSink:
+    """Stages as plain lines, for pipes and CI logs: each stage's state at most every
+    :data:`LINES_EVERY` seconds, and its final state when it ends."""
+
+    def __init__(self, stream: IO[str]) -> None:
+        self._stream = stream
+        self._lock = threading.Lock()  # statements in parallel write whole lines
+
+    def bar(self, description: str, total: int | None, unit: str) -> Bar:
+        return _LineBar(self, description, total, unit)
+
+    def write(self, line: str) -> None:
+        with self._lock:
+            print(line, file=self._stream, flush=True)
+
+
+class _LineBar:
+    def __init__(self, sink: _LineSink, description: str, total: int | None, unit: str) -> None:
+        self._sink, self._description, self._total, self._unit = sink, description, total, unit
+        self._done, self._metrics = 0, ""
+        self._shown_at = time.monotonic()
+
+    def update(self, advance: int, metrics: Mapping[str, float]) -> None:
+        self._done += advance
+        if metrics:
+            self._metrics = format_metrics(metrics)
+        now = time.monotonic()
+        if now - self._shown_at >= LINES_EVERY:
+            self._shown_at = now
+            self._show()
+
+    def close(self) -> None:
+        self._show()
+
+    def _show(self) -> None:
+        shown = state(self._description, self._done, self._total, self._unit, self._metrics)
+        self._sink.write(shown)
+
+
+def state(description: str, done: int, total: int | None, unit: str, metrics: str) -> str:
+    """A stage's state as a line: ``training: 40/100 rounds  train_mlogloss 0.2315``."""
+    count = f"{done}/{total}" if total is not None else str(done)
+    return f"{description}: {count} {unit}" + (f"  {metrics}" if metrics else "")
 
 
 def format_metrics(metrics: Mapping[str, float]) -> str:

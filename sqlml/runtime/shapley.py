@@ -21,6 +21,7 @@ import numpy as np
 
 from sqlml.runtime.cancel import Token
 from sqlml.runtime.features_apply import FeatureArrays
+from sqlml.runtime.progress import Progress
 
 CHUNK = 100_000  # mixed rows scored at a time
 
@@ -75,12 +76,16 @@ def shapley_values(
     permutations: int,
     seed: int,
     token: Token,
+    reporter: Progress | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Per row of ``x``, each feature's Shapley value of ``output`` (rows x outputs x
     features) and the expected output (per output) over the ``background`` rows.
 
-    ``output``: the model's outputs (rows x outputs) for some rows.
+    ``output``: the model's outputs (rows x outputs) for some rows. The rows are explained
+    a few at a time (:data:`CHUNK` mixed rows scored): ``token`` is checked before each
+    chunk, and its rows are reported to ``reporter``'s current stage (None: nowhere).
     """
+    reporter = reporter or Progress()
     d, b = len(x.names), background.rows
     rng = np.random.default_rng(seed)
     order = orders(d, permutations, x.rows, rng)
@@ -103,4 +108,5 @@ def shapley_values(
         moves = np.diff(scores, axis=2)  # (rows, orders, d, outputs): the k-th feature's move
         by_feature = np.take_along_axis(moves, rank[rows][..., None], axis=2)
         values[rows] = by_feature.mean(axis=1).transpose(0, 2, 1)
+        reporter.advance(len(rows))
     return values, expected

@@ -26,6 +26,8 @@ from sqlml.runtime.context import Context
 from sqlml.runtime.features_apply import FeatureArrays, check_column_types, max_width
 from sqlml.runtime.labels import LabelEncoding, one_query
 
+CONTRIBUTION_BATCH = 4096  # rows whose SHAP contributions are computed at a time
+
 
 def booster_params(labels: LabelEncoding, attributes: dict[str, Any]) -> dict[str, Any]:
     """XGBoost parameters from the WITH attributes, with the objective settled."""
@@ -90,8 +92,7 @@ def train(
     else:
         dtrain = _training_matrix(params, x, label=y)
     try:
-        booster = boost(context, params, dtrain, attributes["train.num_boost_round"], base)
-        metrics = _train_metrics(booster, dtrain)
+        booster, metrics = boost(context, params, dtrain, attributes["train.num_boost_round"], base)
     except xgb.core.XGBoostError as error:
         raise ModelError(f"XGBoost: {_reason(error)}", hint=_hint(params)) from None
     return bytes(booster.save_raw(raw_format="ubj")), _details(params, metrics, features)
@@ -155,8 +156,8 @@ def train_batches(
                 dtrain = xgb.ExtMemQuantileDMatrix(rows)
             else:
                 dtrain = xgb.DMatrix(rows)
-            booster = boost(context, params, dtrain, attributes["train.num_boost_round"], base)
-            metrics = _train_metrics(booster, dtrain)
+            rounds = attributes["train.num_boost_round"]
+            booster, metrics = boost(context, params, dtrain, rounds, base)
         except xgb.core.XGBoostError as error:
             raise ModelError(f"XGBoost: {_reason(error)}", hint=_hint(params)) from None
         del dtrain  # its cache files, before their folder goes
@@ -212,14 +213,16 @@ def boost(
     dtrain: xgb.DMatrix,
     rounds: int,
     base: StoredModel | None,
-) -> xgb.Booster:
-    """``rounds`` boosting rounds on ``dtrain``, after those of ``base`` if given; the
-    statement (``context``) is checked for cancellation before each round.
+) -> tuple[xgb.Booster, dict[str, float]]:
+    """``rounds`` (at least one) boosting rounds on ``dtrain``, after those of ``base`` if
+    given, and the training metrics after the last; the statement (``context``) is checked
+    for cancellation before each round.
 
     The booster's own update loop: ``xgb.train`` would evaluate an empty watch list after
     every round, which costs about a quarter of a second per 20 rounds of 1,000,000 rows.
-    The progress display gets every round, and the training metric when it is due (at
-    most every half second, and only while progress is shown).
+    The progress display gets every round, the training metrics when they are due (at
+    most every half second, and only while progress is shown) and, with the last round,
+    the final ones.
     """
     model = None
     if base is not None:
@@ -228,13 +231,15 @@ def boost(
     booster = xgb.Booster(params, [dtrain], model_file=model)
     start = booster.num_boosted_rounds()
     token, reporter = context.token, context.reporter
+    last = start + rounds - 1
     with reporter.stage("training", total=rounds, unit="rounds"):
-        for iteration in range(start, start + rounds):
+        for iteration in range(start, last + 1):
             token.check()
             booster.update(dtrain, iteration)
-            metrics = _train_metrics(booster, dtrain) if reporter.metrics_due() else {}
+            due = iteration == last or reporter.metrics_due()
+            metrics = _train_metrics(booster, dtrain) if due else {}
             reporter.advance(1, **metrics)
-    return booster
+    return booster, metrics
 
 
 def _train_metrics(booster: xgb.Booster, dtrain: xgb.DMatrix) -> dict[str, float]:
@@ -371,8 +376,12 @@ def _matrix(features: FeatureArrays, params: dict[str, Any]) -> tuple[np.ndarray
     return features.matrix(one_hot=params.get("booster") == "gblinear")
 
 
-def contributions(data: bytes, features: FeatureArrays, metadata: dict[str, Any]) -> np.ndarray:
-    """SHAP contributions (rows x [classes x] features), without the bias term.
+def contributions(
+    context: Context, data: bytes, features: FeatureArrays, metadata: dict[str, Any]
+) -> np.ndarray:
+    """SHAP contributions (rows x [classes x] features) of some rows, without the bias
+    term, computed :data:`CONTRIBUTION_BATCH` rows at a time: ``context``'s token is
+    checked before each batch, and its rows are reported to its reporter.
 
     A feature's contribution is the sum of those of its matrix columns.
     """
@@ -380,8 +389,14 @@ def contributions(data: bytes, features: FeatureArrays, metadata: dict[str, Any]
     check_column_types(features, metadata)
     x, owners = _matrix(features, metadata["params"])
     _check_width(booster, x.shape[1])
-    by_column = _predict(booster, x, pred_contribs=True)[..., :-1]
-    return by_column @ np.eye(len(features.names), dtype=by_column.dtype)[owners]
+    spread = np.eye(len(features.names), dtype=np.float32)[owners]  # matrix column -> feature
+    parts = []
+    for start in range(0, len(x), CONTRIBUTION_BATCH):  # TO EXPLAIN's SELECT returns rows
+        context.token.check()
+        batch = _predict(booster, x[start : start + CONTRIBUTION_BATCH], pred_contribs=True)
+        parts.append(batch[..., :-1] @ spread)
+        context.reporter.advance(len(batch))
+    return np.concatenate(parts)
 
 
 def importances(

@@ -100,7 +100,8 @@ def fit(
 ):
     """``model.fit``, stopped between batches once ``context``'s token is cancelled, or after
     ``max_steps`` batches (0 or None: no limit); while its progress is shown, each epoch's
-    loss and metrics go to it."""
+    loss and metrics go to it, named as the training's summary names them (the last
+    epoch's are the stored ones)."""
     reporter = context.reporter
     with reporter.stage("training", total=epochs, unit="epochs"):
         callbacks = [_cancellation(keras, context.token), _divergence(keras)]
@@ -110,7 +111,7 @@ def fit(
 
             class EpochProgress(keras.callbacks.Callback):
                 def on_epoch_end(self, epoch: int, logs: dict | None = None) -> None:
-                    reporter.advance(1, **(logs or {}))
+                    reporter.advance(1, **_named(logs or {}))
 
             callbacks.append(EpochProgress())
         return model.fit(*data, epochs=epochs, verbose=0, callbacks=callbacks, **options)
@@ -181,11 +182,16 @@ def predict_callbacks(context: Context, keras, rows: int, batch_size: int) -> li
 def _metrics(history) -> dict[str, float]:
     """The last epoch's loss and metrics; a :class:`ModelError` if one is NaN or infinite
     (the training diverged): nothing is saved."""
-    metrics = {f"train_{name}": float(values[-1]) for name, values in history.history.items()}
+    metrics = _named({name: values[-1] for name, values in history.history.items()})
     bad = {name: value for name, value in metrics.items() if not math.isfinite(value)}
     if bad:
         raise _diverged(", ".join(f"{name} = {value}" for name, value in bad.items()))
     return metrics
+
+
+def _named(logs: dict[str, Any]) -> dict[str, float]:
+    """An epoch's loss and metrics as the training stores them: ``train_<name>``."""
+    return {f"train_{name}": float(value) for name, value in logs.items()}
 
 
 def saved(model) -> bytes:
