@@ -102,13 +102,14 @@ def _ctrl_c_cancels(executor: LocalExecutor) -> Iterator[None]:
     stopping 2 s later says so; a second Ctrl-C ends the process at once (status 130): its
     databases roll back what was not committed, and the run record still says running.
 
-    A thread of its own hears the Ctrl-Cs (through the signal module's wakeup file), even
+    A thread of its own hears the Ctrl-Cs (through the signal module's wakeup socket), even
     while the main thread waits in a database (a long SQL statement on SQLite, which runs
     the steps in the main thread): cancelling interrupts that statement too."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
     import os  # for os._exit: not waiting for the statements stuck in other threads
+    import socket
 
     def still_stopping() -> None:
         print("sqlml: still cancelling the run (Ctrl-C again to quit at once)", file=sys.stderr)
@@ -116,9 +117,9 @@ def _ctrl_c_cancels(executor: LocalExecutor) -> Iterator[None]:
     slow = threading.Timer(2.0, still_stopping)
     slow.daemon = True
 
-    def hear(reader: int) -> None:
+    def hear(hearing: socket.socket) -> None:
         heard = 0
-        while signals := os.read(reader, 64):  # empty once the body has ended
+        while signals := hearing.recv(64):  # empty once the body has ended
             for number in signals:
                 if number != signal.SIGINT:  # another signal a handler of Python's got
                     continue
@@ -131,18 +132,18 @@ def _ctrl_c_cancels(executor: LocalExecutor) -> Iterator[None]:
                     sys.stdout.flush()
                     os._exit(CANCELLED_STATUS)
 
-    reader, writer = os.pipe()
-    os.set_blocking(writer, False)
-    listener = threading.Thread(target=hear, args=[reader], name="sqlml-ctrl-c", daemon=True)
+    hearing, waking = socket.socketpair()  # a socket, not a pipe: Windows wakes it too
+    waking.setblocking(False)
+    listener = threading.Thread(target=hear, args=[hearing], name="sqlml-ctrl-c", daemon=True)
     listener.start()
     previous_handler = signal.signal(signal.SIGINT, lambda signum, frame: None)  # heard above
-    previous_wakeup = signal.set_wakeup_fd(writer, warn_on_full_buffer=False)
+    previous_wakeup = signal.set_wakeup_fd(waking.fileno(), warn_on_full_buffer=False)
     try:
         yield
     finally:
         signal.set_wakeup_fd(previous_wakeup)
         signal.signal(signal.SIGINT, previous_handler)
         slow.cancel()
-        os.close(writer)
+        waking.close()
         listener.join()
-        os.close(reader)
+        hearing.close()
