@@ -30,13 +30,14 @@ TEST_ROWS = f"SELECT {MEASURES}, class FROM iris_test"
 
 class Recorder:
     """A sink that keeps every stage: [description, total, unit, units done, last metrics,
-    updates] (then "closed")."""
+    updates] (then "closed"); the description without the statement's subject ("training",
+    not "training (m)")."""
 
     def __init__(self) -> None:
         self.stages: list[list] = []
 
     def bar(self, description: str, total: int | None, unit: str) -> progress.Bar:
-        stage = [description, total, unit, 0, {}, 0]
+        stage = [description.partition(" (")[0], total, unit, 0, {}, 0]
         self.stages.append(stage)
         return _RecordedBar(stage)
 
@@ -93,6 +94,7 @@ def test_reading_training_and_predicting_are_reported(iris_duckdb_url, monkeypat
     assert described == [
         ["reading", None, "rows", 120],
         ["training", 7, "rounds", 7],
+        ["validating", None, "rows", 24],  # the held-out rows, scored
         ["predicting", None, "rows", 30],  # read, scored and written batch by batch
     ]
     assert set(stages[1][4]) == {"train_mlogloss"}
@@ -136,7 +138,7 @@ def test_the_training_bar_ends_with_the_final_metrics_not_a_stale_one(iris_duckd
 def test_tree_explainer_reports_batches_of_rows(iris_duckdb_url, monkeypatch):
     monkeypatch.setattr(xgboost_model, "CONTRIBUTION_BATCH", 8)
     stages = run(TRAIN + f"{TEST_ROWS} TO EXPLAIN m USING TreeExplainer;", iris_duckdb_url)
-    explained = [stage[:6] for stage in stages[2:]]
+    explained = [stage[:6] for stage in stages[3:]]
     assert explained == [
         ["reading", None, "rows", 30, {}, 1],
         ["explaining", 30, "rows", 30, {}, 4],  # 8 + 8 + 8 + 6 rows
@@ -184,13 +186,13 @@ def test_shapley_explainer_reports_its_chunks_of_rows_not_the_mixed_rows_scored(
     # 10 orders x 5 steps x 20 background rows = 1,000 mixed rows per row: 10 rows a chunk
     monkeypatch.setattr(shapley, "CHUNK", 10_000)
     stages = run(TRAIN + f"{TEST_ROWS} TO EXPLAIN m USING ShapleyExplainer;", iris_duckdb_url)
-    assert [stage[:6] for stage in stages[3:]] == [["explaining", 30, "rows", 30, {}, 3]]
+    assert [stage[:6] for stage in stages[4:]] == [["explaining", 30, "rows", 30, {}, 3]]
 
 
 def test_permutation_explainer_reports_the_scoring_then_each_feature(iris_duckdb_url):
     program = TRAIN + f"{TEST_ROWS} TO EXPLAIN m USING PermutationExplainer;"
     stages = run(program, iris_duckdb_url)
-    assert [stage[:6] for stage in stages[3:]] == [
+    assert [stage[:6] for stage in stages[4:]] == [
         ["scoring", 30, "rows", 30, {}, 1],  # the rows as they are
         ["explaining", 4, "features", 4, {}, 4],  # a feature shuffled at a time
     ]
@@ -203,13 +205,13 @@ def test_evaluate_reports_reading_scoring_and_each_metric(iris_duckdb_url, tmp_p
         f"evaluate.plot = '{plot}' LABEL class INTO e;"
     )
     stages, summaries = run_with_summaries(program, iris_duckdb_url)
-    assert [stage[:4] for stage in stages[2:]] == [
+    assert [stage[:4] for stage in stages[3:]] == [
         ["reading", None, "rows", 30],
         ["scoring", 30, "rows", 30],
         ["computing metrics", 3, "metrics", 3],
         ["plotting", 1, "plots", 1],
     ]
-    assert stages[4][5] == 3 and plot.exists()
+    assert stages[5][5] == 3 and plot.exists()
     assert summaries[1].startswith("evaluated m on 30 rows: accuracy ")
 
 
@@ -243,9 +245,15 @@ def test_a_pipe_asked_for_progress_gets_lines_ending_with_the_final_metric(
     assert main(["-e", TRAIN, "--datasource", iris_duckdb_url]) == 0
     lines = capsys.readouterr().err.splitlines()
     final = f"train_mlogloss {stored_metrics(iris_duckdb_url, 'm')['train_mlogloss']:.4g}"
-    assert lines[:2] == ["reading: 120 rows", f"training: 7/7 rounds  {final}"]
-    assert lines[2].startswith("trained m (xgboost.gbtree) on 96 rows") and final in lines[2]
-    assert len(lines) == 3  # a line a stage as it ends: 7 rounds take less than LINES_EVERY
+    # Each stage named for the model it trains, a line as it ends (7 rounds take less than
+    # LINES_EVERY), then the summary.
+    assert lines[:3] == [
+        "reading (m): 120 rows",
+        f"training (m): 7/7 rounds  {final}",
+        "validating (m): 24 rows",
+    ]
+    assert lines[3].startswith("trained m (xgboost.gbtree) on 96 rows") and final in lines[3]
+    assert len(lines) == 4
 
 
 def test_lines_in_a_pipe_come_at_most_every_lines_every_seconds(monkeypatch):

@@ -83,9 +83,11 @@ class TreeTrainer(Trainer, Protocol):
     """The trainer of a family that offers TreeExplainer."""
 
     def contributions(
-        self, data: bytes, features: FeatureArrays, metadata: dict[str, Any]
+        self, context: Context, data: bytes, features: FeatureArrays, metadata: dict[str, Any]
     ) -> np.ndarray:
-        """SHAP contributions (rows x [classes x] features), without the bias term."""
+        """SHAP contributions (rows x [classes x] features), without the bias term; checks
+        ``context.token`` between batches of rows and advances ``context.reporter``'s current
+        stage by them."""
 
     def importances(
         self, data: bytes, features: FeatureArrays, metadata: dict[str, Any]

@@ -25,9 +25,11 @@ def execute(
     """Run ``statement`` with the handler its kind declares, given its :class:`Context`:
     ``datasource``, ``token`` (cancelling it stops the statement at its next check; None:
     nothing stops it) and a progress reporter of its own showing on ``sink`` (None:
-    nowhere); output of its own goes to ``log`` as well as to standard error (None: standard
-    error only). User errors come out as :class:`SqlmlError` with its location."""
-    context = Context(datasource, token or Token(), Progress(sink), log)
+    nowhere), its stages named for the model or table the statement writes; output of its
+    own goes to ``log`` as well as to standard error (None: standard error only). User errors
+    come out as :class:`SqlmlError` with its location."""
+    subject = kind_of(statement).effects.target(statement)
+    context = Context(datasource, token or Token(), Progress(sink, subject), log)
     try:
         return resolve(kind_of(statement).handler)(statement, context)
     except SqlmlError as error:

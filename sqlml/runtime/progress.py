@@ -62,14 +62,16 @@ class _Stage:
 
 
 class Progress:
-    """The progress of one running statement, shown on ``sink`` (None: nowhere).
+    """The progress of one running statement, shown on ``sink`` (None: nowhere); its stages
+    are named for ``subject`` (the model or table it writes: ``training (m)``), so that
+    statements running in parallel can be told apart.
 
     Its stages nest: the innermost open one gets the advances. Without a sink no stage is
     ever opened, and nothing changes.
     """
 
-    def __init__(self, sink: Sink | None = None) -> None:
-        self._to = sink
+    def __init__(self, sink: Sink | None = None, subject: str = "") -> None:
+        self._to, self._subject = sink, subject
         self._current: _Stage | None = None
 
     @contextmanager
@@ -80,6 +82,8 @@ class Progress:
         if self._to is None:
             yield
             return
+        if self._subject:
+            description = f"{description} ({self._subject})"
         bar = self._to.bar(description, total, unit)
         previous, self._current = self._current, _Stage(bar)
         try:

@@ -340,12 +340,13 @@ def _validate(
     without rows."""
     ys, scores, groups = [], [], []
     scorer = None
-    for batch in batches:
-        if scorer is None:  # the model loaded once, if there are validation rows
-            scorer = trainer.scorer(context, data, details)
-        ys.append(batch.y)
-        scores.append(scorer(batch.arrays, SCORE_BATCH))
-        groups.append(batch.groups)
+    with context.reporter.stage("validating", unit="rows"):  # the scorer advances it
+        for batch in batches:
+            if scorer is None:  # the model loaded once, if there are validation rows
+                scorer = trainer.scorer(context, data, details)
+            ys.append(batch.y)
+            scores.append(scorer(batch.arrays, SCORE_BATCH))
+            groups.append(batch.groups)
     if not ys or how is None:
         return {}, None
     y, score = np.concatenate(ys), np.concatenate(scores)

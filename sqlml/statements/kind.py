@@ -45,6 +45,13 @@ class Effects:
         """Whether the statement may replace a table sqlml did not write."""
         return bool(self.replace and _field(statement, self.replace))
 
+    def target(self, statement: ir.Statement) -> str:
+        """The first model or table ``statement`` writes (its name's parts joined by dots),
+        else ``""``: what its progress is named for."""
+        for value in self.values(statement, (*self.writes_models, *self.writes_tables)):
+            return value if isinstance(value, str) else ".".join(value)
+        return ""
+
     @property
     def writes(self) -> bool:
         """Whether statements of this kind may create, change or drop a table or model."""

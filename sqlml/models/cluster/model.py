@@ -81,6 +81,7 @@ def scorer(
                 hint="select the columns the model was trained on",
             )
         kernel = 1.0 / (1.0 + squared_distances((x - mean) / scale, centers))
+        context.reporter.advance(len(x))
         return kernel / kernel.sum(axis=1, keepdims=True)
 
     return score

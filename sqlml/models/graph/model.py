@@ -102,6 +102,7 @@ def scorer(
             )
         graph = graph_of(features, document["columns"], agreeing=False)
         layers = _layers(document, graph)
+        context.reporter.advance(features.rows)
         return network.forward(layers, graph.x, graph.adjacency).probabilities[graph.row_node]
 
     return score

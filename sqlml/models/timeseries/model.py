@@ -127,6 +127,7 @@ def scorer(
         context.token.check()
         found = forecast(document, features.rows, start=done[0])
         done[0] += features.rows
+        context.reporter.advance(features.rows)
         return found
 
     return score
