@@ -100,7 +100,7 @@ def test_a_notebook_queries_trains_predicts_plots_and_binds_variables(tmp_path):
     )
     trained = text(outputs[5])
     assert "trained m (xgboost.gbtree) on 96 rows" in trained
-    assert "training: 20/20 rounds" in trained  # the progress line, at its end
+    assert "training (m): 20/20 rounds" in trained  # the progress line, at its end
     n, correct = map(int, text(outputs[7]).split())
     assert n == 30 and correct >= 27
     images = [o for o in outputs[8] if "image/png" in o.get("data", {})]
