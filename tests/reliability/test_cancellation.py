@@ -109,7 +109,8 @@ def test_a_timeout_while_predicting_keeps_the_old_table(
     assert tables_like(iris_duckdb_url, f"{table}__sqlml") == []
 
 
-STAGES = ("reading", "training", "predicting", "scoring")  # progress lines (SQLML_PROGRESS=1)
+# The stages of progress lines (SQLML_PROGRESS=1), "training (m): 40/100 rounds".
+STAGES = ("reading", "training", "validating", "predicting", "scoring")
 CANCELLED = "error: the statement was cancelled (Ctrl-C); nothing it did was committed"
 
 
@@ -133,6 +134,7 @@ def _ctrl_c(program: Path, url: str, marker: str) -> tuple[int, str, list[str], 
         seen = []
         while (line := child.stderr.readline()) and marker not in line:
             seen.append(line)
+        assert line, f"no progress line holds {marker!r}: {''.join(seen)}"
         signalled = time.monotonic()
         child.send_signal(signal.SIGINT)
         rest = child.communicate(timeout=60)[1]
@@ -307,7 +309,7 @@ def test_ctrl_c_while_predicting_keeps_the_old_table(
         tmp_path,
         predict.format(rows=20000000),
         predict.format(rows=7),
-        "predicting: ",
+        "predicting (",
         capsys,
     )
     assert list(steps.values()) == ["cancelled"]
