@@ -102,7 +102,7 @@ class JUnitReport:
             suite.cases.append(Case("run", source, outcome="error", message=message))
         records = result.steps if result is not None else {}
         for statement in statements:
-            suite.cases.append(_case(source, statement, records.get(statement.id), result))
+            suite.cases.append(_case(source, statement, _record(statement, records), result))
         times = [(r.started_at, r.ended_at) for r in records.values() if r.started_at]
         if times:
             suite.timestamp = min(start for start, _ in times)
@@ -173,6 +173,15 @@ def _case(
     elif (warning := warned(statement, record.outputs.get("result"))) is not None:
         case.outcome, case.message = "warning", f"{WARNING}{warning}"
     return case
+
+
+def _record(statement: ir.Statement, records: dict[str, rec.StepRecord]) -> rec.StepRecord | None:
+    """The record of ``statement``'s step; for a statement of several steps (a search's
+    trials, then the best), the first that did not end done, else the last."""
+    own = [r for name, r in records.items() if name == statement.id]
+    own += [r for name, r in records.items() if name.startswith(f"{statement.id}-")]
+    unfinished = [r for r in own if r.state not in rec.DONE_STATES and r.state != rec.OMITTED]
+    return (unfinished or own or [None])[0]
 
 
 def _name(statement: ir.Statement) -> str:

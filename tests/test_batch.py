@@ -14,7 +14,10 @@ import xmlschema
 
 from sqlml import ir
 from sqlml.backends.argo.codegen import to_argo_yaml
+from sqlml.backends.local import record as rec
 from sqlml.backends.local.codegen import to_python
+from sqlml.backends.local.executor import RunResult
+from sqlml.backends.local.record import StepRecord
 from sqlml.cli import main
 from sqlml.errors import SqlmlError
 from sqlml.grammar import parse
@@ -336,6 +339,22 @@ def test_report_text_is_escaped_and_valid_xml(tmp_path):
     assert element.text.endswith("hint: fix ]]> it")
     with pytest.raises(SqlmlError, match="cannot write the JUnit report"):
         report.write(tmp_path / "no" / "such" / "folder.xml")
+
+
+def test_a_search_cancelled_during_its_trials_is_an_error_not_a_skip():
+    (search,) = analyze(
+        parse(
+            "SELECT * FROM t TO TRAIN xgboost.gbtree WITH max_depth = CHOICE(2, 3) LABEL y INTO m;"
+        )
+    )
+    trials, best = f"{search.id}-trials", search.id
+    steps = {
+        trials: StepRecord(trials, "", rec.CANCELLED, 1, 1.0, 2.0, "cancelled", {}),
+        best: StepRecord(best, "", rec.OMITTED, 0, 2.0, 2.0, "the run was cancelled", {}),
+    }
+    report = JUnitReport()
+    report.add_run("search.sql", [search], RunResult("r", {}, None, steps))
+    assert report.summary().startswith("PASS=0 WARN=0 FAIL=0 ERROR=1 SKIP=0")
 
 
 # Errors before running --------------------------------------------------------------------------

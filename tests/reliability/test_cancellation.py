@@ -448,3 +448,31 @@ def test_a_step_pod_stopped_with_sigterm_saves_nothing(iris_duckdb_url, unique_n
         assert ModelStore(ds).list_versions(unique_name) == []
     finally:
         ds.close()
+
+
+def test_a_run_cancelled_between_two_steps_is_cancelled_not_succeeded(duckdb_url, tmp_path):
+    """Ctrl-C after a step ended and before the next started: nothing more runs, and the run
+    ends with the cancellation, recorded, as if a statement had been stopped."""
+    from sqlml.backends.local.executor import LocalExecutor
+    from sqlml.codegen import to_workflow
+    from sqlml.grammar import parse
+    from sqlml.runtime.cancel import Cancelled
+    from sqlml.semantics import analyze
+
+    statements = analyze(parse("CREATE TABLE first_t AS SELECT 1 AS x;\nSELECT * FROM first_t;"))
+    running: list[LocalExecutor] = []
+
+    def ctrl_c_after(step: object, outcome: object) -> None:  # the first step has ended
+        running[0].cancel("Ctrl-C")
+
+    executor = LocalExecutor(
+        duckdb_url, tmp_path, jobs=1, run_dir=tmp_path / "runs", on_done=ctrl_c_after
+    )
+    running.append(executor)
+    result = executor.run(to_workflow(statements, "between"))
+    assert isinstance(result.error, Cancelled)
+    assert list(result.states.values()) == ["succeeded", "omitted"]
+    assert _recorded(duckdb_url, result.run_id) == (
+        "cancelled",
+        {statements[0].id: "succeeded", statements[1].id: "omitted"},
+    )

@@ -186,9 +186,12 @@ class _Run:
         finally:
             scheduler.shutdown()
             self._connections.close()
+        left_out = any(state not in rec.DONE_STATES for state in self._log.states.values())
+        if self._token.stopped and self._error is None and left_out:
+            self._error = cancel.stopped_error(self._token)  # cancelled between two steps
         state = rec.SUCCEEDED if self._error is None else rec.FAILED
-        if self._token.stopped:
-            state = rec.CANCELLED
+        if self._token.stopped and self._error is not None:
+            state = rec.CANCELLED  # a run cancelled after its last step ended succeeded
         self._log.end(state)
         return RunResult(self._log.run_id, self._log.states, self._error, self._log.records)
 
