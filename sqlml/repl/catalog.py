@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from sqlml.models.store import ModelStore
@@ -24,11 +25,22 @@ class Catalog:
         self.tables = tables
         self.models = sorted({name for name, _, _ in ModelStore(datasource).list()})
 
-    def columns(self, tables: set[str] | None = None) -> dict[str, list[str]]:
-        """Column name -> the tables (of ``tables``, default all) that have it."""
+    def spelling(self) -> dict[str, str]:
+        """Table name in lower case -> the name as the catalog spells it."""
+        return {name.lower(): name for name in self.tables}
+
+    def named(self, words: Iterable[str]) -> list[str]:
+        """The tables ``words`` name (case ignored), as the catalog spells them, in the order
+        they are first named."""
+        spelled = self.spelling()
+        found = (spelled.get(word.lower()) for word in words)
+        return list(dict.fromkeys(name for name in found if name is not None))
+
+    def columns(self, tables: Sequence[str] | None = None) -> dict[str, list[str]]:
+        """Column name -> the tables that have it: those of ``tables`` (as the catalog spells
+        them), in their order, else every table's."""
         found: dict[str, list[str]] = {}
-        for table, columns in self.tables.items():
-            if tables is None or table.lower() in tables:
-                for column, _ in columns:
-                    found.setdefault(column, []).append(table)
+        for table in self.tables if tables is None else tables:
+            for column, _ in self.tables.get(table, ()):
+                found.setdefault(column, []).append(table)
         return found

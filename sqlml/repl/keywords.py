@@ -5,9 +5,11 @@ from __future__ import annotations
 from sqlml.grammar.parser import keywords
 from sqlml.ir import FEATURE_KINDS
 
-# sqlml's own: the grammar's keywords, and the feature column functions of COLUMN clauses
-# ("auto" is a plain column name, not a function).
-SQLML_KEYWORDS = keywords() + tuple(kind.upper() for kind in FEATURE_KINDS if kind != "auto")
+# The feature column functions of COLUMN clauses ("auto" is a plain column name, not one).
+FEATURE_FUNCTIONS = tuple(kind.upper() for kind in FEATURE_KINDS if kind != "auto")
+
+# sqlml's own: the grammar's keywords and the feature column functions.
+SQLML_KEYWORDS = keywords() + FEATURE_FUNCTIONS
 
 # Standard SQL's most used words.
 SQL_KEYWORDS = (

@@ -56,9 +56,9 @@ def _interactive(url: str | None, fmt: str) -> int:
         multiline=Condition(lambda: not is_complete(prompt.default_buffer.text)),
         prompt_continuation=lambda width, _line, _wrap: "...> ".rjust(width),
         lexer=PygmentsLexer(SqlmlLexer),
-        completer=SqlmlCompleter(session.catalog),
+        completer=SqlmlCompleter(session.catalog),  # fuzzy itself, prefix matches first
         history=open_history(),
-        complete_while_typing=False,
+        complete_while_typing=True,  # as pgcli; nothing is preselected: Enter runs as typed
         enable_open_in_editor=True,
     )
     print(f"sqlml {__version__} on {session.url}. Statements end with ';'; \\? for help.")
