@@ -17,6 +17,7 @@ from sqlml.errors import ParseError
 from sqlml.grammar import ast
 from sqlml.grammar.build import Located, Unsliced, check_not_empty, plain, pos, unquote
 from sqlml.grammar.fragment import Fragment
+from sqlml.grammar.parser_cache import cached_parser
 
 _INT64 = 2**63
 
@@ -169,9 +170,7 @@ def _grammar(parts: tuple[Fragment, ...]) -> _Grammar:
     for part in parts:
         for rule, builder in part.builders.items():
             setattr(transformer, rule, builder)
-    lark = Lark(
-        text, parser="lalr", lexer="contextual", maybe_placeholders=True, transformer=transformer
-    )
+    lark = cached_parser(text, transformer)
     words = {**_TERMINAL_WORDS, **{k: v for part in parts for k, v in part.words.items()}}
     hints = {f"_{clause}": part.end for part in parts if part.end for clause in part.clauses}
     finals = frozenset(terminal for part in parts for terminal in part.finals)

@@ -1,0 +1,89 @@
+"""Start-up time: ``sqlml -e "SELECT 1;"`` and ``sqlml check`` against Python + DuckDB.
+
+Each command runs in a fresh process, ROUNDS times, taking turns (round 1 in order, round 2
+in reverse order, ...), so that a change in the machine's load falls on all of them; the
+best and median wall times are printed with the load average seen during the runs. The
+baseline is ``python -c "import duckdb; duckdb.connect(FILE).sql('SELECT 1').fetchall()"``
+on the same DuckDB file; the DuckDB CLI is timed too when it is installed. One warm-up run of
+each command comes first (it also fills sqlml's parser cache).
+
+Target (issue 18): sqlml's best time <= the baseline's best + 0.1 s.
+
+``python benchmarks/startup.py [--rounds 15]``. Leaves nothing behind.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+TARGET = 0.1  # seconds over the baseline
+
+
+def commands(folder: Path) -> dict[str, list[str]]:
+    """What is timed, by name: each a command line run in a fresh process."""
+    database, program = folder / "bench.duckdb", folder / "check.sql"
+    subprocess.run(
+        [sys.executable, "-c", f"import duckdb; duckdb.connect({str(database)!r}).close()"],
+        check=True,
+    )
+    program.write_text("SELECT 1;\nSELECT a, b FROM t WHERE a > 1;\n")
+    script = Path(sys.executable).parent / "sqlml"  # the installed command, as users run it
+    sqlml = [str(script)] if script.exists() else [sys.executable, "-m", "sqlml"]
+    found = {
+        "python + duckdb": [
+            sys.executable,
+            "-c",
+            f"import duckdb; duckdb.connect({str(database)!r}).sql('SELECT 1').fetchall()",
+        ],
+        "sqlml -e": [*sqlml, "-e", "SELECT 1;", "--datasource", f"duckdb:///{database}"],
+        "sqlml check": [*sqlml, "check", str(program)],
+    }
+    if shutil.which("duckdb"):
+        found["duckdb CLI"] = ["duckdb", str(database), "-c", "SELECT 1"]
+    return found
+
+
+def timed(command: list[str], env: dict[str, str]) -> float:
+    """The wall time of one run of ``command``, which must succeed."""
+    start = time.perf_counter()
+    subprocess.run(command, check=True, stdout=subprocess.DEVNULL, env=env)
+    return time.perf_counter() - start
+
+
+def main() -> None:
+    arguments = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    arguments.add_argument("--rounds", type=int, default=15)
+    rounds = arguments.parse_args().rounds
+    with tempfile.TemporaryDirectory(prefix="sqlml-startup-") as folder:
+        env = {**os.environ, "SQLML_CACHE_DIR": str(Path(folder) / "cache")}
+        timing = commands(Path(folder))
+        names = list(timing)
+        for name in names:  # warm-up: the disk's cache, sqlml's parser cache
+            timed(timing[name], env)
+        times: dict[str, list[float]] = {name: [] for name in names}
+        loads = [os.getloadavg()[0]]
+        for round_ in range(rounds):
+            for name in names if round_ % 2 == 0 else reversed(names):
+                times[name].append(timed(timing[name], env))
+            loads.append(os.getloadavg()[0])
+    baseline = min(times["python + duckdb"])
+    print(f"{rounds} rounds, load average {min(loads):.2f} to {max(loads):.2f}")
+    print(f"{'command':<18} {'best':>8} {'median':>8} {'best - baseline':>16}")
+    for name in names:
+        best, median = min(times[name]), statistics.median(times[name])
+        print(f"{name:<18} {best:>7.3f}s {median:>7.3f}s {best - baseline:>+15.3f}s")
+    worst = max(min(times[name]) - baseline for name in ("sqlml -e", "sqlml check"))
+    verdict = "met" if worst <= TARGET else "NOT met"
+    print(f"target: sqlml <= python + duckdb + {TARGET:.1f} s: {verdict} (+{worst:.3f} s)")
+
+
+if __name__ == "__main__":
+    main()

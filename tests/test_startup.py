@@ -1,0 +1,114 @@
+"""What a start loads: a plain SELECT imports no ML library and loads the grammar's parser
+from the cache instead of building it; a cache that is corrupt or cannot be written only
+costs a build. Start-up time itself is measured by benchmarks/startup.py."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import lark.lark
+import pytest
+
+from sqlml.grammar import parse, parser
+from sqlml.grammar.parser_cache import cache_path
+
+# Runs the sqlml command's main in this process, counting Lark's grammar builds, and writes
+# what it saw to the file named by its first argument.
+_STARTED = """
+import json, sys
+import lark.lark
+builds = []
+build = lark.lark.load_grammar
+lark.lark.load_grammar = lambda *args, **kwargs: builds.append(1) or build(*args, **kwargs)
+from sqlml.cli import main
+status = main(sys.argv[2:])
+heavy = ('tensorflow', 'keras', 'xgboost', 'sklearn', 'pandas', 'matplotlib', 'torch')
+loaded = sorted(m for m in heavy if m in sys.modules)
+with open(sys.argv[1], 'w') as report:
+    json.dump({'builds': len(builds), 'heavy': loaded}, report)
+sys.exit(status)
+"""
+
+
+def start(tmp_path: Path, cache: Path) -> tuple[subprocess.CompletedProcess, dict]:
+    """``sqlml -e "SELECT 1 AS one;"`` on a DuckDB file in a fresh process using the cache
+    folder ``cache``: the process and what it reported."""
+    report = tmp_path / "report.json"
+    url = f"duckdb:///{tmp_path / 'start.duckdb'}"
+    arguments = [str(report), "-e", "SELECT 1 AS one;", "--datasource", url]
+    done = subprocess.run(
+        [sys.executable, "-c", _STARTED, *arguments],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "SQLML_CACHE_DIR": str(cache)},
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == [" one", "-----", "   1", "(1 row)"]
+    return done, json.loads(report.read_text())
+
+
+def parser_files(cache: Path) -> list[Path]:
+    return sorted((cache / "parsers").iterdir())
+
+
+def test_a_select_loads_no_ml_library_and_the_second_start_builds_no_grammar(tmp_path):
+    cache = tmp_path / "cache"
+    first, seen = start(tmp_path, cache)
+    assert seen == {"builds": 1, "heavy": []}
+    assert [file.suffix for file in parser_files(cache)] == [".lark"]  # no part left
+    second, seen = start(tmp_path, cache)
+    assert seen == {"builds": 0, "heavy": []}
+    assert first.stderr == second.stderr == ""
+
+
+def test_a_corrupt_cached_parser_is_rebuilt_without_a_word(tmp_path):
+    cache = tmp_path / "cache"
+    start(tmp_path, cache)
+    [cached] = parser_files(cache)
+    cached.write_bytes(cached.read_bytes()[:1000])  # cut short, as by a full disk
+    done, seen = start(tmp_path, cache)
+    assert seen["builds"] == 1 and done.stderr == ""
+    assert start(tmp_path, cache)[1]["builds"] == 0  # written again, whole
+
+
+@pytest.mark.parametrize("where", ["a file", "no home"])
+def test_a_cache_folder_that_cannot_be_written_costs_only_a_build(tmp_path, where):
+    blocker = tmp_path / "blocker"
+    blocker.write_text("a file where the folder would be")
+    cache = blocker / "cache" if where == "a file" else Path(os.devnull) / "home"
+    for _ in range(2):
+        done, seen = start(tmp_path, cache)
+        assert seen == {"builds": 1, "heavy": []}
+        # Only the step logs' own warning (they live in the cache folder too): none of the parser.
+        assert all(
+            line.startswith("sqlml: warning: step logs are not kept")
+            for line in done.stderr.splitlines()
+        ), done.stderr
+    assert blocker.read_text() == "a file where the folder would be"
+
+
+def test_the_cached_parser_reads_programs_as_a_built_one(tmp_path, monkeypatch):
+    program = (
+        "SELECT * FROM iris_train TO TRAIN DNNClassifier WITH model.hidden_units = [10, 20]\n"
+        "  COLUMN sepal_length, sepal_width LABEL class INTO m;\n"
+        "SELECT * FROM iris_test TO PREDICT iris_test.class USING m;\n"
+    )
+    monkeypatch.setenv("SQLML_CACHE_DIR", str(tmp_path))
+    parser._grammar.cache_clear()
+    try:
+        built = parse(program)
+        path = cache_path(parser._grammar(parser.fragments()).lark.source_grammar)
+        assert path.is_file()
+        parser._grammar.cache_clear()
+        monkeypatch.setattr(lark.lark, "load_grammar", _no_build)
+        assert parse(program) == built  # loaded from the file
+    finally:
+        parser._grammar.cache_clear()
+
+
+def _no_build(*args: object, **kwargs: object) -> None:
+    raise AssertionError("the grammar was built, not loaded from the cache")
