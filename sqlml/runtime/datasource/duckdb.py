@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import importlib.util
 import uuid
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -81,11 +82,13 @@ class DuckDBSource(Datasource):
             raise DatasourceError(f"DuckDB: {error}") from None
 
     def read(self, select: str, reporter: Progress | None = None) -> Columns:
-        """The whole result at once: DuckDB fills the arrays itself (what joined batches hold)."""
+        """The whole result at once, filled by DuckDB itself: a relation's ``fetchnumpy``, which
+        converts the rows as they come (the DB-API ``execute`` keeps them first, twice as
+        slow); a column is copied only to hold its NULLs (:func:`_unmasked`)."""
         reporter = reporter or Progress()
         try:
             with reporter.stage("reading"):
-                data = self._con.execute(select).fetchnumpy()
+                data = self._con.sql(select).fetchnumpy()
                 reporter.advance(len(next(iter(data.values()), ())))
         except duckdb.Error as error:
             raise DatasourceError(f"DuckDB: {error}") from None
@@ -96,23 +99,54 @@ class DuckDBSource(Datasource):
         return {row[0]: row[1] for row in found.rows} if found else {}
 
     def read_batches(self, select: str, batch_rows: int = BATCH_ROWS) -> Iterator[Columns]:
-        """The result is materialised in a temporary table (DuckDB's buffer manager spills it
-        to disk when memory runs short), then fetched as arrays by ranges of row ids."""
-        table = self.quote([f"sqlml_batches_{uuid.uuid4().hex[:12]}"])
+        """The query's own result, streamed as Arrow record batches (pyarrow installed):
+        memory holds about one batch whatever the rows. Each batch of ``batch_rows`` rows
+        is converted to arrays by DuckDB on a cursor of its own, as :meth:`read` converts
+        them. Without pyarrow, the result is materialised in a temporary table (spilled to
+        disk when memory runs short) and fetched by ranges of row ids."""
         try:
-            self._con.execute(f"CREATE TEMPORARY TABLE {table} AS {select}")
-            try:
-                rows = self._con.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
-                for start in range(0, max(rows, 1), batch_rows):
-                    data = self._con.execute(
-                        f"SELECT * FROM {table} WHERE rowid >= ? AND rowid < ? ORDER BY rowid",
-                        [start, start + batch_rows],
-                    ).fetchnumpy()
-                    yield {name: _unmasked(values) for name, values in data.items()}
-            finally:
-                self._con.execute(f"DROP TABLE IF EXISTS {table}")
+            if _arrow_installed():
+                yield from self._arrow_batches(select, batch_rows)
+            else:
+                yield from self._table_batches(select, batch_rows)
         except duckdb.Error as error:
             raise DatasourceError(f"DuckDB: {error}") from None
+
+    def _arrow_batches(self, select: str, batch_rows: int) -> Iterator[Columns]:
+        import pyarrow
+
+        converter = self._con.cursor()  # the stream holds self._con until it is closed
+        stream = self._con.sql(select).to_arrow_reader(batch_rows)
+        try:
+            pending: list[Any] = []  # record batches not yet yielded, fewer than batch_rows rows
+            count, yielded = 0, False
+            for record in stream:
+                pending.append(record)
+                count += record.num_rows
+                while count >= batch_rows:
+                    table = pyarrow.Table.from_batches(pending, stream.schema)
+                    yield _arrays(converter, table.slice(0, batch_rows))
+                    pending, count = table.slice(batch_rows).to_batches(), count - batch_rows
+                    yielded = True
+            if count or not yielded:  # the rest; an empty result's columns
+                yield _arrays(converter, pyarrow.Table.from_batches(pending, stream.schema))
+        finally:
+            stream.close()
+            converter.close()
+
+    def _table_batches(self, select: str, batch_rows: int) -> Iterator[Columns]:
+        table = self.quote([f"sqlml_batches_{uuid.uuid4().hex[:12]}"])
+        self._con.execute(f"CREATE TEMPORARY TABLE {table} AS {select}")
+        try:
+            rows = self._con.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
+            for start in range(0, max(rows, 1), batch_rows):
+                data = self._con.execute(
+                    f"SELECT * FROM {table} WHERE rowid >= ? AND rowid < ? ORDER BY rowid",
+                    [start, start + batch_rows],
+                ).fetchnumpy()
+                yield {name: _unmasked(values) for name, values in data.items()}
+        finally:
+            self._con.execute(f"DROP TABLE IF EXISTS {table}")
 
     def _insert(self, table: str, columns: Columns) -> None:
         view = f"sqlml_columns_{uuid.uuid4().hex[:12]}"
@@ -159,14 +193,30 @@ class DuckDBSource(Datasource):
         self._con.close()
 
 
+def _arrow_installed() -> bool:
+    return importlib.util.find_spec("pyarrow") is not None
+
+
+def _arrays(converter: Any, table: Any) -> Columns:
+    """An Arrow table's columns as :meth:`DuckDBSource.read` has them: DuckDB scans the
+    table where it lies and converts it as it converts a result."""
+    return {
+        name: _unmasked(values) for name, values in converter.from_arrow(table).fetchnumpy().items()
+    }
+
+
 def _unmasked(values: np.ndarray) -> np.ndarray:
-    """NULLs become NaN in numeric columns and None in the others."""
+    """NULLs become NaN in numeric columns (float64) and None in the others; a column without
+    NULLs is the array DuckDB made, and a float64 one with NULLs too (NaN written in)."""
     if not isinstance(values, np.ma.MaskedArray):
         return values
-    if not values.mask.any():
+    mask = np.ma.getmaskarray(values)
+    if not mask.any():
         return values.data
     if values.dtype.kind in "iufb":
-        return values.astype(np.float64).filled(np.nan)
+        floats = values.data if values.dtype == np.float64 else values.data.astype(np.float64)
+        floats[mask] = np.nan  # DuckDB's array, or the one copy made above
+        return floats
     array = values.data.astype(object)  # filled(None) would fill with the '?' fill_value
-    array[values.mask] = None
+    array[mask] = None
     return array
