@@ -5,7 +5,8 @@ in reverse order, ...), so that a change in the machine's load falls on all of t
 best and median wall times are printed with the load average seen during the runs. The
 baseline is ``python -c "import duckdb; duckdb.connect(FILE).sql('SELECT 1').fetchall()"``
 on the same DuckDB file; the DuckDB CLI is timed too when it is installed. One warm-up run of
-each command comes first (it also fills sqlml's parser cache).
+each command comes first: it fills sqlml's parser cache and writes the bytecode of modules
+that have none (as installing a package does; ``PYTHONDONTWRITEBYTECODE`` is dropped).
 
 Target (issue 18): sqlml's best time <= the baseline's best + 0.1 s.
 
@@ -43,12 +44,17 @@ def commands(folder: Path) -> dict[str, list[str]]:
             "-c",
             f"import duckdb; duckdb.connect({str(database)!r}).sql('SELECT 1').fetchall()",
         ],
-        "sqlml -e": [*sqlml, "-e", "SELECT 1;", "--datasource", f"duckdb:///{database}"],
+        "sqlml -e": [*sqlml, *select_arguments(folder)],
         "sqlml check": [*sqlml, "check", str(program)],
     }
     if shutil.which("duckdb"):
         found["duckdb CLI"] = ["duckdb", str(database), "-c", "SELECT 1"]
     return found
+
+
+def select_arguments(folder: Path) -> list[str]:
+    """The arguments of ``sqlml -e "SELECT 1;"`` on the benchmark's DuckDB file."""
+    return ["-e", "SELECT 1;", "--datasource", f"duckdb:///{folder / 'bench.duckdb'}"]
 
 
 def timed(command: list[str], env: dict[str, str]) -> float:
@@ -58,12 +64,35 @@ def timed(command: list[str], env: dict[str, str]) -> float:
     return time.perf_counter() - start
 
 
+def breakdown(arguments: list[str], env: dict[str, str]) -> dict[str, float]:
+    """Seconds spent importing each package in one run of ``sqlml ARGUMENTS`` (``-X
+    importtime``: each module's own time, summed by top-level package; sqlml's by
+    subpackage)."""
+    command = [sys.executable, "-X", "importtime", "-m", "sqlml", *arguments]
+    done = subprocess.run(command, env=env, capture_output=True, text=True, check=True)
+    spent: dict[str, float] = {}
+    for line in done.stderr.splitlines():
+        fields = line.removeprefix("import time:").split("|")
+        if len(fields) != 3 or not fields[0].strip().isdigit():
+            continue
+        parts = fields[2].strip().split(".")
+        package = ".".join(parts[:2]) if parts[0] == "sqlml" else parts[0]
+        spent[package] = spent.get(package, 0.0) + int(fields[0]) / 1e6
+    return spent
+
+
 def main() -> None:
     arguments = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     arguments.add_argument("--rounds", type=int, default=15)
-    rounds = arguments.parse_args().rounds
+    arguments.add_argument(
+        "--imports", action="store_true", help="also show where one start's imports go"
+    )
+    options = arguments.parse_args()
+    rounds, shown = options.rounds, {}
     with tempfile.TemporaryDirectory(prefix="sqlml-startup-") as folder:
+        # sqlml as installed: its bytecode compiled (the warm-up writes what is missing).
         env = {**os.environ, "SQLML_CACHE_DIR": str(Path(folder) / "cache")}
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
         timing = commands(Path(folder))
         names = list(timing)
         for name in names:  # warm-up: the disk's cache, sqlml's parser cache
@@ -74,6 +103,8 @@ def main() -> None:
             for name in names if round_ % 2 == 0 else reversed(names):
                 times[name].append(timed(timing[name], env))
             loads.append(os.getloadavg()[0])
+        if options.imports:
+            shown = breakdown(select_arguments(Path(folder)), env)
     baseline = min(times["python + duckdb"])
     print(f"{rounds} rounds, load average {min(loads):.2f} to {max(loads):.2f}")
     print(f"{'command':<18} {'best':>8} {'median':>8} {'best - baseline':>16}")
@@ -83,6 +114,11 @@ def main() -> None:
     worst = max(min(times[name]) - baseline for name in ("sqlml -e", "sqlml check"))
     verdict = "met" if worst <= TARGET else "NOT met"
     print(f"target: sqlml <= python + duckdb + {TARGET:.1f} s: {verdict} (+{worst:.3f} s)")
+    if shown:
+        print("\nimports of one `sqlml -e` (ms, own time summed by package):")
+        spent = sorted(shown.items(), key=lambda item: -item[1])
+        print(", ".join(f"{name} {seconds * 1000:.0f}" for name, seconds in spent[:16]))
+        print(f"all imports: {sum(shown.values()) * 1000:.0f} ms")
 
 
 if __name__ == "__main__":
