@@ -1,4 +1,4 @@
-"""PostgreSQL through psycopg 3: server-side cursors to read, COPY to write."""
+"""PostgreSQL through psycopg 3: binary COPY to read and to write."""
 
 from __future__ import annotations
 
@@ -63,20 +63,35 @@ class PostgreSQLSource(Datasource):
             raise DatasourceError(f"PostgreSQL: {_message(error)}") from None
 
     def read_batches(self, select: str, batch_rows: int = BATCH_ROWS) -> Iterator[Columns]:
-        """The rows come through a server-side cursor, one batch at a time, in a read-only
-        transaction (unless the read is part of a transaction already)."""
+        """The rows come through binary COPY (:mod:`.pg_binary`), a batch at a time, in a
+        read-only transaction (unless the read is part of a transaction already). A result
+        with a type psycopg has no binary loader for is read through a server-side cursor."""
+        from sqlml.runtime.datasource.pg_binary import columns_of, enclosable, read_copy
+
         try:
             con = self._live()
             top = con.info.transaction_status == psycopg.pq.TransactionStatus.IDLE
-            with con.transaction(), con.cursor(name="sqlml_read") as cursor:
+            with con.transaction(), con.cursor() as cursor:
                 if top:  # a query that tries to write fails, whatever sqlglot made of it
                     con.execute("SET TRANSACTION READ ONLY")
-                cursor.itersize = batch_rows
-                cursor.execute(select)
-                kinds = [_kind(d.type_code) for d in cursor.description]
-                yield from fetch_batches(cursor, kinds, batch_rows)
+                # a newline before the parenthesis: the SELECT may end in a -- comment
+                cursor.execute(f"SELECT * FROM ({enclosable(select)}\n) AS r LIMIT 0")
+                columns = columns_of(con, cursor.description or ())
+                if columns is None:
+                    yield from self._read_cursor(select, batch_rows)
+                else:
+                    yield from read_copy(cursor, select, columns, batch_rows)
         except psycopg.Error as error:
             raise DatasourceError(f"PostgreSQL: {_message(error)}") from None
+
+    def _read_cursor(self, select: str, batch_rows: int) -> Iterator[Columns]:
+        """``select``'s rows through a server-side cursor (in the caller's transaction):
+        psycopg's values of every type, as text."""
+        with self._con.cursor(name="sqlml_read") as cursor:
+            cursor.itersize = batch_rows
+            cursor.execute(select)
+            kinds = [_kind(d.type_code) for d in cursor.description]
+            yield from fetch_batches(cursor, kinds, batch_rows)
 
     def result_types(self, select: str) -> dict[str, str]:
         """From the result's description: no row is read."""
