@@ -59,7 +59,7 @@ def test_a_select_loads_no_ml_library_and_the_second_start_builds_no_grammar(tmp
     cache = tmp_path / "cache"
     first, seen = start(tmp_path, cache)
     assert seen == {"builds": 1, "heavy": []}
-    assert [file.suffix for file in parser_files(cache)] == [".lark"]  # no part left
+    assert [file.suffix for file in parser_files(cache)] == [".json"]  # no part left
     second, seen = start(tmp_path, cache)
     assert seen == {"builds": 0, "heavy": []}
     assert first.stderr == second.stderr == ""
