@@ -156,6 +156,8 @@ def test_batches_split_inside_the_data(source, unique_name, monkeypatch):
         assert_same(found, by_cursor(source, select, 3))
         assert [len(b["i"]) for b in found] == [3, 3, 3, 1]
         assert [b["n"].dtype for b in found] == [np.int64, np.int64, np.float64, np.int64]
+        numbers = f"SELECT i, n, i * 0.5::float8 AS h FROM {unique_name} ORDER BY i"
+        assert_same(by_copy(source, numbers, 4, monkeypatch), by_cursor(source, numbers, 4))
         joined = source.read(select)
     finally:
         source.execute(f"DROP TABLE {unique_name}")
@@ -180,6 +182,10 @@ def test_the_query_text_is_used_as_written(source, monkeypatch):
     select = "SELECT '100%' AS p, 2 AS two; -- the end"
     [batch] = by_copy(source, select, 10, monkeypatch)
     assert batch["p"].tolist() == ["100%"] and batch["two"].tolist() == [2]
+
+
+def test_a_result_of_no_columns(source, monkeypatch):
+    assert by_copy(source, "SELECT FROM generate_series(1, 5)", 2, monkeypatch) == [{}] * 3
 
 
 def test_a_type_psycopg_reads_only_as_text_goes_through_the_cursor(source, unique_name):

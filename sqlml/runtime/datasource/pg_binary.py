@@ -84,11 +84,12 @@ def read_copy(
     ``batch_rows`` rows; an empty result is one batch of empty columns."""
     con = cursor.connection
     record = _record(columns)
+    row_size = record.itemsize if record is not None and columns else -1  # not the trailer's
     try:
         # a newline before the parenthesis: the SELECT may end in a -- comment
         with cursor.copy(f"COPY ({enclosable(select)}\n) TO STDOUT (FORMAT BINARY)"):
             empty = True
-            for data, ends in _row_batches(con, batch_rows):
+            for data, ends in _row_batches(con, batch_rows, row_size):
                 empty = False
                 yield _fixed_batch(columns, record, data, len(ends)) or _batch(columns, data, ends)
             if empty:
@@ -118,7 +119,7 @@ def _drain(pgconn: pq.abc.PGconn) -> None:
 
 
 def _row_batches(
-    con: psycopg.Connection, batch_rows: int
+    con: psycopg.Connection, batch_rows: int, row_size: int
 ) -> Iterator[tuple[bytearray, np.ndarray]]:
     """The rows being received, in batches of at most ``batch_rows`` rows and about
     ``_BATCH_BYTES``: their bytes joined (and 8 zero bytes, so that a read of a NULL's
@@ -126,26 +127,35 @@ def _row_batches(
 
     PostgreSQL sends each row in a CopyData message of its own (the file header comes with
     the first, or alone). Messages are taken from libpq directly: psycopg's ``Copy.read``
-    costs a generator and a wait per row. Waiting for the socket lets signals through.
+    costs a generator and a wait per row. Rows of ``row_size`` bytes (fixed-width values, no
+    NULL) are only counted; the sizes of others are noted. Waiting for the socket lets
+    signals through.
     """
     pgconn = con.pgconn
     get = pgconn.get_copy_data
+    limit = min(batch_rows, _BATCH_BYTES // row_size) if row_size > 0 else batch_rows
     with selectors.DefaultSelector() as selector:
         selector.register(pgconn.socket, selectors.EVENT_READ)
         size, data = _next_message(pgconn, selector)
         if size > 0:
             data = _without_header(data)
             size = len(data)
-        batch, ends, total = bytearray(), [], 0
+        batch, count, other_rows, other_sizes = bytearray(), 0, [], []
         while size != -1:
-            if size > 2 or (size == 2 and data != _TRAILER):  # a row (2 bytes: no columns)
+            if size == row_size:
                 batch += data
-                total += size
-                ends.append(total)
-                if total >= _BATCH_BYTES or len(ends) == batch_rows:
-                    batch += _PAD
-                    yield batch, np.array(ends, dtype=np.int64)
-                    batch, ends, total = bytearray(), [], 0
+                count += 1
+                if count == limit:
+                    yield _ended(batch, count, row_size, other_rows, other_sizes)
+                    batch, count, other_rows, other_sizes = bytearray(), 0, [], []
+            elif size > 2 or (size == 2 and data != _TRAILER):  # a row (2 bytes: no columns)
+                batch += data
+                other_rows.append(count)
+                other_sizes.append(size)
+                count += 1
+                if count == limit or len(batch) >= _BATCH_BYTES:
+                    yield _ended(batch, count, row_size, other_rows, other_sizes)
+                    batch, count, other_rows, other_sizes = bytearray(), 0, [], []
             elif size == 0:  # the header came alone, or libpq has no whole message yet
                 size, data = _next_message(pgconn, selector)
                 continue
@@ -154,10 +164,20 @@ def _row_batches(
                     pass
                 break
             size, data = get(1)
-        if ends:
-            batch += _PAD
-            yield batch, np.array(ends, dtype=np.int64)
+        if count:
+            yield _ended(batch, count, row_size, other_rows, other_sizes)
         _finish(pgconn, selector, con.info.encoding)
+
+
+def _ended(
+    batch: bytearray, count: int, row_size: int, other_rows: list[int], other_sizes: list[int]
+) -> tuple[bytearray, np.ndarray]:
+    """A batch of ``count`` rows, padded, and where each row ends: ``row_size`` bytes after
+    the one before, except for ``other_rows`` (``other_sizes``)."""
+    sizes = np.full(count, row_size, dtype=np.int64)
+    sizes[other_rows] = other_sizes
+    batch += _PAD
+    return batch, np.cumsum(sizes)
 
 
 def _next_message(pgconn: pq.abc.PGconn, selector: selectors.BaseSelector) -> tuple[int, Any]:
