@@ -246,6 +246,7 @@ class Shell:
                 "NO_COLOR": "1",
                 "PAGER": "cat",
                 "SQLML_HISTORY": str(history),
+                "SQLML_PROGRESS": "0",  # no bars between the outputs the tests read
                 **env,
             },
             dimensions=(60, 200),
@@ -276,7 +277,12 @@ class Shell:
         self.output = ""
         self.child.send(text + "\r")
         echo_end = re.escape(text[-1:])
-        return self.expect(rf"(?s){echo_end}\r*\n(.*?{until})").group(1).replace("\r", "")
+        # Completing while typing, prompt_toolkit keeps lines free below the entry for its
+        # menu (blank lines here) and draws the entry again once Enter accepts it: the output
+        # follows that drawing.
+        redrawn = rf"(?:[\r\n \x08]*(?:{PROMPT}|\.\.\.>)[^\n]*\n)+"
+        pattern = rf"(?s){echo_end}\r*\n(?:{redrawn})?(?!\r*\n)(.*?{until})"
+        return self.expect(pattern).group(1).replace("\r", "")
 
     def quit(self) -> None:
         self.child.send(CTRL_D)
@@ -409,7 +415,9 @@ def test_meta_commands(shell, tmp_path):
     assert shell.run(f"\\c duckdb:///{other}", until=r"\n") == f"connected to duckdb:///{other}\n"
     shell.run("CREATE TABLE only_here AS SELECT 7 AS seven;")
     assert "only_here" in shell.run("\\d", until=r"\(1 row\)")
-    shell.child.send("SELECT * FROM only_h" + TAB)  # the catalog was read again after DDL
+    shell.child.send("SELECT * FROM only_h")  # the catalog was read again after DDL:
+    shell.expect("only_here")  # the menu offers the new table as it is typed
+    shell.child.send(TAB)
     shell.expect("only_here")
     assert shell.run(";").splitlines()[2].strip() == "7"
     shell.child.send("\\q\r")

@@ -99,3 +99,32 @@ def test_a_shell_entry_writes_no_run_record(tmp_path):
         assert not datasource.table_exists([RUNS])
     finally:
         datasource.close()
+
+
+def test_training_explaining_and_evaluating_show_progress(iris_duckdb_url, tmp_path, unique_name):
+    """On a terminal (outside CI), each long statement draws its stages as bars, named for
+    the model or table it writes, the training's with its rounds."""
+    shell = Shell(iris_duckdb_url, tmp_path / "history", SQLML_PROGRESS="", CI="")
+    model = f"{unique_name}_bars"
+    try:
+        shell.child.send(
+            "SELECT * FROM iris_train TO TRAIN xgboost.gbtree "
+            "WITH objective = 'multi:softprob', max_depth = 6, train.num_boost_round = 400 "
+            f"LABEL class INTO {model};\r"
+        )
+        shell.expect(rf"training \({model}\)[^\n]*\d+/400 rounds")
+        shell.expect(r"(?s)trained .*?Time: ")
+        shell.child.send(f"SELECT * FROM iris_test TO EXPLAIN {model} USING TreeExplainer;\r")
+        shell.expect(r"explaining[^\n]*30/30 rows")
+        shell.expect(r"Time: ")
+        shell.child.send(
+            f"SELECT * FROM iris_test TO EVALUATE {model} "
+            "WITH validation.metrics = 'accuracy,f1' LABEL class INTO evaluated;\r"
+        )
+        shell.expect(r"scoring \(evaluated\)[^\n]*30/30 rows")
+        shell.expect(r"computing metrics \(evaluated\)[^\n]*2/2 metrics")
+        shell.expect(r"(?s)evaluated .*?Time: ")
+        shell.quit()
+    finally:
+        if shell.child.isalive():
+            shell.child.terminate(force=True)

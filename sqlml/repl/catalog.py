@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 from sqlml.models.store import ModelStore
 from sqlml.runtime.datasource import Datasource
+from sqlml.tables import is_own_table
 
 
 @dataclass
@@ -17,10 +18,13 @@ class Catalog:
     models: list[str] = field(default_factory=list)
 
     def refresh(self, datasource: Datasource) -> None:
-        """Read the tables, their columns and types, and the stored models' names."""
+        """Read the tables (but sqlml's own: the model store, the run record), their columns
+        and types, and the stored models' names."""
         found = datasource.execute(datasource.columns_sql.format(schema=datasource.current_schema))
         tables: dict[str, list[tuple[str, str]]] = {}
         for table, column, kind in found.rows if found else ():
+            if is_own_table([table]):
+                continue
             tables.setdefault(table, []).append((column, str(kind)))
         self.tables = tables
         self.models = sorted({name for name, _, _ in ModelStore(datasource).list()})

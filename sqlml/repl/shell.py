@@ -19,6 +19,7 @@ from sqlml.repl.meta_commands import Quit, run_entry
 from sqlml.repl.pager import page
 from sqlml.repl.session import Cancelled, Session
 from sqlml.repl.statements import entries, is_complete
+from sqlml.runtime import progress
 
 SCRIPT = "<stdin>"  # how a piped script is named in error messages
 
@@ -26,7 +27,7 @@ SCRIPT = "<stdin>"  # how a piped script is named in error messages
 def run_shell(url: str | None, fmt: str = "table") -> int:
     """The shell on a terminal; else run the script on stdin. The exit status."""
     if not sys.stdin.isatty():
-        session = Session(url, fmt, page, say=_say, warn=_warn)
+        session = Session(url, fmt, page, say=_say, warn=_warn, sink=progress.terminal(sys.stderr))
         session.timing = False
         try:
             return run_script(sys.stdin, session)
@@ -48,7 +49,7 @@ def run_script(lines: Iterable[str], session: Session, source: str = SCRIPT) -> 
 
 def _interactive(url: str | None, fmt: str) -> int:
     """Read statements and commands until ``\\q``, ``exit`` or Ctrl-D; the exit status."""
-    session = Session(url, fmt, page, say=_say)
+    session = Session(url, fmt, page, say=_say, sink=progress.terminal(sys.stderr))
     session.confirming, session.ask = True, _ask
     prompt: PromptSession[str] = PromptSession(
         lambda: f"sqlml [{session.database}]> ",
@@ -59,6 +60,7 @@ def _interactive(url: str | None, fmt: str) -> int:
         completer=SqlmlCompleter(session.catalog),  # fuzzy itself, prefix matches first
         history=open_history(),
         complete_while_typing=True,  # as pgcli; nothing is preselected: Enter runs as typed
+        complete_in_thread=True,  # a catalog of thousands of columns never holds up typing
         enable_open_in_editor=True,
     )
     print(f"sqlml {__version__} on {session.url}. Statements end with ';'; \\? for help.")
