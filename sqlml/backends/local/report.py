@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import signal
+import socket
 import sys
 import threading
 from collections.abc import Callable, Iterator
@@ -108,8 +110,6 @@ def _ctrl_c_cancels(executor: LocalExecutor) -> Iterator[None]:
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    import os  # for os._exit: not waiting for the statements stuck in other threads
-    import socket
 
     def still_stopping() -> None:
         print("sqlml: still cancelling the run (Ctrl-C again to quit at once)", file=sys.stderr)
@@ -130,7 +130,7 @@ def _ctrl_c_cancels(executor: LocalExecutor) -> Iterator[None]:
                 else:
                     print("sqlml: quit at once (a second Ctrl-C)", file=sys.stderr, flush=True)
                     sys.stdout.flush()
-                    os._exit(CANCELLED_STATUS)
+                    os._exit(CANCELLED_STATUS)  # not waiting for the statements still running
 
     hearing, waking = socket.socketpair()  # a socket, not a pipe: Windows wakes it too
     waking.setblocking(False)
