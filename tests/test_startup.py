@@ -91,6 +91,36 @@ def test_a_cache_folder_that_cannot_be_written_costs_only_a_build(tmp_path, wher
     assert blocker.read_text() == "a file where the folder would be"
 
 
+# The shell, its modules listed at exit (after its first prompt and an end of input).
+_SHELL = """
+import atexit, sys
+from sqlml.cli import main
+watched = ('sqlglot', 'tensorflow', 'xgboost', 'sklearn', 'pandas')
+atexit.register(lambda: print('loaded:', sorted(m for m in watched if m in sys.modules)))
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def test_the_shell_shows_its_first_prompt_without_sqlglot(tmp_path):
+    """sqlglot (about 0.1 s) loads with the first statement, not before the prompt."""
+    pexpect = pytest.importorskip("pexpect")
+    url = f"duckdb:///{tmp_path / 'shell.duckdb'}"
+    env = {**os.environ, "TERM": "xterm", "PROMPT_TOOLKIT_NO_CPR": "1", "NO_COLOR": "1"}
+    env["SQLML_HISTORY"] = str(tmp_path / "history")
+    shell = pexpect.spawn(
+        sys.executable,
+        ["-c", _SHELL, "repl", "--datasource", url],
+        env=env,
+        dimensions=(40, 200),
+        encoding="utf-8",
+        timeout=60,
+    )
+    shell.expect(r"sqlml \[")
+    shell.sendeof()
+    shell.expect(r"loaded: (\[.*\])")
+    assert shell.match.group(1) == "[]"
+
+
 def test_the_cached_parser_reads_programs_as_a_built_one(tmp_path, monkeypatch):
     program = (
         "SELECT * FROM iris_train TO TRAIN DNNClassifier WITH model.hidden_units = [10, 20]\n"

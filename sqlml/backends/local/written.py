@@ -2,10 +2,6 @@
 
 from __future__ import annotations
 
-import sqlglot
-from sqlglot import exp
-from sqlglot.errors import SqlglotError
-
 from sqlml import ir
 from sqlml.errors import DatasourceError
 from sqlml.models.store import ModelStore
@@ -58,6 +54,11 @@ def _gone_creation(sql: str, ds: Datasource) -> str | None:
     """The table or view a ``CREATE TABLE`` or ``CREATE VIEW`` made if it no longer exists,
     or None. It is looked up as the statement names it (quoted or not), so the database
     applies its own rules of case."""
+    # Only a resumed run reads SQL here: the shell's first prompt does without sqlglot.
+    import sqlglot
+    from sqlglot import exp
+    from sqlglot.errors import SqlglotError
+
     try:
         tree = sqlglot.parse_one(sql, read=ds.dialect)
     except (SqlglotError, RecursionError):  # too deeply nested for sqlglot's parser
