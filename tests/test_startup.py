@@ -13,6 +13,7 @@ from pathlib import Path
 import lark.lark
 import pytest
 
+from sqlml.errors import ParseError
 from sqlml.grammar import parse, parser
 from sqlml.grammar.parser_cache import cache_path
 
@@ -127,17 +128,28 @@ def test_the_cached_parser_reads_programs_as_a_built_one(tmp_path, monkeypatch):
         "  COLUMN sepal_length, sepal_width LABEL class INTO m;\n"
         "SELECT * FROM iris_test TO PREDICT iris_test.class USING m;\n"
     )
+    wrong = [  # error messages use the parser's state: what it accepts, what it read
+        "SELECT * FROM t TO TRAIN DNNClassifier WITH a = LABEL c INTO m;",
+        "SELECT * FROM t TO PREDICT p.class USING;",
+        "SELECT * FROM t TO TRAIN WITH a = 1 LABEL c INTO m;",
+    ]
     monkeypatch.setenv("SQLML_CACHE_DIR", str(tmp_path))
     parser._grammar.cache_clear()
     try:
-        built = parse(program)
+        built = parse(program), [_error(text) for text in wrong]
         path = cache_path(parser._grammar(parser.fragments()).lark.source_grammar)
         assert path.is_file()
         parser._grammar.cache_clear()
         monkeypatch.setattr(lark.lark, "load_grammar", _no_build)
-        assert parse(program) == built  # loaded from the file
+        assert (parse(program), [_error(text) for text in wrong]) == built  # loaded
     finally:
         parser._grammar.cache_clear()
+
+
+def _error(text: str) -> tuple[str, int | None, int | None, str | None]:
+    with pytest.raises(ParseError) as raised:
+        parse(text)
+    return str(raised.value), raised.value.line, raised.value.column, raised.value.hint
 
 
 def _no_build(*args: object, **kwargs: object) -> None:
