@@ -137,3 +137,14 @@ def fetch_rows(url: str, query: str) -> list[tuple]:
         return [tuple(row) for row in ds.execute(query).rows]
     finally:
         ds.close()
+
+
+@pytest.fixture
+def shell(iris_duckdb_url: str, tmp_path: Path) -> Iterator[Any]:
+    """``sqlml repl`` on the iris DuckDB in a pseudo-terminal (tests/test_repl.py's Shell)."""
+    from tests.test_repl import Shell
+
+    started = Shell(iris_duckdb_url, tmp_path / "history")
+    yield started
+    if started.child.isalive():
+        started.child.terminate(force=True)

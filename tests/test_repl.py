@@ -291,14 +291,6 @@ class Shell:
         assert self.child.exitstatus == 0
 
 
-@pytest.fixture
-def shell(iris_duckdb_url, tmp_path):
-    started = Shell(iris_duckdb_url, tmp_path / "history")
-    yield started
-    if started.child.isalive():
-        started.child.terminate(force=True)
-
-
 def test_a_multi_line_training_then_a_select_of_its_predictions(shell, unique_name):
     model, table = f"{unique_name}_model", f"{unique_name}_pred"
     shell.child.send("SELECT * FROM iris_train\r")

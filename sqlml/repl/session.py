@@ -166,17 +166,15 @@ class Session:
             )
         finally:
             self._interrupted = False
-            if any(_changes_catalog(statement) for statement in statements):
-                self.refresh()
         if isinstance(result.error, cancel.Cancelled):
             self.say("cancelled\n")
-            return False
-        if isinstance(result.error, SqlmlError):
+        elif isinstance(result.error, SqlmlError):
             self.warn(format_error(result.error, text, source, first_line))
-            return False
-        if result.error is not None:
+        elif result.error is not None:
             raise result.error
-        return True
+        if any(_changes_catalog(statement) for statement in statements):
+            self.refresh()  # after the outcome is told: the prompt waits for it, not the user
+        return result.error is None
 
     def _done(self, step: Step, outcome: Outcome) -> None:
         """Show a statement's outcome and how long it took (called as each one ends)."""
