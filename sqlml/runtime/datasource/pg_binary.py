@@ -74,7 +74,8 @@ def enclosable(select: str) -> str:
         return select  # the server says what is wrong
     while tokens and tokens[-1].token_type == TokenType.SEMICOLON:
         tokens.pop()
-    return select[: tokens[-1].end + 1] if tokens else select
+    end = tokens[-1].end + 1 if tokens else len(select)
+    return select[:end] if ";" in select[end:] else select  # else only comments, if anything
 
 
 def read_copy(
