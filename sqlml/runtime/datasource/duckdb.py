@@ -82,13 +82,13 @@ class DuckDBSource(Datasource):
             raise DatasourceError(f"DuckDB: {error}") from None
 
     def read(self, select: str, reporter: Progress | None = None) -> Columns:
-        """The whole result at once, filled by DuckDB itself: a relation's ``fetchnumpy``, which
-        converts the rows as they come (the DB-API ``execute`` keeps them first, twice as
-        slow); a column is copied only to hold its NULLs (:func:`_unmasked`)."""
+        """The whole result at once: DuckDB fills the arrays as the rows come (a relation's
+        ``fetchnumpy`` is faster but keeps every row before converting them: twice the
+        result's size at its peak); a column is copied only to hold NULLs (:func:`_unmasked`)."""
         reporter = reporter or Progress()
         try:
             with reporter.stage("reading"):
-                data = self._con.sql(select).fetchnumpy()
+                data = self._con.execute(select).fetchnumpy()
                 reporter.advance(len(next(iter(data.values()), ())))
         except duckdb.Error as error:
             raise DatasourceError(f"DuckDB: {error}") from None
