@@ -160,3 +160,15 @@ def test_errors_name_the_database(source, batches_path):
         next(source.read_batches("SELECT * FROM no_such_table"))
     with pytest.raises(DatasourceError, match=r"DuckDB: .*no_such_table"):
         source.read("SELECT * FROM no_such_table")
+
+
+def test_a_stream_left_open_does_not_hold_the_connection(source):
+    """A reader that stopped without closing its batches (an error, a cancellation) leaves
+    the connection usable: the next statement closes the stream, which then says so."""
+    pytest.importorskip("pyarrow")
+    left = source.read_batches("SELECT i FROM range(1000000) r(i)", batch_rows=1000)
+    assert len(next(left)["i"]) == 1000
+    assert source.execute("SELECT 2").rows == [(2,)]
+    assert source.read("SELECT 3 AS x")["x"].tolist() == [3]
+    with pytest.raises(DatasourceError, match="another statement ran on the connection"):
+        next(left)

@@ -48,6 +48,7 @@ class DuckDBSource(Datasource):
 
     def __init__(self, url: DatasourceURL, base_dir: Path | None = None) -> None:
         super().__init__(url, base_dir)
+        self._streams: list[Any] = []  # read_batches' Arrow streams open on the connection
         try:
             self._con = duckdb.connect(url.path)
         except duckdb.Error as error:
@@ -68,12 +69,13 @@ class DuckDBSource(Datasource):
         """A connection of its own to the same database (outside the write's transaction,
         whose uncommitted rows DuckDB numbers apart)."""
         reader = copy.copy(self)
-        reader._con, reader._readers = self._con.cursor(), []
+        reader._con, reader._readers, reader._streams = self._con.cursor(), [], []
         reader._search_files()
         return reader
 
     def execute(self, sql: str, params: Sequence[Any] = ()) -> ResultSet | None:
         try:
+            self._release()
             cursor = self._con.execute(sql, list(params) or None)
             if not returns_rows(sql):
                 return None
@@ -87,6 +89,7 @@ class DuckDBSource(Datasource):
         result's size at its peak); a column is copied only to hold NULLs (:func:`_unmasked`)."""
         reporter = reporter or Progress()
         try:
+            self._release()
             with reporter.stage("reading"):
                 data = self._con.execute(select).fetchnumpy()
                 reporter.advance(len(next(iter(data.values()), ())))
@@ -105,6 +108,7 @@ class DuckDBSource(Datasource):
         them. Without pyarrow, the result is materialised in a temporary table (spilled to
         disk when memory runs short) and fetched by ranges of row ids."""
         try:
+            self._release()
             if _arrow_installed():
                 yield from self._arrow_batches(select, batch_rows)
             else:
@@ -117,6 +121,7 @@ class DuckDBSource(Datasource):
 
         converter = self._con.cursor()  # the stream holds self._con until it is closed
         stream = self._con.sql(select).to_arrow_reader(batch_rows)
+        self._streams.append(stream)
         try:
             pending: list[Any] = []  # record batches not yet yielded, fewer than batch_rows rows
             count, yielded = 0, False
@@ -130,9 +135,26 @@ class DuckDBSource(Datasource):
                     yielded = True
             if count or not yielded:  # the rest; an empty result's columns
                 yield _arrays(converter, pyarrow.Table.from_batches(pending, stream.schema))
+        except pyarrow.ArrowInvalid:
+            if stream in self._streams:
+                raise
+            raise DatasourceError(
+                "DuckDB: the batches of a SELECT stopped: another statement ran on the "
+                "connection while they were read, and DuckDB runs one at a time",
+                hint="read the batches on a connection of their own (concurrent_reader)",
+            ) from None
         finally:
+            if stream in self._streams:
+                self._streams.remove(stream)
             stream.close()
             converter.close()
+
+    def _release(self) -> None:
+        """Close the batch streams open on the connection: DuckDB runs one statement at a
+        time, and a stream whose reader stopped without closing it (an error, a cancellation
+        that left its generator suspended) would hold the connection until collected."""
+        while self._streams:
+            self._streams.pop().close()
 
     def _table_batches(self, select: str, batch_rows: int) -> Iterator[Columns]:
         table = self.quote([f"sqlml_batches_{uuid.uuid4().hex[:12]}"])
@@ -151,6 +173,7 @@ class DuckDBSource(Datasource):
     def _insert(self, table: str, columns: Columns) -> None:
         view = f"sqlml_columns_{uuid.uuid4().hex[:12]}"
         try:
+            self._release()
             self._con.register(view, columns)
             try:
                 self.execute(f"INSERT INTO {table} SELECT * FROM {view}")
@@ -190,6 +213,7 @@ class DuckDBSource(Datasource):
         self._con.interrupt()
 
     def close(self) -> None:
+        self._release()
         self._con.close()
 
 
