@@ -105,8 +105,9 @@ class DuckDBSource(Datasource):
         """The query's own result, streamed as Arrow record batches (pyarrow installed):
         memory holds about one batch whatever the rows. Each batch of ``batch_rows`` rows
         is converted to arrays by DuckDB on a cursor of its own, as :meth:`read` converts
-        them. Without pyarrow, the result is materialised in a temporary table (spilled to
-        disk when memory runs short) and fetched by ranges of row ids."""
+        them (but a UUID, which DuckDB's Arrow export makes text). Without pyarrow, the
+        result is materialised in a temporary table (spilled to disk when memory runs
+        short) and fetched by ranges of row ids."""
         try:
             self._release()
             if _arrow_installed():
