@@ -136,9 +136,9 @@ class DuckDBSource(Datasource):
                     yielded = True
             if count or not yielded:  # the rest; an empty result's columns
                 yield _arrays(converter, pyarrow.Table.from_batches(pending, stream.schema))
-        except pyarrow.ArrowInvalid:
-            if stream in self._streams:
-                raise
+        except (pyarrow.ArrowException, OSError) as error:  # DuckDB's, through the stream
+            if stream in self._streams:  # e.g. "INTERRUPT Error" (a timeout, Ctrl-C)
+                raise DatasourceError(f"DuckDB: {error}") from None
             raise DatasourceError(
                 "DuckDB: the batches of a SELECT stopped: another statement ran on the "
                 "connection while they were read, and DuckDB runs one at a time",
