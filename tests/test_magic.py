@@ -33,13 +33,31 @@ def run_notebook(cells: list[tuple[str, bool]], folder: Path) -> list[nbformat.N
             for source, fails in cells
         ]
     )
+    client, env = kernel(notebook, folder)
+    client.execute(env=env)
+    return [cell.outputs for cell in notebook.cells]
+
+
+def kernel(
+    notebook: nbformat.NotebookNode, folder: Path, timeout: int = 120
+) -> tuple[NotebookClient, dict[str, str]]:
+    """A client running ``notebook`` in ``folder`` in a python3 kernel, and the kernel's
+    environment: this checkout's sqlml, a cache of its own, no default datasource."""
     client = NotebookClient(
-        notebook, timeout=120, kernel_name="python3", resources={"metadata": {"path": folder}}
+        notebook, timeout=timeout, kernel_name="python3", resources={"metadata": {"path": folder}}
     )
     env = {**os.environ, "PYTHONPATH": str(ROOT), "SQLML_CACHE_DIR": str(folder / "cache")}
     env.pop("SQLML_DATASOURCE", None)
-    client.execute(env=env)
-    return [cell.outputs for cell in notebook.cells]
+    return client, env
+
+
+def iris_file(folder: Path) -> Path:
+    """A DuckDB file in ``folder`` holding the iris tables."""
+    database = folder / "iris.duckdb"
+    source = connect(f"duckdb:///{database}")
+    load_iris(source)
+    source.close()
+    return database
 
 
 def text(outputs: list[nbformat.NotebookNode]) -> str:
@@ -54,10 +72,7 @@ def text(outputs: list[nbformat.NotebookNode]) -> str:
 
 
 def test_a_notebook_queries_trains_predicts_plots_and_binds_variables(tmp_path):
-    database = tmp_path / "iris.duckdb"
-    source = connect(f"duckdb:///{database}")
-    load_iris(source)
-    source.close()
+    database = iris_file(tmp_path)
     cells = [
         ("import sqlml\nprint(sqlml.__file__)", False),
         ("%load_ext sqlml", False),

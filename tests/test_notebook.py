@@ -5,17 +5,13 @@ interrupt."""
 from __future__ import annotations
 
 import asyncio
-import os
 import time
 from pathlib import Path
 
 import nbformat
-from nbclient import NotebookClient
 from nbformat.v4 import new_code_cell, new_notebook
 
-from sqlml.runtime.datasource import connect
-from tests.conftest import ROOT, load_iris
-from tests.test_magic import text
+from tests.test_magic import iris_file, kernel, text
 
 PASSWORD = "hunter2"
 # Cells to interrupt (as Jupyter's Interrupt button does), each once it shows this text.
@@ -35,11 +31,7 @@ STOP_WITHIN = 5.0  # seconds from the interrupt to the cell's end
 async def run_interrupting(notebook: nbformat.NotebookNode, folder: Path) -> list[float]:
     """Execute ``notebook``'s cells in order, interrupting those of INTERRUPTED one second
     after they show their text; the seconds each took to stop."""
-    client = NotebookClient(
-        notebook, timeout=180, kernel_name="python3", resources={"metadata": {"path": folder}}
-    )
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "SQLML_CACHE_DIR": str(folder / "cache")}
-    env.pop("SQLML_DATASOURCE", None)
+    client, env = kernel(notebook, folder, timeout=180)
     stopped_in = []
     async with client.async_setup_kernel(env=env):
         for index, cell in enumerate(notebook.cells):
@@ -58,10 +50,7 @@ async def run_interrupting(notebook: nbformat.NotebookNode, folder: Path) -> lis
 
 
 def test_a_notebook_templates_names_searches_plots_and_cancels(tmp_path):
-    database = tmp_path / "iris.duckdb"
-    source = connect(f"duckdb:///{database}")
-    load_iris(source)
-    source.close()
+    database = iris_file(tmp_path)
     cells = [
         ("%load_ext sqlml", False),
         (f"%sqlml --datasource duckdb:///{database}", False),
