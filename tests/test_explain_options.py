@@ -12,7 +12,7 @@ from sqlml.cli import main
 from sqlml.runtime.cancel import Token
 from sqlml.runtime.explain_plot import Summary, drawn_type
 from sqlml.runtime.features_apply import Categorical, FeatureArrays
-from sqlml.runtime.shapley import shapley_values, take
+from sqlml.runtime.shapley import shapley_values
 
 # y depends on x1 only; x2 and x3 are noise
 DATA = (
@@ -74,7 +74,7 @@ def model(features: FeatureArrays) -> np.ndarray:
 def test_shapley_values_add_up_to_the_output_minus_its_expectation(permutations):
     rng = np.random.default_rng(0)
     features = arrays(rng.normal(size=(12, 5)), rng.integers(0, 4, 12))
-    background = take(features, np.arange(0, 12, 2))
+    background = features.take(np.arange(0, 12, 2))
     values, expected = shapley_values(model, features, background, permutations, 1, Token())
     assert values.shape == (12, 2, 6)
     np.testing.assert_allclose(values.sum(axis=2), model(features) - expected, atol=1e-9)

@@ -33,7 +33,7 @@ from sqlml.runtime.explain_plot import Summary, drawn_type, feature_values, save
 from sqlml.runtime.features_apply import FeatureArrays
 from sqlml.runtime.inference import Applied, _class_names, _plot_path, _replace, apply
 from sqlml.runtime.outcome import Outcome
-from sqlml.runtime.shapley import shapley_values, take
+from sqlml.runtime.shapley import shapley_values
 
 BACKGROUND = 20  # ShapleyExplainer's background rows (explain.background)
 PERMUTATIONS = 10  # and feature orders per row (explain.permutations)
@@ -194,7 +194,7 @@ def _sample(statement: ir.ExplainStatement, features: FeatureArrays) -> FeatureA
         "(explain.max_rows to change it)",
     )
     rng = np.random.default_rng(statement.attributes["explain.seed"])
-    return take(features, np.sort(rng.choice(features.rows, most, replace=False)))
+    return features.take(np.sort(rng.choice(features.rows, most, replace=False)))
 
 
 def _shapley(
@@ -206,7 +206,7 @@ def _shapley(
     seed = attributes["explain.seed"]
     rng = np.random.default_rng(seed)
     size = min(attributes.get("explain.background") or BACKGROUND, features.rows)
-    background = take(features, np.sort(rng.choice(features.rows, size, replace=False)))
+    background = features.take(np.sort(rng.choice(features.rows, size, replace=False)))
     classifier = applied.labels.task == "classifier"
     two = classifier and len(applied.labels.classes) == 2
 

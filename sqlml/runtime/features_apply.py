@@ -62,6 +62,16 @@ class FeatureArrays:
     def rows(self) -> int:
         return len(self.numbers)
 
+    def take(self, rows: np.ndarray) -> FeatureArrays:
+        """The features of ``rows`` only."""
+        return replace(
+            self,
+            numbers=self.numbers[rows],
+            categoricals=[
+                replace(c, ids=c.ids[rows], weights=c.weights[rows]) for c in self.categoricals
+            ],
+        )
+
     def matrix(self, one_hot: bool = False) -> tuple[np.ndarray, np.ndarray]:
         """All features as one float32 matrix (for XGBoost), and the feature of each column.
 

@@ -26,17 +26,6 @@ from sqlml.runtime.progress import Progress
 CHUNK = 100_000  # mixed rows scored at a time
 
 
-def take(features: FeatureArrays, rows: np.ndarray) -> FeatureArrays:
-    """The rows ``rows`` of ``features``."""
-    return replace(
-        features,
-        numbers=features.numbers[rows],
-        categoricals=[
-            replace(c, ids=c.ids[rows], weights=c.weights[rows]) for c in features.categoricals
-        ],
-    )
-
-
 def mixed(
     x: FeatureArrays,
     x_rows: np.ndarray,

@@ -56,18 +56,8 @@ def train(
         if base is None:
             return search.search(context, keras, features, y, labels, attributes, validation)
         attributes = search.continued(attributes, base)
-    model, params = network.compiled(keras, features, y, labels, attributes, base)
-    history = network.fit(
-        context,
-        keras,
-        model,
-        features.inputs(),
-        y,
-        epochs=attributes["train.epoch"],
-        max_steps=attributes.get("train.max_steps"),
-        batch_size=attributes["train.batch_size"],
-    )
-    return network.saved(model), network.details(params, history, features)
+    model, details = network.trained(context, keras, features, y, labels, attributes, base)
+    return network.saved(model), details
 
 
 def searches(attributes: dict[str, Any]) -> bool:

@@ -78,6 +78,31 @@ def compiled(
     return model, params
 
 
+def trained(
+    context: Context,
+    keras,
+    features: FeatureArrays,
+    y: np.ndarray,
+    labels: LabelEncoding,
+    attributes: dict[str, Any],
+    base: StoredModel | None,
+) -> tuple[Any, dict[str, Any]]:
+    """A network of ``attributes`` (from the weights of ``base`` if given) fitted on the rows
+    as :func:`fit` fits it, and its details; a :class:`ModelError` if the training diverged."""
+    model, params = compiled(keras, features, y, labels, attributes, base)
+    history = fit(
+        context,
+        keras,
+        model,
+        features.inputs(),
+        y,
+        epochs=attributes["train.epoch"],
+        max_steps=attributes.get("train.max_steps"),
+        batch_size=attributes["train.batch_size"],
+    )
+    return model, details(params, history, features)
+
+
 def _optimizer(keras, attributes: dict[str, Any]):
     """The Keras optimizer ``model.optimizer`` names, with its ``optimizer.*`` arguments."""
     name = attributes.get("model.optimizer") or DEFAULT_OPTIMIZER

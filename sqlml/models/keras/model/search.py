@@ -23,7 +23,6 @@ winner's values; ``network_search`` the candidates, their validation losses and 
 from __future__ import annotations
 
 import math
-from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -83,8 +82,8 @@ def search(
         chosen_on = {"rows": "validation", "kept": "as trained"}
     else:
         kept, held = split(y, True, CHOICE_SHARE, attributes["validation.seed"])
-        train_x, train_y = _take(features, kept), y[kept]
-        held_x, held_y = _take(features, held), y[held]
+        train_x, train_y = features.take(kept), y[kept]
+        held_x, held_y = features.take(held), y[held]
         chosen_on = {"rows": f"{CHOICE_SHARE:g} of the training rows", "kept": "retrained"}
         if not len(held):
             raise ModelError(
@@ -151,18 +150,7 @@ def _trained(
     """A DNNClassifier of ``attributes`` trained on the rows, and its details; a
     :class:`ModelError` if the training diverged."""
     dnn = {**attributes, "architecture": "dnn"}
-    model, params = network.compiled(keras, features, y, labels, dnn, None)
-    history = network.fit(
-        context,
-        keras,
-        model,
-        features.inputs(),
-        y,
-        epochs=dnn["train.epoch"],
-        max_steps=dnn.get("train.max_steps"),
-        batch_size=dnn["train.batch_size"],
-    )
-    return model, network.details(params, history, features)
+    return network.trained(context, keras, features, y, labels, dnn, None)
 
 
 def _loss(context: Context, keras, model, features: FeatureArrays, y: np.ndarray) -> float:
@@ -180,14 +168,3 @@ def _loss(context: Context, keras, model, features: FeatureArrays, y: np.ndarray
     if not math.isfinite(loss):
         raise ModelError(f"the validation loss is {loss}", hint="the training diverged")
     return loss
-
-
-def _take(features: FeatureArrays, rows: np.ndarray) -> FeatureArrays:
-    """The features of ``rows`` only."""
-    return replace(
-        features,
-        numbers=features.numbers[rows],
-        categoricals=[
-            replace(c, ids=c.ids[rows], weights=c.weights[rows]) for c in features.categoricals
-        ],
-    )
