@@ -108,10 +108,7 @@ def _drain(pgconn: pq.abc.PGconn) -> None:
     with selectors.DefaultSelector() as selector:
         selector.register(pgconn.socket, selectors.EVENT_READ)
         while True:
-            while pgconn.is_busy():
-                selector.select()
-                pgconn.consume_input()
-            result = pgconn.get_result()
+            result = _next_result(pgconn, selector)
             if result is None:
                 return
             if result.status == pq.ExecStatus.COPY_OUT:
@@ -198,14 +195,19 @@ def _without_header(data: memoryview) -> memoryview:
     return data[_HEADER + extension :]
 
 
+def _next_result(pgconn: pq.abc.PGconn, selector: selectors.BaseSelector) -> pq.abc.PGresult | None:
+    """The connection's next result once it has all come (None: there are no more)."""
+    while pgconn.is_busy():
+        selector.select()
+        pgconn.consume_input()
+    return pgconn.get_result()
+
+
 def _finish(pgconn: pq.abc.PGconn, selector: selectors.BaseSelector, encoding: str) -> None:
     """Read the results after the COPY's data; raise the error of a failed one."""
     failed = None
     while True:
-        while pgconn.is_busy():
-            selector.select()
-            pgconn.consume_input()
-        result = pgconn.get_result()
+        result = _next_result(pgconn, selector)
         if result is None:
             break
         if result.status != pq.ExecStatus.COMMAND_OK and failed is None:
