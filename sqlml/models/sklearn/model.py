@@ -10,6 +10,7 @@ of 1 (inlier), so 1 wins where scikit-learn predicts it.
 from __future__ import annotations
 
 import importlib
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -27,6 +28,10 @@ from sqlml.runtime.context import Context
 from sqlml.runtime.features_apply import FeatureArrays
 from sqlml.runtime.labels import LabelEncoding
 
+# skops imports the modules of the types it loads on first use: in parallel steps, CPython 3.11
+# compiling modules in two threads at once can fail ("AST constructor recursion depth
+# mismatch", python/cpython#106905), so one load at a time.
+_LOADING = threading.Lock()
 SILHOUETTE_ROWS = 5_000  # training rows the silhouette is measured on at most
 
 
@@ -109,8 +114,9 @@ def load(data: bytes, name: str | None) -> Pipeline:
         raise skops_error(f"its metadata names {name!r}, not a scikit-learn estimator of sqlml's")
     skops_archive(data, name)
     try:
-        untrusted = set(skops.io.get_untrusted_types(data=data)) - ALLOWED_TYPES
-        pipeline = None if untrusted else skops.io.loads(data, trusted=sorted(ALLOWED_TYPES))
+        with _LOADING:
+            untrusted = set(skops.io.get_untrusted_types(data=data)) - ALLOWED_TYPES
+            pipeline = None if untrusted else skops.io.loads(data, trusted=sorted(ALLOWED_TYPES))
     except Exception as error:  # skops's own refusals and a damaged archive's errors
         raise skops_error(f"skops refused it ({type(error).__name__}: {error})") from None
     if untrusted:
