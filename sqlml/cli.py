@@ -18,6 +18,7 @@ from sqlml.backends import DEFAULT, RUN_COMMANDS, Program, backend, backends, by
 from sqlml.errors import SqlmlError
 from sqlml.runtime.datasource import dialect_of, dialects
 from sqlml.runtime.output import FORMATS, ResultFiles, ResultStream, output_dir
+from sqlml.ui.command import add_ui_parser, ui
 from sqlml.workflow_cli import add_output_option, add_run_options
 
 if TYPE_CHECKING:
@@ -91,6 +92,7 @@ def _parser() -> argparse.ArgumentParser:
 
     for command in RUN_COMMANDS:
         _run_command_parser(commands, command)
+    add_ui_parser(commands)
     return parser
 
 
@@ -221,6 +223,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _export(args.model, Path(args.file), datasource, args.version)
         if args.command in RUN_COMMANDS:
             return _run_command(args, datasource, fmt)
+        if args.command == "ui":
+            return ui(args, datasource)
         if args.command == "repl" or (args.command is None and _is_shell_input()):
             return _repl(datasource, fmt)
     except SqlmlError as error:  # errors outside any program text, e.g. an unreadable file

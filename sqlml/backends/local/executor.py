@@ -23,6 +23,7 @@ import json
 import os
 import time
 import uuid
+from contextlib import suppress
 from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
@@ -32,6 +33,7 @@ from sqlml.backends.local import record as rec
 from sqlml.backends.local.connections import Connections, one_at_a_time
 from sqlml.backends.local.outputs import Outputs, gathered
 from sqlml.backends.local.resume import Resume
+from sqlml.backends.local.run_file import describe, write_run_file
 from sqlml.backends.local.run_log import RunLog, StatementDone, Unrecorded
 from sqlml.backends.local.scheduler import Instance, Scheduler
 from sqlml.backends.local.tasks import Task, TaskResult, holds, run_task
@@ -72,6 +74,7 @@ class _Settings:
     progress: IO[str] | None
     sink: Sink | None
     recorded: bool
+    source: str | None  # the program's file (or <-e>), for the run file
 
 
 class LocalExecutor:
@@ -83,7 +86,8 @@ class LocalExecutor:
     run id at the start and the steps a resumed run skips. ``sink`` (if given) shows the
     progress of the statements' reading, training and predicting, each statement with a
     reporter of its own. ``recorded``: whether runs are kept in the datasource's run record,
-    for resuming and ``sqlml status`` (a front end's entries are not: no one resumes them).
+    for resuming and ``sqlml status`` (a front end's entries are not: no one resumes them);
+    ``source`` names the program's file in a recorded run's description (``run.json``).
     """
 
     def __init__(
@@ -99,6 +103,7 @@ class LocalExecutor:
         progress: IO[str] | None = None,
         sink: Sink | None = None,
         recorded: bool = True,
+        source: str | None = None,
     ) -> None:
         shared = one_at_a_time(url)
         self._settings = _Settings(
@@ -113,6 +118,7 @@ class LocalExecutor:
             progress=progress,
             sink=sink,
             recorded=recorded,
+            source=source,
         )
         self._running: _Run | None = None
 
@@ -160,7 +166,7 @@ class _Run:
     def __init__(
         self, workflow: Workflow, ds: Datasource, resume: str | None, settings: _Settings
     ) -> None:
-        self._workflow, self._settings = workflow, settings
+        self._workflow, self._settings, self._resumed = workflow, settings, resume
         record = rec.RunRecord(ds) if settings.recorded else Unrecorded()
         previous = record.steps(resume) if resume and isinstance(record, rec.RunRecord) else {}
         run_id = time.strftime("%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:6]
@@ -177,6 +183,8 @@ class _Run:
 
     def run(self) -> RunResult:
         self._log.start(self._run_dir)
+        if self._settings.recorded:
+            self._describe()
         scheduler = Scheduler(self._settings.jobs, self, self._log.states, self._token)
         try:
             scheduler.run(self._workflow.steps, {})
@@ -194,6 +202,18 @@ class _Run:
             state = rec.CANCELLED  # a run cancelled after its last step ended succeeded
         self._log.end(state)
         return RunResult(self._log.run_id, self._log.states, self._error, self._log.records)
+
+    def _describe(self) -> None:
+        """Write the run's description beside its logs (none when the folder is not there)."""
+        settings = self._settings
+        source = settings.source
+        if source and not source.startswith("<"):
+            source = str((settings.base_dir / source).resolve())
+        description = describe(
+            self._log.run_id, self._workflow, self._resumed, source, settings.base_dir
+        )
+        with suppress(OSError):
+            write_run_file(self._run_dir, description)
 
     def cancel(self, reason: str) -> None:
         """Cancel the run's token and interrupt the statements running in the database."""

@@ -73,6 +73,7 @@ def run_and_report(
         on_done=show,
         progress=sys.stderr if announce else None,
         sink=progress.terminal(sys.stderr),
+        source=source,
     )
     try:
         with _ctrl_c_cancels(executor):

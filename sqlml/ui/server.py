@@ -1,0 +1,90 @@
+"""The web application of ``sqlml ui`` (Starlette) and its server (uvicorn)."""
+
+from __future__ import annotations
+
+import hmac
+from dataclasses import dataclass
+from pathlib import Path
+
+from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.requests import Request
+from starlette.responses import PlainTextResponse, RedirectResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+TOKEN_COOKIE = "sqlml_ui_token"
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What the page reads: the datasource (its URL never leaves the server), the run
+    folder of the step logs and run files, and the folder programs' relative paths start
+    from; ``token``: what a browser must present, if anything."""
+
+    datasource: str | None
+    run_dir: Path
+    base_dir: Path
+    token: str | None = None
+
+
+def create_app(settings: Settings) -> Starlette:
+    """The application: runs, models and the editor, under a token when one is set."""
+    from sqlml.ui import editor, models, runs
+
+    routes = [
+        Route("/", lambda request: RedirectResponse("/runs")),
+        *runs.ROUTES,
+        *models.ROUTES,
+        *editor.ROUTES,
+        Mount("/static", StaticFiles(packages=[("sqlml.ui", "static")]), name="static"),
+    ]
+    middleware = [Middleware(TokenCheck, token=settings.token)] if settings.token else []
+    app = Starlette(routes=routes, middleware=middleware)
+    app.state.settings = settings
+    return app
+
+
+class TokenCheck:
+    """Refuses every request without the token: in the query (``?token=``, which also sets
+    a cookie and redirects to the same page without it), in the cookie, or as a bearer."""
+
+    def __init__(self, app: ASGIApp, token: str) -> None:
+        self._app, self._token = app, token
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self._app(scope, receive, send)
+            return
+        request = Request(scope)
+        given = request.query_params.get("token")
+        if given is not None and self._matches(given):
+            response: Response = RedirectResponse(request.url.remove_query_params("token"))
+            response.set_cookie(TOKEN_COOKIE, given, httponly=True, samesite="strict")
+        elif self._matches(request.cookies.get(TOKEN_COOKIE, "")) or self._matches(
+            request.headers.get("authorization", "").removeprefix("Bearer ")
+        ):
+            await self._app(scope, receive, send)
+            return
+        else:
+            response = PlainTextResponse(
+                "sqlml ui: this page needs its token: open the address sqlml ui printed "
+                "(…?token=…)",
+                status_code=403,
+            )
+        await response(scope, receive, send)
+
+    def _matches(self, given: str) -> bool:
+        return bool(given) and hmac.compare_digest(given.encode(), self._token.encode())
+
+
+def serve(datasource: str | None, host: str, port: int, token: str | None) -> int:
+    """Serve the page on ``host``:``port`` until Ctrl-C."""
+    import uvicorn
+
+    from sqlml.backends.local.executor import default_run_dir
+
+    settings = Settings(datasource, default_run_dir(), Path.cwd(), token)
+    uvicorn.run(create_app(settings), host=host, port=port, log_level="warning")
+    return 0
