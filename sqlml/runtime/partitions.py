@@ -1,0 +1,84 @@
+"""Row partitions of a SELECT: ``count`` disjoint parts that cover its rows, each read on a
+connection of its own, the same rows whatever the connection, the session or the order the
+database returns them in.
+
+A row's part is a function of its values (of its key columns: the whole row, or a ranker's
+query column, so that each query stays whole): a hash of them modulo ``count`` where the
+database has a hash of values, else (SQLite) the rank of the key in the order of all keys.
+Row numbers over an unordered result, and LIMIT/OFFSET, would not do: a parallel or a
+synchronized scan returns the rows in another order on each connection.
+
+Identical keys always fall in one part, so a part may hold more rows than another; with
+many distinct keys the parts are about equal.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from sqlml.errors import ModelError
+from sqlml.runtime.datasource import Datasource
+
+NUMBER = "sqlml_partition"  # the column of each row's part, where it is computed apart
+
+
+@dataclass(frozen=True)
+class Dialect:
+    """How a database numbers a row's part from its key columns (``{keys}``, a
+    comma-separated list of quoted names) and the number of parts (``{count}``).
+
+    ``windowed``: the number is a window function's, computed in a subquery and filtered
+    outside it (SQL filters before windows)."""
+
+    number: str
+    windowed: bool = False
+
+
+DIALECTS = {
+    # DuckDB's hash of values (UBIGINT), the same on every connection and thread.
+    "duckdb": Dialect("hash({keys}) % {count}"),
+    # The row of the keys as text, hashed (PostgreSQL 11+); abs() of the remainder keeps
+    # each part in 0 .. count - 1.
+    "postgres": Dialect("abs(hashtextextended(ROW({keys})::text, 0) % {count})"),
+    # MySQL and MariaDB: CRC32 of the keys' text.
+    "mysql": Dialect("CRC32(CONCAT_WS(',', {keys})) % {count}"),
+    # SQLite has no hash function: the keys' rank among all distinct keys (a sort).
+    "sqlite": Dialect("(DENSE_RANK() OVER (ORDER BY {keys}) - 1) % {count}", windowed=True),
+}
+
+
+def columns(datasource: Datasource, select: str) -> list[str]:
+    """The names of the columns ``select`` returns (no rows read)."""
+    read = datasource.read(f"SELECT * FROM ({select}) AS sqlml_rows LIMIT 0")
+    return list(read)
+
+
+def partition(
+    datasource: Datasource,
+    select: str,
+    names: Sequence[str],
+    part: int,
+    count: int,
+    keys: Sequence[str] | None = None,
+) -> str:
+    """The SELECT of part ``part`` (0 .. ``count`` - 1) of ``select``'s rows, whose columns
+    are ``names``: its rows whose ``keys`` (default: every column) fall in it."""
+    dialect = DIALECTS.get(datasource.dialect)
+    if dialect is None:
+        raise ModelError(
+            f"train.workers cannot split the rows of a {datasource.dialect} database into "
+            "parts yet",
+            hint="leave out train.workers to train in one process",
+        )
+    if not 0 <= part < count:
+        raise ValueError(f"part {part} of {count}")
+    quoted = [datasource.quote([name]) for name in names]
+    key_list = ", ".join(quoted if keys is None else [datasource.quote([k]) for k in keys])
+    number = dialect.number.format(keys=key_list, count=int(count))
+    if not dialect.windowed:
+        return f"SELECT * FROM ({select}) AS sqlml_rows WHERE {number} = {int(part)}"
+    return (
+        f"SELECT {', '.join(quoted)} FROM (SELECT *, {number} AS {NUMBER} "
+        f"FROM ({select}) AS sqlml_rows) AS sqlml_parts WHERE {NUMBER} = {int(part)}"
+    )

@@ -1,0 +1,87 @@
+"""Row partitions of a SELECT: on every database, each row in exactly one part, the same
+parts on separate connections."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from sqlml.errors import ModelError
+from sqlml.runtime import partitions
+from sqlml.runtime.datasource import Datasource, connect
+
+ROWS = 300
+
+
+@pytest.fixture
+def rows_table(datasource: Datasource, unique_name: str) -> str:
+    """A table of ROWS rows with duplicates, NULLs, text and floats, and a query column."""
+    rng = np.random.default_rng(1)
+    values = np.round(rng.normal(size=ROWS), 3)
+    values[::17] = values[0]  # repeated values
+    datasource.write_table(
+        [unique_name],
+        {
+            "x": values,
+            "name": np.array([f"n{i % 40}" for i in range(ROWS)], dtype=object),
+            "query": np.arange(ROWS) % 23,
+        },
+    )
+    return unique_name
+
+
+def _parts(url: str, select: str, count: int, keys: list[str] | None = None) -> list[Counter]:
+    """Each part's rows as a multiset, every part read on a connection of its own."""
+    found = []
+    for part in range(count):
+        ds = connect(url)
+        try:
+            names = partitions.columns(ds, select)
+            sql = partitions.partition(ds, select, names, part, count, keys)
+            read = ds.read(sql)
+            found.append(Counter(zip(*(read[name].tolist() for name in names), strict=True)))
+        finally:
+            ds.close()
+    return found
+
+
+@pytest.mark.parametrize("count", [1, 2, 4])
+def test_every_row_in_exactly_one_part(datasource: Datasource, rows_table: str, count: int) -> None:
+    select = f"SELECT x, name, query FROM {datasource.quote([rows_table])}"
+    every = datasource.read(select)
+    columns = [every[name].tolist() for name in ("x", "name", "query")]
+    expected = Counter(zip(*columns, strict=True))
+    parts = _parts(_url(datasource), select, count)
+    assert sum(parts, Counter()) == expected
+    assert sum(sum(part.values()) for part in parts) == ROWS
+    assert all(part for part in parts)  # 300 distinct-ish rows: no part empty
+    assert _parts(_url(datasource), select, count) == parts  # the same again
+
+
+def test_a_key_keeps_its_rows_together(datasource: Datasource, rows_table: str) -> None:
+    select = f"SELECT x, query FROM {datasource.quote([rows_table])}"
+    parts = _parts(_url(datasource), select, 3, keys=["query"])
+    queries = [{row[1] for row in part} for part in parts]
+    assert sum(len(found) for found in queries) == 23  # each query in one part only
+    assert sum(sum(part.values()) for part in parts) == ROWS
+
+
+def test_an_unknown_dialect_is_refused(tmp_path: Path) -> None:
+    ds = connect(f"duckdb:///{tmp_path / 'x.duckdb'}")
+    try:
+        ds.dialect = "oracle"  # an instance's own attribute: the class keeps DuckDB's
+        with pytest.raises(ModelError, match="oracle"):
+            partitions.partition(ds, "SELECT 1 AS a", ["a"], 0, 2)
+    finally:
+        ds.close()
+
+
+def _url(datasource: Datasource) -> str:
+    """The datasource's URL, its password too (the test servers have none)."""
+    url = datasource.url
+    if not url.host:
+        return f"{url.scheme}:///{url.path}"
+    return f"{url.scheme}://{url.user}@{url.host}:{url.port}/{url.path}"
