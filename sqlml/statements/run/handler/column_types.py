@@ -17,7 +17,8 @@ from typing import Any
 
 import numpy as np
 
-from sqlml.runtime.datasource.base import Columns, object_array
+from sqlml.runtime.datasource.arrays import object_array
+from sqlml.runtime.datasource.base import Columns
 
 EXACT_FLOATS = 2**53  # integers a float64 holds exactly
 
