@@ -57,6 +57,7 @@ from sqlml.runtime.labels import (
 from sqlml.runtime.outcome import Outcome
 from sqlml.runtime.progress import format_metrics
 from sqlml.runtime.rows import blame
+from sqlml.runtime.workers import job_size
 from sqlml.semantics.estimators import find_estimator, user_estimator
 
 Source = in_memory.InMemory | external_memory.Stream
@@ -108,8 +109,16 @@ class Trained:
 
 
 def train(statement: ir.TrainStatement, context: Context) -> Outcome:
+    if (
+        statement.family == "xgboost"
+        and max(statement.attributes.get("train.workers") or 1, job_size()) > 1
+    ):
+        # several processes: started here, or the pods of an XGBoostJob
+        from sqlml.models.xgboost import distributed
+
+        return distributed.train(statement, context)
     metadata = train_and_save(statement, context)
-    return Outcome(summary=_summary(statement, metadata))
+    return Outcome(summary=summary(statement, metadata))
 
 
 def train_and_save(
@@ -125,10 +134,10 @@ def train_and_save(
     attributes = _attributes(statement, base)
     width = label_lists.width(attributes)
     _check_listed(statement, width)
-    labels, rows = _labels(statement, _read(statement, context), base, width)
-    chosen = _chosen_metrics(statement, labels)
-    features = _derive(statement, rows.sample, base)
-    training, validation = _apply(statement.label, rows, features, labels)
+    labels, rows = fit_labelled(statement, _read(statement, context), base, width)
+    chosen = chosen_metrics(statement, labels)
+    features = derive_features(statement, rows.sample, base)
+    training, validation = apply_features(statement.label, rows, features, labels)
     held_out = None
     if _searches(trainer, statement.attributes, base, training):
         batches = list(validation)  # in memory, one batch: the search's choice, then validation
@@ -136,7 +145,7 @@ def train_and_save(
     data, details = _fit(context, trainer, training, labels, statement.attributes, base, held_out)
     metrics, how = _validate(context, trainer, data, details, validation, rows.how, labels, chosen)
     trained = Trained(data, details, metrics, features, labels, training.rows, how, attributes)
-    return _store(context, statement, store, model_family, base, trained, extra_metadata)
+    return store_model(context, statement, store, model_family, base, trained, extra_metadata)
 
 
 def _read(statement: ir.TrainStatement, context: Context) -> Source:
@@ -164,7 +173,7 @@ def _check_listed(statement: ir.TrainStatement, width: int) -> None:
         )
 
 
-def _labels(
+def fit_labelled(
     statement: ir.TrainStatement, source: Source, base: StoredModel | None, width: int
 ) -> tuple[LabelEncoding, Labelled]:
     """Labels: the encoding (the base model's, or fitted to the LABEL column, its text of
@@ -206,7 +215,7 @@ def _base_labels(base: StoredModel) -> LabelEncoding:
     return LabelEncoding.from_dict(base.metadata["labels"])
 
 
-def _derive(
+def derive_features(
     statement: ir.TrainStatement, sample: Columns, base: StoredModel | None
 ) -> list[ir.FeatureColumn]:
     """Features derived: COLUMN's (or every column's) kinds and vocabularies, from the
@@ -229,7 +238,7 @@ def _derive(
     return features
 
 
-def _apply(
+def apply_features(
     label: str, rows: Labelled, features: list[ir.FeatureColumn], labels: LabelEncoding
 ) -> tuple[Batch | Passes, Iterator[Batch]]:
     """Features applied: to the training rows, and (lazily, once the model is fitted) to the
@@ -349,15 +358,29 @@ def _validate(
             groups.append(batch.groups)
     if not ys or how is None:
         return {}, None
-    y, score = np.concatenate(ys), np.concatenate(scores)
     grouped = None if groups[0] is None else np.concatenate(groups)
+    return validation_metrics(
+        np.concatenate(ys), np.concatenate(scores), grouped, how, labels, chosen
+    )
+
+
+def validation_metrics(
+    y: np.ndarray,
+    score: np.ndarray,
+    grouped: np.ndarray | None,
+    how: dict[str, Any],
+    labels: LabelEncoding,
+    chosen: list[str],
+) -> tuple[dict[str, float], dict[str, Any]]:
+    """The metrics of :func:`_validate` from the validation rows' labels ``y``, scores and,
+    for rankers, queries, and ``how`` with the rows' count."""
     task = labels.task if grouped is None else "ranker"
     metrics = compute(task, y, score, [*TASKS.get(task, ()), *chosen], grouped)
     validation = {f"validation_{name}": v for name, v in metrics.items() if math.isfinite(v)}
     return validation, {**how, "rows": len(y)}
 
 
-def _chosen_metrics(statement: ir.TrainStatement, labels: LabelEncoding) -> list[str]:
+def chosen_metrics(statement: ir.TrainStatement, labels: LabelEncoding) -> list[str]:
     """``validation.metrics``, checked against the task and classes the labels settled."""
     names = split_names(statement.attributes.get("validation.metrics") or "")
     task = "ranker" if ranks(statement.attributes) else labels.task
@@ -367,7 +390,7 @@ def _chosen_metrics(statement: ir.TrainStatement, labels: LabelEncoding) -> list
     return names
 
 
-def _store(
+def store_model(
     context: Context,
     statement: ir.TrainStatement,
     store: ModelStore,
@@ -467,7 +490,7 @@ def _base(statement: ir.TrainStatement, store: ModelStore, model_format: str) ->
     return base
 
 
-def _summary(statement: ir.TrainStatement, metadata: dict[str, Any]) -> str:
+def summary(statement: ir.TrainStatement, metadata: dict[str, Any]) -> str:
     base = f" from {statement.base_model}" if statement.base_model else ""
     how = metadata["validation"]
     if how is None:

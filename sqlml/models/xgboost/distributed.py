@@ -1,0 +1,373 @@
+"""TO TRAIN with ``train.workers = N``: XGBoost's own collective training (its Rabit tracker
+and communicator) by N processes, each holding one part of the SELECT's rows, read by
+itself from the database (:mod:`sqlml.runtime.partitions`).
+
+The processes follow the Kubeflow training operator's contract for an XGBoostJob's pods:
+``RANK`` (0 .. N - 1), ``WORLD_SIZE`` (N), ``MASTER_ADDR`` and ``MASTER_PORT`` (where rank
+0 hosts the tracker). On Kubernetes the job's Master is rank 0 and its Workers the others;
+locally the step starts N processes with that environment (:mod:`sqlml.runtime.workers`)
+and waits for them. Every process runs :func:`train`:
+
+1. rank 0 prepares the training as external memory does: the label's classes from the
+   database (``SELECT DISTINCT``), the feature columns from the first rows; it hands them
+   to the others through the collective;
+2. each worker reads its part (the validation rows too: its part of ``validation.select``,
+   or its share ``validation.split`` of its rows), applies the features and trains: XGBoost
+   sums the workers' quantile sketches and histograms, so every worker grows the same
+   trees;
+3. each worker scores its validation rows with the trained model; rank 0 gathers the labels
+   and scores of them all and computes the validation metrics on them, as one process
+   would;
+4. rank 0 stores the model (in a pod), or leaves it for the step that started the workers,
+   which stores it (locally).
+
+DuckDB opens its file in one process at a time: locally, the step first copies the rows
+(and ``validation.select``'s) to Parquet files in a temporary folder, which the workers
+read, each with an in-memory DuckDB of its own.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import tempfile
+from collections.abc import Callable, Iterator
+from contextlib import closing, contextmanager
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import xgboost as xgb
+from xgboost import collective
+from xgboost.tracker import RabitTracker
+
+from sqlml import ir
+from sqlml.errors import ModelError, SqlmlError
+from sqlml.models import family
+from sqlml.models.store import ModelStore
+from sqlml.models.xgboost.objectives import ranks
+from sqlml.runtime import external_memory, in_memory, label_lists, partitions, training, workers
+from sqlml.runtime.context import Context
+from sqlml.runtime.datasource import Columns, Datasource
+from sqlml.runtime.datasource.base import join_batches
+from sqlml.runtime.features_apply import FeatureArrays
+from sqlml.runtime.inference import SCORE_BATCH
+from sqlml.runtime.labels import LabelEncoding, check_label
+from sqlml.runtime.outcome import Outcome
+from sqlml.runtime.rows import check_rows, spelled
+
+QUERY_SPAN = 2**32  # query ids of rank r are offset by r * QUERY_SPAN when gathered
+
+
+class Elsewhere(ModelError):
+    """A worker stopped because another failed (that one's error says why)."""
+
+
+def train(statement: ir.TrainStatement, context: Context) -> Outcome:
+    """Train with the workers of the job this process is one of, or start them here."""
+    check(statement)
+    if workers.job_size() == 1:
+        return _launch(statement, context)
+    rank, size = int(os.environ["RANK"]), workers.job_size()
+    workers.watch_parent()
+    try:
+        try:
+            trained = _work(statement, context, rank, size)
+        except xgb.core.XGBoostError as error:  # the collective's: a worker is gone
+            reason = str(error).strip().splitlines()[0]
+            raise Elsewhere(f"the collective training stopped: {reason}") from None
+    except SqlmlError as error:
+        workers.record_error(error, consequence=isinstance(error, Elsewhere))
+        raise
+    if trained is None:
+        return Outcome(summary=f"worker {rank} of {size} of {statement.model} done")
+    folder = os.environ.get(workers.RESULT_ENV)
+    if folder:  # started by a local step, which stores the model
+        _leave(trained, Path(folder))
+        return Outcome()
+    return _store(statement, context, trained)
+
+
+def check(statement: ir.TrainStatement) -> None:
+    """A :class:`ModelError` at the statement if its training cannot be shared by workers."""
+    attributes = statement.attributes
+    refused = None
+    if attributes.get("train.external_memory"):
+        refused = "train.external_memory", "each worker holds its part of the rows in memory"
+    elif statement.base_model:
+        refused = f"USING {statement.base_model}", "continuing a model trains in one process"
+    elif ranks(attributes) and not attributes.get("train.group_column"):
+        refused = "a ranker without train.group_column", "its one query would be split"
+    elif label_lists.width(attributes) > 1:
+        refused = "model.n_out", "a LABEL of several values trains in one process"
+    if refused is not None:
+        raise ModelError(
+            f"train.workers cannot train with {refused[0]}: {refused[1]}",
+            line=statement.line,
+            column=statement.column,
+            hint="leave out train.workers, or what it cannot share",
+        )
+
+
+def _launch(statement: ir.TrainStatement, context: Context) -> Outcome:
+    """Start ``train.workers`` local processes, wait for them and store rank 0's model."""
+    count = statement.attributes["train.workers"]
+    with tempfile.TemporaryDirectory(prefix="sqlml-workers-") as name:
+        folder = Path(name)
+        shared, url = _worker_source(statement, context.datasource, folder)
+        env = {"SQLML_DATASOURCE": url, "SQLML_CACHE": "off"}  # each part is read once
+        with context.reporter.stage(f"training in {count} workers"):
+            workers.run(ir.to_argument(shared.to_dict()), count, env, folder, context.token)
+        trained = _collect(folder)
+    return _store(statement, context, trained)
+
+
+def _worker_source(
+    statement: ir.TrainStatement, datasource: Datasource, folder: Path
+) -> tuple[ir.TrainStatement, str]:
+    """The statement the workers run and their datasource's URL: this one's; for DuckDB, an
+    in-memory database each, reading Parquet copies of the SELECT's rows made here."""
+    if datasource.dialect != "duckdb":
+        return statement, workers.url_text(datasource.url)
+    attributes = dict(statement.attributes)
+    select = _copied(datasource, statement.select, folder / "rows.parquet")
+    if attributes.get("validation.select"):
+        copy = folder / "validation.parquet"
+        attributes["validation.select"] = _copied(datasource, attributes["validation.select"], copy)
+    return dataclasses.replace(
+        statement, select=select, attributes=attributes
+    ), "duckdb:///:memory:"
+
+
+def _copied(datasource: Datasource, select: str, path: Path) -> str:
+    """A SELECT of a Parquet copy at ``path`` of ``select``'s rows."""
+    literal = "'" + str(path).replace("'", "''") + "'"
+    datasource.execute(f"COPY ({select}) TO {literal} (FORMAT parquet)")
+    return f"SELECT * FROM read_parquet({literal})"
+
+
+def _work(
+    statement: ir.TrainStatement, context: Context, rank: int, size: int
+) -> training.Trained | None:
+    """Worker ``rank``'s share of the training; rank 0 returns the trained model."""
+    # The display's metrics would be computed when due on each worker's own clock: every
+    # worker computes them (a collective operation) after the last round only.
+    quiet = Context(context.datasource, context.token)
+    with _tracker(rank, size), collective.CommunicatorContext(**_communicator(rank)):
+        plan = _shared(rank, lambda: _prepare(statement, context))
+        labels = LabelEncoding.from_dict(plan["labels"])
+        features = [ir.FeatureColumn.from_dict(feature) for feature in plan["features"]]
+        part = _part(statement, context.datasource, plan, rank, size)
+        split = _read(part, quiet, rank, size).split(labels)
+        batch, validation = training.apply_features(statement.label, split, features, labels)
+        trainer: Any = family("xgboost").trainer()
+        data, details = trainer.train(
+            quiet, batch.arrays, batch.y, labels, statement.attributes, None, batch.groups
+        )
+        rows = int(_gather(np.array([batch.rows]), rank, size).sum())
+        y, score, groups = _scored(trainer.scorer(quiet, data, details), validation, batch)
+        y_all, score_all = _gather(y, rank, size), _gather(score, rank, size)
+        groups_all = None if groups is None else _gather(groups + rank * QUERY_SPAN, rank, size)
+    if rank != 0:
+        return None
+    how = _how(statement.attributes)
+    metrics: dict[str, float] = {}
+    if how is not None and len(y_all):
+        if labels.task == "classifier" and groups_all is None:
+            score_all = score_all.reshape(len(y_all), -1)
+        chosen = training.chosen_metrics(statement, labels)
+        metrics, how = training.validation_metrics(
+            y_all.astype(y.dtype), score_all, groups_all, how, labels, chosen
+        )
+    else:
+        how = None
+    return training.Trained(
+        data, details, metrics, features, labels, rows, how, statement.attributes
+    )
+
+
+@contextmanager
+def _tracker(rank: int, size: int) -> Iterator[None]:
+    """On rank 0, XGBoost's tracker on ``MASTER_PORT``, waited for once training is done."""
+    if rank != 0:
+        yield
+        return
+    host = "127.0.0.1" if os.environ["MASTER_ADDR"] == "127.0.0.1" else "0.0.0.0"
+    tracker = RabitTracker(
+        n_workers=size, host_ip=host, port=int(os.environ["MASTER_PORT"]), sortby="task"
+    )
+    tracker.start()
+    yield
+    tracker.wait_for()
+
+
+def _communicator(rank: int) -> dict[str, Any]:
+    """The collective's settings: the tracker's address, this worker's rank as its task
+    (sorted as text: zero-padded)."""
+    return {
+        "dmlc_communicator": "rabit",
+        "dmlc_tracker_uri": os.environ["MASTER_ADDR"],
+        "dmlc_tracker_port": int(os.environ["MASTER_PORT"]),
+        "dmlc_task_id": f"{rank:09d}",
+    }
+
+
+def _shared(rank: int, prepare: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+    """Rank 0's ``prepare()``, received by every worker (as JSON, through a sum: the others
+    add zeros); an error preparing it stops them all."""
+    failure = None
+    plan: dict[str, Any] = {}
+    if rank == 0:
+        try:
+            plan = prepare()
+        except SqlmlError as error:
+            failure, plan = error, {"error": error.message, "hint": error.hint}
+    text = json.dumps(plan).encode() if rank == 0 else b""
+    length = int(collective.allreduce(np.array([len(text)], dtype=np.int64), collective.Op.SUM)[0])
+    buffer = np.zeros(length, dtype=np.uint8)
+    if rank == 0:
+        buffer[:] = np.frombuffer(text, dtype=np.uint8)
+    plan = json.loads(collective.allreduce(buffer, collective.Op.SUM).tobytes())
+    if failure is not None:
+        raise failure
+    if "error" in plan:
+        raise Elsewhere(
+            f"worker 0 could not prepare the training: {plan['error']}", hint=plan["hint"]
+        )
+    return plan
+
+
+def _prepare(statement: ir.TrainStatement, context: Context) -> dict[str, Any]:
+    """What every worker trains with: the label encoding, the feature columns and the names
+    of the columns of the SELECT (and of validation.select) that the parts hash."""
+    datasource = context.datasource
+    sample = spelled(_sample(datasource, statement.select), in_memory.statement_columns(statement))
+    check_rows(sample)
+    check_label(statement.label, sample, "the SELECT")
+    stream = external_memory.Stream(statement, context, sample)
+    labels, rows = training.fit_labelled(statement, stream, None, 1)
+    training.chosen_metrics(statement, labels)  # checked before the workers read
+    features = training.derive_features(statement, rows.sample, None)
+    select = statement.attributes.get("validation.select")
+    return {
+        "labels": labels.to_dict(),
+        "features": [dataclasses.asdict(feature) for feature in features],
+        "columns": partitions.columns(datasource, statement.select),
+        "validation_columns": partitions.columns(datasource, select) if select else None,
+    }
+
+
+def _sample(datasource: Datasource, select: str) -> Columns:
+    """The first rows of ``select`` (external memory's sample size)."""
+    batches, rows = [], 0
+    with closing(datasource.read_batches(select, external_memory.BATCH_ROWS)) as stream:
+        for batch in stream:
+            batches.append(batch)
+            rows += len(next(iter(batch.values())))
+            if rows >= external_memory.SAMPLE_ROWS:
+                break
+    return {k: v[: external_memory.SAMPLE_ROWS] for k, v in join_batches(batches).items()}
+
+
+def _part(
+    statement: ir.TrainStatement, datasource: Datasource, plan: dict[str, Any], rank: int, size: int
+) -> ir.TrainStatement:
+    """The statement of worker ``rank``'s part: its SELECT and validation.select read only
+    the rows (a ranker's: the queries) that fall in the part."""
+    group = statement.attributes.get("train.group_column")
+    attributes = dict(statement.attributes)
+
+    def part(select: str, names: list[str]) -> str:
+        keys = None if group is None else [_spelled(group, names)]
+        return partitions.partition(datasource, select, names, rank, size, keys)
+
+    if attributes.get("validation.select"):
+        attributes["validation.select"] = part(
+            attributes["validation.select"], plan["validation_columns"]
+        )
+    select = part(statement.select, plan["columns"])
+    return dataclasses.replace(statement, select=select, attributes=attributes)
+
+
+def _spelled(name: str, names: list[str]) -> str:
+    """``name`` as the database spells it among ``names`` (SQL's names ignore case)."""
+    return next((found for found in names if found.casefold() == name.casefold()), name)
+
+
+def _read(part: ir.TrainStatement, context: Context, rank: int, size: int) -> in_memory.InMemory:
+    """Worker ``rank``'s rows, read whole."""
+    columns = spelled(context.datasource.read(part.select), in_memory.statement_columns(part))
+    if not len(next(iter(columns.values()), ())):
+        raise ModelError(
+            f"worker {rank} of {size} got no rows: the SELECT's rows fall in fewer parts than "
+            "train.workers (identical rows, or a ranker's queries, stay together)",
+            hint="lower train.workers",
+        )
+    check_label(part.label, columns, "the SELECT")
+    return in_memory.InMemory(part, context, columns)
+
+
+def _scored(
+    score: Callable[[FeatureArrays, int], np.ndarray],
+    validation: Iterator[training.Batch],
+    batch: training.Batch,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """This worker's validation rows' labels, scores and (rankers) queries; empty without."""
+    held = next(validation, None)
+    if held is None:
+        empty = np.zeros(0, dtype=batch.y.dtype)
+        return empty, np.zeros(0), None if batch.groups is None else np.zeros(0, np.int64)
+    return held.y, score(held.arrays, SCORE_BATCH), held.groups
+
+
+def _gather(values: np.ndarray, rank: int, size: int) -> np.ndarray:
+    """Every worker's ``values``, flattened, one after the other in rank order (float64:
+    exact for labels, ids and scores)."""
+    flat = values.ravel().astype(np.float64)
+    counts = np.zeros(size, dtype=np.int64)
+    counts[rank] = flat.size
+    counts = collective.allreduce(counts, collective.Op.SUM)
+    start = int(counts[:rank].sum())
+    buffer = np.zeros(int(counts.sum()), dtype=np.float64)
+    buffer[start : start + flat.size] = flat
+    return collective.allreduce(buffer, collective.Op.SUM)
+
+
+def _how(attributes: dict[str, Any]) -> dict[str, Any] | None:
+    """How the validation rows were chosen, as one process records it."""
+    if attributes.get("validation.select"):
+        return {"select": attributes["validation.select"]}
+    if attributes["validation.split"]:
+        return {"split": attributes["validation.split"], "seed": attributes["validation.seed"]}
+    return None
+
+
+def _leave(trained: training.Trained, folder: Path) -> None:
+    """Rank 0's model and what its metadata records, for the local step that stores it."""
+    (folder / "model.ubj").write_bytes(trained.data)
+    fields = {f.name: getattr(trained, f.name) for f in dataclasses.fields(trained)}
+    fields.update(
+        data=None,
+        features=[dataclasses.asdict(feature) for feature in trained.features],
+        labels=trained.labels.to_dict(),
+    )
+    (folder / "trained.json").write_text(json.dumps(fields))
+
+
+def _collect(folder: Path) -> training.Trained:
+    """What :func:`_leave` left."""
+    fields = json.loads((folder / "trained.json").read_text())
+    fields.update(
+        data=(folder / "model.ubj").read_bytes(),
+        features=[ir.FeatureColumn.from_dict(feature) for feature in fields["features"]],
+        labels=LabelEncoding.from_dict(fields["labels"]),
+    )
+    return training.Trained(**fields)
+
+
+def _store(statement: ir.TrainStatement, context: Context, trained: training.Trained) -> Outcome:
+    store = ModelStore(context.datasource)
+    xgboost = family("xgboost")
+    metadata = training.store_model(context, statement, store, xgboost, None, trained, None)
+    return Outcome(summary=training.summary(statement, metadata))
