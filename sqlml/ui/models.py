@@ -1,5 +1,261 @@
-"""Models pages of sqlml ui (routes listed in ROUTES)."""
+"""Models pages of sqlml ui (routes listed in ROUTES): every model, each one's versions with
+their estimator, attributes, training statement, metrics and plots, a comparison of two
+versions, and a hyperparameter search's trials.
 
-from starlette.routing import BaseRoute
+Pages read metadata only (:mod:`sqlml.ui.model_catalog`); the plots are the files TO
+EVALUATE and TO EXPLAIN drew, found through the run record (:mod:`sqlml.ui.recorded_plots`),
+and the trials' charts are drawn as inline SVG (:mod:`sqlml.ui.svg_chart`).
+"""
 
-ROUTES: list[BaseRoute] = []
+from __future__ import annotations
+
+import json
+from typing import Any
+from urllib.parse import quote
+
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import FileResponse, Response
+from starlette.routing import BaseRoute, Route
+
+from sqlml.ui.model_catalog import Version, newest_versions, number, versions
+from sqlml.ui.pages import datasource, page
+from sqlml.ui.recorded_plots import recorded_plots, step_plot
+from sqlml.ui.svg_chart import Point, scatter
+
+SHOWN_METRICS = 4  # metrics in the list of models, validation metrics first
+_DETAILS = ("label", "rows", "validation", "base_model", "format", "trained_at", "sqlml_version")
+
+
+def model_url(name: str) -> str:
+    """The page of the model ``name``."""
+    return f"/models/{quote(name, safe='')}"
+
+
+async def models_page(request: Request) -> Response:
+    def read() -> list[Version]:
+        with datasource(request) as ds:
+            return newest_versions(ds)
+
+    found = await run_in_threadpool(read)
+    rows = [(v, model_url(v.name), _key_metrics(v.metrics)) for v in found]
+    return page(request, "models.html", section="models", models=rows)
+
+
+async def model_page(request: Request) -> Response:
+    name = request.path_params["name"]
+    chosen = _version_number(request.query_params.get("version"))
+
+    def read() -> tuple[list[Version], list[Any]]:
+        with datasource(request) as ds:
+            stored = versions(ds, name)
+            plots = recorded_plots(ds, request.app.state.settings.run_dir, name) if stored else []
+            return stored, plots
+
+    stored, plots = await run_in_threadpool(read)
+    if not stored:
+        return _missing(request, name)
+    picked = (v for v in stored if chosen is None or v.version == chosen)
+    version = next(picked, None)
+    if version is None:
+        return _missing(request, name, chosen)
+    url = model_url(name)
+    return page(
+        request,
+        "model.html",
+        section="models",
+        name=name,
+        url=url,
+        version=version,
+        versions=stored,
+        attributes=[(key, _shown(value)) for key, value in sorted(version.attributes.items())],
+        details=[(key, _shown(meta[key])) for key in _DETAILS if key in (meta := version.metadata)],
+        features=_features(version.metadata),
+        metrics=[(key, _number_text(value)) for key, value in version.metrics.items()],
+        plots=[(plot, f"{url}/plots/{quote(plot.run_id)}/{quote(plot.step)}") for plot in plots],
+        trials=_trials(version),
+    )
+
+
+async def compare_page(request: Request) -> Response:
+    name = request.path_params["name"]
+
+    def read() -> list[Version]:
+        with datasource(request) as ds:
+            return versions(ds, name)
+
+    stored = await run_in_threadpool(read)
+    if not stored:
+        return _missing(request, name)
+    by_number = {v.version: v for v in stored}
+    a = _version_number(request.query_params.get("a")) or stored[min(1, len(stored) - 1)].version
+    b = _version_number(request.query_params.get("b")) or stored[0].version
+    for wanted in (a, b):
+        if wanted not in by_number:
+            return _missing(request, name, wanted)
+    first, second = by_number[a], by_number[b]
+    return page(
+        request,
+        "compare.html",
+        section="models",
+        name=name,
+        url=model_url(name),
+        a=first,
+        b=second,
+        versions=stored,
+        rows=_comparison(first, second),
+        trials=_trials(second) or _trials(first),
+    )
+
+
+async def plot_file(request: Request) -> Response:
+    """A plot the model's page shows: the PNG a recorded step drew."""
+    name, run_id, step = (request.path_params[key] for key in ("name", "run_id", "step"))
+    settings = request.app.state.settings
+
+    def find() -> Any:
+        with datasource(request) as ds:
+            return step_plot(settings.run_dir, run_id, step, name, ds.dialect)
+
+    plot = await run_in_threadpool(find)
+    if plot is None:
+        return Response("no such plot", status_code=404, media_type="text/plain")
+    return FileResponse(plot.path, media_type="image/png", headers={"Cache-Control": "no-cache"})
+
+
+def _missing(request: Request, name: str, version: int | None = None) -> Response:
+    what = f"model {name} has no version {version}" if version else f"model {name} does not exist"
+    return page(
+        request,
+        "model_missing.html",
+        status_code=404,
+        section="models",
+        message=what,
+        hint="SHOW MODELS lists the models; TO TRAIN ... INTO a model makes one",
+    )
+
+
+def _version_number(text: str | None) -> int | None:
+    return int(text) if text and text.isdigit() else None
+
+
+def _key_metrics(metrics: dict[str, float]) -> str:
+    """A few metrics for the list of models: validation metrics first."""
+    ranked = sorted(metrics, key=lambda key: not key.startswith("validation_"))
+    return ", ".join(f"{key} {_number_text(metrics[key])}" for key in ranked[:SHOWN_METRICS])
+
+
+def _number_text(value: float) -> str:
+    return f"{value:.6g}"
+
+
+def _shown(value: Any) -> str:
+    """An attribute or property as text: strings as they are, anything else as JSON."""
+    return value if isinstance(value, str) else json.dumps(value, sort_keys=True)
+
+
+def _features(metadata: dict[str, Any]) -> list[str]:
+    """The feature columns' names as DESCRIBE MODEL shows them."""
+    from sqlml.ir import FeatureColumn
+
+    names = []
+    for feature in metadata.get("features", []):
+        try:
+            names.append(FeatureColumn.from_dict(feature).name)
+        except (KeyError, TypeError, ValueError, AttributeError):
+            names.append("(unreadable feature column)")
+    return names
+
+
+def _comparison(a: Version, b: Version) -> list[tuple[str, str, str, str, bool]]:
+    """Section, name, A's value, B's value and whether they differ: the estimator and
+    properties, then every attribute, then every metric (absent: an empty cell)."""
+    rows: list[tuple[str, str, str, str, bool]] = []
+
+    def add(section: str, key: str, left: Any, right: Any) -> None:
+        shown = ["" if value is None else _shown(value) for value in (left, right)]
+        rows.append((section, key, shown[0], shown[1], left != right))
+
+    add("model", "estimator", a.metadata.get("estimator"), b.metadata.get("estimator"))
+    for key in ("label", "rows", "trained_at"):
+        add("model", key, a.metadata.get(key), b.metadata.get(key))
+    add("model", "statement", a.metadata.get("statement"), b.metadata.get("statement"))
+    for key in sorted({*a.attributes, *b.attributes}):
+        add("attributes", key, a.attributes.get(key), b.attributes.get(key))
+    for key in sorted({*a.metrics, *b.metrics}):
+        left, right = a.metrics.get(key), b.metrics.get(key)
+        shown = ["" if value is None else _number_text(value) for value in (left, right)]
+        rows.append(("metrics", key, shown[0], shown[1], shown[0] != shown[1]))
+    return rows
+
+
+def _trials(version: Version) -> dict[str, Any] | None:
+    """A searched version's trials: their table and a chart of the search's metric against
+    each hyperparameter; None when the version was not searched."""
+    trials = version.trials
+    if not trials:
+        return None
+    search = version.metadata.get("search", {})
+    metric, best = str(search.get("metric", "")), search.get("best_trial")
+    names = sorted({key for t in trials for key in _values(t)})
+    metrics = sorted({key for t in trials for key in _metrics(t)})
+    rows = [
+        {
+            "number": t.get("trial"),
+            "best": t.get("trial") == best,
+            "values": [_shown(_values(t)[key]) if key in _values(t) else "" for key in names],
+            "metrics": [_metric_text(_metrics(t).get(key)) for key in metrics],
+            "status": str(t.get("status", "")),
+            "error": str(t.get("error", "")),
+        }
+        for t in trials
+    ]
+    scored = f"validation_{metric}"
+    charts = []
+    for key in names:
+        points = [
+            Point(
+                _values(t)[key],
+                score,
+                f"trial {t.get('trial')}: {key} = {_shown(_values(t)[key])}, "
+                f"{scored} = {_number_text(score)}",
+                t.get("trial") == best,
+            )
+            for t in trials
+            if key in _values(t) and (score := number(_metrics(t).get(scored))) is not None
+        ]
+        if points:
+            charts.append((key, scatter(points, key, scored)))
+    return {
+        "metric": scored,
+        "goal": search.get("goal", ""),
+        "algorithm": search.get("algorithm", ""),
+        "table": search.get("trials_table", ""),
+        "names": names,
+        "metrics": metrics,
+        "rows": rows,
+        "charts": charts,
+    }
+
+
+def _values(trial: dict[str, Any]) -> dict[str, Any]:
+    values = trial.get("values")
+    return values if isinstance(values, dict) else {}
+
+
+def _metrics(trial: dict[str, Any]) -> dict[str, Any]:
+    metrics = trial.get("metrics")
+    return metrics if isinstance(metrics, dict) else {}
+
+
+def _metric_text(value: Any) -> str:
+    found = number(value)
+    return "" if found is None else _number_text(found)
+
+
+ROUTES: list[BaseRoute] = [
+    Route("/models", models_page),
+    Route("/models/{name}", model_page),
+    Route("/models/{name}/compare", compare_page),
+    Route("/models/{name}/plots/{run_id}/{step}", plot_file),
+]

@@ -1,0 +1,105 @@
+"""The models pages' view of the model store: each version's metadata, never its bytes.
+
+A page reads only ``sqlml_model_versions`` (name, version, size and the metadata JSON), so it
+stays fast with many versions and nothing stored is loaded or executed. Metadata is checked
+as SHOW MODELS checks it (:func:`sqlml.models.metadata.read_metadata`); a damaged one is
+shown with what is wrong with it.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlml.errors import ModelError
+from sqlml.models.metadata import read_metadata
+from sqlml.runtime.datasource import Datasource
+from sqlml.tables import MODEL_VERSIONS
+
+
+@dataclass(frozen=True)
+class Version:
+    """One stored version of a model: its metadata, or why it cannot be read."""
+
+    name: str
+    version: int
+    size: int
+    metadata: dict[str, Any] = field(default_factory=dict)
+    damage: str | None = None  # what is wrong with the metadata (then it is empty)
+
+    @property
+    def estimator(self) -> str:
+        return str(self.metadata.get("estimator", "(metadata unreadable)"))
+
+    @property
+    def task(self) -> str:
+        labels = self.metadata.get("labels")
+        if isinstance(labels, dict) and isinstance(labels.get("task"), str):
+            return labels["task"]
+        return "searched" if "search" in self.metadata else ""
+
+    @property
+    def attributes(self) -> dict[str, Any]:
+        found = self.metadata.get("attributes")
+        return found if isinstance(found, dict) else {}
+
+    @property
+    def metrics(self) -> dict[str, float]:
+        """The training and validation metrics that are numbers, by name."""
+        found = self.metadata.get("metrics")
+        if not isinstance(found, dict):
+            return {}
+        return {
+            str(name): float(value)
+            for name, value in sorted(found.items())
+            if isinstance(value, int | float) and not isinstance(value, bool)
+        }
+
+    @property
+    def trials(self) -> list[dict[str, Any]]:
+        """A hyperparameter search's trials (none if this version was not searched)."""
+        search = self.metadata.get("search")
+        results = search.get("results") if isinstance(search, dict) else None
+        return [t for t in results if isinstance(t, dict)] if isinstance(results, list) else []
+
+
+def newest_versions(datasource: Datasource) -> list[Version]:
+    """The newest version of every model, by name."""
+    if not datasource.table_exists([MODEL_VERSIONS]):
+        return []
+    table = datasource.quote([MODEL_VERSIONS])
+    found = datasource.execute(
+        f"SELECT name, version, size, metadata FROM {table} AS m WHERE version = "
+        f"(SELECT MAX(version) FROM {table} AS n WHERE n.name = m.name) ORDER BY name"
+    )
+    return [_version(*row) for row in (found.rows if found else ())]
+
+
+def versions(datasource: Datasource, name: str) -> list[Version]:
+    """Every stored version of the model ``name``, the newest first (none: no such model)."""
+    if not datasource.table_exists([MODEL_VERSIONS]):
+        return []
+    found = datasource.execute(
+        f"SELECT name, version, size, metadata FROM {datasource.quote([MODEL_VERSIONS])} "
+        f"WHERE name = {datasource.param} ORDER BY version DESC",
+        [name],
+    )
+    return [_version(*row) for row in (found.rows if found else ())]
+
+
+def _version(name: str | bytes, version: Any, size: Any, text: Any) -> Version:
+    named = bytes(name).decode("utf-8", "replace") if isinstance(name, bytes | bytearray) else name
+    number = int(version)
+    stored = int(size) if isinstance(size, int) else 0
+    try:
+        return Version(named, number, stored, read_metadata(named, number, text, used=False))
+    except ModelError as error:
+        return Version(named, number, stored, damage=error.message)
+
+
+def number(value: Any) -> float | None:
+    """``value`` as a finite number, or None (text, booleans, lists, NaN)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return float(value) if math.isfinite(value) else None
