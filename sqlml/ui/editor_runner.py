@@ -1,0 +1,208 @@
+"""The editor's engine: statements checked as ``sqlml check`` checks them, then run as the
+shell runs them, one run at a time per server, cancellable from the page.
+
+A run opens its own connection (an embedded DuckDB file stays free between runs), checks the
+program against it (:func:`sqlml.checking.check_program`: the grammar, estimators,
+attributes, tables, columns and models) and, if nothing is wrong, runs it on the local
+executor without a run record (:func:`sqlml.backends.local.interactive.run_statements`), the
+connection used from one worker thread alone. The Cancel button cancels the run as Ctrl-C
+cancels the shell's: its statements stop at their next check and commit nothing.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import Executor, Future, ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+
+from sqlml import ir
+from sqlml.backends.local.interactive import run_statements
+from sqlml.checking import check_program
+from sqlml.errors import SqlmlError
+from sqlml.runtime import cancel
+from sqlml.runtime.datasource import Datasource, ResultSet, connect
+from sqlml.runtime.outcome import Outcome
+from sqlml.ui.recorded_plots import PNG_MAGIC
+from sqlml.workflow.core import Step
+
+T = TypeVar("T")
+CANCEL_BUTTON = "the Cancel button"  # what cancelled a run, as its error names it
+_PLOTS = {"evaluate": "evaluate.plot", "explain": "explain.plot"}
+
+
+class Busy(Exception):
+    """Another run is going on: the editor runs one at a time."""
+
+
+@dataclass
+class StatementResult:
+    """What one statement produced: its text, summary, rows, and the plot it drew (PNG)."""
+
+    text: str
+    summary: str | None
+    result: ResultSet | None
+    plot: bytes | None = None
+
+
+@dataclass
+class EditorRun:
+    """A run's outcome: each statement's result as it ended, the errors that stopped it
+    (the check's, or the one of the statement that failed), whether it was cancelled."""
+
+    results: list[StatementResult] = field(default_factory=list)
+    errors: list[SqlmlError] = field(default_factory=list)
+    cancelled: bool = False
+    seconds: float = 0.0
+
+
+class EditorRunner:
+    """Runs the editor's programs on the datasource at ``url`` (relative paths from
+    ``base_dir``)."""
+
+    def __init__(self, url: str | None, base_dir: Path) -> None:
+        self._url, self._base_dir = url, base_dir
+        self._pool = ThreadPoolExecutor(1, thread_name_prefix="sqlml-editor")
+        self._lock = threading.Lock()
+        self._switch = _CancelSwitch()
+        self.generation = 0  # counts the runs that may have changed tables or models
+
+    def run(self, text: str) -> EditorRun:
+        """Check and run ``text``; a :class:`Busy` if another run is going on."""
+        if not self._lock.acquire(blocking=False):
+            raise Busy
+        started = time.perf_counter()
+        try:
+            self._switch.reset()
+            datasource = self._call(connect, self._url, self._base_dir)
+            try:
+                outcome = self._checked_run(text, datasource)
+            finally:
+                self._call(datasource.close)
+        finally:
+            self._lock.release()
+        outcome.seconds = time.perf_counter() - started
+        return outcome
+
+    def cancel(self) -> bool:
+        """Cancel the run going on; whether there was one."""
+        return self._switch.press()
+
+    def _checked_run(self, text: str, datasource: Datasource) -> EditorRun:
+        errors = self._call(check_program, text, datasource.dialect, datasource)
+        if errors:
+            return EditorRun(errors=errors)
+        statements = self._call(_analyzed, text, datasource.dialect)
+        by_id = {statement.id: statement for statement in statements}
+        run = EditorRun()
+
+        def done(step: Step, outcome: Outcome) -> None:
+            statement = by_id.get(step.name)
+            plot = _plot(statement, datasource.base_dir) if statement is not None else None
+            shown = statement.text if statement is not None else step.name
+            run.results.append(StatementResult(shown, outcome.summary, outcome.result, plot))
+
+        self.generation += 1
+        result = run_statements(
+            statements,
+            "editor",
+            _Cancellable(self._pool, self._switch),
+            datasource=datasource,
+            on_done=done,
+            interrupt=CANCEL_BUTTON,
+        )
+        self.generation += 1
+        if isinstance(result.error, cancel.Cancelled):
+            run.cancelled = True
+        elif isinstance(result.error, SqlmlError):
+            run.errors.append(result.error)
+        elif result.error is not None:
+            raise result.error
+        return run
+
+    def _call(self, function: Callable[..., T], *args: Any) -> T:
+        """``function(*args)`` in the worker thread, which alone uses the connection."""
+        return self._pool.submit(function, *args).result()
+
+
+def _analyzed(text: str, dialect: str) -> list[ir.Statement]:
+    from sqlml.grammar import parse
+    from sqlml.semantics import analyze
+
+    return analyze(parse(text), dialect)
+
+
+def _plot(statement: ir.Statement, base_dir: Path | None) -> bytes | None:
+    """The PNG a TO EVALUATE or TO EXPLAIN statement drew (``evaluate.plot``,
+    ``explain.plot``), read back from its file."""
+    attribute = _PLOTS.get(statement.kind)
+    drawn = getattr(statement, "attributes", {}).get(attribute) if attribute else None
+    if not isinstance(drawn, str):
+        return None
+    path = Path(drawn).expanduser()
+    path = path if path.is_absolute() else (base_dir or Path.cwd()) / path
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return None
+    return data if data.startswith(PNG_MAGIC) else None
+
+
+class _CancelSwitch:
+    """The Cancel button: wakes the wait for the running statements, which then ends in a
+    ``KeyboardInterrupt`` (what :func:`run_statements` takes as Ctrl-C: it cancels the run,
+    then waits for it to stop)."""
+
+    def __init__(self) -> None:
+        self._pressed = threading.Event()
+        self._waker: threading.Event | None = None  # set to wake the wait going on
+
+    def reset(self) -> None:
+        self._pressed.clear()
+
+    def press(self) -> bool:
+        """Cancel the statements running; whether any were."""
+        waker = self._waker
+        if waker is None:
+            return False
+        self._pressed.set()
+        waker.set()
+        return True
+
+    def wait(self, future: Future[T], timeout: float | None) -> T:
+        """``future``'s result, or a ``KeyboardInterrupt`` when pressed first (once a press)."""
+        waker = threading.Event()
+        future.add_done_callback(lambda _: waker.set())
+        self._waker = waker
+        try:
+            waker.wait(timeout)
+            if not future.done() and self._pressed.is_set():
+                self._pressed.clear()
+                raise KeyboardInterrupt
+            return future.result(0 if timeout is not None else None)
+        finally:
+            self._waker = None
+
+
+class _Cancellable(Executor):
+    """The runner's worker pool, whose futures' waits the Cancel button interrupts."""
+
+    def __init__(self, pool: Executor, switch: _CancelSwitch) -> None:
+        self._pool, self._switch = pool, switch
+
+    def submit(self, fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> Future[T]:
+        return _Interruptible(self._pool.submit(fn, *args, **kwargs), self._switch)
+
+
+class _Interruptible(Future[T]):
+    """A future of the pool whose :meth:`result` the Cancel button interrupts."""
+
+    def __init__(self, inner: Future[T], switch: _CancelSwitch) -> None:
+        super().__init__()
+        self._inner, self._switch = inner, switch
+
+    def result(self, timeout: float | None = None) -> T:
+        return self._switch.wait(self._inner, timeout)

@@ -1,0 +1,177 @@
+// The editor page of sqlml ui: runs the statements (Run, Ctrl-Enter) and shows their
+// result in #result; completes keywords, tables, columns, estimators and attributes as the
+// user types (Ctrl-Space asks for every completion at the cursor).
+"use strict";
+
+(() => {
+  const form = document.getElementById("editor");
+  const sql = document.getElementById("sql");
+  const runButton = document.getElementById("run");
+  const cancelButton = document.getElementById("cancel");
+  const result = document.getElementById("result");
+  const menu = document.getElementById("completions");
+  let items = [];
+  let selected = 0;
+  let asked = 0; // the number of the last completion request: older answers are dropped
+  let timer = null;
+
+  async function run() {
+    hideMenu();
+    runButton.disabled = true;
+    cancelButton.hidden = false;
+    result.setAttribute("aria-busy", "true");
+    try {
+      const response = await fetch("/editor/run", {
+        method: "POST",
+        headers: { "Content-Type": "application/json", Accept: "application/json" },
+        body: JSON.stringify({ sql: sql.value }),
+      });
+      const answer = await response.json().catch(() => null);
+      if (answer && typeof answer.html === "string") {
+        result.innerHTML = answer.html;
+      } else {
+        showError(answer && answer.error ? answer.error : `the server answered ${response.status}`);
+      }
+    } catch (error) {
+      showError(`the server cannot be reached (${error.message})`);
+    } finally {
+      runButton.disabled = false;
+      cancelButton.hidden = true;
+      result.removeAttribute("aria-busy");
+    }
+  }
+
+  function showError(message) {
+    const p = document.createElement("p");
+    p.id = "error";
+    p.className = "error";
+    p.textContent = message;
+    result.replaceChildren(p);
+  }
+
+  async function complete(typing) {
+    const number = ++asked;
+    const params = new URLSearchParams({
+      text: sql.value,
+      cursor: String(sql.selectionStart),
+      typing: typing ? "1" : "0",
+    });
+    const response = await fetch(`/editor/complete?${params}`).catch(() => null);
+    if (!response || !response.ok || number !== asked) return;
+    const found = await response.json();
+    if (number !== asked) return;
+    items = found;
+    selected = 0;
+    if (items.length === 0) hideMenu();
+    else showMenu();
+  }
+
+  function showMenu() {
+    menu.replaceChildren(
+      ...items.map((item, index) => {
+        const li = document.createElement("li");
+        li.setAttribute("role", "option");
+        li.setAttribute("aria-selected", String(index === selected));
+        li.dataset.index = String(index);
+        const text = document.createElement("span");
+        text.className = "text";
+        text.textContent = item.text;
+        const meta = document.createElement("span");
+        meta.className = "meta";
+        meta.textContent = item.meta;
+        li.append(text, meta);
+        return li;
+      }),
+    );
+    const { top, left } = caret();
+    menu.style.top = `${top}px`;
+    menu.style.left = `${left}px`;
+    menu.hidden = false;
+    menu.children[selected].scrollIntoView({ block: "nearest" });
+  }
+
+  function hideMenu() {
+    menu.hidden = true;
+    items = [];
+  }
+
+  function accept(index) {
+    const item = items[index];
+    const end = sql.selectionStart;
+    const start = end - item.replace;
+    sql.setRangeText(item.text, start, end, "end");
+    hideMenu();
+    sql.focus();
+  }
+
+  // Where the caret is, below its line, relative to the textarea's box: measured on a copy of
+  // the text before it in a hidden element styled as the textarea.
+  function caret() {
+    const style = getComputedStyle(sql);
+    const mirror = document.createElement("div");
+    for (const name of ["font", "padding", "border", "boxSizing", "width", "lineHeight", "tabSize"]) {
+      mirror.style[name] = style[name];
+    }
+    Object.assign(mirror.style, {
+      position: "absolute", visibility: "hidden", whiteSpace: "pre-wrap", overflowWrap: "break-word",
+    });
+    mirror.textContent = sql.value.slice(0, sql.selectionStart);
+    const mark = document.createElement("span");
+    mark.textContent = "\u200b";
+    mirror.append(mark);
+    document.body.append(mirror);
+    const top = mark.offsetTop + mark.offsetHeight - sql.scrollTop + 2;
+    const left = Math.min(mark.offsetLeft, sql.clientWidth - 200);
+    mirror.remove();
+    return { top: sql.offsetTop + top, left: sql.offsetLeft + Math.max(left, 0) };
+  }
+
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    run();
+  });
+
+  cancelButton.addEventListener("click", () => {
+    fetch("/editor/cancel", { method: "POST" });
+  });
+
+  sql.addEventListener("keydown", (event) => {
+    if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) {
+      event.preventDefault();
+      run();
+    } else if (event.key === " " && event.ctrlKey) {
+      event.preventDefault();
+      complete(false);
+    } else if (!menu.hidden) {
+      if (event.key === "ArrowDown" || event.key === "ArrowUp") {
+        event.preventDefault();
+        selected = (selected + (event.key === "ArrowDown" ? 1 : items.length - 1)) % items.length;
+        showMenu();
+      } else if (event.key === "Enter" || event.key === "Tab") {
+        event.preventDefault();
+        accept(selected);
+      } else if (event.key === "Escape") {
+        hideMenu();
+      }
+    }
+  });
+
+  sql.addEventListener("input", (event) => {
+    clearTimeout(timer);
+    if (event.inputType && !event.inputType.startsWith("insert")) {
+      hideMenu();
+      return;
+    }
+    timer = setTimeout(() => complete(true), 150);
+  });
+
+  sql.addEventListener("blur", () => setTimeout(hideMenu, 150));
+
+  menu.addEventListener("mousedown", (event) => {
+    const li = event.target.closest("li");
+    if (li) {
+      event.preventDefault();
+      accept(Number(li.dataset.index));
+    }
+  });
+})();
