@@ -1,0 +1,215 @@
+"""sqlml ui's editor (Starlette's TestClient): statements run and show their rows, errors show
+their line and column as ``sqlml check`` reports them, a program that fails a check runs
+nothing, completion offers tables and columns, a run can be cancelled, POSTs from another site
+are refused and the datasource's password appears in no response."""
+
+from __future__ import annotations
+
+import html
+import re
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from conftest import import_or_skip, load_iris
+
+from sqlml.checking import check_program
+from sqlml.runtime.datasource import connect
+
+import_or_skip("starlette")  # the ui extra
+from starlette.testclient import TestClient  # noqa: E402
+
+from sqlml.ui.redaction import scrubber  # noqa: E402
+from sqlml.ui.server import Settings, create_app  # noqa: E402
+
+ADDRESS = "http://127.0.0.1:8765"
+MODEL = "editor_model"
+TRAIN = f"""\
+SELECT * FROM iris_train TO TRAIN xgboost.gbtree
+WITH objective = 'multi:softprob', train.num_boost_round = 2
+LABEL class INTO {MODEL};"""
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    made = tmp_path_factory.mktemp("ui-editor")
+    ds = connect(f"duckdb:///{made / 'editor.duckdb'}")
+    load_iris(ds)
+    ds.close()
+    return made
+
+
+@pytest.fixture(scope="module")
+def client(folder: Path) -> Iterator[TestClient]:
+    settings = Settings(f"duckdb:///{folder / 'editor.duckdb'}", folder / "runs", folder)
+    with TestClient(create_app(settings), base_url=ADDRESS) as made:
+        yield made
+
+
+def run(client: TestClient, sql: str) -> dict:
+    answer = client.post("/editor/run", json={"sql": sql})
+    assert answer.status_code == 200, answer.text
+    return answer.json()
+
+
+def text_of(fragment: str, element: str) -> str:
+    found = re.search(rf"<{element}[^>]*>(.*?)</{element.split()[0]}>", fragment, re.DOTALL)
+    assert found is not None, fragment
+    return html.unescape(re.sub(r"<[^>]+>", "", found.group(1)))
+
+
+def test_the_page_has_the_editor_and_its_script(client):
+    page = client.get("/editor").text
+    assert '<textarea id="sql"' in page and '<button id="run"' in page
+    assert client.get("/static/editor.js").status_code == 200
+
+
+def test_a_select_shows_its_rows_and_their_count(client):
+    answer = run(client, "SELECT id, class FROM iris_test WHERE id <= 10 ORDER BY id;")
+    assert answer["ok"]
+    rows = re.findall(r"<tr><td>(\d+)</td><td>([^<]*)</td></tr>", answer["html"])
+    assert rows == [("5", "setosa"), ("10", "setosa")]
+    assert '<table class="rows" data-rows="2">' in answer["html"]
+    assert "2 rows" in answer["html"]
+
+
+def test_a_long_result_shows_its_first_rows_and_its_count(client):
+    answer = run(client, "SELECT * FROM range(1200) AS t(i);")
+    assert len(re.findall(r"<tr><td>", answer["html"])) == 500
+    assert "1200 rows, the first 500 shown" in answer["html"]
+
+
+def test_a_plain_form_post_answers_the_whole_page_with_the_result(client):
+    page = client.post("/editor/run", data={"sql": "SELECT 41 + 1 AS answer;"})
+    assert page.status_code == 200
+    assert '<textarea id="sql"' in page.text and "SELECT 41 + 1 AS answer;" in page.text
+    assert "<td>42</td>" in page.text
+
+
+def test_a_syntax_error_shows_its_line_column_and_caret(client):
+    sql = "SELECT * FROM iris_train\nTO TRAIN xgboost.gbtree WITH eta = = 1\nLABEL class INTO m;"
+    answer = run(client, sql)
+    assert not answer["ok"]
+    error = text_of(answer["html"], 'p id="error"')
+    (expected,) = check_program(sql, "duckdb")
+    assert f"line {expected.line}, column {expected.column}: {expected.message}" in error
+    assert expected.line == 2
+    context = text_of(answer["html"], 'pre id="error-context"')
+    assert expected.render("<editor>") in context
+    caret = " " * (expected.column - 1) + "^"
+    assert f"2 | TO TRAIN xgboost.gbtree WITH eta = = 1\n  | {caret}" in context
+
+
+def test_a_program_that_fails_a_check_runs_nothing_and_says_what_check_says(client, folder):
+    sql = (
+        "CREATE TABLE made_by_editor AS SELECT 1 AS x;\n"
+        "SELECT * FROM iris_train TO TRAIN xgboost.gbtree LABEL no_such_column INTO m;"
+    )
+    answer = run(client, sql)
+    assert not answer["ok"]
+    ds = connect(f"duckdb:///{folder / 'editor.duckdb'}")
+    try:
+        expected = check_program(sql, ds.dialect, ds)
+        assert not ds.table_exists(["made_by_editor"])
+    finally:
+        ds.close()
+    assert [e.message for e in expected] == [
+        "column no_such_column is not in the result of the SELECT"
+    ]
+    context = text_of(answer["html"], 'pre id="error-context"')
+    assert expected[0].render("<editor>") in context
+    assert f"line {expected[0].line}, column {expected[0].column}" in answer["html"]
+
+
+def test_a_training_and_its_evaluation_plot_show_in_the_result(client):
+    answer = run(
+        client,
+        f"{TRAIN}\nSELECT * FROM iris_test TO EVALUATE {MODEL} "
+        "WITH evaluate.plot = 'editor_evaluation.png' LABEL class INTO editor_evaluation;",
+    )
+    assert answer["ok"], answer["html"]
+    assert f"trained {MODEL}" in answer["html"]
+    assert re.search(
+        r'<figure class="plot"><img src="data:image/png;base64,iVBORw0KGgo', answer["html"]
+    )
+
+
+def test_completion_offers_tables_and_their_columns(client):
+    tables = client.get("/editor/complete", params={"text": "SELECT * FROM iris_t", "cursor": 20})
+    assert {"text": "iris_train", "meta": "table", "replace": 6} in tables.json()
+    text = "SELECT * FROM iris_train WHERE sepal_w"
+    columns = client.get("/editor/complete", params={"text": text}).json()
+    assert columns[0] == {"text": "sepal_width", "meta": "column of iris_train", "replace": 7}
+
+
+def test_completion_offers_estimators_and_their_attributes(client):
+    after_to_train = "SELECT * FROM iris_train TO TRAIN xgboost.gb"
+    estimators = [
+        c["text"] for c in client.get("/editor/complete", params={"text": after_to_train}).json()
+    ]
+    assert "xgboost.gbtree" in estimators and "xgboost.gblinear" in estimators
+    after_with = "SELECT * FROM iris_train TO TRAIN xgboost.gbtree WITH train.num_b"
+    attributes = client.get("/editor/complete", params={"text": after_with}).json()
+    assert attributes[0]["text"] == "train.num_boost_round"
+
+
+def test_completion_sees_a_table_the_editor_just_made(client):
+    run(client, "CREATE TABLE fresh_table AS SELECT 1 AS fresh_column;")
+    found = client.get("/editor/complete", params={"text": "SELECT fresh_c FROM fresh_table"})
+    assert found.status_code == 200
+    tables = client.get("/editor/complete", params={"text": "SELECT * FROM fresh_t"}).json()
+    assert [c["text"] for c in tables] == ["fresh_table"]
+
+
+def test_a_post_from_another_site_is_refused(client, folder):
+    answer = client.post(
+        "/editor/run",
+        json={"sql": "CREATE TABLE forged AS SELECT 1 AS x;"},
+        headers={"Origin": "http://attacker.example"},
+    )
+    assert answer.status_code == 403
+    ds = connect(f"duckdb:///{folder / 'editor.duckdb'}")
+    try:
+        assert not ds.table_exists(["forged"])
+    finally:
+        ds.close()
+    same = client.post("/editor/run", json={"sql": "SELECT 1;"}, headers={"Origin": ADDRESS})
+    assert same.status_code == 200
+
+
+def test_a_long_run_is_cancelled_and_a_second_run_meanwhile_is_refused(client):
+    answers: list[dict] = []
+    slow = "SELECT SUM(a.range * b.range) FROM range(100000) AS a, range(1000000) AS b;"
+    running = threading.Thread(target=lambda: answers.append(run(client, slow)))
+    running.start()
+    deadline = time.monotonic() + 30
+    while not client.post("/editor/cancel").json()["cancelled"]:
+        assert time.monotonic() < deadline, "the run never started"
+        busy = client.post("/editor/run", json={"sql": "SELECT 1;"})
+        assert busy.status_code in (200, 409)
+        time.sleep(0.05)
+    running.join(30)
+    assert not running.is_alive()
+    assert '<p id="cancelled"' in answers[0]["html"]
+    assert run(client, "SELECT 2 AS after_cancel;")["ok"]
+
+
+def test_the_datasource_password_is_in_no_response(tmp_path):
+    password = "s3cret-Passw0rd"
+    url = f"postgresql://someone:{password}@127.0.0.1:9/nowhere"
+    client = TestClient(create_app(Settings(url, tmp_path / "runs", tmp_path)), base_url=ADDRESS)
+    answer = client.post("/editor/run", json={"sql": "SELECT 1;"})
+    assert answer.status_code == 200 and not answer.json()["ok"]
+    assert password not in answer.text and "someone:***@127.0.0.1" in answer.text
+    assert password not in client.get("/editor").text
+
+
+def test_the_scrubber_removes_the_url_and_the_password_from_a_drivers_message():
+    url = "mysql://root:p%40ss-word@db.example:3306/prod"
+    scrub = scrubber(url)
+    message = f"cannot connect to {url}: access denied for root using password p@ss-word"
+    cleaned = scrub(message)
+    assert "p@ss-word" not in cleaned and "p%40ss-word" not in cleaned
+    assert "mysql://root:***@db.example:3306/prod" in cleaned

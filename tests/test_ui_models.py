@@ -1,0 +1,248 @@
+"""sqlml ui's models pages (Starlette's TestClient): the list of models, a model's versions,
+attributes, training statement, metrics and TO EVALUATE plot, a comparison of two versions, a
+search's trials, a store of 1,000 versions, and pages that read no model's bytes."""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from conftest import import_or_skip, load_iris
+
+from sqlml.cli import main
+from sqlml.models.store import ModelStore
+from sqlml.runtime.datasource import connect
+from sqlml.tables import MODEL_CHUNKS, MODEL_VERSIONS
+
+import_or_skip("starlette")  # the ui extra
+from starlette.testclient import TestClient  # noqa: E402
+
+from sqlml.ui.server import Settings, create_app  # noqa: E402
+
+MODEL = "iris_boost"
+SEARCHED = "iris_searched"
+PROGRAM = f"""\
+SELECT * FROM iris_train TO TRAIN xgboost.gbtree
+WITH objective = 'multi:softprob', train.num_boost_round = 2, eta = 0.3,
+     validation.select = 'SELECT * FROM iris_test'
+LABEL class INTO {MODEL};
+SELECT * FROM iris_train TO TRAIN xgboost.gbtree
+WITH objective = 'multi:softprob', train.num_boost_round = 2, eta = 0.7,
+     validation.select = 'SELECT * FROM iris_test'
+LABEL class INTO {MODEL};
+SELECT * FROM iris_test TO EVALUATE {MODEL} WITH evaluate.plot = 'plots/evaluation.png'
+LABEL class INTO iris_evaluation;
+SELECT * FROM iris_train TO TRAIN xgboost.gbtree
+WITH objective = 'multi:softprob', train.num_boost_round = 2, max_depth = CHOICE(1, 3),
+     search.algorithm = grid, validation.select = 'SELECT * FROM iris_test'
+LABEL class INTO {SEARCHED};
+"""
+
+
+class Store:
+    """A DuckDB file with two versions of MODEL, its evaluation plot, and a searched model,
+    made by ``sqlml run`` (so that the run record names the plot)."""
+
+    def __init__(self, folder: Path) -> None:
+        self.url = f"duckdb:///{folder / 'models.duckdb'}"
+        self.run_dir = folder / "runs"
+        self.folder = folder
+
+    def client(self) -> TestClient:
+        settings = Settings(self.url, self.run_dir, self.folder)
+        return TestClient(create_app(settings), base_url="http://127.0.0.1:8765")
+
+    def metadata(self, name: str, version: int) -> dict:
+        ds = connect(self.url)
+        try:
+            return ModelStore(ds).load(name, version).metadata
+        finally:
+            ds.close()
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Store]:
+    folder = tmp_path_factory.mktemp("ui-models")
+    made = Store(folder)
+    ds = connect(made.url)
+    load_iris(ds)
+    ds.close()
+    (folder / "plots").mkdir()
+    program = folder / "models.sql"
+    program.write_text(PROGRAM)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("SQLML_RUN_DIR", str(made.run_dir))
+        status = main(["run", str(program), "--datasource", made.url])
+    assert status == 0
+    yield made
+
+
+def cells(html: str, table_id: str) -> list[list[str]]:
+    """The text of each row's cells in the table ``table_id`` of ``html``."""
+    table = re.search(rf'<table id="{table_id}"[^>]*>(.*?)</table>', html, re.DOTALL)
+    assert table is not None, f"no table {table_id}"
+    rows = re.findall(r"<tr[^>]*>(.*?)</tr>", table.group(1), re.DOTALL)
+    return [
+        [
+            re.sub(r"<[^>]+>", "", cell).strip()
+            for cell in re.findall(r"<t[dh][^>]*>(.*?)</t[dh]>", r, re.DOTALL)
+        ]
+        for r in rows
+    ]
+
+
+def test_the_list_shows_each_model_with_its_newest_version_and_metrics(store):
+    page = store.client().get("/models")
+    assert page.status_code == 200
+    row = re.search(rf'<tr class="model" data-model="{MODEL}">(.*?)</tr>', page.text, re.DOTALL)
+    assert row is not None
+    assert f'<a href="/models/{MODEL}">' in row.group(1)
+    accuracy = store.metadata(MODEL, 2)["metrics"]["validation_accuracy"]
+    texts = [re.sub(r"<[^>]+>", "", c) for c in re.findall(r"<td[^>]*>(.*?)</td>", row.group(1))]
+    assert texts[:4] == [MODEL, "2", "xgboost.gbtree", "classifier"]
+    assert f"validation_accuracy {accuracy:.6g}" in texts[-1]
+    assert f'data-model="{SEARCHED}"' in page.text
+
+
+def test_a_models_page_shows_its_metrics_attributes_statement_and_versions(store):
+    page = store.client().get(f"/models/{MODEL}")
+    assert page.status_code == 200
+    stored = store.metadata(MODEL, 2)
+    metrics = {row[0]: row[1] for row in cells(page.text, "metrics")[1:]}
+    assert metrics == {name: f"{value:.6g}" for name, value in stored["metrics"].items()}
+    assert any(name.startswith("train_") for name in metrics)
+    assert any(name.startswith("validation_") for name in metrics)
+    attributes = {row[0]: row[1] for row in cells(page.text, "attributes")[1:]}
+    assert attributes["eta"] == "0.7" and attributes["train.num_boost_round"] == "2"
+    statement = re.search(r'<pre id="training-statement">(.*?)</pre>', page.text, re.DOTALL)
+    assert statement is not None and "eta = 0.7" in statement.group(1)
+    versions = re.findall(r'<tr class="version[^"]*" data-version="(\d+)">', page.text)
+    assert versions == ["2", "1"]
+
+
+def test_an_older_version_is_shown_when_asked_for(store):
+    page = store.client().get(f"/models/{MODEL}?version=1")
+    attributes = {row[0]: row[1] for row in cells(page.text, "attributes")[1:]}
+    assert attributes["eta"] == "0.3"
+    assert 'data-version="1">' in page.text
+    assert store.client().get(f"/models/{MODEL}?version=9").status_code == 404
+
+
+def test_the_evaluation_plot_is_shown_in_the_page(store):
+    client = store.client()
+    page = client.get(f"/models/{MODEL}")
+    figure = re.search(
+        r'<figure class="plot" data-kind="evaluate">(.*?)</figure>', page.text, re.DOTALL
+    )
+    assert figure is not None, page.text
+    source = re.search(r'<img src="([^"]+)"', figure.group(1))
+    assert source is not None
+    image = client.get(source.group(1))
+    assert image.status_code == 200 and image.headers["content-type"] == "image/png"
+    assert image.content == (store.folder / "plots" / "evaluation.png").read_bytes()
+
+
+def test_a_plot_address_serves_only_a_recorded_plot_of_that_model(store):
+    client = store.client()
+    page = client.get(f"/models/{MODEL}")
+    source = re.search(r'<img src="/models/[^/]+/plots/([^/]+)/([^"]+)"', page.text)
+    assert source is not None
+    run_id, step = source.groups()
+    assert client.get(f"/models/{SEARCHED}/plots/{run_id}/{step}").status_code == 404
+    assert client.get(f"/models/{MODEL}/plots/{run_id}/s1-train-{MODEL}").status_code == 404
+    assert client.get(f"/models/{MODEL}/plots/%2E%2E/{step}").status_code == 404
+
+
+def test_two_versions_compare_side_by_side_with_differences_marked(store):
+    page = store.client().get(f"/models/{MODEL}/compare?a=1&b=2")
+    assert page.status_code == 200
+    found = re.findall(
+        r'<tr class="(differs|same)" data-section="[^"]+" data-key="([^"]+)"', page.text
+    )
+    marked = {key: kind for kind, key in found}
+    assert marked["eta"] == "differs"
+    assert marked["estimator"] == "same" and marked["train.num_boost_round"] == "same"
+    comparison = {row[0]: row[1:] for row in cells(page.text, "comparison") if len(row) == 3}
+    assert comparison["eta"] == ["0.3", "0.7"]
+
+
+def test_a_searchs_trials_show_as_a_table_and_a_chart_per_hyperparameter(store):
+    client = store.client()
+    search = store.metadata(SEARCHED, 1)["search"]
+    for address in (f"/models/{SEARCHED}", f"/models/{SEARCHED}/compare"):
+        page = client.get(address)
+        trials = re.findall(r'<tr class="trial( best)?" data-trial="(\d+)">', page.text)
+        assert [int(number) for _, number in trials] == [t["trial"] for t in search["results"]]
+        assert [number for best, number in trials if best] == [str(search["best_trial"])]
+        chart = re.search(
+            r'<figure class="plot trials" data-hyperparameter="max_depth">(.*?)</figure>',
+            page.text,
+            re.DOTALL,
+        )
+        assert chart is not None and "<svg" in chart.group(1)
+        assert len(re.findall(r"<circle ", chart.group(1))) == len(search["results"])
+
+
+def test_pages_read_no_models_bytes(store, tmp_path):
+    """With the chunks table emptied, every page still shows the model: pages read metadata."""
+    copy = Store(tmp_path)
+    copy.run_dir = store.run_dir
+    (tmp_path / "models.duckdb").write_bytes((store.folder / "models.duckdb").read_bytes())
+    ds = connect(copy.url)
+    ds.execute(f"DELETE FROM {MODEL_CHUNKS}")
+    ds.close()
+    client = copy.client()
+    for address in ("/models", f"/models/{MODEL}", f"/models/{MODEL}/compare?a=1&b=2"):
+        page = client.get(address)
+        assert page.status_code == 200 and MODEL in page.text
+
+
+def test_a_model_with_damaged_metadata_is_listed_with_what_is_wrong(store, tmp_path):
+    url = f"duckdb:///{tmp_path / 'damaged.duckdb'}"
+    ds = connect(url)
+    ModelStore(ds).save("good", store.metadata(MODEL, 2), b"x")
+    ModelStore(ds).save("broken", store.metadata(MODEL, 2), b"x")
+    ds.execute(
+        f"UPDATE {MODEL_VERSIONS} SET metadata = '{{\"estimator\": 1}}' WHERE name = 'broken'"
+    )
+    ds.close()
+    client = TestClient(create_app(Settings(url, tmp_path / "runs", tmp_path)))
+    listing = client.get("/models").text
+    assert "(metadata unreadable)" in listing and 'data-model="good"' in listing
+    page = client.get("/models/broken")
+    assert page.status_code == 200
+    assert "its stored metadata is damaged" in page.text
+
+
+def test_a_missing_model_is_a_404_that_says_so(store):
+    page = store.client().get("/models/no_such_model")
+    assert page.status_code == 404
+    assert "model no_such_model does not exist" in page.text
+
+
+def test_a_store_of_1000_versions_renders_every_version(store, tmp_path):
+    """1,000 versions of one model, inserted as the store writes them (training 1,000 would
+    take minutes): the page lists them all, the list of models still reads one row each."""
+    url = f"duckdb:///{tmp_path / 'many.duckdb'}"
+    ds = connect(url)
+    ModelStore(ds).save("many", store.metadata(MODEL, 2), b"x")
+    text = json.dumps(store.metadata(MODEL, 2), sort_keys=True)
+    ds.execute(f"DELETE FROM {MODEL_VERSIONS}")
+    rows = ", ".join(f"('many', {v}, 1, $${text}$$)" for v in range(1, 1001))
+    ds.execute(f"INSERT INTO {MODEL_VERSIONS} (name, version, size, metadata) VALUES {rows}")
+    ds.close()
+    client = TestClient(create_app(Settings(url, tmp_path / "runs", tmp_path)))
+    started = time.perf_counter()
+    page = client.get("/models/many")
+    seconds = time.perf_counter() - started
+    assert page.status_code == 200
+    shown = re.findall(r'<tr class="version([^"]*)" data-version="(\d+)"', page.text)
+    assert [int(number) for _, number in shown] == list(range(1000, 0, -1))
+    assert shown[0][0] == " current"
+    assert seconds < 5, f"the page of 1,000 versions took {seconds:.2f} s"
+    listing = client.get("/models").text
+    assert listing.count('<tr class="model"') == 1
