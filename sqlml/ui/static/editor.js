@@ -13,6 +13,7 @@
   let items = [];
   let selected = 0;
   let asked = 0; // the number of the last completion request: older answers are dropped
+  let engaged = false; // whether Enter accepts: the menu was asked for, or moved in
   let timer = null;
 
   async function run() {
@@ -49,19 +50,24 @@
     result.replaceChildren(p);
   }
 
+  // Ask for the completions at the cursor; an answer is shown only if the text and cursor are
+  // still those it was asked for. ``typing``: asked while typing (only where a name is
+  // expected, and never the word already typed in full), else by Ctrl-Space.
   async function complete(typing) {
     const number = ++asked;
+    const text = sql.value;
+    const cursor = sql.selectionStart;
     const params = new URLSearchParams({
-      text: sql.value,
-      cursor: String(sql.selectionStart),
-      typing: typing ? "1" : "0",
+      text, cursor: String(cursor), typing: typing ? "1" : "0",
     });
     const response = await fetch(`/editor/complete?${params}`).catch(() => null);
     if (!response || !response.ok || number !== asked) return;
     const found = await response.json();
-    if (number !== asked) return;
-    items = found;
+    if (number !== asked || sql.value !== text || sql.selectionStart !== cursor) return;
+    const typed = (item) => text.slice(cursor - item.replace, cursor) === item.text;
+    items = typing && found.length === 1 && typed(found[0]) ? [] : found;
     selected = 0;
+    engaged = !typing;
     if (items.length === 0) hideMenu();
     else showMenu();
   }
@@ -146,11 +152,12 @@
       if (event.key === "ArrowDown" || event.key === "ArrowUp") {
         event.preventDefault();
         selected = (selected + (event.key === "ArrowDown" ? 1 : items.length - 1)) % items.length;
+        engaged = true;
         showMenu();
-      } else if (event.key === "Enter" || event.key === "Tab") {
+      } else if (event.key === "Tab" || (event.key === "Enter" && engaged && !event.shiftKey)) {
         event.preventDefault();
         accept(selected);
-      } else if (event.key === "Escape") {
+      } else if (event.key === "Escape" || event.key === "Enter") {
         hideMenu();
       }
     }
@@ -158,10 +165,9 @@
 
   sql.addEventListener("input", (event) => {
     clearTimeout(timer);
-    if (event.inputType && !event.inputType.startsWith("insert")) {
-      hideMenu();
-      return;
-    }
+    asked++; // an answer on its way is for the text before this change
+    hideMenu();
+    if (event.inputType && !event.inputType.startsWith("insert")) return;
     timer = setTimeout(() => complete(true), 150);
   });
 
