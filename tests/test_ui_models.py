@@ -246,3 +246,21 @@ def test_a_store_of_1000_versions_renders_every_version(store, tmp_path):
     assert seconds < 5, f"the page of 1,000 versions took {seconds:.2f} s"
     listing = client.get("/models").text
     assert listing.count('<tr class="model"') == 1
+
+
+def test_a_version_whose_metadata_changed_is_read_again(store, tmp_path):
+    """The fields lists keep of a version are kept by its text: a model dropped and trained
+    again (its version 1 anew) shows its new estimator."""
+    url = f"duckdb:///{tmp_path / 'again.duckdb'}"
+    ds = connect(url)
+    ModelStore(ds).save("again", store.metadata(MODEL, 2), b"x")
+    ds.close()
+    client = TestClient(create_app(Settings(url, tmp_path / "runs", tmp_path)))
+    assert "xgboost.gbtree" in client.get("/models").text
+    ds = connect(url)
+    ModelStore(ds).drop("again")
+    ModelStore(ds).save("again", {**store.metadata(MODEL, 2), "estimator": "xgboost.dart"}, b"x")
+    ds.close()
+    for address in ("/models", "/models/again"):
+        page = client.get(address).text
+        assert "<td>xgboost.dart</td>" in page and "<td>xgboost.gbtree</td>" not in page

@@ -1,14 +1,19 @@
 """The models pages' view of the model store: each version's metadata, never its bytes.
 
-A page reads only ``sqlml_model_versions`` (name, version, size and the metadata JSON), so it
-stays fast with many versions and nothing stored is loaded or executed. Metadata is checked
-as SHOW MODELS checks it (:func:`sqlml.models.metadata.read_metadata`); a damaged one is
-shown with what is wrong with it.
+A page reads only ``sqlml_model_versions`` (name, version, size and the metadata JSON), so
+nothing stored is loaded or executed. Metadata is checked as SHOW MODELS checks it
+(:func:`sqlml.models.metadata.read_metadata`); a damaged one is shown with what is wrong.
+
+Lists of versions (every model's newest, a model's versions) show a few fields of each: those
+are kept, by the metadata's text, for the next page (a version's text does not change), so
+that a page of 1,000 versions checks and parses only the versions it has not seen before.
 """
 
 from __future__ import annotations
 
 import math
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -16,6 +21,11 @@ from sqlml.errors import ModelError
 from sqlml.models.metadata import read_metadata
 from sqlml.runtime.datasource import Datasource
 from sqlml.tables import MODEL_VERSIONS
+
+LISTED_KEPT = 20_000  # versions whose listed fields are kept between pages
+_LISTED_KEYS = ("estimator", "label", "rows", "trained_at", "metrics")
+_listed: OrderedDict[tuple[str, int, int, int], Version] = OrderedDict()
+_listed_lock = threading.Lock()
 
 
 @dataclass(frozen=True)
@@ -65,7 +75,7 @@ class Version:
 
 
 def newest_versions(datasource: Datasource) -> list[Version]:
-    """The newest version of every model, by name."""
+    """The newest version of every model, by name (their listed fields)."""
     if not datasource.table_exists([MODEL_VERSIONS]):
         return []
     table = datasource.quote([MODEL_VERSIONS])
@@ -73,11 +83,12 @@ def newest_versions(datasource: Datasource) -> list[Version]:
         f"SELECT name, version, size, metadata FROM {table} AS m WHERE version = "
         f"(SELECT MAX(version) FROM {table} AS n WHERE n.name = m.name) ORDER BY name"
     )
-    return [_version(*row) for row in (found.rows if found else ())]
+    return [_listed_version(*row) for row in (found.rows if found else ())]
 
 
 def versions(datasource: Datasource, name: str) -> list[Version]:
-    """Every stored version of the model ``name``, the newest first (none: no such model)."""
+    """Every stored version of the model ``name`` (their listed fields), the newest first
+    (none: no such model)."""
     if not datasource.table_exists([MODEL_VERSIONS]):
         return []
     found = datasource.execute(
@@ -85,7 +96,49 @@ def versions(datasource: Datasource, name: str) -> list[Version]:
         f"WHERE name = {datasource.param} ORDER BY version DESC",
         [name],
     )
-    return [_version(*row) for row in (found.rows if found else ())]
+    return [_listed_version(*row) for row in (found.rows if found else ())]
+
+
+def version(datasource: Datasource, name: str, number: int) -> Version | None:
+    """Version ``number`` of the model ``name`` with all its metadata; None if not stored."""
+    if not datasource.table_exists([MODEL_VERSIONS]):
+        return None
+    p = datasource.param
+    found = datasource.execute(
+        f"SELECT name, version, size, metadata FROM {datasource.quote([MODEL_VERSIONS])} "
+        f"WHERE name = {p} AND version = {p}",
+        [name, number],
+    )
+    return _version(*found.rows[0]) if found and found.rows else None
+
+
+def _listed_version(name: str | bytes, number: Any, size: Any, text: Any) -> Version:
+    """A version with the fields lists show (estimator, task, label, rows, trained_at,
+    metrics), read once for each text."""
+    if not isinstance(text, str | bytes):
+        return _listed_fields(_version(name, number, size, text))
+    key = (str(name), int(number), len(text), hash(text))
+    with _listed_lock:
+        found = _listed.get(key)
+        if found is not None:
+            _listed.move_to_end(key)
+            return found
+    listed = _listed_fields(_version(name, number, size, text))
+    with _listed_lock:
+        _listed[key] = listed
+        if len(_listed) > LISTED_KEPT:
+            _listed.popitem(last=False)
+    return listed
+
+
+def _listed_fields(read: Version) -> Version:
+    meta = read.metadata
+    kept = {k: meta[k] for k in _LISTED_KEYS if k in meta}
+    if isinstance(meta.get("labels"), dict):
+        kept["labels"] = {"task": meta["labels"].get("task")}
+    if "search" in meta:
+        kept["search"] = {}
+    return Version(read.name, read.version, read.size, kept, read.damage)
 
 
 def _version(name: str | bytes, version: Any, size: Any, text: Any) -> Version:

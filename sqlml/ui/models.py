@@ -18,7 +18,7 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, Response
 from starlette.routing import BaseRoute, Route
 
-from sqlml.ui.model_catalog import Version, newest_versions, number, versions
+from sqlml.ui.model_catalog import Version, newest_versions, number, version, versions
 from sqlml.ui.pages import datasource, page
 from sqlml.ui.recorded_plots import recorded_plots, step_plot
 from sqlml.ui.svg_chart import Point, scatter
@@ -46,18 +46,19 @@ async def model_page(request: Request) -> Response:
     name = request.path_params["name"]
     chosen = _version_number(request.query_params.get("version"))
 
-    def read() -> tuple[list[Version], list[Any]]:
+    def read() -> tuple[list[Version], Version | None, list[Any]]:
         with datasource(request) as ds:
             stored = versions(ds, name)
-            plots = recorded_plots(ds, request.app.state.settings.run_dir, name) if stored else []
-            return stored, plots
+            if not stored:
+                return stored, None, []
+            shown = version(ds, name, stored[0].version if chosen is None else chosen)
+            plots = recorded_plots(ds, request.app.state.settings.run_dir, name)
+            return stored, shown, plots
 
-    stored, plots = await run_in_threadpool(read)
+    stored, shown, plots = await run_in_threadpool(read)
     if not stored:
         return _missing(request, name)
-    picked = (v for v in stored if chosen is None or v.version == chosen)
-    version = next(picked, None)
-    if version is None:
+    if shown is None:
         return _missing(request, name, chosen)
     url = model_url(name)
     return page(
@@ -66,34 +67,37 @@ async def model_page(request: Request) -> Response:
         section="models",
         name=name,
         url=url,
-        version=version,
+        version=shown,
         versions=stored,
-        attributes=[(key, _shown(value)) for key, value in sorted(version.attributes.items())],
-        details=[(key, _shown(meta[key])) for key in _DETAILS if key in (meta := version.metadata)],
-        features=_features(version.metadata),
-        metrics=[(key, _number_text(value)) for key, value in version.metrics.items()],
+        attributes=[(key, _shown(value)) for key, value in sorted(shown.attributes.items())],
+        details=[(key, _shown(meta[key])) for key in _DETAILS if key in (meta := shown.metadata)],
+        features=_features(shown.metadata),
+        metrics=[(key, _number_text(value)) for key, value in shown.metrics.items()],
         plots=[(plot, f"{url}/plots/{quote(plot.run_id)}/{quote(plot.step)}") for plot in plots],
-        trials=_trials(version),
+        trials=_trials(shown),
     )
 
 
 async def compare_page(request: Request) -> Response:
     name = request.path_params["name"]
+    asked = [_version_number(request.query_params.get(key)) for key in ("a", "b")]
 
-    def read() -> list[Version]:
+    def read() -> tuple[list[Version], list[Version | None]]:
         with datasource(request) as ds:
-            return versions(ds, name)
+            stored = versions(ds, name)
+            if not stored:
+                return stored, []
+            a = asked[0] or stored[min(1, len(stored) - 1)].version
+            b = asked[1] or stored[0].version
+            return stored, [version(ds, name, a), version(ds, name, b)]
 
-    stored = await run_in_threadpool(read)
+    stored, compared = await run_in_threadpool(read)
     if not stored:
         return _missing(request, name)
-    by_number = {v.version: v for v in stored}
-    a = _version_number(request.query_params.get("a")) or stored[min(1, len(stored) - 1)].version
-    b = _version_number(request.query_params.get("b")) or stored[0].version
-    for wanted in (a, b):
-        if wanted not in by_number:
-            return _missing(request, name, wanted)
-    first, second = by_number[a], by_number[b]
+    first, second = compared
+    if first is None or second is None:
+        missing = asked[0] if first is None else asked[1]
+        return _missing(request, name, missing)
     return page(
         request,
         "compare.html",
