@@ -36,6 +36,7 @@ WITH objective = 'multi:softprob', train.num_boost_round = 2, eta = 0.7,
 LABEL class INTO {MODEL};
 SELECT * FROM iris_test TO EVALUATE {MODEL} WITH evaluate.plot = 'plots/evaluation.png'
 LABEL class INTO iris_evaluation;
+SELECT * FROM iris_test TO EXPLAIN {MODEL} WITH summary.plot_type = 'bar' INTO iris_explained;
 SELECT * FROM iris_train TO TRAIN xgboost.gbtree
 WITH objective = 'multi:softprob', train.num_boost_round = 2, max_depth = CHOICE(1, 3),
      search.algorithm = grid, validation.select = 'SELECT * FROM iris_test'
@@ -144,6 +145,27 @@ def test_the_evaluation_plot_is_shown_in_the_page(store):
     image = client.get(source.group(1))
     assert image.status_code == 200 and image.headers["content-type"] == "image/png"
     assert image.content == (store.folder / "plots" / "evaluation.png").read_bytes()
+
+
+def test_an_explanation_plot_in_its_default_file_is_shown(store):
+    """summary.* without explain.plot draws <model>_explain.png: found as the run found it."""
+    client = store.client()
+    page = client.get(f"/models/{MODEL}").text
+    figure = re.search(
+        r'<figure class="plot" data-kind="explain">.*?<img src="([^"]+)"', page, re.DOTALL
+    )
+    assert figure is not None
+    image = client.get(figure.group(1))
+    assert image.content == (store.folder / f"{MODEL}_explain.png").read_bytes()
+
+
+def test_a_datasource_that_cannot_be_read_is_a_page_without_its_password(tmp_path):
+    url = "postgresql://someone:s3cret-Passw0rd@127.0.0.1:9/nowhere"
+    client = TestClient(create_app(Settings(url, tmp_path / "runs", tmp_path)))
+    for address in ("/models", f"/models/{MODEL}", f"/models/{MODEL}/compare"):
+        page = client.get(address)
+        assert page.status_code == 503
+        assert "someone:***@127.0.0.1" in page.text and "s3cret-Passw0rd" not in page.text
 
 
 def test_a_plot_address_serves_only_a_recorded_plot_of_that_model(store):

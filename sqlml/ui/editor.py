@@ -104,14 +104,17 @@ async def complete(request: Request) -> Response:
 
 def _refresh_catalog(request: Request, state: _EditorState) -> None:
     """Read the tables, columns and models again when a run may have changed them, or the
-    last read is old."""
+    last read is old (a datasource that cannot be read: as they were, tried again later)."""
     with state.catalog_lock:
         generation, read_at = state.catalog_read
         now = time.monotonic()
         if generation == state.runner.generation and now - read_at < CATALOG_SECONDS:
             return
-        with datasource(request) as ds:
-            state.catalog.refresh(ds)
+        try:
+            with datasource(request) as ds:
+                state.catalog.refresh(ds)
+        except SqlmlError:  # keywords and estimators are still offered
+            pass
         state.catalog_read = (state.runner.generation, now)
 
 

@@ -9,7 +9,9 @@ and the trials' charts are drawn as inline SVG (:mod:`sqlml.ui.svg_chart`).
 
 from __future__ import annotations
 
+import functools
 import json
+from collections.abc import Awaitable, Callable
 from typing import Any
 from urllib.parse import quote
 
@@ -18,11 +20,14 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, Response
 from starlette.routing import BaseRoute, Route
 
+from sqlml.errors import SqlmlError
 from sqlml.ui.model_catalog import Version, newest_versions, number, version, versions
 from sqlml.ui.pages import datasource, page
 from sqlml.ui.recorded_plots import recorded_plots, step_plot
+from sqlml.ui.redaction import scrubber
 from sqlml.ui.svg_chart import Point, scatter
 
+Endpoint = Callable[[Request], Awaitable[Response]]
 SHOWN_METRICS = 4  # metrics in the list of models, validation metrics first
 _DETAILS = ("label", "rows", "validation", "base_model", "format", "trained_at", "sqlml_version")
 
@@ -129,14 +134,34 @@ async def plot_file(request: Request) -> Response:
 
 def _missing(request: Request, name: str, version: int | None = None) -> Response:
     what = f"model {name} has no version {version}" if version else f"model {name} does not exist"
+    hint = "SHOW MODELS lists the models; TO TRAIN ... INTO a model makes one"
+    return _error_page(request, what, hint, 404)
+
+
+def _error_page(request: Request, message: str, hint: str, status: int) -> Response:
     return page(
         request,
-        "model_missing.html",
-        status_code=404,
+        "model_error.html",
+        status_code=status,
         section="models",
-        message=what,
-        hint="SHOW MODELS lists the models; TO TRAIN ... INTO a model makes one",
+        message=message,
+        hint=hint,
     )
+
+
+def _showing_errors(endpoint: Endpoint) -> Endpoint:
+    """``endpoint``, whose errors (the datasource cannot be read) are a page saying so, without
+    the datasource's password."""
+
+    @functools.wraps(endpoint)
+    async def shown(request: Request) -> Response:
+        try:
+            return await endpoint(request)
+        except SqlmlError as error:
+            scrub = scrubber(request.app.state.settings.datasource)
+            return _error_page(request, scrub(error.message), scrub(error.hint or ""), 503)
+
+    return shown
 
 
 def _version_number(text: str | None) -> int | None:
@@ -258,8 +283,8 @@ def _metric_text(value: Any) -> str:
 
 
 ROUTES: list[BaseRoute] = [
-    Route("/models", models_page),
-    Route("/models/{name}", model_page),
-    Route("/models/{name}/compare", compare_page),
-    Route("/models/{name}/plots/{run_id}/{step}", plot_file),
+    Route("/models", _showing_errors(models_page)),
+    Route("/models/{name}", _showing_errors(model_page)),
+    Route("/models/{name}/compare", _showing_errors(compare_page)),
+    Route("/models/{name}/plots/{run_id}/{step}", _showing_errors(plot_file)),
 ]
