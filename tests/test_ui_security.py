@@ -1,0 +1,432 @@
+"""sqlml ui's security: it listens on loopback unless told otherwise, and another address
+needs a token (refused without it, a cookie once given); the datasource's password appears
+in no page and no response, error responses included; a POST from another site's page
+changes nothing; the editor refuses what ``sqlml check`` refuses, with the same message.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from urllib.parse import quote, urljoin, urlsplit
+
+import pytest
+from conftest import datasource_url, import_or_skip, iris_columns
+from ui_browser import Demo, make_demo, run_id, sqlml
+
+from sqlml.backends.local.run_file import read_run_file
+from sqlml.cli import main
+from sqlml.models.store import ModelStore
+from sqlml.runtime.datasource import connect
+
+import_or_skip("starlette")  # the ui extra
+import_or_skip("httpx")  # the test extra: starlette's TestClient
+from httpx import Response  # noqa: E402
+from starlette.testclient import TestClient  # noqa: E402
+
+from sqlml.ui import server  # noqa: E402
+from sqlml.ui.server import TOKEN_COOKIE, Settings, create_app  # noqa: E402
+
+PASSWORD = "S3ntinel-pw"
+USER = "sqlmlui"
+OTHER_SITE = "https://elsewhere.example"
+SAME_SITE = "http://testserver"  # TestClient's address
+MAX_PAGES = 150  # the crawl's bound
+
+
+# -- where it listens, and the token -------------------------------------------------
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def listening(port: int) -> set[str]:
+    """The IPv4 and IPv6 addresses a socket of this machine listens on at ``port`` (as
+    /proc/net/tcp* write them: hexadecimal, in the kernel's byte order)."""
+    found = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        for line in Path(table).read_text().splitlines()[1:]:
+            local, state = line.split()[1], line.split()[3]
+            address, hex_port = local.split(":")
+            if state == "0A" and int(hex_port, 16) == port:  # 0A: LISTEN
+                found.add(address)
+    return found
+
+
+@pytest.fixture
+def sqlml_ui(tmp_path: Path) -> Iterator[Callable[..., tuple[subprocess.Popen[str], str]]]:
+    """Start ``sqlml ui ARGUMENTS`` (a process of its own); stopped at the test's end. It
+    returns the process and the address line it printed."""
+    started: list[subprocess.Popen[str]] = []
+
+    def start(*arguments: str) -> tuple[subprocess.Popen[str], str]:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "sqlml", "ui", "--datasource", f"duckdb:///{tmp_path}/ui.db",
+             *arguments],
+            cwd=tmp_path, stderr=subprocess.PIPE, text=True,
+        )  # fmt: skip
+        started.append(process)
+        line = process.stderr.readline()
+        assert line.startswith("sqlml ui: http://"), line
+        return process, line.strip()
+
+    yield start
+    for process in started:
+        process.terminate()
+        process.wait(timeout=30)
+        process.stderr.close()
+
+
+def answered(url: str, **options) -> object:
+    """``url``'s response, once the server has started listening."""
+    import httpx
+
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            return httpx.get(url, timeout=10, **options)
+        except httpx.ConnectError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.1)
+
+
+def test_sqlml_ui_listens_on_loopback_only_by_default(sqlml_ui):
+    port = free_port()
+    _, address = sqlml_ui("--port", str(port))
+    assert address == f"sqlml ui: http://127.0.0.1:{port}/"  # and no token
+    assert answered(f"http://127.0.0.1:{port}/runs").status_code == 200
+    assert listening(port) == {"0100007F"}  # 127.0.0.1, nothing else
+
+
+@pytest.mark.parametrize(
+    ("options", "token"),
+    [
+        ([], None),
+        (["--host", "localhost"], None),
+        (["--host", "::1"], None),
+        (["--host", "0.0.0.0"], "generated"),
+        (["--host", "192.168.1.20", "--token", "given-token"], "given-token"),
+    ],
+)
+def test_an_address_other_than_loopback_needs_a_token(options, token, monkeypatch, capsys):
+    served = {}
+    monkeypatch.delenv("SQLML_UI_TOKEN", raising=False)
+    monkeypatch.setattr(
+        server,
+        "serve",
+        lambda *args: served.update(zip(["ds", "host", "port", "token"], args, strict=True)) or 0,
+    )
+    assert main(["ui", *options]) == 0
+    printed = capsys.readouterr().err
+    assert served["host"] == (options[1] if options else "127.0.0.1")
+    if token is None:
+        assert served["token"] is None and "token" not in printed
+    else:
+        assert served["token"] == token or (token == "generated" and len(served["token"]) >= 24)
+        assert f"?token={served['token']}" in printed
+
+
+def test_a_token_from_the_environment_is_used(monkeypatch, capsys):
+    served = {}
+    monkeypatch.setenv("SQLML_UI_TOKEN", "from-the-environment")
+    monkeypatch.setattr(server, "serve", lambda *args: served.update(token=args[3]) or 0)
+    assert main(["ui", "--host", "0.0.0.0"]) == 0
+    assert served["token"] == "from-the-environment"
+
+
+def test_every_request_without_the_token_is_refused(sqlml_ui):
+    import httpx
+
+    port = free_port()
+    _, address = sqlml_ui("--host", "0.0.0.0", "--port", str(port))
+    token = re.fullmatch(r"sqlml ui: http://0\.0\.0\.0:\d+/\?token=([\w-]+)", address).group(1)
+    home = f"http://127.0.0.1:{port}"
+    for path in ("/", "/runs", "/runs/any", "/models", "/models/any", "/editor",
+                 "/static/style.css", "/missing"):  # fmt: skip
+        refused = answered(home + path)
+        assert refused.status_code == 403, path
+        assert "token" in refused.text and token not in refused.text
+        assert answered(home + path, params={"token": "wrong"}).status_code == 403
+        assert answered(home + path, cookies={TOKEN_COOKIE: "wrong"}).status_code == 403
+    assert httpx.post(f"{home}/editor/run", json={"sql": "SELECT 1;"}).status_code == 403
+
+    given = answered(f"{home}/runs?token={token}&state=failed")
+    assert given.is_redirect
+    assert given.headers["location"] in (f"{home}/runs?state=failed", "/runs?state=failed")
+    cookie = given.headers["set-cookie"]
+    assert cookie.startswith(f"{TOKEN_COOKIE}={token};")
+    assert "httponly" in cookie.lower() and "samesite=strict" in cookie.lower()
+    with httpx.Client(base_url=home, cookies={TOKEN_COOKIE: token}) as browser:
+        assert browser.get("/runs?state=failed").status_code == 200
+        assert browser.get("/static/style.css").status_code == 200
+    bearer = {"authorization": f"Bearer {token}"}
+    assert httpx.get(f"{home}/models", headers=bearer).status_code == 200
+
+
+def test_the_token_is_checked_on_every_route():
+    """Each route of the application (every page helper's) is behind the token."""
+    app = create_app(Settings(None, Path("."), Path("."), token="the-token"))
+    client = TestClient(app, follow_redirects=False)
+    paths = {re.sub(r"\{[^}]+\}", "x", route.path) for route in app.routes}
+    assert {"/runs", "/models", "/editor", "/static"} <= paths
+    for path in paths:
+        for method in ("GET", "POST"):
+            assert client.request(method, path).status_code == 403, (method, path)
+
+
+# -- the datasource's password -------------------------------------------------------
+
+
+def mysql_with_password(folder: Path) -> str:
+    """The test server's database through a user whose password is the sentinel."""
+    root = datasource_url("mysql", folder)
+    ds = connect(root)
+    try:
+        for host in ("%", "localhost", "127.0.0.1"):
+            ds.execute(f"CREATE USER IF NOT EXISTS '{USER}'@'{host}' IDENTIFIED BY '{PASSWORD}'")
+            ds.execute(f"GRANT ALL PRIVILEGES ON test.* TO '{USER}'@'{host}'")
+    finally:
+        ds.close()
+    parts = urlsplit(root)
+    return f"mysql://{USER}:{PASSWORD}@{parts.hostname}:{parts.port}{parts.path}"
+
+
+def postgresql_with_password(folder: Path) -> str:
+    """The test server's database, the sentinel given as the password (trust ignores it)."""
+    parts = urlsplit(datasource_url("postgresql", folder))
+    return f"postgresql://{parts.username}:{PASSWORD}@{parts.hostname}:{parts.port}{parts.path}"
+
+
+def program(prefix: str) -> str:
+    """A model, its evaluation's plot, then a step failing on a missing table."""
+    measures = "sepal_length, sepal_width, petal_length, petal_width"
+    return (
+        f"SELECT {measures}, class FROM {prefix}_iris TO TRAIN xgboost.gbtree "
+        f"WITH train.num_boost_round = 3 LABEL class INTO {prefix}_m;\n"
+        f"SELECT * FROM {prefix}_iris TO EVALUATE {prefix}_m "
+        f"WITH evaluate.plot = 'evaluation.png' LABEL class INTO {prefix}_eval;\n"
+        f"CREATE TABLE {prefix}_joined AS SELECT e.* FROM {prefix}_eval AS e "
+        f"CROSS JOIN {prefix}_missing AS m;\n"
+    )
+
+
+@pytest.fixture(params=["mysql", "postgresql"])
+def server_with_password(request, tmp_path, unique_name) -> Iterator[tuple[str, str, str]]:
+    """A database server's URL holding the sentinel password, with a failed run of the
+    program and its model; yields the URL, the run id and the names' prefix."""
+    url = (mysql_with_password if request.param == "mysql" else postgresql_with_password)(tmp_path)
+    ds = connect(url)
+    ds.write_table([f"{unique_name}_iris"], iris_columns())
+    ds.close()
+    (tmp_path / "program.sql").write_text(program(unique_name))
+    env = {"SQLML_RUN_DIR": str(tmp_path / "runs")}
+    done = sqlml("run", "program.sql", "--datasource", url, folder=tmp_path, env=env)
+    assert done.returncode == 1, done.stderr
+    yield url, run_id(done.stderr), unique_name
+    ds = connect(url)
+    for table in ("iris", "eval", "joined"):
+        ds.execute(f"DROP TABLE IF EXISTS {unique_name}_{table}")
+    ModelStore(ds).drop(f"{unique_name}_m")
+    ds.close()
+
+
+def text_of(response) -> str:
+    """Everything a response says: its headers, and its body as sent and unescaped."""
+    headers = "\n".join(f"{key}: {value}" for key, value in response.headers.items())
+    return f"{headers}\n{response.text}\n{html.unescape(response.text)}"
+
+
+def links(page: str, base: str) -> set[str]:
+    """The same-site addresses a page refers to (links, images, scripts, GET forms)."""
+    found = re.findall(r'(?:href|src|action)="([^"#]+)', page)
+    return {urljoin(base, html.unescape(link)) for link in found if not link.startswith("http")}
+
+
+def crawl(client: TestClient, start: list[str], ours: tuple[str, ...]) -> dict[str, Response]:
+    """Every page reachable from ``start`` by its links, each address with its response;
+    links to runs and models are followed when they are this test's (``ours`` names them)."""
+    seen: dict[str, Response] = {}
+    queue = list(start)
+    while queue and len(seen) < MAX_PAGES:
+        address = queue.pop(0)
+        if address in seen:
+            continue
+        seen[address] = response = client.get(address)
+        for link in links(response.text, address):
+            parts = urlsplit(link).path.split("/")
+            others = len(parts) > 2 and parts[1] in ("runs", "models")
+            if not others or any(name in parts[2] for name in ours):
+                queue.append(urlsplit(link)._replace(scheme="", netloc="").geturl())
+    return seen
+
+
+def editor_answers(client: TestClient, statements: list[str]) -> dict[str, Response]:
+    return {
+        f"POST /editor/run {sql}": client.post(
+            "/editor/run", json={"sql": sql}, headers={"origin": SAME_SITE}
+        )
+        for sql in statements
+    }
+
+
+def resumed(client: TestClient, failed: str) -> tuple[Response, str]:
+    """Resume ``failed`` from the page: the answer, and the new run's id once it has ended."""
+    answer = client.post(f"/runs/{failed}/resume", headers={"origin": SAME_SITE})
+    assert answer.status_code == 200, answer.text
+    new = answer.json()["run"]
+    deadline = time.monotonic() + 120
+    while client.get(f"/runs/{new}/state").json()["state"] in ("pending", "running"):
+        assert time.monotonic() < deadline, f"the resumed run {new} did not end"
+        time.sleep(0.5)
+    return answer, new
+
+
+def assert_secret_kept(pages: dict[str, Response], url: str) -> None:
+    """No page shows the password (as written, or as a URL or form would encode it) and
+    none is an unhandled error (500: a page that failed says what went wrong)."""
+    for address, page in pages.items():
+        text = text_of(page)
+        for secret in (PASSWORD, quote(PASSWORD, safe=""), url):
+            assert secret not in text, f"{address} shows the datasource's password"
+    errors = {address: page.status_code for address, page in pages.items()}
+    assert not {a: s for a, s in errors.items() if s == 500}, "unhandled errors"
+
+
+def run_pages(run_dir: Path, run: str) -> list[str]:
+    """A run's page, its state, and each step's details and log."""
+    steps = [step["name"] for step in read_run_file(run_dir / run)["steps"]]
+    return [
+        f"/runs/{run}", f"/runs/{run}/state",
+        *(f"/runs/{run}/steps/{step}{log}" for step in steps for log in ("", "/log")),
+    ]  # fmt: skip
+
+
+def test_no_page_or_response_shows_the_password(server_with_password, tmp_path):
+    url, failed, prefix = server_with_password
+    settings = Settings(url, tmp_path / "runs", tmp_path)
+    client = TestClient(create_app(settings), follow_redirects=False, raise_server_exceptions=False)
+    start = [
+        "/", "/runs", f"/runs?q={prefix}&state=failed", *run_pages(settings.run_dir, failed),
+        "/runs/no-such-run", f"/runs/{failed}/steps/no-such-step/log",
+        "/models", f"/models/{prefix}_m", f"/models/{prefix}_m?version=1",
+        f"/models/{prefix}_m?version=99", f"/models/{prefix}_m/compare?a=1&b=1",
+        "/models/no_such_model", "/editor", "/editor/complete?text=SELECT%20*%20FROM%20&cursor=14",
+        "/no-such-page",
+    ]  # fmt: skip
+    pages = editor_answers(
+        client,
+        [
+            f"SELECT class, count(*) AS n FROM {prefix}_iris GROUP BY class;",
+            "SELECT * FROM no_such_table;",
+            "SELEC 1;",
+            f"SELECT * FROM {prefix}_iris TO TRAIN no.such_estimator LABEL class INTO x;",
+            f"SELECT * FROM {prefix}_iris TO PREDICT {prefix}_out.class USING no_such_model;",
+        ],
+    )
+    pages[f"POST /runs/{failed}/resume"], new = resumed(client, failed)
+    pages |= crawl(client, start + run_pages(settings.run_dir, new), (failed, new, prefix))
+    assert len(pages) > len(start) + 10, f"the pages link to little: {sorted(pages)}"
+    assert_secret_kept(pages, url)
+
+
+def test_no_error_response_shows_the_password_of_an_unreachable_server(tmp_path):
+    url = f"mysql://{USER}:{PASSWORD}@127.0.0.1:{free_port()}/test"
+    app = create_app(Settings(url, tmp_path, tmp_path))
+    client = TestClient(app, follow_redirects=False, raise_server_exceptions=False)
+    start = ["/", "/runs", "/runs/x", "/runs/x/state", "/runs/x/steps/s1-x/log", "/models",
+             "/models/m", "/models/m/compare?a=1&b=2", "/editor",
+             "/editor/complete?text=SELECT%20*%20FROM%20&cursor=14"]  # fmt: skip
+    pages = crawl(client, start, ()) | editor_answers(client, ["SELECT 1;"])
+    assert_secret_kept(pages, url)
+    for address in ("/runs", "/models", "POST /editor/run SELECT 1;"):
+        assert "connect" in pages[address].text, f"{address} does not say what went wrong"
+
+
+# -- a POST from another site; the editor's checks -------------------------------------
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory) -> tuple[Demo, str]:
+    """The browser tests' demo (a failed run) on DuckDB."""
+    demo = make_demo(tmp_path_factory.mktemp("ui-security"))
+    return demo, demo.run_program()
+
+
+@pytest.fixture
+def client(demo) -> TestClient:
+    return TestClient(create_app(demo[0].settings()), follow_redirects=False)
+
+
+def tables(demo: Demo) -> set[str]:
+    ds = connect(demo.datasource)
+    try:
+        return {
+            row[0] for row in ds.execute("SELECT table_name FROM information_schema.tables").rows
+        }
+    finally:
+        ds.close()
+
+
+@pytest.mark.parametrize("origin", [OTHER_SITE, "null", "http://testserver.elsewhere.example"])
+def test_a_post_from_another_site_changes_nothing(demo, client, origin):
+    demo, failed = demo
+    runs = set(demo.run_dir.iterdir())
+    forged = {"origin": origin}
+    sql = "CREATE TABLE forged AS SELECT 1 AS x;"
+    assert client.post("/editor/run", json={"sql": sql}, headers=forged).status_code == 403
+    assert client.post("/editor/run", data={"sql": sql}, headers=forged).status_code == 403
+    assert client.post(f"/runs/{failed}/resume", headers=forged).status_code == 403
+    assert client.post(f"/runs/{failed}/stop", headers=forged).status_code == 403
+    assert client.post("/editor/cancel", headers=forged).status_code == 403
+    assert "forged" not in tables(demo)
+    assert set(demo.run_dir.iterdir()) == runs, "a forged POST resumed the run"
+
+
+def test_a_post_from_the_page_itself_is_run(demo, client):
+    done = client.post(
+        "/editor/run", json={"sql": "CREATE TABLE same_site AS SELECT 1 AS x;"},
+        headers={"origin": SAME_SITE},
+    )  # fmt: skip
+    assert done.status_code == 200, done.text
+    assert "same_site" in tables(demo[0])
+
+
+REFUSED_BY_CHECK = [
+    "SELECT class, count(*) AS n\nFROM iris_train GROUP BY class ORDER BY n DESC LIMT 2;",
+    "SELEC 1;",
+    "SELECT * FROM iris_train TO TRAIN xgboost.gbtree\nWITH train.num_boost_roun = 5\n"
+    "LABEL class INTO m;",
+    "SELECT * FROM iris_train TO TRAIN xgboost.gbtre LABEL class INTO m;",
+    "SELECT * FROM iris_test TO PREDICT out.class USING no_such_model;",
+]
+
+
+@pytest.mark.parametrize("statement", REFUSED_BY_CHECK)
+def test_the_editor_refuses_what_sqlml_check_refuses_with_its_message(
+    demo, client, statement, capsys
+):
+    demo, _ = demo
+    text = f"CREATE TABLE before_the_error AS SELECT 1 AS x;\n{statement}"
+    file = demo.folder / "refused.sql"
+    file.write_text(text)
+    assert main(["check", str(file), "--datasource", demo.datasource]) == 1
+    checked = capsys.readouterr().err
+    found = re.match(r"\S+:(\d+):(\d+): error: (.*)\n(?:  hint: (.*))?", checked)
+    assert found, checked
+    line, column, message, hint = found.groups()
+
+    answer = client.post("/editor/run", json={"sql": text}, headers={"origin": SAME_SITE})
+    shown = text_of(answer)
+    assert f"line {line}, column {column}" in shown, (checked, shown)
+    assert message in shown and (hint is None or hint in shown), (checked, shown)
+    assert "before_the_error" not in tables(demo), "a statement ran although the check failed"
