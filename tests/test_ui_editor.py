@@ -123,7 +123,7 @@ def test_a_program_that_fails_a_check_runs_nothing_and_says_what_check_says(clie
     assert f"line {expected[0].line}, column {expected[0].column}" in answer["html"]
 
 
-def test_a_training_and_its_evaluation_plot_show_in_the_result(client):
+def test_a_training_and_its_evaluation_plot_show_in_the_result_and_the_models_page(client):
     answer = run(
         client,
         f"{TRAIN}\nSELECT * FROM iris_test TO EVALUATE {MODEL} "

@@ -26,6 +26,7 @@ from starlette.routing import BaseRoute, Route
 from sqlml.errors import SqlmlError
 from sqlml.repl.catalog import Catalog
 from sqlml.repl.session import format_error
+from sqlml.ui.drawn_plots import drawn_plots
 from sqlml.ui.editor_runner import Busy, EditorRun, EditorRunner
 from sqlml.ui.pages import datasource, page, templates
 from sqlml.ui.redaction import scrubber
@@ -76,6 +77,11 @@ async def run(request: Request) -> Response:
         return JSONResponse({"ok": False, "busy": True, "error": message}, status_code=409)
     except SqlmlError as error:  # the datasource cannot be opened
         outcome = EditorRun(errors=[error])
+    if outcome is not None:
+        plots = drawn_plots(request.app)
+        for result in outcome.results:
+            if result.plot is not None:
+                plots.add(result.plot.model, result.plot.kind, result.plot.path, result.text)
     context = _result_context(outcome, text, state.scrub)
     if not as_json:
         return page(request, "editor.html", section="editor", sql=text, **context)
@@ -162,7 +168,7 @@ def _result_context(outcome: EditorRun | None, text: str, scrub: Any) -> dict[st
             if r.result is not None
             else [],
             "count": len(r.result.rows) if r.result is not None else 0,
-            "plot": base64.b64encode(r.plot).decode() if r.plot else None,
+            "plot": base64.b64encode(r.plot.data).decode() if r.plot else None,
         }
         for r in outcome.results
     ]

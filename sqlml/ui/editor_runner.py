@@ -26,7 +26,7 @@ from sqlml.errors import SqlmlError
 from sqlml.runtime import cancel
 from sqlml.runtime.datasource import Datasource, ResultSet, connect
 from sqlml.runtime.outcome import Outcome
-from sqlml.ui.recorded_plots import PNG_MAGIC
+from sqlml.ui.recorded_plots import png
 from sqlml.workflow.core import Step
 
 T = TypeVar("T")
@@ -38,14 +38,24 @@ class Busy(Exception):
     """Another run is going on: the editor runs one at a time."""
 
 
+@dataclass(frozen=True)
+class Plot:
+    """A plot a TO EVALUATE or TO EXPLAIN statement drew: of which model, its file, its PNG."""
+
+    kind: str
+    model: str
+    path: Path
+    data: bytes
+
+
 @dataclass
 class StatementResult:
-    """What one statement produced: its text, summary, rows, and the plot it drew (PNG)."""
+    """What one statement produced: its text, summary, rows, and the plot it drew."""
 
     text: str
     summary: str | None
     result: ResultSet | None
-    plot: bytes | None = None
+    plot: Plot | None = None
 
 
 @dataclass
@@ -135,20 +145,18 @@ def _analyzed(text: str, dialect: str) -> list[ir.Statement]:
     return analyze(parse(text), dialect)
 
 
-def _plot(statement: ir.Statement, base_dir: Path | None) -> bytes | None:
-    """The PNG a TO EVALUATE or TO EXPLAIN statement drew (``evaluate.plot``,
+def _plot(statement: ir.Statement, base_dir: Path | None) -> Plot | None:
+    """The plot a TO EVALUATE or TO EXPLAIN statement drew (``evaluate.plot``,
     ``explain.plot``), read back from its file."""
     attribute = _PLOTS.get(statement.kind)
     drawn = getattr(statement, "attributes", {}).get(attribute) if attribute else None
-    if not isinstance(drawn, str):
+    model = getattr(statement, "model", None)
+    if not isinstance(drawn, str) or not isinstance(model, str):
         return None
     path = Path(drawn).expanduser()
     path = path if path.is_absolute() else (base_dir or Path.cwd()) / path
-    try:
-        data = path.read_bytes()
-    except OSError:
-        return None
-    return data if data.startswith(PNG_MAGIC) else None
+    data = png(path)
+    return Plot(statement.kind, model, path, data) if data is not None else None
 
 
 class _CancelSwitch:

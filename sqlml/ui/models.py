@@ -9,9 +9,12 @@ and the trials' charts are drawn as inline SVG (:mod:`sqlml.ui.svg_chart`).
 
 from __future__ import annotations
 
+import base64
 import functools
 import json
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
@@ -21,9 +24,10 @@ from starlette.responses import FileResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from sqlml.errors import SqlmlError
+from sqlml.ui.drawn_plots import drawn_plots
 from sqlml.ui.model_catalog import Version, newest_versions, number, version, versions
 from sqlml.ui.pages import datasource, page
-from sqlml.ui.recorded_plots import recorded_plots, step_plot
+from sqlml.ui.recorded_plots import RecordedPlot, png, recorded_plots, step_plot
 from sqlml.ui.redaction import scrubber
 from sqlml.ui.svg_chart import Point, scatter
 
@@ -51,14 +55,14 @@ async def model_page(request: Request) -> Response:
     name = request.path_params["name"]
     chosen = _version_number(request.query_params.get("version"))
 
-    def read() -> tuple[list[Version], Version | None, list[Any]]:
+    def read() -> tuple[list[Version], Version | None, list[ShownPlot]]:
         with datasource(request) as ds:
             stored = versions(ds, name)
             if not stored:
                 return stored, None, []
             shown = version(ds, name, stored[0].version if chosen is None else chosen)
-            plots = recorded_plots(ds, request.app.state.settings.run_dir, name)
-            return stored, shown, plots
+            recorded = recorded_plots(ds, request.app.state.settings.run_dir, name)
+        return stored, shown, _plots(request, name, recorded)
 
     stored, shown, plots = await run_in_threadpool(read)
     if not stored:
@@ -78,7 +82,7 @@ async def model_page(request: Request) -> Response:
         details=[(key, _shown(meta[key])) for key in _DETAILS if key in (meta := shown.metadata)],
         features=_features(shown.metadata),
         metrics=[(key, _number_text(value)) for key, value in shown.metrics.items()],
-        plots=[(plot, f"{url}/plots/{quote(plot.run_id)}/{quote(plot.step)}") for plot in plots],
+        plots=plots,
         trials=_trials(shown),
     )
 
@@ -130,6 +134,33 @@ async def plot_file(request: Request) -> Response:
     if plot is None:
         return Response("no such plot", status_code=404, media_type="text/plain")
     return FileResponse(plot.path, media_type="image/png", headers={"Cache-Control": "no-cache"})
+
+
+@dataclass(frozen=True)
+class ShownPlot:
+    """A plot on a model's page: what drew it (evaluate, explain), its image's address, its
+    file, the statement, and the recorded run (None: this server's editor)."""
+
+    kind: str
+    src: str
+    path: Path
+    statement: str
+    run_id: str | None
+
+
+def _plots(request: Request, name: str, recorded: list[RecordedPlot]) -> list[ShownPlot]:
+    """The plots of the model ``name``: those its editor drew while this server runs (read
+    into the page), then those of the recorded runs (by their address)."""
+    plots = []
+    for drawn in drawn_plots(request.app).of(name):
+        data = png(drawn.path)
+        if data is not None:
+            source = f"data:image/png;base64,{base64.b64encode(data).decode()}"
+            plots.append(ShownPlot(drawn.kind, source, drawn.path, drawn.statement, None))
+    for plot in recorded:
+        source = f"{model_url(name)}/plots/{quote(plot.run_id)}/{quote(plot.step)}"
+        plots.append(ShownPlot(plot.kind, source, plot.path, plot.statement, plot.run_id))
+    return plots
 
 
 def _missing(request: Request, name: str, version: int | None = None) -> Response:

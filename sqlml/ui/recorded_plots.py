@@ -76,7 +76,7 @@ def step_plot(
         return None
     path = Path(drawn).expanduser()
     path = path if path.is_absolute() else Path(description.get("base_dir", ".")) / path
-    if not _is_png(path):
+    if png(path) is None:
         return None
     return RecordedPlot(run_id, step, kind, path, None, text)
 
@@ -99,9 +99,10 @@ def _plot_of(text: str, dialect: str, kind: str, model: str) -> str | None:
     return None
 
 
-def _is_png(path: Path) -> bool:
+def png(path: Path) -> bytes | None:
+    """The PNG image in the file ``path``; None if there is none."""
     try:
-        with path.open("rb") as file:
-            return file.read(len(PNG_MAGIC)) == PNG_MAGIC
+        data = path.read_bytes()
     except OSError:
-        return False
+        return None
+    return data if data.startswith(PNG_MAGIC) else None
