@@ -66,7 +66,8 @@ async def run(request: Request) -> Response:
     as_json = request.headers.get("content-type", "").startswith("application/json")
     if as_json:
         body = await request.json()
-        text = body.get("sql", "") if isinstance(body, dict) else ""
+        given = body.get("sql") if isinstance(body, dict) else None
+        text = given if isinstance(given, str) else ""
     else:
         text = parse_qs((await request.body()).decode("utf-8", "replace")).get("sql", [""])[0]
     state = _state(request)

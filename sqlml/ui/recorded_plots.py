@@ -76,7 +76,7 @@ def step_plot(
         return None
     path = Path(drawn).expanduser()
     path = path if path.is_absolute() else Path(description.get("base_dir", ".")) / path
-    if png(path) is None:
+    if not is_png(path):
         return None
     return RecordedPlot(run_id, step, kind, path, None, text)
 
@@ -97,6 +97,15 @@ def _plot_of(text: str, dialect: str, kind: str, model: str) -> str | None:
             if isinstance(plot, str) and plot:
                 return plot
     return None
+
+
+def is_png(path: Path) -> bool:
+    """Whether the file ``path`` starts as a PNG image does."""
+    try:
+        with path.open("rb") as file:
+            return file.read(len(PNG_MAGIC)) == PNG_MAGIC
+    except OSError:
+        return False
 
 
 def png(path: Path) -> bytes | None:
