@@ -65,7 +65,10 @@ async def editor_page(request: Request) -> Response:
 async def run(request: Request) -> Response:
     as_json = request.headers.get("content-type", "").startswith("application/json")
     if as_json:
-        body = await request.json()
+        try:
+            body = await request.json()
+        except ValueError:
+            return JSONResponse({"ok": False, "error": "the request is not JSON"}, status_code=400)
         given = body.get("sql") if isinstance(body, dict) else None
         text = given if isinstance(given, str) else ""
     else:
