@@ -157,6 +157,8 @@ def _result_context(outcome: EditorRun | None, text: str, scrub: Any) -> dict[st
     errors = [
         {
             "where": f"line {e.line}, column {e.column}" if e.line is not None else "",
+            "line": e.line,
+            "column": e.column or 1,
             "message": scrub(e.message),
             "hint": scrub(e.hint or ""),
             "text": scrub(format_error(e, text, SOURCE)),

@@ -30,6 +30,7 @@
       const answer = await response.json().catch(() => null);
       if (answer && typeof answer.html === "string") {
         result.innerHTML = answer.html;
+        pointAtError();
       } else {
         showError(answer && answer.error ? answer.error : `the server answered ${response.status}`);
       }
@@ -40,6 +41,18 @@
       cancelButton.hidden = true;
       result.removeAttribute("aria-busy");
     }
+  }
+
+  // Select the character the first error is at (its line and column, counted from 1).
+  function pointAtError() {
+    const error = document.getElementById("error");
+    if (!error || !error.dataset.line) return;
+    const lines = sql.value.split("\n");
+    const line = Math.min(Number(error.dataset.line), lines.length);
+    let offset = Number(error.dataset.column) - 1;
+    for (let i = 0; i < line - 1; i++) offset += lines[i].length + 1;
+    sql.focus();
+    sql.setSelectionRange(offset, Math.min(offset + 1, sql.value.length));
   }
 
   function showError(message) {
