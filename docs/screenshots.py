@@ -1,0 +1,102 @@
+"""The pictures of docs/ui.md: sqlml ui's main pages, taken with headless Chromium.
+
+``python docs/screenshots.py`` makes a small demo in a temporary folder (the iris tables in
+a DuckDB file; a program that trains a model, evaluates it with a plot, then fails on a
+missing table; that run resumed once the table exists), serves ``sqlml ui`` over it on a
+free loopback port and writes ``docs/images/ui-*.png``: the runs list, the failed run's DAG
+with its failed step's log, the model's page and the editor with a result.
+
+Needs the ``ui`` and ``test`` extras and Debian's ``chromium`` and ``chromium-driver``.
+"""
+
+from __future__ import annotations
+
+import base64
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests"))
+
+from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.remote.webdriver import WebDriver  # noqa: E402
+from selenium.webdriver.support import expected_conditions as seen  # noqa: E402
+from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
+from ui_browser import MISSING_TABLE, MODEL, chrome, make_demo, serving  # noqa: E402
+
+IMAGES = ROOT / "docs" / "images"
+WIDTH, HEIGHT = 1280, 860
+EDITOR_SQL = "SELECT class, count(*) AS flowers, round(avg(petal_length), 2) AS petal_length\n"
+EDITOR_SQL += "FROM iris_train GROUP BY class ORDER BY class;"
+
+
+def shown(browser: WebDriver, css: str) -> None:
+    WebDriverWait(browser, 30).until(seen.visibility_of_element_located((By.CSS_SELECTOR, css)))
+
+
+def save(browser: WebDriver, name: str, whole: bool = False) -> None:
+    """The window (``whole``: the whole page) as ``docs/images/ui-NAME.png``."""
+    path = IMAGES / f"ui-{name}.png"
+    WebDriverWait(browser, 30).until(
+        lambda b: b.execute_script(
+            "return Array.from(document.images).every(i => i.complete && i.naturalWidth > 0)"
+        )
+    )
+    if whole:
+        size = browser.execute_cdp_cmd("Page.getLayoutMetrics", {})["cssContentSize"]
+        clip = {"x": 0, "y": 0, "width": size["width"], "height": size["height"], "scale": 1}
+        shot = browser.execute_cdp_cmd(
+            "Page.captureScreenshot", {"format": "png", "captureBeyondViewport": True, "clip": clip}
+        )
+        path.write_bytes(base64.b64decode(shot["data"]))
+    else:
+        browser.save_screenshot(str(path))
+    print(f"wrote {path.relative_to(ROOT)}")
+
+
+def main() -> int:
+    IMAGES.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="sqlml-ui-demo-") as folder:
+        demo = make_demo(Path(folder))
+        failed = demo.run_program()
+        demo.create_missing_table()
+        resumed = demo.sqlml("run", str(demo.program), "--resume", failed)
+        if resumed.returncode != 0:
+            raise SystemExit(f"the demo's resumed run failed:\n{resumed.stderr}")
+        browser = chrome(WIDTH, HEIGHT)
+        try:
+            with serving(demo.settings()) as address:
+                browser.get(f"{address}/runs")
+                shown(browser, "table#runs tr.run")
+                save(browser, "runs")
+
+                browser.get(f"{address}/runs/{failed}")
+                shown(browser, "svg#dag g.node")
+                browser.find_element(By.CSS_SELECTOR, 'svg#dag g.node[data-state="failed"]').click()
+                WebDriverWait(browser, 30).until(
+                    lambda b: MISSING_TABLE in b.find_element(By.ID, "step-log").text
+                )
+                save(browser, "run")
+
+                browser.get(f"{address}/models/{MODEL}")
+                shown(browser, "figure.plot")
+                save(browser, "model", whole=True)
+
+                browser.get(f"{address}/editor")
+                shown(browser, "textarea#sql")
+                browser.execute_script(
+                    "arguments[0].value = arguments[1]",
+                    browser.find_element(By.ID, "sql"),
+                    EDITOR_SQL,
+                )
+                browser.find_element(By.ID, "run").click()
+                shown(browser, "div#result table")
+                save(browser, "editor")
+        finally:
+            browser.quit()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
