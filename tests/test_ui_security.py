@@ -108,6 +108,23 @@ def test_sqlml_ui_listens_on_loopback_only_by_default(sqlml_ui):
     assert listening(port) == {"0100007F"}  # 127.0.0.1, nothing else
 
 
+@pytest.mark.parametrize("host", ["localhost", "::1"])
+def test_sqlml_ui_answers_at_the_address_it_prints_on_each_loopback_name(sqlml_ui, host):
+    port = free_port()
+    _, address = sqlml_ui("--host", host, "--port", str(port))
+    shown = {"localhost": "localhost", "::1": "[::1]"}[host]
+    assert address == f"sqlml ui: http://{shown}:{port}/"
+    assert answered(f"http://{shown}:{port}/runs").status_code == 200
+
+
+def test_a_loopback_page_answers_to_loopback_names_only(sqlml_ui):
+    """A web site whose name is made to point at 127.0.0.1 (DNS rebinding) gets nothing."""
+    port = free_port()
+    sqlml_ui("--port", str(port))
+    rebound = answered(f"http://127.0.0.1:{port}/runs", headers={"host": f"rebound.example:{port}"})
+    assert rebound.status_code == 400
+
+
 @pytest.mark.parametrize(
     ("options", "token"),
     [

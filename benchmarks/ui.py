@@ -1,0 +1,162 @@
+"""sqlml ui's pages as a browser loads them (issue 19: a page loads in under 300 ms for a run
+of 1,000 steps and a model store of 1,000 versions).
+
+A DuckDB file holds a model store of 1,000 models of one version and one model of 1,000
+versions (the metadata of a real XGBoost model, rows written as ui_models.py writes them)
+and the run record of a run of 1,000 steps (20 side by side, each after one or two of the
+layer before, the last one failed), whose run folder holds its description (``run.json``),
+its states (``states.jsonl``) and a log per step, all written by sqlml's own writers without
+running the steps. ``sqlml ui``'s application is served by uvicorn on a loopback port.
+
+Each page is measured twice: the server's answer (an HTTP GET over loopback with httpx, the
+whole body read) and a browser's load (Debian's headless Chromium, ``driver.get``; from the
+page's Navigation Timing from the start of the navigation: the response's end, the DOM
+parsed (``domInteractive``) and the load event's end, its script and stylesheets included).
+Pages interleaved (A B C D, D C B A ...), best and median of ROUNDS, load average before
+and after.
+
+Run: python benchmarks/ui.py (needs the ui and test extras and chromium, chromium-driver)
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import httpx
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+
+from ui_browser import chrome, serving
+from ui_models import fill, real_metadata
+
+from sqlml import ir
+from sqlml.backends.local.record import RunRecord, StepRecord
+from sqlml.backends.local.run_file import StatesFile, describe, write_run_file
+from sqlml.runtime.datasource import connect
+from sqlml.steps import sql
+from sqlml.ui.server import Settings
+from sqlml.workflow import Workflow
+
+STEPS = 1_000
+WIDTH = 20  # steps side by side in each layer of the run's DAG
+ROUNDS = 15
+RUN_ID = "20260101-000000-benchmark"
+TARGET_MS = 300
+PARTS = ("server", "response", "parsed", "load")  # the HTTP GET, then Navigation Timing's
+NAVIGATION = (
+    "const n = performance.getEntriesByType('navigation')[0];"
+    "return [n.responseEnd - n.startTime, n.domInteractive - n.startTime,"
+    " n.loadEventEnd - n.startTime];"
+)
+
+
+def big_workflow() -> Workflow:
+    """A program of STEPS statements, each reading the tables of one or two of the layer
+    before (the first layer reads none)."""
+    workflow = Workflow("big")
+    steps = []
+    for i in range(STEPS):
+        inputs = [j for j in (i - WIDTH, i - WIDTH - 1) if j >= 0 and (j % WIDTH) <= (i % WIDTH)]
+        reads = " JOIN ".join(f"t{j}" for j in inputs) or "(SELECT 1 AS x)"
+        statement = ir.SqlStatement(
+            f"s{i + 1}-create-t{i}", f"CREATE TABLE t{i} AS SELECT * FROM {reads}", i + 1, 1
+        )
+        steps.append(workflow.add(sql(statement, after=[steps[j] for j in inputs])))
+    return workflow
+
+
+def record_run(url: str, run_dir: Path, base_dir: Path) -> None:
+    """The run of :func:`big_workflow` as sqlml records one: its folder and its record."""
+    workflow = big_workflow()
+    folder = run_dir / RUN_ID
+    folder.mkdir(parents=True)
+    description = describe(RUN_ID, workflow, None, str(base_dir / "big.sql"), base_dir)
+    write_run_file(folder, description)
+    started = description["started_at"] - STEPS * 0.05
+    states = StatesFile(folder)
+    ds = connect(url)
+    try:
+        record = RunRecord(ds)
+        record.start_run(RUN_ID, workflow.name, None, started)
+        with ds.transaction():
+            for i, step in enumerate(workflow.steps):
+                failed = i == STEPS - 1
+                begin, end = started + i * 0.05, started + i * 0.05 + 0.04
+                error = f"Catalog Error: Table with name t{i} already exists!" if failed else None
+                state = "failed" if failed else "succeeded"
+                entry = StepRecord(step.name, f"{i:064x}", state, 1, begin, end, error, {})
+                record.end_step(RUN_ID, entry, new=True)
+                states.write({"step": step.name, "state": "running", "started_at": begin})
+                states.write({"step": step.name, "state": state, "attempts": 1,
+                              "started_at": begin, "ended_at": end, "error": error})  # fmt: skip
+                (folder / f"{step.name}.log").write_text(f"attempt 1\n{state}\n")
+        record.end_run(RUN_ID, "failed", started + STEPS * 0.05)
+        states.write({"run": "failed", "ended_at": started + STEPS * 0.05})
+    finally:
+        states.close()
+        ds.close()
+
+
+def measure(address: str, pages: dict[str, str]) -> dict[str, dict[str, list[float]]]:
+    """Each page's server answer and browser load, in milliseconds, ROUNDS times."""
+    browser = chrome()
+    times = {name: {part: [] for part in PARTS} for name in pages}
+    try:
+        with httpx.Client(base_url=address, timeout=60) as client:
+            for path in pages.values():  # warm up: imports, templates, the browser's cache
+                assert client.get(path).status_code == 200, path
+                browser.get(address + path)
+            order = list(pages)
+            for round_ in range(ROUNDS):
+                for name in order if round_ % 2 == 0 else reversed(order):
+                    started = time.perf_counter()
+                    response = client.get(pages[name])
+                    times[name]["server"].append((time.perf_counter() - started) * 1000)
+                    assert response.status_code == 200 and len(response.content) > 1000
+                    browser.get(address + pages[name])
+                    timing = browser.execute_script(NAVIGATION)
+                    for part, value in zip(PARTS[1:], timing, strict=True):
+                        times[name][part].append(value)
+    finally:
+        browser.quit()
+    return times
+
+
+def load_average() -> str:
+    return " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+def main() -> None:
+    print(f"load average before: {load_average()}")
+    with tempfile.TemporaryDirectory() as temporary:
+        folder = Path(temporary)
+        url = f"duckdb:///{folder / 'ui.duckdb'}"
+        fill(url, real_metadata(folder))
+        record_run(url, folder / "runs", folder)
+        pages = {
+            f"run of {STEPS:,} steps": f"/runs/{RUN_ID}",
+            "list of runs": "/runs",
+            "list of 1,000 models": "/models",
+            "model of 1,000 versions": "/models/many",
+        }
+        with serving(Settings(url, folder / "runs", folder)) as address:
+            sizes = {name: len(httpx.get(address + path).content) for name, path in pages.items()}
+            times = measure(address, pages)
+    print(f"load average after: {load_average()}")
+    print(f"\n{ROUNDS} rounds; best / median, ms; target < {TARGET_MS} ms\n")
+    print("| page | size | server (HTTP GET) | browser: response end | DOM parsed | load event |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: |")
+    for name, measured in times.items():
+        cells = [
+            f"{min(measured[part]):.0f} / {statistics.median(measured[part]):.0f}" for part in PARTS
+        ]
+        print(f"| {name} | {sizes[name] / 1024:.0f} KiB | {' | '.join(cells)} |")
+
+
+if __name__ == "__main__":
+    main()
