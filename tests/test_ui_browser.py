@@ -9,6 +9,8 @@ Without Chromium the tests are skipped, and fail in CI (CI=true), where .ci/run 
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from collections.abc import Iterator
 
 import pytest
@@ -21,6 +23,7 @@ from ui_browser import (
     Demo,
     chrome,
     make_demo,
+    run_id,
     serving,
 )
 
@@ -198,3 +201,36 @@ def test_the_editor_shows_a_syntax_error_with_its_position(browser, demo, ui):
     error = shown(browser, "p#error.error")
     assert "line 2, column 48" in error.text and "LIMT" in error.text, error.text
     assert not browser.find_elements(By.CSS_SELECTOR, "div#result table")
+
+
+def test_a_running_run_is_stopped_from_its_page(browser, demo, ui):
+    """Its page follows it (read from its folder: the run holds the DuckDB file) until Stop
+    cancels it. Last in the module: the run holds the demo's database while it goes on."""
+    demo, _ = demo
+    program = demo.folder / "long.sql"
+    program.write_text(
+        "CREATE TABLE spun AS SELECT sum(i) AS total FROM range(100000000000) AS t(i);\n"
+        "SELECT * FROM spun;\n"
+    )
+    process = subprocess.Popen(
+        [sys.executable, "-m", "sqlml", "run", str(program), "--datasource", demo.datasource],
+        cwd=demo.folder, env={**os.environ, **demo.env}, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        run = run_id(process.stderr.readline())
+        browser.get(f"{ui}/runs/{run}")
+        spinning = shown(browser, 'svg#dag g.node[data-step^="s1-"]')
+        wait(browser).until(lambda _: spinning.get_attribute("data-state") == "running")
+        assert shown(browser, "span#run-state").text.strip() == "running"
+        assert not any(b.is_displayed() for b in browser.find_elements(By.ID, "resume"))
+        shown(browser, "button#stop").click()
+        state = browser.find_element(By.ID, "run-state")
+        wait(browser, RUN_WAIT).until(lambda _: state.text.strip() == "cancelled")
+        assert node_states(browser)[spinning.get_attribute("data-step")] == "cancelled"
+        assert process.wait(timeout=RUN_WAIT) != 0
+        assert shown(browser, "button#resume")
+    finally:
+        if process.poll() is None:
+            process.kill()
+        process.wait()
+        process.stderr.close()
