@@ -5,9 +5,11 @@ from __future__ import annotations
 import hmac
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
+from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
@@ -15,18 +17,23 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 TOKEN_COOKIE = "sqlml_ui_token"
+LOOPBACK_NAMES = ("127.0.0.1", "localhost")
+SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 
 
 @dataclass(frozen=True)
 class Settings:
     """What the page reads: the datasource (its URL never leaves the server), the run
     folder of the step logs and run files, and the folder programs' relative paths start
-    from; ``token``: what a browser must present, if anything."""
+    from; ``token``: what a browser must present, if anything; ``hosts``: the names the
+    page answers to (a page on loopback without a token answers to loopback names only, so
+    that a web site whose name is made to point at this machine cannot use it)."""
 
     datasource: str | None
     run_dir: Path
     base_dir: Path
     token: str | None = None
+    hosts: tuple[str, ...] | None = None
 
 
 def create_app(settings: Settings) -> Starlette:
@@ -40,7 +47,11 @@ def create_app(settings: Settings) -> Starlette:
         *editor.ROUTES,
         Mount("/static", StaticFiles(packages=[("sqlml.ui", "static")]), name="static"),
     ]
-    middleware = [Middleware(TokenCheck, token=settings.token)] if settings.token else []
+    middleware = [Middleware(SameOrigin)]
+    if settings.hosts:
+        middleware.insert(0, Middleware(TrustedHostMiddleware, allowed_hosts=list(settings.hosts)))
+    if settings.token:
+        middleware.append(Middleware(TokenCheck, token=settings.token))
     app = Starlette(routes=routes, middleware=middleware)
     app.state.settings = settings
     return app
@@ -79,12 +90,37 @@ class TokenCheck:
         return bool(given) and hmac.compare_digest(given.encode(), self._token.encode())
 
 
+class SameOrigin:
+    """Refuses a request that changes something (a POST: run, resume, stop) sent by a page of
+    another site: its ``Origin`` (else ``Referer``) must name the host it was sent to.
+    Browsers send one of them with such requests; a program that sends neither is no
+    browser, and so no other site's page."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self._app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and scope["method"] not in SAFE_METHODS:
+            request = Request(scope)
+            sender = request.headers.get("origin") or request.headers.get("referer")
+            if sender is not None and urlsplit(sender).netloc != request.headers.get("host"):
+                response = PlainTextResponse(
+                    "sqlml ui: refused a request sent by a page of another site "
+                    f"({sender}): make it from sqlml ui's own page",
+                    status_code=403,
+                )
+                await response(scope, receive, send)
+                return
+        await self._app(scope, receive, send)
+
+
 def serve(datasource: str | None, host: str, port: int, token: str | None) -> int:
     """Serve the page on ``host``:``port`` until Ctrl-C."""
     import uvicorn
 
     from sqlml.backends.local.executor import default_run_dir
 
-    settings = Settings(datasource, default_run_dir(), Path.cwd(), token)
+    hosts = None if token else LOOPBACK_NAMES
+    settings = Settings(datasource, default_run_dir(), Path.cwd(), token, hosts)
     uvicorn.run(create_app(settings), host=host, port=port, log_level="warning")
     return 0

@@ -1,10 +1,12 @@
-"""A recorded run's description beside its step logs: ``RUN_DIR/RUN_ID/run.json``.
+"""A recorded run's description and states beside its step logs, in ``RUN_DIR/RUN_ID/``.
 
-The run record in the database says how each step ended; this file says what the run was:
-the program it came from (its file and folder, to resume it), who ran it where (user, host,
-process id, to stop it) and its DAG (each step's kind, the steps it waits for, its
-statement's text and position). ``sqlml ui`` draws runs from both. It never holds the
-datasource's URL or any other credential.
+``run.json`` says what the run was: the program it came from (its file and folder, to
+resume it), who ran it where (user, host, process id, to stop it) and its DAG (each step's
+kind, the steps it waits for, its statement's text and position). ``states.jsonl`` gets a
+line at each step's start and end and at the run's end, as the run goes: ``sqlml ui`` reads
+the states there, even while the run holds its datasource (an embedded database file that
+one process at a time may open). The run record in the database keeps the same states. Neither
+file holds the datasource's URL or any other credential.
 """
 
 from __future__ import annotations
@@ -14,12 +16,15 @@ import json
 import os
 import socket
 import time
+from contextlib import suppress
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from sqlml.workflow.core import Workflow
 
 RUN_FILE = "run.json"
+STATES_FILE = "states.jsonl"
 _STATEMENT_FIELDS = ("text", "line", "column")
 
 
@@ -62,3 +67,61 @@ def read_run_file(run_dir: Path) -> dict[str, Any] | None:
         return json.loads((run_dir / RUN_FILE).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
+
+
+class StatesFile:
+    """The run's ``states.jsonl`` in ``run_dir``, appended to a line at a time (a JSON object
+    per line, flushed at once). One that cannot be written is dropped: the run goes on."""
+
+    def __init__(self, run_dir: Path) -> None:
+        self._file: IO[str] | None = None
+        with suppress(OSError):
+            self._file = (run_dir / STATES_FILE).open("a", encoding="utf-8")
+
+    def write(self, entry: dict[str, Any]) -> None:
+        """Append ``entry``: ``{"step": NAME, "state": ...}`` or ``{"run": STATE, ...}``."""
+        if self._file is None:
+            return
+        try:
+            self._file.write(json.dumps(entry) + "\n")
+            self._file.flush()
+        except OSError:
+            self.close()
+
+    def close(self) -> None:
+        file, self._file = self._file, None
+        if file is not None:
+            with suppress(OSError):
+                file.close()
+
+
+@dataclass
+class RunStates:
+    """What ``states.jsonl`` says: each step's latest entry (state, attempts, started_at,
+    ended_at, error) and the run's end state and time (None while it runs)."""
+
+    steps: dict[str, dict[str, Any]] = field(default_factory=dict)
+    state: str | None = None
+    ended_at: float | None = None
+
+
+def read_states(run_dir: Path) -> RunStates | None:
+    """The states in ``run_dir``, or None when it has no states file (a run of an earlier
+    sqlml, or one whose folder could not be written). A line being written is left out."""
+    try:
+        text = (run_dir / STATES_FILE).read_text(encoding="utf-8")
+    except OSError:
+        return None
+    states = RunStates()
+    for line in text.splitlines(keepends=True):
+        try:
+            entry = json.loads(line) if line.endswith("\n") else None
+        except ValueError:
+            entry = None
+        if not isinstance(entry, dict):
+            continue
+        if "step" in entry:
+            states.steps[entry["step"]] = entry
+        elif "run" in entry:
+            states.state, states.ended_at = entry["run"], entry.get("ended_at")
+    return states

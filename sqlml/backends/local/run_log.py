@@ -1,5 +1,6 @@
-"""What a run tells as it goes: its record in the datasource, notes on the progress stream,
-and each statement step's outcome, passed on in the workflow's order."""
+"""What a run tells as it goes: its record in the datasource (and a recorded run's states file
+beside its logs), notes on the progress stream, and each statement step's outcome, passed on
+in the workflow's order."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from pathlib import Path
 from typing import IO
 
 from sqlml.backends.local import record as rec
+from sqlml.backends.local.run_file import StatesFile
 from sqlml.local_files import reason, warn_once
 from sqlml.runtime.outcome import Outcome
 from sqlml.workflow.core import Step, Workflow
@@ -53,6 +55,7 @@ class RunLog:
         self._progress, self._on_done = progress, on_done
         self._outcomes: dict[str, Outcome] = {}
         self._reported = 0  # the workflow's steps whose outcomes were passed on
+        self._states: StatesFile | None = None  # a recorded run's, in its folder
 
     def start(self, run_dir: Path) -> None:
         """Make ``run_dir`` for the step logs, say where it is and record the run's start."""
@@ -65,10 +68,14 @@ class RunLog:
             warn_once("logs", f"step logs are not kept: {run_dir} ({reason(error)})")
         else:
             self.note(f"run {self.run_id}{resumed}: {steps} steps, logs in {run_dir}")
+            if isinstance(self._record, rec.RunRecord):
+                self._states = StatesFile(run_dir)
         self._record.start_run(self.run_id, self._workflow.name, self._resumed, time.time())
 
     def start_step(self, name: str, content_hash: str, started_at: float) -> None:
         self._record.start_step(self.run_id, name, content_hash, started_at)
+        if self._states is not None:
+            self._states.write({"step": name, "state": rec.RUNNING, "started_at": started_at})
 
     def end_step(
         self, step: rec.StepRecord, outcome: Outcome | None = None, new: bool = False
@@ -79,13 +86,22 @@ class RunLog:
             self._outcomes[step.step] = outcome
         self.records[step.step] = step
         self._record.end_step(self.run_id, step, new)
+        if self._states is not None:
+            self._states.write(
+                {"step": step.step, "state": step.state, "attempts": step.attempts,
+                 "started_at": step.started_at, "ended_at": step.ended_at, "error": step.error}
+            )  # fmt: skip
         self.states[step.step] = step.state
         if step.state == rec.CACHED:
             self.note(f"step {step.step} skipped: unchanged since run {self._resumed}")
         self._report()
 
     def end(self, state: str) -> None:
-        self._record.end_run(self.run_id, state, time.time())
+        ended_at = time.time()
+        self._record.end_run(self.run_id, state, ended_at)
+        if self._states is not None:
+            self._states.write({"run": state, "ended_at": ended_at})
+            self._states.close()
 
     def note(self, message: str) -> None:
         if self._progress is not None:

@@ -1,0 +1,401 @@
+"""What the runs pages show of a run: its folder (``run.json``, ``states.jsonl``, step logs)
+first, the run record in the datasource for what the folder lacks.
+
+The folder is read while the run goes on: an embedded database file that a run holds open
+cannot be read by another process, and opening it in between could keep a starting run out.
+So the datasource is read only for the list of runs and for runs whose folder has no states.
+"""
+
+from __future__ import annotations
+
+import re
+import socket
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sqlml.backends.local.run_file import RunStates, read_run_file, read_states
+from sqlml.errors import SqlmlError
+from sqlml.runtime.datasource import Datasource, connect, parse_url, source_class
+from sqlml.tables import RUN_STEPS, RUNS
+from sqlml.ui.launch import sqlml_process
+from sqlml.ui.server import Settings
+
+RUN_ID = re.compile(r"\w[\w.-]*\Z")  # the run ids the pages accept (no path separators)
+PENDING, RUNNING, FAILED, CANCELLED = "pending", "running", "failed", "cancelled"
+LOST = "lost"  # a run whose process on this host ended without recording the run's end
+ENDED = frozenset({"succeeded", FAILED, CANCELLED, LOST})
+RESUMABLE = frozenset({FAILED, CANCELLED, LOST})
+STATES = ("running", "succeeded", "failed", "cancelled", LOST)  # the list's state filter
+_LOG_NAME = re.compile(r"[^\w.\-\[\]]")  # characters the executor keeps out of log file names
+_HINT = "\n  hint: "  # where a recorded error's hint starts
+_RUN_COLUMNS = "run_id, workflow, resumed_from, state, started_at, ended_at"
+
+
+@dataclass
+class StepView:
+    """One step of a run: what it is (from ``run.json``) and how it went."""
+
+    name: str
+    kind: str = ""
+    after: list[str] = field(default_factory=list)
+    text: str | None = None
+    line: int | None = None
+    column: int | None = None
+    state: str = PENDING
+    attempts: int = 0
+    started_at: float | None = None
+    ended_at: float | None = None
+    error: str | None = None
+
+    @property
+    def message(self) -> str | None:
+        """The error without its hint."""
+        return self.error.split(_HINT, 1)[0] if self.error else None
+
+    @property
+    def hint(self) -> str | None:
+        return self.error.split(_HINT, 1)[1] if self.error and _HINT in self.error else None
+
+    @property
+    def title(self) -> str:
+        """What hovering over its node says: name, state, times, attempts."""
+        lines = [f"{self.name}: {self.state}"]
+        if self.started_at is not None:
+            lines.append(f"started {clock(self.started_at)}")
+            if self.ended_at is not None:
+                lines.append(f"took {duration(self.ended_at - self.started_at)}")
+        if self.attempts > 1:
+            lines.append(f"{self.attempts} attempts")
+        return "\n".join(lines)
+
+    def details(self) -> dict[str, Any]:
+        """Everything the step panel shows, as JSON."""
+        return {
+            "name": self.name,
+            "kind": self.kind,
+            "after": self.after,
+            "state": self.state,
+            "statement": self.text,
+            "line": self.line,
+            "column": self.column,
+            "attempts": self.attempts,
+            "started": clock(self.started_at) if self.started_at else None,
+            "duration": duration(self.ended_at - self.started_at)
+            if self.started_at is not None and self.ended_at is not None
+            else None,
+            "error": self.message,
+            "hint": self.hint,
+        }
+
+
+@dataclass
+class RunView:
+    """A run: where it came from, who ran it where, its state and steps."""
+
+    run_id: str
+    workflow: str = ""
+    source: str | None = None
+    base_dir: str | None = None
+    user: str = ""
+    host: str = ""
+    pid: int | None = None
+    started_at: float | None = None
+    ended_at: float | None = None
+    state: str = RUNNING
+    resumed_from: str | None = None
+    steps: list[StepView] = field(default_factory=list)
+
+    @property
+    def program(self) -> str:
+        """The program's file name (``<-e>`` for a string), else the workflow's name."""
+        return Path(self.source).name if self.source else self.workflow
+
+    @property
+    def where(self) -> str:
+        return f"{self.user}@{self.host}" if self.user else self.host
+
+    @property
+    def duration(self) -> str:
+        if self.started_at is None:
+            return ""
+        return duration((self.ended_at or time.time()) - self.started_at)
+
+    @property
+    def started(self) -> str:
+        return clock(self.started_at, day=True) if self.started_at else ""
+
+    @property
+    def resumable(self) -> bool:
+        return self.state in RESUMABLE
+
+    @property
+    def stoppable(self) -> bool:
+        return self.state == RUNNING and self.host == socket.gethostname()
+
+    def step(self, name: str) -> StepView | None:
+        return next((step for step in self.steps if step.name == name), None)
+
+
+@dataclass
+class RunList:
+    """The runs to list, newest first, and a note on where they came from (when the run
+    record could not be read)."""
+
+    runs: list[RunView]
+    note: str | None = None
+
+
+def list_runs(settings: Settings, text: str = "", state: str = "") -> RunList:
+    """The datasource's runs (those of the run folder when its record cannot be read), the
+    ones whose program or id holds ``text`` and whose state is ``state`` (if given)."""
+    note = None
+    try:
+        recorded = _recorded_runs(settings)
+    except SqlmlError as error:
+        recorded = None
+        note = (
+            f"the run record cannot be read now ({error.message}): "
+            f"these are the runs in {settings.run_dir}"
+        )
+    folders = _run_folders(settings.run_dir)
+    ids = list(recorded) if recorded is not None else list(folders)
+    runs = [
+        _run(settings.run_dir / run_id, run_id, (recorded or {}).get(run_id), steps=False)
+        for run_id in ids
+    ]
+    text = text.strip().lower()
+    chosen = [
+        run
+        for run in runs
+        if (
+            not text
+            or text in f"{run.program} {run.source or ''} {run.run_id} {run.workflow}".lower()
+        )
+        and (not state or run.state == state)
+    ]
+    chosen.sort(key=lambda run: (run.started_at or 0.0, run.run_id), reverse=True)
+    return RunList(chosen, note)
+
+
+def read_run(settings: Settings, run_id: str) -> RunView | None:
+    """The run ``run_id`` with its steps, or None when neither its folder nor the run
+    record knows it."""
+    if not RUN_ID.match(run_id):
+        return None
+    folder = settings.run_dir / run_id
+    if folder.is_dir():
+        return _run(folder, run_id, None, steps=True, settings=settings)
+    try:
+        with _record(settings) as ds:
+            row = _run_row(ds, run_id) if ds is not None else None
+    except SqlmlError:
+        return None
+    return _run(folder, run_id, row, steps=True, settings=settings) if row else None
+
+
+def resumed_chain(settings: Settings, run: RunView) -> list[str]:
+    """The runs ``run`` resumed, the nearest first (each one's folder says which it resumed)."""
+    chain: list[str] = []
+    previous = run.resumed_from
+    while previous and previous not in chain and RUN_ID.match(previous):
+        chain.append(previous)
+        description = read_run_file(settings.run_dir / previous) or {}
+        previous = description.get("resumed_from")
+    return chain
+
+
+def step_log(settings: Settings, run_id: str, step: str) -> str | None:
+    """The log of ``step`` of ``run_id`` (a mapped step's instances one after another), or
+    None when it has none."""
+    folder = settings.run_dir / run_id
+    name = _LOG_NAME.sub("_", step)
+    paths = [folder / f"{name}.log"]
+    index = 0
+    while (folder / f"{name}[{index}].log").exists():
+        paths.append(folder / f"{name}[{index}].log")
+        index += 1
+    parts = []
+    for path in paths:
+        try:
+            text = path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        parts.append(text if path == paths[0] else f"--- {path.stem}\n{text}")
+    return "".join(parts) if parts else None
+
+
+def clock(seconds: float | None, day: bool = False) -> str:
+    """A time of day (and date) on this machine's clock."""
+    if seconds is None:
+        return ""
+    return time.strftime("%Y-%m-%d %H:%M:%S" if day else "%H:%M:%S", time.localtime(seconds))
+
+
+def duration(seconds: float) -> str:
+    if seconds < 60:
+        return f"{seconds:.1f} s"
+    minutes, seconds = divmod(round(seconds), 60)
+    if minutes < 60:
+        return f"{minutes} min {seconds} s"
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours} h {minutes} min"
+
+
+def _run(
+    folder: Path,
+    run_id: str,
+    row: dict[str, Any] | None,
+    *,
+    steps: bool,
+    settings: Settings | None = None,
+) -> RunView:
+    """The run in ``folder`` (its record's ``row`` if read); with its ``steps`` if asked,
+    from the folder's states or else from the run record of ``settings``."""
+    description = read_run_file(folder) or {}
+    states = read_states(folder)
+    run = RunView(
+        run_id,
+        workflow=description.get("workflow") or (row or {}).get("workflow") or "",
+        source=description.get("source"),
+        base_dir=description.get("base_dir"),
+        user=description.get("user", ""),
+        host=description.get("host", ""),
+        pid=description.get("pid"),
+        started_at=description.get("started_at") or (row or {}).get("started_at"),
+        resumed_from=description.get("resumed_from") or (row or {}).get("resumed_from"),
+    )
+    recorded_steps: dict[str, dict[str, Any]] = {}
+    if states is None and settings is not None and steps:
+        try:
+            with _record(settings) as ds:
+                if ds is not None:
+                    row = row or _run_row(ds, run_id)
+                    recorded_steps = _step_rows(ds, run_id)
+        except SqlmlError:
+            pass
+    run.state, run.ended_at = _run_state(run, states, row)
+    if steps:
+        run.steps = _steps(description.get("steps") or [], states, recorded_steps, run.state)
+    return run
+
+
+def _run_state(
+    run: RunView, states: RunStates | None, row: dict[str, Any] | None
+) -> tuple[str, float | None]:
+    """The run's state and end: the states file's, else the record's; a running one whose
+    process on this host is gone is lost."""
+    if states is not None and states.state:
+        return states.state, states.ended_at
+    if row is not None and row.get("state") != RUNNING:
+        return row["state"], row.get("ended_at")
+    if (
+        run.pid is not None
+        and run.host == socket.gethostname()
+        and not sqlml_process(run.pid, run.started_at or time.time())
+    ):
+        return LOST, None
+    return RUNNING, None
+
+
+def _steps(
+    described: list[dict[str, Any]],
+    states: RunStates | None,
+    recorded: dict[str, dict[str, Any]],
+    run_state: str,
+) -> list[StepView]:
+    """Each step as described and as it went; steps not described come from the states."""
+    known = states.steps if states is not None else recorded
+    names = [step["name"] for step in described]
+    names += sorted(
+        (name for name in known if name not in set(names)),
+        key=lambda n: known[n].get("started_at") or 0,
+    )
+    description = {step["name"]: step for step in described}
+    views = []
+    for name in names:
+        about, went = description.get(name, {}), known.get(name, {})
+        state = went.get("state", PENDING)
+        if state in (RUNNING, PENDING) and run_state in ENDED:
+            state = CANCELLED if state == RUNNING else PENDING
+        views.append(
+            StepView(
+                name,
+                kind=about.get("kind", ""),
+                after=list(about.get("after", [])),
+                text=about.get("text"),
+                line=about.get("line"),
+                column=about.get("column"),
+                state=state,
+                attempts=went.get("attempts") or 0,
+                started_at=went.get("started_at"),
+                ended_at=went.get("ended_at"),
+                error=went.get("error"),
+            )
+        )
+    return views
+
+
+def _run_folders(run_dir: Path) -> dict[str, Path]:
+    """The run folders in ``run_dir`` that describe a recorded run."""
+    try:
+        entries = list(run_dir.iterdir())
+    except OSError:
+        return {}
+    return {
+        entry.name: entry
+        for entry in entries
+        if RUN_ID.match(entry.name) and (entry / "run.json").is_file()
+    }
+
+
+@contextmanager
+def _record(settings: Settings) -> Iterator[Datasource | None]:
+    """The page's datasource for one read (None: an embedded database file not made yet,
+    which has no record and is not created by reading it)."""
+    url = parse_url(settings.datasource)
+    if source_class(url).file_based and url.path != ":memory:" and not Path(url.path).exists():
+        yield None
+        return
+    ds = connect(settings.datasource, settings.base_dir)
+    try:
+        yield ds
+    finally:
+        ds.close()
+
+
+def _recorded_runs(settings: Settings) -> dict[str, dict[str, Any]]:
+    """The run record's runs by id (none when it has no record tables)."""
+    with _record(settings) as ds:
+        if ds is None or not ds.table_exists([RUNS]):
+            return {}
+        found = ds.execute(f"SELECT {_RUN_COLUMNS} FROM {ds.quote([RUNS])}")
+        return {row[0]: _row(found.columns, row) for row in (found.rows if found else [])}
+
+
+def _run_row(ds: Datasource, run_id: str) -> dict[str, Any] | None:
+    if not ds.table_exists([RUNS]):
+        return None
+    found = ds.execute(
+        f"SELECT {_RUN_COLUMNS} FROM {ds.quote([RUNS])} WHERE run_id = {ds.param}",
+        [run_id],
+    )
+    return _row(found.columns, found.rows[0]) if found and found.rows else None
+
+
+def _step_rows(ds: Datasource, run_id: str) -> dict[str, dict[str, Any]]:
+    if not ds.table_exists([RUN_STEPS]):
+        return {}
+    found = ds.execute(
+        f"SELECT step, state, attempts, started_at, ended_at, error FROM {ds.quote([RUN_STEPS])} "
+        f"WHERE run_id = {ds.param}",
+        [run_id],
+    )
+    return {row[0]: _row(found.columns, row) for row in (found.rows if found else [])}
+
+
+def _row(columns: list[str], row: tuple[Any, ...] | list[Any]) -> dict[str, Any]:
+    return {column.lower(): value for column, value in zip(columns, row, strict=True)}
