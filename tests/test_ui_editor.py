@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import html
 import re
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -213,3 +214,13 @@ def test_the_scrubber_removes_the_url_and_the_password_from_a_drivers_message():
     cleaned = scrub(message)
     assert "p@ss-word" not in cleaned and "p%40ss-word" not in cleaned
     assert "mysql://root:***@db.example:3306/prod" in cleaned
+
+
+def test_completion_without_prompt_toolkit_answers_none_and_says_why(client, monkeypatch):
+    """The shell's completer needs prompt_toolkit (the repl extra): without it, no
+    completions, and the header says what is missing."""
+    monkeypatch.delitem(sys.modules, "sqlml.repl.completion", raising=False)
+    monkeypatch.setitem(sys.modules, "prompt_toolkit", None)
+    answer = client.get("/editor/complete", params={"text": "SELECT * FROM iris_t"})
+    assert answer.status_code == 200 and answer.json() == []
+    assert answer.headers["x-sqlml-note"] == "completion needs prompt_toolkit"

@@ -105,7 +105,8 @@ async def complete(request: Request) -> Response:
     try:
         from sqlml.repl.completion import SqlmlCompleter
     except ModuleNotFoundError as error:  # prompt_toolkit: the repl extra
-        return JSONResponse([], headers={"X-Sqlml-Note": f"completion needs {error.name}"})
+        missing = (error.name or "prompt_toolkit").split(".")[0]
+        return JSONResponse([], headers={"X-Sqlml-Note": f"completion needs {missing}"})
     state = _state(request)
     await run_in_threadpool(_refresh_catalog, request, state)
     completer = SqlmlCompleter(state.catalog)
