@@ -220,7 +220,9 @@ def test_completion_without_prompt_toolkit_answers_none_and_says_why(client, mon
     """The shell's completer needs prompt_toolkit (the repl extra): without it, no
     completions, and the header says what is missing."""
     monkeypatch.delitem(sys.modules, "sqlml.repl.completion", raising=False)
-    monkeypatch.setitem(sys.modules, "prompt_toolkit", None)
+    loaded = [name for name in sys.modules if name.split(".")[0] == "prompt_toolkit"]
+    for name in {*loaded, "prompt_toolkit"}:
+        monkeypatch.setitem(sys.modules, name, None)
     answer = client.get("/editor/complete", params={"text": "SELECT * FROM iris_t"})
     assert answer.status_code == 200 and answer.json() == []
     assert answer.headers["x-sqlml-note"] == "completion needs prompt_toolkit"
