@@ -73,24 +73,25 @@ def layout(steps: Sequence[tuple[str, Sequence[str]]]) -> Layout:
 def _order(graph: nx.DiGraph, layers: list[list[str]]) -> None:
     """Reorder each layer by the mean place of its steps' neighbours in the layers already
     placed, sweeping down (predecessors) then up (successors)."""
-    position = {
-        name: _centred(index, layer) for layer in layers for index, name in enumerate(layer)
+    place = {
+        name: index - (len(layer) - 1) / 2 for layer in layers for index, name in enumerate(layer)
     }
     for sweep in range(SWEEPS):
         down = sweep % 2 == 0
-        neighbours = graph.predecessors if down else graph.successors
+        neighbours = graph.pred if down else graph.succ
         for layer in layers[1:] if down else reversed(layers[:-1]):
+            if len(layer) < 2:
+                continue
             keys = {}
             for name in layer:
-                near = [position[other] for other in neighbours(name)]
-                keys[name] = sum(near) / len(near) if near else position[name]
+                near = neighbours[name]
+                keys[name] = (
+                    sum(place[other] for other in near) / len(near) if near else place[name]
+                )
             layer.sort(key=keys.__getitem__)
-            position.update((name, _centred(index, layer)) for index, name in enumerate(layer))
-
-
-def _centred(index: int, layer: list[str]) -> float:
-    """A step's place in its layer, counted from the middle (as the layers are drawn)."""
-    return index - (len(layer) - 1) / 2
+            middle = (len(layer) - 1) / 2
+            for index, name in enumerate(layer):
+                place[name] = index - middle
 
 
 def _path(source: Node, target: Node) -> str:

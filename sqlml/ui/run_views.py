@@ -12,12 +12,19 @@ import re
 import socket
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from sqlml.backends.local.run_file import RunStates, read_run_file, read_states
+from sqlml.backends.local.run_file import (
+    RUN_FILE,
+    RunStates,
+    read_run_end,
+    read_run_file,
+    read_states,
+)
 from sqlml.errors import SqlmlError
 from sqlml.runtime.datasource import Datasource, connect, parse_url, source_class
 from sqlml.tables import RUN_STEPS, RUNS
@@ -255,8 +262,8 @@ def _run(
 ) -> RunView:
     """The run in ``folder`` (its record's ``row`` if read); with its ``steps`` if asked,
     from the folder's states or else from the run record of ``settings``."""
-    description = read_run_file(folder) or {}
-    states = read_states(folder)
+    description = (read_run_file(folder) or {}) if steps else _summary(folder)
+    states = read_states(folder) if steps else _ended(folder)
     run = RunView(
         run_id,
         workflow=description.get("workflow") or (row or {}).get("workflow") or "",
@@ -281,6 +288,26 @@ def _run(
     if steps:
         run.steps = _steps(description.get("steps") or [], states, recorded_steps, run.state)
     return run
+
+
+def _summary(folder: Path) -> dict[str, Any]:
+    """``folder``'s run description without its steps (kept: a run file never changes)."""
+    with suppress(OSError):
+        return _summary_of(folder, (folder / RUN_FILE).stat().st_mtime_ns)
+    return {}
+
+
+@lru_cache(maxsize=4096)
+def _summary_of(folder: Path, mtime_ns: int) -> dict[str, Any]:
+    description = read_run_file(folder) or {}
+    description.pop("steps", None)
+    return description
+
+
+def _ended(folder: Path) -> RunStates | None:
+    """The run's end from its states file's last line (a list of runs needs no more)."""
+    end = read_run_end(folder)
+    return RunStates(state=end[0], ended_at=end[1]) if end else None
 
 
 def _run_state(
@@ -310,10 +337,8 @@ def _steps(
     """Each step as described and as it went; steps not described come from the states."""
     known = states.steps if states is not None else recorded
     names = [step["name"] for step in described]
-    names += sorted(
-        (name for name in known if name not in set(names)),
-        key=lambda n: known[n].get("started_at") or 0,
-    )
+    undescribed = set(known).difference(names)
+    names += sorted(undescribed, key=lambda name: known[name].get("started_at") or 0)
     description = {step["name"]: step for step in described}
     views = []
     for name in names:

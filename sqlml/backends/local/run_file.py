@@ -25,6 +25,7 @@ from sqlml.workflow.core import Workflow
 
 RUN_FILE = "run.json"
 STATES_FILE = "states.jsonl"
+_TAIL = 4096  # bytes at the end of a states file that hold its last line
 _STATEMENT_FIELDS = ("text", "line", "column")
 
 
@@ -112,12 +113,13 @@ def read_states(run_dir: Path) -> RunStates | None:
         text = (run_dir / STATES_FILE).read_text(encoding="utf-8")
     except OSError:
         return None
+    whole = text[: text.rfind("\n") + 1]  # without a line still being written
+    try:
+        entries = json.loads("[" + ",".join(whole.splitlines()) + "]")  # at once: fast
+    except ValueError:  # a damaged line: the others still count
+        entries = [_entry(line) for line in whole.splitlines()]
     states = RunStates()
-    for line in text.splitlines(keepends=True):
-        try:
-            entry = json.loads(line) if line.endswith("\n") else None
-        except ValueError:
-            entry = None
+    for entry in entries:
         if not isinstance(entry, dict):
             continue
         if "step" in entry:
@@ -125,3 +127,26 @@ def read_states(run_dir: Path) -> RunStates | None:
         elif "run" in entry:
             states.state, states.ended_at = entry["run"], entry.get("ended_at")
     return states
+
+
+def read_run_end(run_dir: Path) -> tuple[str, float | None] | None:
+    """The run's end state and time from the last line of its states file (read alone), or
+    None while it runs or when it has no states file."""
+    try:
+        with (run_dir / STATES_FILE).open("rb") as file:
+            size = file.seek(0, 2)
+            file.seek(max(0, size - _TAIL))
+            tail = file.read().decode("utf-8", errors="replace")
+    except OSError:
+        return None
+    entry = _entry(tail.rstrip("\n").rpartition("\n")[2]) if tail.endswith("\n") else None
+    if isinstance(entry, dict) and "run" in entry:
+        return entry["run"], entry.get("ended_at")
+    return None
+
+
+def _entry(line: str) -> Any:
+    try:
+        return json.loads(line)
+    except ValueError:
+        return None
