@@ -27,6 +27,7 @@ from sqlml.runtime.datasource import connect
 
 import_or_skip("starlette")  # the ui extra
 import_or_skip("httpx")  # the test extra: starlette's TestClient
+import httpx  # noqa: E402
 from httpx import Response  # noqa: E402
 from starlette.testclient import TestClient  # noqa: E402
 
@@ -86,10 +87,8 @@ def sqlml_ui(tmp_path: Path) -> Iterator[Callable[..., tuple[subprocess.Popen[st
         process.stderr.close()
 
 
-def answered(url: str, **options) -> object:
+def answered(url: str, **options) -> Response:
     """``url``'s response, once the server has started listening."""
-    import httpx
-
     deadline = time.monotonic() + 60
     while True:
         try:
@@ -162,8 +161,6 @@ def test_a_token_from_the_environment_is_used(monkeypatch, capsys):
 
 
 def test_every_request_without_the_token_is_refused(sqlml_ui):
-    import httpx
-
     port = free_port()
     _, address = sqlml_ui("--host", "0.0.0.0", "--port", str(port))
     token = re.fullmatch(r"sqlml ui: http://0\.0\.0\.0:\d+/\?token=([\w-]+)", address).group(1)
