@@ -111,6 +111,8 @@ def test_the_state_step_details_and_log_of_a_failed_step(folder: Path, duckdb_ur
     assert details["statement"] == "CREATE TABLE c AS SELECT x FROM missing_table"
     assert (details["line"], details["column"], details["attempts"]) == (3, 1, 1)
     assert "missing_table" in details["error"]
+    (failed_attempt,) = details["failed_attempts"]
+    assert failed_attempt["attempt"] == 1 and "missing_table" in failed_attempt["error"]
 
     log = ui.get(f"/runs/{run_id}/steps/{failing}/log")
     assert log.headers["content-type"].startswith("text/plain")
@@ -136,6 +138,7 @@ def test_a_failed_run_resumes_from_the_page_and_succeeds(folder: Path, duckdb_ur
     assert read_run_file(folder / "runs" / resumed)["resumed_from"] == failed
     assert "PASS=4" in (folder / "runs" / resumed / "output.txt").read_text()
     assert f'<a href="/runs/{failed}">' in ui.get(f"/runs/{resumed}").text  # resumes ...
+    assert f'resumed by <a href="/runs/{resumed}">' in ui.get(f"/runs/{failed}").text
 
 
 def test_resuming_is_refused_without_a_program_file(folder: Path, duckdb_url: str) -> None:
@@ -211,6 +214,14 @@ def _running_step(folder: Path) -> bool:
     """Whether the only run in ``folder`` has a step running."""
     states = read_states(folder / "runs" / _runs(folder)[0]) if _runs(folder) else None
     return states is not None and any(s["state"] == "running" for s in states.steps.values())
+
+
+def test_a_run_whose_process_ended_without_its_end_is_lost(folder: Path, duckdb_url: str) -> None:
+    run_id = run(folder, duckdb_url)
+    states = folder / "runs" / run_id / "states.jsonl"
+    states.write_text("".join(states.read_text().splitlines(keepends=True)[:-1]))  # no end
+    state = client(folder, duckdb_url).get(f"/runs/{run_id}/state").json()
+    assert state["state"] == "lost" and state["resumable"] and not state["stoppable"]
 
 
 def test_a_process_is_a_runs_only_when_it_is_sqlml_and_began_before_it() -> None:

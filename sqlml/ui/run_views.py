@@ -39,6 +39,7 @@ RESUMABLE = frozenset({FAILED, CANCELLED, LOST})
 STATES = ("running", "succeeded", "failed", "cancelled", LOST)  # the list's state filter
 _LOG_NAME = re.compile(r"[^\w.\-\[\]]")  # characters the executor keeps out of log file names
 _HINT = "\n  hint: "  # where a recorded error's hint starts
+_FAILED_ATTEMPT = re.compile(r"^(\d\d:\d\d:\d\d) attempt (\d+) failed: (.*)$", re.MULTILINE)
 _RUN_COLUMNS = "run_id, workflow, resumed_from, state, started_at, ended_at"
 
 
@@ -213,6 +214,23 @@ def resumed_chain(settings: Settings, run: RunView) -> list[str]:
         description = read_run_file(settings.run_dir / previous) or {}
         previous = description.get("resumed_from")
     return chain
+
+
+def failed_attempts(log: str) -> list[dict[str, Any]]:
+    """The attempts a step's log says failed: when, which, and the first line of why."""
+    return [
+        {"at": at, "attempt": int(attempt), "error": error}
+        for at, attempt, error in _FAILED_ATTEMPT.findall(log)
+    ]
+
+
+def resumed_by(settings: Settings, run_id: str) -> list[str]:
+    """The runs in the run folder that resumed ``run_id``, oldest first."""
+    return sorted(
+        other
+        for other, folder in _run_folders(settings.run_dir).items()
+        if _summary(folder).get("resumed_from") == run_id
+    )
 
 
 def step_log(settings: Settings, run_id: str, step: str) -> str | None:

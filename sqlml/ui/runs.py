@@ -11,7 +11,16 @@ from starlette.routing import BaseRoute, Route
 from sqlml.ui import launch
 from sqlml.ui.dag import NODE_HEIGHT, NODE_WIDTH, layout
 from sqlml.ui.pages import page
-from sqlml.ui.run_views import STATES, RunView, list_runs, read_run, resumed_chain, step_log
+from sqlml.ui.run_views import (
+    STATES,
+    RunView,
+    failed_attempts,
+    list_runs,
+    read_run,
+    resumed_by,
+    resumed_chain,
+    step_log,
+)
 
 LABEL_CHARACTERS = 22  # of a step's name drawn in its node (the whole name is in its title)
 
@@ -49,6 +58,7 @@ def run_page(request: Request) -> Response:
         node_height=NODE_HEIGHT,
         label_characters=LABEL_CHARACTERS,
         chain=resumed_chain(settings, run),
+        resumed_by=resumed_by(settings, run.run_id),
     )
 
 
@@ -63,11 +73,13 @@ def run_state(request: Request) -> Response:
 
 
 def step_details(request: Request) -> Response:
+    """What the step panel shows but the log: statement, times, error and hint, attempts."""
     run = _run(request)
     step = run.step(request.path_params["step"]) if run is not None else None
     if run is None or step is None:
         return JSONResponse({"error": "there is no such step in this run"}, status_code=404)
-    return JSONResponse(step.details())
+    log = step_log(request.app.state.settings, run.run_id, step.name) or ""
+    return JSONResponse({**step.details(), "failed_attempts": failed_attempts(log)})
 
 
 def step_log_text(request: Request) -> Response:

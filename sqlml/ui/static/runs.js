@@ -44,6 +44,14 @@
       ? "started " + details.started + (details.duration ? ", took " + details.duration : "")
       : "did not start";
     $("step-attempts").textContent = details.attempts ? "attempts: " + details.attempts : "";
+    $("step-failed-attempts").replaceChildren(
+      ...details.failed_attempts.map((failed) => {
+        const item = document.createElement("li");
+        item.value = failed.attempt;
+        item.textContent = failed.at + " attempt " + failed.attempt + " failed: " + failed.error;
+        return item;
+      }),
+    );
     const error = $("step-error");
     error.hidden = !details.error;
     error.textContent = details.error || "";
