@@ -8,7 +8,7 @@ layer before, the last one failed), whose run folder holds its description (``ru
 its states (``states.jsonl``) and a log per step, all written by sqlml's own writers without
 running the steps. ``sqlml ui``'s application is served by uvicorn on a loopback port.
 
-Each page is measured twice: the server's answer (an HTTP GET over loopback with httpx, the
+Each page is measured twice: the server's answer (an HTTP GET over loopback with httpx2, the
 whole body read) and a browser's load (Debian's headless Chromium, ``driver.get``; from the
 page's Navigation Timing from the start of the navigation: the response's end, the DOM
 parsed (``domInteractive``) and the load event's end, its script and stylesheets included).
@@ -27,7 +27,7 @@ import tempfile
 import time
 from pathlib import Path
 
-import httpx
+import httpx2 as httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 

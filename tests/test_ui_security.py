@@ -26,9 +26,9 @@ from sqlml.models.store import ModelStore
 from sqlml.runtime.datasource import connect
 
 import_or_skip("starlette")  # the ui extra
-import_or_skip("httpx")  # the test extra: starlette's TestClient
-import httpx  # noqa: E402
-from httpx import Response  # noqa: E402
+import_or_skip("httpx2")  # the test extra: starlette's TestClient
+import httpx2 as httpx  # noqa: E402
+from httpx2 import Response  # noqa: E402
 from starlette.testclient import TestClient  # noqa: E402
 
 from sqlml.ui import server  # noqa: E402
