@@ -16,13 +16,8 @@ from sqlml import ir
 from sqlml.errors import CheckError, ModelError, SqlmlError
 from sqlml.grammar import ast
 from sqlml.grammar.recovery import parse_all
-from sqlml.models.store import ModelStore
-from sqlml.plan import dependencies
 from sqlml.runtime.datasource import Columns, Datasource
-from sqlml.runtime.features_derive import check_columns
-from sqlml.runtime.training import check_base_estimator, check_repeated
 from sqlml.semantics import analyze
-from sqlml.semantics.metric_names import check_evaluated, stored_task, trained_task
 from sqlml.statements import kind_of
 from sqlml.statements.evaluate.ir import EvaluateStatement
 from sqlml.statements.train.ir import TrainStatement
@@ -54,6 +49,12 @@ def _against_datasource(
     dialect: str,
     datasource: Datasource,
 ) -> list[SqlmlError]:
+    # What only a check against a database needs: a check of the text alone loads none of it.
+    from sqlml.models.store import ModelStore
+    from sqlml.plan import dependencies
+    from sqlml.runtime.training import check_base_estimator, check_repeated
+    from sqlml.semantics.metric_names import check_evaluated, stored_task, trained_task
+
     graph = dependencies(statements, dialect)
     # The estimator of each model that exists (None: its metadata is unreadable) or is
     # trained before the current statement, by its exact name.
@@ -156,6 +157,8 @@ def _check_columns(
                 hint=f"{source} returns: {', '.join(columns)}",
             )
     if isinstance(statement, TrainStatement):
+        from sqlml.runtime.features_derive import check_columns
+
         try:
             check_columns(columns, statement.features, source)
         except SqlmlError as error:

@@ -81,10 +81,12 @@ def _parser() -> argparse.ArgumentParser:
     _common(repl)
 
     export = commands.add_parser(
-        "export", help="write a stored model to a file in its native format, metadata beside it"
+        "export",
+        help="write a stored model to a file in its native format, metadata beside it",
+        formatter_class=_ExportHelp,
     )
     export.add_argument("model", metavar="MODEL")
-    export.add_argument("file", metavar="FILE", help=_export_formats())
+    export.add_argument("file", metavar="FILE", help=_EXPORT_FORMATS)
     export.add_argument(
         "--datasource", metavar="URL", help="the database holding the model (as for run)"
     )
@@ -130,6 +132,19 @@ def _backend_options(parser: argparse.ArgumentParser, command: str) -> None:
     """Each backend's own options of ``command``."""
     for known in backends().values():
         known.add_options(parser, command)
+
+
+_EXPORT_FORMATS = "the files of each model family"  # FILE's help, in full when shown
+
+
+class _ExportHelp(argparse.HelpFormatter):
+    """``sqlml export``'s help, naming the files it writes only when it is shown: listing
+    them imports every model family, which other commands do not need."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        if action.help == _EXPORT_FORMATS:
+            return _export_formats()
+        return super()._get_help_string(action)
 
 
 def _export_formats() -> str:

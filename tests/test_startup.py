@@ -1,6 +1,7 @@
-"""What a start loads: a plain SELECT imports no ML library and loads the grammar's parser
-from the cache instead of building it; a cache that is corrupt or cannot be written only
-costs a build. Start-up time itself is measured by benchmarks/startup.py."""
+"""What a start loads: ``import sqlml`` nothing heavy; a plain SELECT (``sqlml -e``, ``sqlml
+check``) on DuckDB no ML library and no sqlglot (DuckDB's parser reads it), and the grammar's
+parser from the cache instead of building it; a cache that is corrupt or cannot be written
+only costs a build. Start-up time itself is measured by benchmarks/startup.py."""
 
 from __future__ import annotations
 
@@ -16,6 +17,10 @@ import pytest
 from sqlml.errors import ParseError
 from sqlml.grammar import parse, parser
 from sqlml.grammar.parser_cache import cache_path
+from sqlml.semantics.database_parser import statement_type
+
+# Libraries a plain SELECT does without: the ML ones, and sqlglot (about 0.1 s to import).
+HEAVY = ("tensorflow", "keras", "xgboost", "sklearn", "pandas", "matplotlib", "torch", "sqlglot")
 
 # Runs the sqlml command's main in this process, counting Lark's grammar builds, and writes
 # what it saw to the file named by its first argument.
@@ -26,9 +31,8 @@ builds = []
 build = lark.lark.load_grammar
 lark.lark.load_grammar = lambda *args, **kwargs: builds.append(1) or build(*args, **kwargs)
 from sqlml.cli import main
-status = main(sys.argv[2:])
-heavy = ('tensorflow', 'keras', 'xgboost', 'sklearn', 'pandas', 'matplotlib', 'torch')
-loaded = sorted(m for m in heavy if m in sys.modules)
+status = main(sys.argv[3:])
+loaded = sorted(m for m in sys.argv[2].split(',') if m in sys.modules)
 with open(sys.argv[1], 'w') as report:
     json.dump({'builds': len(builds), 'heavy': loaded}, report)
 sys.exit(status)
@@ -38,17 +42,25 @@ sys.exit(status)
 def start(tmp_path: Path, cache: Path) -> tuple[subprocess.CompletedProcess, dict]:
     """``sqlml -e "SELECT 1 AS one;"`` on a DuckDB file in a fresh process using the cache
     folder ``cache``: the process and what it reported."""
-    report = tmp_path / "report.json"
     url = f"duckdb:///{tmp_path / 'start.duckdb'}"
-    arguments = [str(report), "-e", "SELECT 1 AS one;", "--datasource", url]
+    done, seen = started(tmp_path, cache, ["-e", "SELECT 1 AS one;", "--datasource", url])
+    assert done.stdout.splitlines() == [" one", "-----", "   1", "(1 row)"]
+    return done, seen
+
+
+def started(
+    tmp_path: Path, cache: Path, arguments: list[str]
+) -> tuple[subprocess.CompletedProcess, dict]:
+    """``sqlml ARGUMENTS``, which must succeed, in a fresh process using the cache folder
+    ``cache``: the process, and its grammar builds and the :data:`HEAVY` modules it loaded."""
+    report = tmp_path / "report.json"
     done = subprocess.run(
-        [sys.executable, "-c", _STARTED, *arguments],
+        [sys.executable, "-c", _STARTED, str(report), ",".join(HEAVY), *arguments],
         capture_output=True,
         text=True,
         env={**os.environ, "SQLML_CACHE_DIR": str(cache)},
     )
     assert done.returncode == 0, done.stderr
-    assert done.stdout.splitlines() == [" one", "-----", "   1", "(1 row)"]
     return done, json.loads(report.read_text())
 
 
@@ -64,6 +76,53 @@ def test_a_select_loads_no_ml_library_and_the_second_start_builds_no_grammar(tmp
     second, seen = start(tmp_path, cache)
     assert seen == {"builds": 0, "heavy": []}
     assert first.stderr == second.stderr == ""
+
+
+def test_importing_sqlml_loads_no_library():
+    watched = (*HEAVY, "numpy", "duckdb", "lark")
+    code = f"import sys, sqlml; print(sorted(m for m in {watched!r} if m in sys.modules))"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"
+
+
+def test_checking_plain_selects_loads_no_ml_library_nor_sqlglot(tmp_path):
+    program = tmp_path / "selects.sql"
+    program.write_text("SELECT 1;\nSELECT a, b FROM t WHERE a > 1 ORDER BY b;\n")
+    cache = tmp_path / "cache"
+    done, seen = started(tmp_path, cache, ["check", str(program)])
+    assert seen == {"builds": 1, "heavy": []} and done.stderr == ""
+
+
+def test_a_syntax_error_is_shown_as_sqlglot_places_it(tmp_path):
+    """DuckDB's parser only tells that the SELECT is wrong; sqlglot then says where."""
+    program = tmp_path / "wrong.sql"
+    program.write_text("SELECT 1;\nSELECT a\nFROM t WHERE;\n")
+    report = tmp_path / "report.json"
+    done = subprocess.run(
+        [sys.executable, "-c", _STARTED, str(report), "sqlglot", "check", str(program)],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "SQLML_CACHE_DIR": str(tmp_path / "cache")},
+    )
+    assert done.returncode == 1
+    assert done.stderr.startswith(f"{program}:3:") and "SQL syntax error" in done.stderr
+    assert json.loads(report.read_text())["heavy"] == ["sqlglot"]
+
+
+@pytest.mark.parametrize(
+    ("sql", "dialect", "read"),
+    [
+        ("SELECT a FROM t WHERE b > 1", "duckdb", "SELECT"),
+        ("WITH x AS (SELECT 1) SELECT * FROM x", "duckdb", "SELECT"),
+        ("SHOW TABLES", "duckdb", "SELECT"),
+        ("INSERT INTO t VALUES (1)", "duckdb", "INSERT"),
+        ("SELEC 1", "duckdb", None),  # a fault: sqlglot explains it
+        ("SELECT 1; SELECT 2", "duckdb", None),  # not one statement
+        ("SELECT 1", "mysql", None),  # no parser of MySQL's in this process
+    ],
+)
+def test_the_database_parser_reads_one_statement_of_duckdb(sql, dialect, read):
+    assert statement_type(sql, dialect) == read
 
 
 def test_a_corrupt_cached_parser_is_rebuilt_without_a_word(tmp_path):

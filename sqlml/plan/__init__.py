@@ -53,6 +53,8 @@ class Plan:
 def plan(statements: Sequence[ir.Statement], dialect: str) -> Plan:
     """The plan of ``statements``, their standard SQL read in sqlglot's ``dialect``:
     independent statements wait for nothing from each other."""
+    if len(statements) == 1:  # waits for nothing: its SQL need not be read (nor sqlglot loaded)
+        return Plan((PlannedStatement(statements[0], kind_of(statements[0]), ()),))
     graph = dependencies(statements, dialect)
     return Plan(tuple(PlannedStatement(s, kind_of(s), graph.after[s.id]) for s in statements))
 

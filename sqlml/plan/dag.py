@@ -28,7 +28,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from sqlml import ir
-from sqlml.semantics.lineage import name_key, sql_effects
+from sqlml.semantics.table_names import name_key
 from sqlml.statements import KINDS
 
 
@@ -73,6 +73,8 @@ def dependencies(statements: Sequence[ir.Statement], dialect: str) -> ProgramGra
 
 def _facts(statement: ir.Statement, dialect: str) -> _Facts:
     """What one statement reads and writes (as its kind declares), views not yet expanded."""
+    from sqlml.semantics.lineage import sql_effects  # sqlglot, loaded with the first SQL read
+
     kind = KINDS.get(statement.kind)
     if kind is None:
         return _Facts(StatementIO(barrier=True))

@@ -53,16 +53,6 @@ def tables_read(sql: str, dialect: str) -> frozenset[str]:
     return sql_effects(sql, dialect).reads
 
 
-def same_table(a: str, b: str) -> bool:
-    """Whether two table names (dotted) name one table, as the analysis compares them."""
-    return name_key(a.lower()) == name_key(b.lower())
-
-
-def name_key(name: str) -> str:
-    """What a table or model is compared by: its last name part."""
-    return name.rsplit(".", 1)[-1]
-
-
 @lru_cache(maxsize=64)  # a program is analysed more than once (its DAG, then each step)
 def sql_effects(text: str, dialect: str) -> SqlEffects:
     """A standard SQL statement's table reads and writes; a barrier if not understood."""

@@ -14,8 +14,7 @@ from sqlml import ir
 from sqlml.errors import CheckError
 from sqlml.grammar import ast
 from sqlml.semantics.attributes import Attr
-from sqlml.semantics.lineage import same_table, tables_read
-from sqlml.semantics.sql_check import check_query
+from sqlml.semantics.table_names import same_table
 from sqlml.tables import HELPER_MARK, OWN_TABLES, is_own_table
 
 OUTPUT_REPLACE = Attr(
@@ -65,6 +64,8 @@ def lower_selecting(
     only), ``lower(statement, step id, dialect)`` made of it, then the table it writes
     (``output(statement, lowered)``, if any) checked: none of sqlml's own tables, none its
     queries read unless replaced."""
+    from sqlml.semantics.sql_check import check_query  # sqlglot, with the first such statement
+
     check_query(statement.select, statement.pos, dialect, clause, read_only=True)
     word = clause.split()[-1].lower()
     lowered = lower(statement, f"{prefix}-{word}-{slug(str(named))}", dialect)
@@ -114,6 +115,8 @@ def _check_output(output: Output) -> None:
 def _check_overwrite(output: Output, selects: list[str | None], dialect: str) -> None:
     """A :class:`CheckError` if a query of the statement reads the table it writes, unless
     ``output.replace`` says to replace it (table names compare as the DAG compares them)."""
+    from sqlml.semantics.lineage import tables_read  # sqlglot
+
     name = ".".join(output.table)
     reads = [read for select in selects if select for read in tables_read(select, dialect)]
     if not output.replace and any(same_table(read, name) for read in reads):

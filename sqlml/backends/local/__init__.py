@@ -20,12 +20,15 @@ if TYPE_CHECKING:
 @dataclass(frozen=True)
 class RunOptions:
     """How a workflow runs: how many steps at once, which failed run it resumes, how often a
-    failed step is retried, and each step attempt's time limit."""
+    failed step is retried, each step attempt's time limit, and whether the run may be
+    resumed later (not a ``sqlml -e`` run, whose id is not shown: its steps then get no content
+    hash, which would read the SQL's tables and fingerprint each)."""
 
     jobs: int | None = None  # None: the CPU count
     resume: str | None = None  # the run id of a failed run
     retries: int = 0
     timeout: float | None = None  # seconds
+    resumable: bool = True
 
 
 def run_options(args: argparse.Namespace) -> RunOptions:
@@ -64,6 +67,7 @@ def run(
         resume=options.resume,
         retries=options.retries,
         timeout=options.timeout,
+        resumable=options.resumable,
         announce=announce,
         on_result=on_result,
         write_result=write_result,

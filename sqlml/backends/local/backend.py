@@ -45,7 +45,7 @@ class LocalBackend(Backend):
 
         _note_images(program)
         workflow = to_workflow(program.statements, program.name, program.dialect)
-        options = RunOptions() if args is None else run_options(args)
+        options = RunOptions(resumable=False) if args is None else run_options(args)
         return run(
             workflow,
             options,

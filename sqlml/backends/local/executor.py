@@ -74,6 +74,7 @@ class _Settings:
     progress: IO[str] | None
     sink: Sink | None
     recorded: bool
+    resumable: bool  # its steps' content hashes are recorded, for a resumed run to compare
     source: str | None  # the program's file (or <-e>), for the run file
 
 
@@ -87,6 +88,8 @@ class LocalExecutor:
     progress of the statements' reading, training and predicting, each statement with a
     reporter of its own. ``recorded``: whether runs are kept in the datasource's run record,
     for resuming and ``sqlml status`` (a front end's entries are not: no one resumes them);
+    ``resumable``: whether a recorded run may be resumed (not ``sqlml -e``'s), the only use of
+    its steps' content hashes (which read the tables of each step's SQL and fingerprint them);
     ``source`` names the program's file in a recorded run's description (``run.json``).
     """
 
@@ -103,6 +106,7 @@ class LocalExecutor:
         progress: IO[str] | None = None,
         sink: Sink | None = None,
         recorded: bool = True,
+        resumable: bool = True,
         source: str | None = None,
     ) -> None:
         shared = one_at_a_time(url)
@@ -118,6 +122,7 @@ class LocalExecutor:
             progress=progress,
             sink=sink,
             recorded=recorded,
+            resumable=resumable,
             source=source,
         )
         self._running: _Run | None = None
@@ -172,7 +177,8 @@ class _Run:
         run_id = time.strftime("%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:6]
         self._run_dir = settings.run_dir / run_id
         self._log = RunLog(record, run_id, workflow, resume, settings.progress, settings.on_done)
-        self._resume = Resume(ds, previous, self._log.note, hashed=settings.recorded)
+        hashed = settings.recorded and settings.resumable
+        self._resume = Resume(ds, previous, self._log.note, hashed=hashed)
         self._connections = Connections(
             settings.url, settings.base_dir, ds if settings.shared else None
         )

@@ -36,6 +36,7 @@ def run_and_report(
     resume: str | None = None,
     retries: int = 0,
     timeout: float | None = None,
+    resumable: bool = True,
     announce: bool = True,
     on_result: Callable[[RunResult], None] | None = None,
     write_result: WriteResult | None = None,
@@ -46,7 +47,8 @@ def run_and_report(
 
     Returns 0 on success and 1 on a user error (reported as ``source:line:col: message``),
     such as a result that ``write_result`` could not keep (the run goes on). ``on_result``
-    gets the run's result when it ran (for reports such as JUnit).
+    gets the run's result when it ran (for reports such as JUnit). A run that is not
+    ``resumable`` is recorded without its steps' content hashes.
     """
     write = write_result or ResultStream(fmt).write
     unkept: list[str] = []  # the steps whose results could not be kept
@@ -70,6 +72,7 @@ def run_and_report(
         jobs=jobs,
         retry=Retry(limit=retries),
         timeout=timeout,
+        resumable=resumable,
         on_done=show,
         progress=sys.stderr if announce else None,
         sink=progress.terminal(sys.stderr),

@@ -8,11 +8,12 @@ statements, as a plain SELECT on the command line does, never loads numpy.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from sqlml.runtime.datasource.base import BATCH_ROWS, Columns
+if TYPE_CHECKING:
+    from sqlml.runtime.datasource.base import Columns
 
 
 class StagingColumns:
@@ -78,9 +79,7 @@ def _batch_kind(values: np.ndarray) -> str:
     return "null" if _all_null(values) and len(values) else _kind(values)
 
 
-def fetch_batches(
-    cursor: Any, kinds: Sequence[str], batch_rows: int = BATCH_ROWS
-) -> Iterator[Columns]:
+def fetch_batches(cursor: Any, kinds: Sequence[str], batch_rows: int) -> Iterator[Columns]:
     """A DB-API cursor's result in batches of columns, each fetched and converted at once.
 
     ``kinds`` gives each column's declared kind: "int" (int64, or float64 with NaN if a NULL

@@ -13,8 +13,9 @@ from typing import Any
 from sqlml.grammar import ast
 from sqlml.grammar.ast import Attribute, Name
 from sqlml.semantics.attributes import Attr, check_attributes
-from sqlml.semantics.lineage import same_table, tables_read
+from sqlml.semantics.lineage import tables_read
 from sqlml.semantics.lowering import OUTPUT_REPLACE, error, lower_selecting, where
+from sqlml.semantics.table_names import same_table
 from sqlml.statements.run import syntax
 from sqlml.statements.run.ir import RunStatement
 from sqlml.tables import HELPER_MARK, is_own_table
