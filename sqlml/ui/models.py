@@ -116,7 +116,7 @@ async def compare_page(request: Request) -> Response:
         a=first,
         b=second,
         versions=stored,
-        rows=_comparison(first, second),
+        sections=_comparison(first, second),
         trials=_trials(second) or _trials(first),
     )
 
@@ -227,26 +227,27 @@ def _features(metadata: dict[str, Any]) -> list[str]:
     return names
 
 
-def _comparison(a: Version, b: Version) -> list[tuple[str, str, str, str, bool]]:
-    """Section, name, A's value, B's value and whether they differ: the estimator and
-    properties, then every attribute, then every metric (absent: an empty cell)."""
-    rows: list[tuple[str, str, str, str, bool]] = []
+Compared = tuple[str, str, str, bool]  # name, A's value, B's value, whether they differ
+
+
+def _comparison(a: Version, b: Version) -> dict[str, list[Compared]]:
+    """The rows comparing ``a`` and ``b`` by section: the estimator and properties, every
+    attribute, every metric (absent: an empty cell)."""
+    sections: dict[str, list[Compared]] = {"model": [], "attributes": [], "metrics": []}
 
     def add(section: str, key: str, left: Any, right: Any) -> None:
         shown = ["" if value is None else _shown(value) for value in (left, right)]
-        rows.append((section, key, shown[0], shown[1], left != right))
+        sections[section].append((key, shown[0], shown[1], left != right))
 
-    add("model", "estimator", a.metadata.get("estimator"), b.metadata.get("estimator"))
-    for key in ("label", "rows", "trained_at"):
+    for key in ("estimator", "label", "rows", "trained_at", "statement"):
         add("model", key, a.metadata.get(key), b.metadata.get(key))
-    add("model", "statement", a.metadata.get("statement"), b.metadata.get("statement"))
     for key in sorted({*a.attributes, *b.attributes}):
         add("attributes", key, a.attributes.get(key), b.attributes.get(key))
     for key in sorted({*a.metrics, *b.metrics}):
         left, right = a.metrics.get(key), b.metrics.get(key)
         shown = ["" if value is None else _number_text(value) for value in (left, right)]
-        rows.append(("metrics", key, shown[0], shown[1], shown[0] != shown[1]))
-    return rows
+        sections["metrics"].append((key, shown[0], shown[1], shown[0] != shown[1]))
+    return sections
 
 
 def _trials(version: Version) -> dict[str, Any] | None:
