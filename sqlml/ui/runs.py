@@ -4,12 +4,14 @@ resuming or stopping a run."""
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from sqlml.ui import launch
-from sqlml.ui.dag import NODE_HEIGHT, NODE_WIDTH, layout
+from sqlml.ui.dag import NODE_HEIGHT, NODE_WIDTH, Layout, layout
 from sqlml.ui.pages import page
 from sqlml.ui.run_views import (
     STATES,
@@ -45,7 +47,7 @@ def run_page(request: Request) -> Response:
     run = _run(request)
     if run is None:
         return _unknown_run(request)
-    drawing = layout([(step.name, step.after) for step in run.steps])
+    drawing = _layout(tuple((step.name, tuple(step.after)) for step in run.steps))
     steps = {step.name: step for step in run.steps}
     return page(
         request,
@@ -120,6 +122,13 @@ def stop_run(request: Request) -> Response:
     except launch.LaunchError as error:
         return JSONResponse({"error": error.message, "hint": error.hint}, status_code=409)
     return JSONResponse({"run": run.run_id, "stopping": True})
+
+
+@lru_cache(maxsize=16)
+def _layout(steps: tuple[tuple[str, tuple[str, ...]], ...]) -> Layout:
+    """The drawing of a run's DAG, kept for the next loads of its page (a DAG never changes
+    while its run goes on)."""
+    return layout(steps)
 
 
 def _run(request: Request) -> RunView | None:

@@ -44,8 +44,9 @@
       ? "started " + details.started + (details.duration ? ", took " + details.duration : "")
       : "did not start";
     $("step-attempts").textContent = details.attempts ? "attempts: " + details.attempts : "";
+    const retried = details.failed_attempts.length > 1 || details.state === "succeeded";
     $("step-failed-attempts").replaceChildren(
-      ...details.failed_attempts.map((failed) => {
+      ...(retried ? details.failed_attempts : []).map((failed) => {
         const item = document.createElement("li");
         item.value = failed.attempt;
         item.textContent = failed.at + " attempt " + failed.attempt + " failed: " + failed.error;
