@@ -22,6 +22,7 @@ import_or_skip("starlette")  # the ui extra
 from starlette.testclient import TestClient  # noqa: E402
 
 from sqlml.ui.server import Settings, create_app  # noqa: E402
+from sqlml.ui.svg_chart import Point, scatter  # noqa: E402
 
 MODEL = "iris_boost"
 SEARCHED = "iris_searched"
@@ -286,3 +287,33 @@ def test_a_version_whose_metadata_changed_is_read_again(store, tmp_path):
     for address in ("/models", "/models/again"):
         page = client.get(address).text
         assert "<td>xgboost.dart</td>" in page and "<td>xgboost.gbtree</td>" not in page
+
+
+def circles(svg: str) -> list[tuple[float, float]]:
+    """The centre of each point of an SVG chart, in its order."""
+    found = re.findall(r'<circle [^>]*cx="([\d.]+)" cy="([\d.]+)"', svg)
+    return [(float(x), float(y)) for x, y in found]
+
+
+def test_a_chart_puts_numbers_spanning_decades_on_a_logarithmic_axis():
+    points = [Point(x, 0.5, f"x {x}") for x in (0.001, 0.01, 0.1)]
+    xs = [x for x, _ in circles(str(scatter(points, "eta", "validation_accuracy")))]
+    assert xs[1] - xs[0] == pytest.approx(xs[2] - xs[1], abs=0.2)
+    linear = [Point(x, 0.5, f"x {x}") for x in (1, 2, 4)]
+    xs = [x for x, _ in circles(str(scatter(linear, "depth", "validation_accuracy")))]
+    assert xs[2] - xs[1] == pytest.approx(2 * (xs[1] - xs[0]), abs=0.2)
+
+
+def test_a_chart_spaces_text_values_evenly_and_escapes_them():
+    points = [
+        Point("<b>", 0.9, "best", best=True),
+        Point("gbtree", 0.5, "a"),
+        Point("dart", 0.7, "b"),
+    ]
+    svg = str(scatter(points, "booster", "validation_accuracy"))
+    assert "<b>" not in svg and "&lt;b&gt;" in svg
+    xs = sorted(x for x, _ in circles(svg))
+    assert xs[1] - xs[0] == pytest.approx(xs[2] - xs[1], abs=0.2)
+    ys = dict(zip(("<b>", "gbtree", "dart"), (y for _, y in circles(svg)), strict=True))
+    assert ys["<b>"] < ys["dart"] < ys["gbtree"]  # higher values are drawn higher up
+    assert svg.count('class="point best"') == 1

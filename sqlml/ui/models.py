@@ -3,8 +3,9 @@ their estimator, attributes, training statement, metrics and plots, a comparison
 versions, and a hyperparameter search's trials.
 
 Pages read metadata only (:mod:`sqlml.ui.model_catalog`); the plots are the files TO
-EVALUATE and TO EXPLAIN drew, found through the run record (:mod:`sqlml.ui.recorded_plots`),
-and the trials' charts are drawn as inline SVG (:mod:`sqlml.ui.svg_chart`).
+EVALUATE and TO EXPLAIN drew, found through the run record (:mod:`sqlml.ui.recorded_plots`)
+or remembered from the editor (:mod:`sqlml.ui.drawn_plots`), and the trials' charts are
+drawn as inline SVG (:mod:`sqlml.ui.svg_chart`).
 """
 
 from __future__ import annotations
