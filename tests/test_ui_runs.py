@@ -297,17 +297,43 @@ def test_the_datasource_password_never_shows(
         ds.close()
 
 
-def test_a_run_of_1000_steps_is_drawn_in_well_under_300_ms(folder: Path) -> None:
+def test_a_run_of_1000_steps_is_drawn_in_well_under_300_ms() -> None:
     steps = [
         (f"s{i}", [f"s{j}" for j in (i - 1, i // 2, i - 7) if 0 <= j < i]) for i in range(1000)
     ]
-    started = time.perf_counter()
-    drawing = layout(steps)
-    took = time.perf_counter() - started
+    took = []
+    for _ in range(3):  # processor time, the best of three: other processes' load left out
+        started = time.process_time()
+        drawing = layout(steps)
+        took.append(time.process_time() - started)
     assert len(drawing.nodes) == 1000 and len(drawing.edges) == sum(len(set(a)) for _, a in steps)
-    assert took < 0.15, f"{took:.3f} s"
+    assert min(took) < 0.15, f"{min(took):.3f} s"
     y = {node.name: node.y for node in drawing.nodes}
     assert all(y[before] < y[name] for name, after in steps for before in after)  # edges go down
+
+
+def test_a_layer_is_ordered_to_cross_fewer_edges() -> None:
+    # b1 feeds c2 and b2 feeds c1: in the program's order their edges would cross
+    steps = [("a", []), ("b1", ["a"]), ("b2", ["a"]), ("c1", ["b2"]), ("c2", ["b1"])]
+    x = {node.name: node.x for node in layout(steps).nodes}
+    assert x["b1"] < x["b2"] and x["c2"] < x["c1"]
+    steps = [("a1", []), ("a2", []), ("b2", ["a2"]), ("b1", ["a1"])]
+    x = {node.name: node.x for node in layout(steps).nodes}
+    assert x["b1"] < x["b2"]
+
+
+def test_a_token_guards_every_page(folder: Path, duckdb_url: str) -> None:
+    run_id = run(folder, duckdb_url)
+    ui = TestClient(create_app(Settings(duckdb_url, folder / "runs", folder, token="s3cret")))
+    assert ui.get("/runs").status_code == 403
+    assert ui.get(f"/runs/{run_id}/steps/x/log").status_code == 403
+    assert ui.post(f"/runs/{run_id}/resume", headers=SAME_SITE).status_code == 403
+    entered = ui.get("/runs?token=s3cret", follow_redirects=False)
+    assert entered.status_code == 307 and entered.headers["location"] == "http://testserver/runs"
+    assert "samesite=strict" in entered.headers["set-cookie"].lower()
+    assert ROW.findall(ui.get("/runs").text) == [(run_id, "failed")]  # the cookie, from now on
+    bearer = TestClient(create_app(Settings(duckdb_url, folder / "runs", folder, token="s3cret")))
+    assert bearer.get("/runs", headers={"authorization": "Bearer s3cret"}).status_code == 200
 
 
 def test_an_embedded_database_path_is_made_absolute_for_the_resumed_run(folder: Path) -> None:
