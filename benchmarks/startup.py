@@ -1,12 +1,15 @@
-"""Start-up time: ``sqlml -e "SELECT 1;"`` and ``sqlml check`` against Python + DuckDB.
+"""Start-up time: ``sqlml -e "SELECT 1;"``, ``sqlml check`` and the shell's first prompt
+against Python + DuckDB.
 
 Each command runs in a fresh process, ROUNDS times, taking turns (round 1 in order, round 2
 in reverse order, ...), so that a change in the machine's load falls on all of them; the
 best and median wall times are printed with the load average seen during the runs. The
 baseline is ``python -c "import duckdb; duckdb.connect(FILE).sql('SELECT 1').fetchall()"``
-on the same DuckDB file; the DuckDB CLI is timed too when it is installed. One warm-up run of
-each command comes first: it fills sqlml's parser cache and writes the bytecode of modules
-that have none (as installing a package does; ``PYTHONDONTWRITEBYTECODE`` is dropped).
+on the same DuckDB file; the DuckDB CLI is timed too when it is installed. ``sqlml repl`` is
+timed from its start to its first prompt, in a pseudo-terminal (pexpect), then told to quit.
+One warm-up run of each command comes first: it fills sqlml's parser cache and writes the
+bytecode of modules that have none (as installing a package does; ``PYTHONDONTWRITEBYTECODE``
+is dropped).
 
 Target (issue 18): sqlml's best time <= the baseline's best + 0.1 s.
 
@@ -16,6 +19,7 @@ Target (issue 18): sqlml's best time <= the baseline's best + 0.1 s.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import os
 import shutil
 import statistics
@@ -26,10 +30,12 @@ import time
 from pathlib import Path
 
 TARGET = 0.1  # seconds over the baseline
+SHELL = " repl prompt"  # timed to its first prompt: the commands named ...SHELL
 
 
-def commands(folder: Path) -> dict[str, list[str]]:
-    """What is timed, by name: each a command line run in a fresh process."""
+def commands(folder: Path, trees: dict[str, str]) -> dict[str, list[str]]:
+    """What is timed, by name: each a command line run in a fresh process; ``trees``: other
+    sqlml source trees to time as well (name -> folder holding their ``sqlml`` package)."""
     database, program = folder / "bench.duckdb", folder / "check.sql"
     subprocess.run(
         [sys.executable, "-c", f"import duckdb; duckdb.connect({str(database)!r}).close()"],
@@ -44,12 +50,27 @@ def commands(folder: Path) -> dict[str, list[str]]:
             "-c",
             f"import duckdb; duckdb.connect({str(database)!r}).sql('SELECT 1').fetchall()",
         ],
-        "sqlml -e": [*sqlml, *select_arguments(folder)],
-        "sqlml check": [*sqlml, "check", str(program)],
+        **sqlml_commands("sqlml", sqlml, folder),
     }
+    for name, source in trees.items():  # another tree's sqlml, first on the module path
+        found.update(sqlml_commands(name, [sys.executable, "-m", "sqlml"], folder, source))
     if shutil.which("duckdb"):
         found["duckdb CLI"] = ["duckdb", str(database), "-c", "SELECT 1"]
     return found
+
+
+def sqlml_commands(
+    name: str, sqlml: list[str], folder: Path, source: str | None = None
+) -> dict[str, list[str]]:
+    """The sqlml commands timed, run with ``sqlml`` (the sqlml in the folder ``source``,
+    if given: through ``env``, which puts it first on the module path)."""
+    env = ["env", f"PYTHONPATH={source}"] if source else []
+    shell = [*sqlml, "repl", "--datasource", f"duckdb:///{folder / 'bench.duckdb'}"]
+    return {
+        f"{name} -e": [*env, *sqlml, *select_arguments(folder)],
+        f"{name} check": [*env, *sqlml, "check", str(folder / "check.sql")],
+        f"{name}{SHELL}": [*env, *shell],
+    }
 
 
 def select_arguments(folder: Path) -> list[str]:
@@ -57,11 +78,32 @@ def select_arguments(folder: Path) -> list[str]:
     return ["-e", "SELECT 1;", "--datasource", f"duckdb:///{folder / 'bench.duckdb'}"]
 
 
-def timed(command: list[str], env: dict[str, str]) -> float:
-    """The wall time of one run of ``command``, which must succeed."""
+def timed(command: list[str], env: dict[str, str], shell: bool = False) -> float:
+    """The wall time of one run of ``command``, which must succeed; of a ``shell``, the time
+    to its first prompt."""
+    if shell:
+        return to_prompt(command, env)
     start = time.perf_counter()
     subprocess.run(command, check=True, stdout=subprocess.DEVNULL, env=env)
     return time.perf_counter() - start
+
+
+def to_prompt(command: list[str], env: dict[str, str]) -> float:
+    """The seconds from starting the shell ``command`` in a pseudo-terminal to its first
+    prompt; the shell is then ended with an end of input."""
+    import pexpect
+
+    terminal = {**env, "TERM": "xterm", "PROMPT_TOOLKIT_NO_CPR": "1", "NO_COLOR": "1"}
+    start = time.perf_counter()
+    shell = pexpect.spawn(
+        command[0], command[1:], env=terminal, dimensions=(40, 200), encoding="utf-8", timeout=60
+    )
+    shell.expect(r"sqlml \[")
+    seconds = time.perf_counter() - start
+    shell.sendeof()
+    shell.expect(pexpect.EOF)
+    shell.close()
+    return seconds
 
 
 def breakdown(arguments: list[str], env: dict[str, str]) -> dict[str, float]:
@@ -87,31 +129,43 @@ def main() -> None:
     arguments.add_argument(
         "--imports", action="store_true", help="also show where one start's imports go"
     )
+    arguments.add_argument(
+        "--tree",
+        action="append",
+        default=[],
+        metavar="NAME=DIR",
+        help="also time the sqlml of another source tree (DIR holds its sqlml package), "
+        "e.g. before=/tmp/sqlml-before from `git archive`",
+    )
     options = arguments.parse_args()
     rounds, shown = options.rounds, {}
     with tempfile.TemporaryDirectory(prefix="sqlml-startup-") as folder:
         # sqlml as installed: its bytecode compiled (the warm-up writes what is missing).
         env = {**os.environ, "SQLML_CACHE_DIR": str(Path(folder) / "cache")}
+        env["SQLML_HISTORY"] = str(Path(folder) / "history")
         env.pop("PYTHONDONTWRITEBYTECODE", None)
-        timing = commands(Path(folder))
+        timing = commands(Path(folder), dict(tree.split("=", 1) for tree in options.tree))
+        if importlib.util.find_spec("pexpect") is None:
+            print("pexpect is not installed: the shell's first prompt is not timed")
+            timing = {name: command for name, command in timing.items() if SHELL not in name}
         names = list(timing)
         for name in names:  # warm-up: the disk's cache, sqlml's parser cache
-            timed(timing[name], env)
+            timed(timing[name], env, SHELL in name)
         times: dict[str, list[float]] = {name: [] for name in names}
         loads = [os.getloadavg()[0]]
         for round_ in range(rounds):
             for name in names if round_ % 2 == 0 else reversed(names):
-                times[name].append(timed(timing[name], env))
+                times[name].append(timed(timing[name], env, SHELL in name))
             loads.append(os.getloadavg()[0])
         if options.imports:
             shown = breakdown(select_arguments(Path(folder)), env)
     baseline = min(times["python + duckdb"])
     print(f"{rounds} rounds, load average {min(loads):.2f} to {max(loads):.2f}")
-    print(f"{'command':<18} {'best':>8} {'median':>8} {'best - baseline':>16}")
+    print(f"{'command':<24} {'best':>8} {'median':>8} {'best - baseline':>16}")
     for name in names:
         best, median = min(times[name]), statistics.median(times[name])
-        print(f"{name:<18} {best:>7.3f}s {median:>7.3f}s {best - baseline:>+15.3f}s")
-    worst = max(min(times[name]) - baseline for name in ("sqlml -e", "sqlml check"))
+        print(f"{name:<24} {best:>7.3f}s {median:>7.3f}s {best - baseline:>+15.3f}s")
+    worst = max(min(times[name]) - baseline for name in names if name.startswith("sqlml "))
     verdict = "met" if worst <= TARGET else "NOT met"
     print(f"target: sqlml <= python + duckdb + {TARGET:.1f} s: {verdict} (+{worst:.3f} s)")
     if shown:
