@@ -2,8 +2,10 @@
 
 A SELECT runs as a prepared statement, so that rows arrive in the binary protocol (numbers
 as fixed-width binary values, not text the server formats and the client parses); the row
-packets are read here in batches of a few MiB and each batch is converted with numpy: no
-Python work per numeric value, memory bounded by a batch. :func:`column_kind` gives the
+packets are received here straight from the socket into a buffer of a few MiB, found in it
+with numpy where rows of one length follow each other, and each batch is converted with
+numpy: no Python work per numeric value (nor per row where the rows have one length),
+memory bounded by a batch. :func:`column_kind` gives the
 kind of a column that pymysql's text protocol reads instead.
 """
 
@@ -16,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 import pymysql
 from pymysql.connections import MAX_PACKET_LEN
-from pymysql.constants import COMMAND, FIELD_TYPE, FLAG
+from pymysql.constants import COMMAND, CR, FIELD_TYPE, FLAG
 from pymysql.protocol import FieldDescriptorPacket, MysqlPacket
 
 from sqlml.runtime.datasource.base import Columns, object_array
@@ -138,63 +140,240 @@ def _definitions(con: pymysql.Connection, count: int) -> list[FieldDescriptorPac
     return fields
 
 
-def _row_batches(con: pymysql.Connection, batch_rows: int) -> Iterator[tuple[bytes, np.ndarray]]:
+def _row_batches(
+    con: pymysql.Connection, batch_rows: int
+) -> Iterator[tuple[bytearray, np.ndarray]]:
     """The binary rows being received, in batches of at most ``batch_rows`` rows and about
-    ``_BATCH_BYTES``: their payloads joined, and where each starts.
+    ``_BATCH_BYTES``: the buffer they arrived in, and where each row's payload starts in it.
 
-    Reads the packets itself: pymysql would make Python values of every field of every row.
-    Each batch ends with 8 zero bytes, so fixed-width reads past the last field stay inside.
+    Reads the socket itself, into buffers of a few MiB (pymysql would read each packet with
+    two calls and make Python values of every field); rows of one length in a row are found
+    with numpy, others one by one. The buffer handed out is written again once the next batch
+    is asked for (convert each batch first); it has ``_SLACK`` bytes past its data, so
+    fixed-width reads past a row's last field stay inside.
     """
-    read = con._read_bytes  # raises (and closes the connection) if the connection is lost
+    received = _Received(con)
     sequence = con._next_seq_id
-    batch, starts = bytearray(), []
+    pending: list[np.ndarray] = []
+    count = 0
     while True:
-        header = read(4)
-        if header[3] != sequence:
-            _out_of_sequence(con, header[3], sequence)
-        sequence = (sequence + 1) % 256
-        length = header[0] | header[1] << 8 | header[2] << 16
-        payload = read(length)
-        if length == MAX_PACKET_LEN:
-            payload, sequence = _rest_of_row(con, payload, sequence)
-        if payload[0] != 0:  # an EOF or error packet ends the rows; rows start with 0
+        starts, sequence, state = _walk(received, sequence, batch_rows - count)
+        pending.append(starts)
+        count += len(starts)
+        if state == _MORE and count < batch_rows and received.fits_next():
+            received.receive()
+            continue
+        if count:
+            yield received.buffer, np.concatenate(pending)
+            pending, count = [], 0
+            received.compact()
+        elif not received.fits_next():
+            received.compact()
+        if state == _LONG:
+            row, sequence = _long_row(received, sequence)
+            yield bytearray(row + bytes(_SLACK)), np.zeros(1, np.int64)
+        elif state == _END:
             break
-        starts.append(len(batch))
-        batch += payload
-        if len(batch) >= _BATCH_BYTES or len(starts) == batch_rows:
-            yield bytes(batch + bytes(8)), np.array(starts, dtype=np.int64)
-            batch, starts = bytearray(), []
-    con._next_seq_id = sequence
-    if payload[0] == 0xFF:
-        MysqlPacket(payload, con.encoding).raise_for_error()
-    if starts:
-        yield bytes(batch + bytes(8)), np.array(starts, dtype=np.int64)
+    received.end(sequence)
+    con._next_seq_id = (sequence + 1) % 256
 
 
-def _rest_of_row(con: pymysql.Connection, payload: bytes, sequence: int) -> tuple[bytes, int]:
-    """A row of 16 MiB or more: ``payload`` joined with the packets that continue it."""
-    parts = [payload]
+# How _walk stopped: more bytes needed, a terminating packet reached, a row of 16 MiB or more.
+_MORE, _END, _LONG = range(3)
+_SLACK = 8
+_RUN = 16  # the fewest rows of one length in a row taken as a run
+_PROBE = 256  # rows checked at first for a run
+_WALK = 64  # rows walked one by one after a probe found no run
+
+
+class _Received:
+    """A result's bytes as they arrive: a buffer filled straight from the socket, the part of
+    it walked (``at``) and the part received (``filled``). The bytes pymysql's socket file
+    has read ahead come first (``buffered``: it may still hold some)."""
+
+    def __init__(self, con: pymysql.Connection) -> None:
+        self.con = con
+        self.buffer = bytearray(_BATCH_BYTES + _SLACK)
+        self.at = self.filled = 0
+        self.buffered = True
+
+    def length(self) -> int | None:
+        """The length of the packet at ``at`` if its header has arrived."""
+        at, buffer = self.at, self.buffer
+        if at + 4 > self.filled:
+            return None
+        return buffer[at] | buffer[at + 1] << 8 | buffer[at + 2] << 16
+
+    def fits_next(self) -> bool:
+        """Whether the packet at ``at`` can arrive whole in this buffer."""
+        length = self.length()
+        return self.at + 4 + (length or 0) <= len(self.buffer) - _SLACK
+
+    def compact(self) -> None:
+        """The bytes not yet walked moved to the buffer's start, the buffer grown if the next
+        packet would not fit whole."""
+        left = self.buffer[self.at : self.filled]
+        size = 4 + (self.length() or 0) + _SLACK
+        if size > len(self.buffer):
+            self.buffer = bytearray(size)
+        self.buffer[: len(left)] = left
+        self.at, self.filled = 0, len(left)
+
+    def receive(self) -> None:
+        """At least one more byte from the socket, as many as have arrived and fit."""
+        view = memoryview(self.buffer)[self.filled : len(self.buffer) - _SLACK]
+        try:
+            if self.buffered:  # the file's bytes if it holds any, else what one read gets
+                data = self.con._rfile.read1(len(view))
+                count = len(data)
+                view[:count] = data
+                self.buffered = count == len(view)
+            else:
+                count = self.con._sock.recv_into(view)
+        except OSError as error:
+            self.con._force_close()
+            raise pymysql.err.OperationalError(
+                CR.CR_SERVER_LOST, f"Lost connection to MySQL server during query ({error})"
+            ) from None
+        except BaseException:
+            self.con._force_close()
+            raise
+        finally:
+            view.release()
+        if not count:
+            self.con._force_close()
+            raise pymysql.err.OperationalError(
+                CR.CR_SERVER_LOST, "Lost connection to MySQL server during query"
+            )
+        self.filled += count
+
+    def packet(self) -> tuple[int, bytes]:
+        """The packet at ``at`` whole, waiting for it: its sequence number and payload."""
+        while True:
+            length = self.length()
+            if length is not None and self.at + 4 + length <= self.filled:
+                break
+            if not self.fits_next():
+                self.compact()
+            self.receive()
+        at = self.at
+        self.at = at + 4 + length
+        return self.buffer[at + 3], bytes(self.buffer[at + 4 : self.at])
+
+    def end(self, sequence: int) -> None:
+        """The packet at ``at`` ends the rows (number ``sequence``): raise its error, if it
+        is one."""
+        number, payload = self.packet()
+        if number != sequence:
+            _out_of_sequence(self.con, number, sequence)
+        if self.at != self.filled:
+            _protocol_error(self.con, "bytes after the end of the rows")
+        if payload[:1] == b"\xff":
+            MysqlPacket(payload, self.con.encoding).raise_for_error()
+        if payload[:1] != b"\xfe":
+            _protocol_error(self.con, f"a packet starting with {payload[:1]!r} after the rows")
+
+
+def _walk(received: _Received, sequence: int, batch_rows: int) -> tuple[np.ndarray, int, int]:
+    """The rows whose packets have arrived whole from ``received.at`` on (``batch_rows`` at
+    most): where their payloads start, the next sequence number, and why the walk stopped."""
+    buffer, filled = received.buffer, received.filled
+    at, room, walk = received.at, batch_rows, 0
+    parts: list[np.ndarray] = []
+    single: list[int] = []
+    state = _MORE
+    while room:
+        if at + 4 > filled:
+            break
+        length = buffer[at] | buffer[at + 1] << 8 | buffer[at + 2] << 16
+        if at + 4 + length > filled:
+            break
+        if buffer[at + 3] != sequence:
+            _out_of_sequence(received.con, buffer[at + 3], sequence)
+        if length == MAX_PACKET_LEN:
+            state = _LONG
+            break
+        if not length or buffer[at + 4]:  # rows start with a 0 byte; an EOF or error packet
+            state = _END
+            break
+        stride = length + 4
+        run = 0 if walk else _run(buffer, at, min((filled - at) // stride, room), stride, sequence)
+        if run:
+            if single:
+                parts.append(np.array(single, np.int64))
+                single = []
+            parts.append(np.arange(at + 4, at + 4 + run * stride, stride, dtype=np.int64))
+        else:
+            single.append(at + 4)
+            walk = walk - 1 if walk else _WALK
+            run = 1
+        at += run * stride
+        sequence = (sequence + run) % 256
+        room -= run
+    received.at = at
+    if single:
+        parts.append(np.array(single, np.int64))
+    starts = np.concatenate(parts) if parts else np.empty(0, np.int64)
+    return starts, sequence, state
+
+
+def _run(buffer: bytearray, at: int, count: int, stride: int, sequence: int) -> int:
+    """How many of the next ``count`` packets from ``at`` are rows of the first one's length
+    in sequence (0 if fewer than ``_RUN``): checked with numpy, ``_PROBE`` first, then in
+    windows growing eightfold (to ``_WINDOW``). Each packet's first 8 bytes are read as one
+    number: its header (length, sequence number), the row's 0 byte and 3 more, masked."""
+    if count < _RUN:
+        return 0
+    total, window = 0, _PROBE
+    while total < count:
+        window = min(window, count - total)
+        offset = at + total * stride
+        starts = np.ndarray((window,), "<u8", buffer, offset, (stride,))
+        first = (sequence + total) % 256
+        expected = _SEQUENCES[first : first + window] | np.uint64(stride - 4)
+        same = (starts & _HEADER_AND_ZERO) == expected
+        if not same.all():
+            total += int(same.argmin())
+            break
+        total += window
+        window = min(window * 8, _WINDOW)
+    return total if total >= _RUN else 0
+
+
+_WINDOW = 1 << 16
+_SEQUENCES = (np.arange(_WINDOW + 256, dtype=np.uint64) % 256) << np.uint64(24)
+_HEADER_AND_ZERO = np.uint64(0xFF_FFFF_FFFF)  # the header's 4 bytes and the row's 0 byte
+
+
+def _long_row(received: _Received, sequence: int) -> tuple[bytes, int]:
+    """A row of 16 MiB or more, its packets joined; the next sequence number."""
+    parts = []
     length = MAX_PACKET_LEN
     while length == MAX_PACKET_LEN:
-        header = con._read_bytes(4)
-        if header[3] != sequence:
-            _out_of_sequence(con, header[3], sequence)
+        number, payload = received.packet()
+        if number != sequence:
+            _out_of_sequence(received.con, number, sequence)
         sequence = (sequence + 1) % 256
-        length = header[0] | header[1] << 8 | header[2] << 16
-        parts.append(con._read_bytes(length))
+        parts.append(payload)
+        length = len(payload)
     return b"".join(parts), sequence
 
 
 def _out_of_sequence(con: pymysql.Connection, got: int, expected: int) -> None:
+    _protocol_error(con, f"Packet sequence number wrong - got {got} expected {expected}")
+
+
+def _protocol_error(con: pymysql.Connection, message: str) -> None:
+    """Close the connection, whose state is unknown, and raise ``message``."""
     con._force_close()
-    raise pymysql.err.InternalError(f"Packet sequence number wrong - got {got} expected {expected}")
+    raise pymysql.err.InternalError(message)
 
 
 def _convert(
     con: pymysql.Connection,
     statement: int,
     columns: list[_Column],
-    batches: Iterator[tuple[bytes, np.ndarray]],
+    batches: Iterator[tuple[bytearray, np.ndarray]],
 ) -> Iterator[Columns]:
     """Columns from the row batches, batch by batch; the prepared statement is closed after."""
     try:
@@ -218,20 +397,31 @@ _EMPTY = {
 }
 
 
-def _batch_arrays(columns: list[_Column], data: bytes, starts: np.ndarray) -> Iterator[np.ndarray]:
+def _batch_arrays(
+    columns: list[_Column], data: bytes | bytearray, starts: np.ndarray
+) -> Iterator[np.ndarray]:
     """Each column's values in one batch of binary rows, field by field across all rows at once."""
+    if any(column.dtype is None for column in columns):
+        data = bytes(data)  # text fields sliced as bytes
     packet = np.frombuffer(data, np.uint8)
-    # each row: a 0 byte, the NULL bitmap (bits offset by 2), the non-NULL values
-    at = starts + 1 + (len(columns) + 9) // 8
+    stride = _stride(starts)
+    # each row: a 0 byte, the NULL bitmap (bits offset by 2), the non-NULL values. A field's
+    # place: an offset, the same in every row while no NULL or text came before it, else an
+    # array of each row's position
+    at: int | np.ndarray = 1 + (len(columns) + 9) // 8
     for j, column in enumerate(columns):
-        null = (packet[starts + 1 + (j + 2) // 8] >> (j + 2) % 8 & 1).astype(bool)
+        flags = _gather(data, np.uint8, starts, 1 + (j + 2) // 8, stride)
+        null = (flags >> (j + 2) % 8 & 1).astype(bool)
         if column.dtype is not None:
             width = np.dtype(column.dtype).itemsize
-            # every byte offset viewed as the start of a value; gather the rows' offsets
-            values = np.ndarray((len(packet) - width + 1,), column.dtype, data, strides=(1,))[at]
-            at = at + np.where(null, 0, width)
+            values = _gather(data, column.dtype, starts, at, stride)
+            if isinstance(at, int) and not null.any():
+                at += width
+            else:
+                at = _positions(starts, at) + np.where(null, 0, width)
             yield _numbers(values, null)
             continue
+        at = _positions(starts, at)
         start, length = _text_fields(packet, at, null)
         at = start + length
         cells = [
@@ -244,6 +434,35 @@ def _batch_arrays(columns: list[_Column], data: bytes, starts: np.ndarray) -> It
             yield object_array(cells)
         else:
             yield object_array([None if c is None else c.decode(column.encoding) for c in cells])
+
+
+def _stride(starts: np.ndarray) -> int | None:
+    """The distance between consecutive rows if it is the same throughout the batch."""
+    if len(starts) < 2:
+        return 1
+    steps = np.diff(starts)
+    return int(steps[0]) if (steps == steps[0]).all() else None
+
+
+def _positions(starts: np.ndarray, at: int | np.ndarray) -> np.ndarray:
+    """Each row's position of a field at ``at`` (an offset in every row, or the positions)."""
+    return starts + at if isinstance(at, int) else at
+
+
+def _gather(
+    data: bytes | bytearray,
+    dtype: str | type,
+    starts: np.ndarray,
+    at: int | np.ndarray,
+    stride: int | None,
+) -> np.ndarray:
+    """A copy of the values of type ``dtype`` at ``at`` in every row: a strided view's copy
+    where the rows are evenly spaced and the field at one offset, else a gather."""
+    if isinstance(at, int) and stride is not None:
+        return np.ndarray((len(starts),), dtype, data, int(starts[0]) + at, (stride,)).copy()
+    # every byte offset viewed as the start of a value; gather the rows' positions
+    width = np.dtype(dtype).itemsize
+    return np.ndarray((len(data) - width + 1,), dtype, data, strides=(1,))[_positions(starts, at)]
 
 
 def _numbers(values: np.ndarray, null: np.ndarray) -> np.ndarray:
