@@ -139,6 +139,10 @@ def test_a_failed_run_resumes_from_the_page_and_succeeds(folder: Path, duckdb_ur
     assert "PASS=4" in (folder / "runs" / resumed / "output.txt").read_text()
     assert f'<a href="/runs/{failed}">' in ui.get(f"/runs/{resumed}").text  # resumes ...
     assert f'resumed by <a href="/runs/{resumed}">' in ui.get(f"/runs/{failed}").text
+    output = re.search(
+        r'<details id="run-output">.*?<pre>(.*?)</pre>', ui.get(f"/runs/{resumed}").text, re.S
+    )
+    assert output and "PASS=4" in output.group(1)
 
 
 def test_resuming_is_refused_without_a_program_file(folder: Path, duckdb_url: str) -> None:
@@ -238,6 +242,8 @@ def test_a_process_is_a_runs_only_when_it_is_sqlml_and_began_before_it() -> None
 def test_paths_out_of_the_run_folder_are_refused(folder: Path, duckdb_url: str) -> None:
     run_id = run(folder, duckdb_url)
     (folder / "secret.log").write_text("secret")
+    (folder / "runs" / "shell-run").mkdir()
+    (folder / "runs" / "shell-run" / "s1.log").write_text("secret")
     ui = client(folder, duckdb_url)
     for path in (
         "/runs/../state",
@@ -246,6 +252,7 @@ def test_paths_out_of_the_run_folder_are_refused(folder: Path, duckdb_url: str) 
         f"/runs/{run_id}/steps/..%2Fsecret",
         f"/runs/{run_id}/steps/not-a-step/log",
         "/runs/.launches/state",
+        "/runs/shell-run/state",  # a shell's run folder: logs, no description
     ):
         answer = ui.get(path)
         assert answer.status_code == 404 and "secret" not in answer.text, path

@@ -28,7 +28,7 @@ from sqlml.backends.local.run_file import (
 from sqlml.errors import SqlmlError
 from sqlml.runtime.datasource import Datasource, connect, parse_url, source_class
 from sqlml.tables import RUN_STEPS, RUNS
-from sqlml.ui.launch import sqlml_process
+from sqlml.ui.launch import OUTPUT_FILE, sqlml_process
 from sqlml.ui.server import Settings
 
 RUN_ID = re.compile(r"\w[\w.-]*\Z")  # the run ids the pages accept (no path separators)
@@ -38,6 +38,7 @@ ENDED = frozenset({"succeeded", FAILED, CANCELLED, LOST})
 RESUMABLE = frozenset({FAILED, CANCELLED, LOST})
 STATES = ("running", "succeeded", "failed", "cancelled", LOST)  # the list's state filter
 _LOG_NAME = re.compile(r"[^\w.\-\[\]]")  # characters the executor keeps out of log file names
+OUTPUT_TAIL = 64 * 1024  # bytes of a run's output its page shows
 _HINT = "\n  hint: "  # where a recorded error's hint starts
 _FAILED_ATTEMPT = re.compile(r"^(\d\d:\d\d:\d\d) attempt (\d+) failed: (.*)$", re.MULTILINE)
 _RUN_COLUMNS = "run_id, workflow, resumed_from, state, started_at, ended_at"
@@ -195,7 +196,7 @@ def read_run(settings: Settings, run_id: str) -> RunView | None:
     if not RUN_ID.match(run_id):
         return None
     folder = settings.run_dir / run_id
-    if folder.is_dir():
+    if (folder / RUN_FILE).is_file():  # a recorded run's (a shell's runs keep only logs)
         return _run(folder, run_id, None, steps=True, settings=settings)
     try:
         with _record(settings) as ds:
@@ -203,6 +204,19 @@ def read_run(settings: Settings, run_id: str) -> RunView | None:
     except SqlmlError:
         return None
     return _run(folder, run_id, row, steps=True, settings=settings) if row else None
+
+
+def run_output(settings: Settings, run_id: str) -> str | None:
+    """What a run started from the page printed (its results, its errors with their
+    hints): the end of it, or None for a run started elsewhere."""
+    try:
+        with (settings.run_dir / run_id / OUTPUT_FILE).open("rb") as file:
+            size = file.seek(0, 2)
+            file.seek(max(0, size - OUTPUT_TAIL))
+            text = file.read().decode("utf-8", errors="replace")
+    except OSError:
+        return None
+    return text if size <= OUTPUT_TAIL else "…" + text
 
 
 def resumed_chain(settings: Settings, run: RunView) -> list[str]:

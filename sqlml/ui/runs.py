@@ -21,6 +21,7 @@ from sqlml.ui.run_views import (
     read_run,
     resumed_by,
     resumed_chain,
+    run_output,
     step_log,
 )
 
@@ -61,6 +62,7 @@ def run_page(request: Request) -> Response:
         label_characters=LABEL_CHARACTERS,
         chain=resumed_chain(settings, run),
         resumed_by=resumed_by(settings, run.run_id),
+        output=run_output(settings, run.run_id),
     )
 
 
