@@ -55,14 +55,16 @@ DISTRIBUTED = (
         None,
         "on Kubernetes (compile --target argo), train in a Kubeflow job: a TFJob (Keras) or "
         "an XGBoostJob (XGBoost); unset: when train.workers or train.ps is given. Local runs "
-        "train in-process",
+        "train in-process, but XGBoost's with train.workers above 1",
     ),
     Attr(
         "train.workers",
         "int",
         None,
-        "worker pods of the distributed job, besides its chief (TFJob) or master "
-        "(XGBoostJob); 2 when unset",
+        "XGBoost: the processes that train the model together, each on its part of the "
+        "rows (XGBoost's collective): locally, that many processes; on Kubernetes, the "
+        "XGBoostJob's master and train.workers - 1 workers. Keras: the TFJob's worker pods "
+        "besides its chief. 2 on Kubernetes when unset",
         minimum=1,
         aliases=("train.num_workers",),
     ),

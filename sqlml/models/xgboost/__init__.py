@@ -1,5 +1,5 @@
 """The XGBoost family: gradient-boosted trees and linear models, stored as UBJSON, trained
-in an XGBoostJob on Kubernetes.
+by several processes with ``train.workers`` (locally, or in an XGBoostJob on Kubernetes).
 
 This module imports no more than the interface: the estimators' declarations (which need the
 semantics layer) load on first lookup, XGBoost itself with :mod:`.model`, when an XGBoost
@@ -69,8 +69,11 @@ class XGBoost(Family):
         ps: int | None,
         **options: Any,
     ) -> Step:
-        """An XGBoostJob: a master pod (the collective's tracker) and the workers."""
-        return kubeflow.xgboost_train(name, master=replica(1), workers=replica(workers), **options)
+        """An XGBoostJob of ``workers`` pods in all: the Master (rank 0, the collective's
+        tracker) and ``workers - 1`` Workers, each training on its part of the rows
+        (:mod:`sqlml.models.xgboost.distributed`)."""
+        others = replica(workers - 1) if workers > 1 else None
+        return kubeflow.xgboost_train(name, master=replica(1), workers=others, **options)
 
 
 FAMILY = XGBoost()

@@ -46,8 +46,7 @@ from sqlml import ir
 from sqlml.errors import ModelError, SqlmlError
 from sqlml.models import family
 from sqlml.models.store import ModelStore
-from sqlml.models.xgboost.objectives import ranks
-from sqlml.runtime import external_memory, in_memory, label_lists, partitions, training, workers
+from sqlml.runtime import external_memory, in_memory, partitions, training, workers
 from sqlml.runtime.context import Context
 from sqlml.runtime.datasource import Columns, Datasource
 from sqlml.runtime.datasource.base import join_batches
@@ -66,7 +65,6 @@ class Elsewhere(ModelError):
 
 def train(statement: ir.TrainStatement, context: Context) -> Outcome:
     """Train with the workers of the job this process is one of, or start them here."""
-    check(statement)
     if workers.job_size() == 1:
         return _launch(statement, context)
     rank, size = int(os.environ["RANK"]), workers.job_size()
@@ -87,27 +85,6 @@ def train(statement: ir.TrainStatement, context: Context) -> Outcome:
         _leave(trained, Path(folder))
         return Outcome()
     return _store(statement, context, trained)
-
-
-def check(statement: ir.TrainStatement) -> None:
-    """A :class:`ModelError` at the statement if its training cannot be shared by workers."""
-    attributes = statement.attributes
-    refused = None
-    if attributes.get("train.external_memory"):
-        refused = "train.external_memory", "each worker holds its part of the rows in memory"
-    elif statement.base_model:
-        refused = f"USING {statement.base_model}", "continuing a model trains in one process"
-    elif ranks(attributes) and not attributes.get("train.group_column"):
-        refused = "a ranker without train.group_column", "its one query would be split"
-    elif label_lists.width(attributes) > 1:
-        refused = "model.n_out", "a LABEL of several values trains in one process"
-    if refused is not None:
-        raise ModelError(
-            f"train.workers cannot train with {refused[0]}: {refused[1]}",
-            line=statement.line,
-            column=statement.column,
-            hint="leave out train.workers, or what it cannot share",
-        )
 
 
 def _launch(statement: ir.TrainStatement, context: Context) -> Outcome:

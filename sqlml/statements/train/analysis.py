@@ -64,6 +64,7 @@ def _lower(statement: syntax.TrainStatement, step_id: str, dialect: str) -> Trai
     _check_validation_select(statement, dialect, attributes)
     _check_eval_metric(statement, attributes, estimator.task_for(attributes))
     _check_streams(statement, estimator, attributes)
+    _check_workers(statement, estimator, attributes)
     repeated = None
     if statement.using is not None:
         trained = dataclasses.replace(statement, attributes=plain + candidates)
@@ -230,6 +231,42 @@ def _check_streams(
             f"on streamed batches ({given.name})",
             given.pos,
             f"remove {given.name} (or set it to false)",
+        )
+
+
+def _check_workers(
+    statement: syntax.TrainStatement, estimator: Estimator, attributes: dict[str, Any]
+) -> None:
+    """XGBoost's ``train.workers`` above 1 (several processes, each with a part of the
+    rows): not with what needs every row in one process."""
+    if estimator.family != "xgboost" or (attributes.get("train.workers") or 1) <= 1:
+        return
+    given = {own_name(a.name, estimator.attributes): a for a in statement.attributes}
+    workers = given["train.workers"]
+    hint = f"leave out {workers.name} to train in one process"
+    if attributes.get("train.external_memory"):
+        memory = given["train.external_memory"]
+        raise error(
+            f"{workers.name} trains each worker on its part of the rows in memory, not on "
+            f"streamed batches ({memory.name})",
+            memory.pos,
+            f"remove {memory.name}: each of the workers holds 1/{attributes['train.workers']} "
+            "of the rows",
+        )
+    if statement.using is not None:
+        raise error(
+            f"{workers.name} trains a new model: continuing USING {statement.using} trains "
+            "in one process",
+            statement.using.pos,
+            hint,
+        )
+    ranking = attributes.get("objective") in RANKING_OBJECTIVES
+    if ranking and "train.group_column" not in attributes:
+        raise error(
+            f"{workers.name} splits the rows among workers, but a ranker without "
+            "train.group_column ranks every row as one query",
+            workers.pos,
+            "add train.group_column (each query stays with one worker), or " + hint,
         )
 
 
