@@ -444,3 +444,28 @@ def test_the_editor_refuses_what_sqlml_check_refuses_with_its_message(
     assert f"line {line}, column {column}" in shown, (checked, shown)
     assert message in shown and (hint is None or hint in shown), (checked, shown)
     assert "before_the_error" not in tables(demo), "a statement ran although the check failed"
+
+
+# encoded: a client removes a plain ".." segment before sending; the server decodes these
+TRAVERSALS = ["%2e%2e", "..%2Fsecret.txt", "..%2F..%2Fsecret.txt", "%2e%2e%2fsecret.txt"]
+ROUTES_WITH_NAMES = [
+    "/runs/{x}", "/runs/{x}/state", "/runs/{run}/steps/{x}", "/runs/{run}/steps/{x}/log",
+    "/runs/{x}/steps/{x}/log", "/runs/{x}/resume", "/runs/{x}/stop", "/models/{x}",
+    "/models/{x}/compare?a=1&b=1", "/models/iris_model/plots/{x}/{x}",
+    "/models/iris_model/plots/{run}/{x}", "/static/{x}",
+    "/static/{x}%2F{x}%2Fsecret.txt", "/runs/{run}/steps/{x}%2F{x}%2Fsecret.txt/log",
+]  # fmt: skip
+
+
+def test_no_address_reads_a_file_outside_what_the_pages_show(demo, client):
+    """Names in addresses (a run, a step, a model, a static file) that climb out of their
+    folder with ``..`` read nothing: a file beside the run folder stays unread."""
+    demo, failed = demo
+    (demo.folder / "secret.txt").write_text("the-file-beside-the-run-folder")
+    for route in ROUTES_WITH_NAMES:
+        for climb in TRAVERSALS:
+            address = route.replace("{run}", failed).replace("{x}", climb)
+            for method in ("GET", "POST"):
+                answer = client.request(method, address, headers={"origin": SAME_SITE})
+                assert "the-file-beside" not in answer.text, (method, address)
+                assert answer.status_code != 500, (method, address, answer.text[:300])
