@@ -73,9 +73,9 @@ class RunLog:
         self._record.start_run(self.run_id, self._workflow.name, self._resumed, time.time())
 
     def start_step(self, name: str, content_hash: str, started_at: float) -> None:
-        self._record.start_step(self.run_id, name, content_hash, started_at)
-        if self._states is not None:
+        if self._states is not None:  # first: a record write may wait for its server
             self._states.write({"step": name, "state": rec.RUNNING, "started_at": started_at})
+        self._record.start_step(self.run_id, name, content_hash, started_at)
 
     def end_step(
         self, step: rec.StepRecord, outcome: Outcome | None = None, new: bool = False
@@ -85,12 +85,12 @@ class RunLog:
         if outcome is not None:
             self._outcomes[step.step] = outcome
         self.records[step.step] = step
-        self._record.end_step(self.run_id, step, new)
         if self._states is not None:
             self._states.write(
                 {"step": step.step, "state": step.state, "attempts": step.attempts,
                  "started_at": step.started_at, "ended_at": step.ended_at, "error": step.error}
             )  # fmt: skip
+        self._record.end_step(self.run_id, step, new)
         self.states[step.step] = step.state
         if step.state == rec.CACHED:
             self.note(f"step {step.step} skipped: unchanged since run {self._resumed}")
@@ -98,10 +98,10 @@ class RunLog:
 
     def end(self, state: str) -> None:
         ended_at = time.time()
-        self._record.end_run(self.run_id, state, ended_at)
         if self._states is not None:
             self._states.write({"run": state, "ended_at": ended_at})
             self._states.close()
+        self._record.end_run(self.run_id, state, ended_at)
 
     def note(self, message: str) -> None:
         if self._progress is not None:
