@@ -317,3 +317,19 @@ def test_a_chart_spaces_text_values_evenly_and_escapes_them():
     ys = dict(zip(("<b>", "gbtree", "dart"), (y for _, y in circles(svg)), strict=True))
     assert ys["<b>"] < ys["dart"] < ys["gbtree"]  # higher values are drawn higher up
     assert svg.count('class="point best"') == 1
+
+
+def test_the_list_filters_models_by_name_estimator_or_task(store):
+    client = store.client()
+
+    def listed(query: str) -> list[str]:
+        page = client.get("/models", params={"q": query}).text
+        return re.findall(r'<tr class="model" data-model="([^"]+)"', page)
+
+    assert listed("SEARCH") == [SEARCHED]
+    assert listed("gbtree") == [MODEL, SEARCHED]
+    assert listed("classifier") == [MODEL, SEARCHED]
+    nothing = client.get("/models?q=no-such-thing").text
+    assert (
+        '<tr class="model"' not in nothing and "No model's name, estimator or task holds" in nothing
+    )

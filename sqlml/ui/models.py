@@ -48,8 +48,15 @@ async def models_page(request: Request) -> Response:
             return newest_versions(ds)
 
     found = await run_in_threadpool(read)
-    rows = [(v, model_url(v.name), _key_metrics(v.metrics)) for v in found]
-    return page(request, "models.html", section="models", models=rows)
+    query = request.query_params.get("q", "").strip()
+    shown = [v for v in found if _matches(v, query.lower())] if query else found
+    rows = [(v, model_url(v.name), _key_metrics(v.metrics)) for v in shown]
+    return page(request, "models.html", section="models", models=rows, q=query, total=len(found))
+
+
+def _matches(version: Version, query: str) -> bool:
+    """Whether ``query`` (lower case) is in the model's name, estimator or task."""
+    return any(query in text.lower() for text in (version.name, version.estimator, version.task))
 
 
 async def model_page(request: Request) -> Response:
