@@ -224,6 +224,17 @@ def _running_step(folder: Path) -> bool:
     return states is not None and any(s["state"] == "running" for s in states.steps.values())
 
 
+def test_a_run_without_its_folder_is_drawn_from_the_run_record(
+    folder: Path, duckdb_url: str
+) -> None:
+    run_id = run(folder, duckdb_url)
+    ui = TestClient(create_app(Settings(duckdb_url, folder / "elsewhere", folder)))
+    assert ROW.findall(ui.get("/runs").text) == [(run_id, "failed")]
+    states = sorted(NODE.findall(ui.get(f"/runs/{run_id}").text), key=lambda node: node[0])
+    assert [state for _, state in states] == ["succeeded", "succeeded", "failed", "omitted"]
+    assert ui.get("/runs/20990101-000000-abcdef").status_code == 404
+
+
 def test_a_run_whose_process_ended_without_its_end_is_lost(folder: Path, duckdb_url: str) -> None:
     run_id = run(folder, duckdb_url)
     states = folder / "runs" / run_id / "states.jsonl"
