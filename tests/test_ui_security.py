@@ -469,3 +469,15 @@ def test_no_address_reads_a_file_outside_what_the_pages_show(demo, client):
                 answer = client.request(method, address, headers={"origin": SAME_SITE})
                 assert "the-file-beside" not in answer.text, (method, address)
                 assert answer.status_code != 500, (method, address, answer.text[:300])
+
+
+def test_no_page_can_be_framed_by_another_site(demo, client):
+    """Another site's page cannot show sqlml ui in a frame and lead the user's clicks to
+    Resume, Stop or Run (clickjacking): every page forbids framing."""
+    demo, failed = demo
+    for address in ("/runs", f"/runs/{failed}", "/models", "/models/iris_model", "/editor"):
+        headers = client.get(address).headers
+        policy = headers.get("content-security-policy", "")
+        assert headers.get("x-frame-options", "").upper() == "DENY" or re.search(
+            r"frame-ancestors\s+'none'", policy
+        ), f"{address} may be framed: {dict(headers)}"
