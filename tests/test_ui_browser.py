@@ -11,7 +11,10 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import threading
 from collections.abc import Iterator
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 from conftest import import_or_skip
@@ -201,6 +204,52 @@ def test_the_editor_shows_a_syntax_error_with_its_position(browser, demo, ui):
     error = shown(browser, "p#error.error")
     assert "line 2, column 48" in error.text and "LIMT" in error.text, error.text
     assert not browser.find_elements(By.CSS_SELECTOR, "div#result table")
+
+
+@contextmanager
+def another_site(page: str) -> Iterator[str]:
+    """A web site of another origin (another port) whose one page is ``page``."""
+
+    class Page(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            body = page.encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    site = ThreadingHTTPServer(("127.0.0.1", 0), Page)
+    thread = threading.Thread(target=site.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{site.server_address[1]}/"
+    finally:
+        site.shutdown()
+        site.server_close()
+
+
+def test_a_form_on_another_site_runs_nothing(browser, demo, ui):
+    """The browser sends its Origin with another site's form; sqlml ui refuses it."""
+    demo, failed = demo
+    forms = (
+        f'<form id="run" method="post" action="{ui}/editor/run">'
+        '<input name="sql" value="CREATE TABLE forged AS SELECT 1 AS x;"></form>'
+        f'<form id="resume" method="post" action="{ui}/runs/{failed}/resume"></form>'
+    )
+    runs = set(demo.run_dir.iterdir())
+    with another_site(f"<!doctype html><body>{forms}</body>") as site:
+        for form in ("run", "resume"):
+            browser.get(site)
+            browser.execute_script(f"document.getElementById('{form}').submit()")
+            wait(browser).until(seen.url_contains(ui))
+            body = shown(browser, "body").text
+            assert "another site" in body or "refused" in body, body[:500]
+    assert "forged" not in demo.tables()
+    assert set(demo.run_dir.iterdir()) == runs
 
 
 def test_a_running_run_is_stopped_from_its_page(browser, demo, ui):

@@ -381,16 +381,6 @@ def client(demo) -> TestClient:
     return TestClient(create_app(demo[0].settings()), follow_redirects=False)
 
 
-def tables(demo: Demo) -> set[str]:
-    ds = connect(demo.datasource)
-    try:
-        return {
-            row[0] for row in ds.execute("SELECT table_name FROM information_schema.tables").rows
-        }
-    finally:
-        ds.close()
-
-
 @pytest.mark.parametrize("origin", [OTHER_SITE, "null", "http://testserver.elsewhere.example"])
 def test_a_post_from_another_site_changes_nothing(demo, client, origin):
     demo, failed = demo
@@ -402,7 +392,7 @@ def test_a_post_from_another_site_changes_nothing(demo, client, origin):
     assert client.post(f"/runs/{failed}/resume", headers=forged).status_code == 403
     assert client.post(f"/runs/{failed}/stop", headers=forged).status_code == 403
     assert client.post("/editor/cancel", headers=forged).status_code == 403
-    assert "forged" not in tables(demo)
+    assert "forged" not in demo.tables()
     assert set(demo.run_dir.iterdir()) == runs, "a forged POST resumed the run"
 
 
@@ -412,7 +402,7 @@ def test_a_post_from_the_page_itself_is_run(demo, client):
         headers={"origin": SAME_SITE},
     )  # fmt: skip
     assert done.status_code == 200, done.text
-    assert "same_site" in tables(demo[0])
+    assert "same_site" in demo[0].tables()
 
 
 REFUSED_BY_CHECK = [
@@ -443,7 +433,7 @@ def test_the_editor_refuses_what_sqlml_check_refuses_with_its_message(
     shown = text_of(answer)
     assert f"line {line}, column {column}" in shown, (checked, shown)
     assert message in shown and (hint is None or hint in shown), (checked, shown)
-    assert "before_the_error" not in tables(demo), "a statement ran although the check failed"
+    assert "before_the_error" not in demo.tables(), "a statement ran although the check failed"
 
 
 # encoded: a client removes a plain ".." segment before sending; the server decodes these

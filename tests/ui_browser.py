@@ -172,6 +172,13 @@ class Demo:
         with duckdb.connect(str(self.folder / "demo.duckdb")) as connection:
             connection.execute(sql)
 
+    def tables(self) -> set[str]:
+        """The names of the database's tables."""
+        import duckdb
+
+        with duckdb.connect(str(self.folder / "demo.duckdb")) as connection:
+            return {row[0] for row in connection.execute("SHOW TABLES").fetchall()}
+
     def create_missing_table(self) -> None:
         self.execute(
             f"CREATE TABLE {MISSING_TABLE} AS SELECT * FROM (VALUES ('Ada'), ('Bo')) AS t(observer)"
