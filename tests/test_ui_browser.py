@@ -1,7 +1,8 @@
 """sqlml ui in a real browser (Debian's headless Chromium through Selenium): a run with a
 failed step is found, its DAG shows the failed node, its log and error open on a click, the
-page resumes it and the resumed run succeeds; a model's page shows its metrics and a plot;
-the editor runs a statement and shows its rows, and a syntax error with its position.
+page resumes it and the resumed run succeeds; a running run is followed and stopped; a
+model's page shows its metrics and a plot; the editor runs a statement and shows its rows,
+and a syntax error with its position; another site's forms change nothing.
 
 Without Chromium the tests are skipped, and fail in CI (CI=true), where .ci/run installs it.
 """
