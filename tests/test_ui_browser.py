@@ -43,7 +43,7 @@ from selenium.webdriver.support import expected_conditions as seen  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
 WAIT = 20  # seconds a page has to show something
-RUN_WAIT = 180  # seconds the resumed run has to finish (it starts a process of its own)
+RUN_WAIT = 180  # seconds a run started from the page has to start and to end (a process)
 DONE = {"succeeded", "cached", "skipped"}
 SYNTAX_ERROR_LINE = "FROM iris_train GROUP BY class ORDER BY n DESC LIMT 2;"  # LIMT: column 48
 
@@ -121,7 +121,7 @@ def test_a_failed_run_is_resumed_from_its_page(browser, demo, ui):
     demo.create_missing_table()
     page = browser.current_url
     shown(browser, "button#resume").click()
-    wait(browser).until(seen.url_changes(page))
+    wait(browser, RUN_WAIT).until(seen.url_changes(page))  # a new process starts
     resumed = browser.current_url.split("/runs/", 1)[1].strip("/")
     assert resumed != failed and (demo.run_dir / resumed).is_dir(), browser.current_url
     state = shown(browser, "span#run-state")
