@@ -85,6 +85,7 @@ def run(argument: str, count: int, env: Mapping[str, str], folder: Path, token: 
                         stdin=subprocess.DEVNULL,
                         stdout=log,
                         stderr=subprocess.STDOUT,
+                        start_new_session=True,  # Ctrl-C reaches the step, which stops them
                     )
                 )
         _wait(processes, folder, token)
