@@ -8,10 +8,8 @@ grammar and the checks add. Run: python benchmarks/compile.py
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable
-
 import sqlglot
+from rounds import Runs, taking_turns, timed
 
 from sqlml.backends.local.codegen import to_python
 from sqlml.grammar import parse
@@ -41,41 +39,50 @@ def program(n: int = STATEMENTS) -> str:
     )
 
 
-def best_of(work: Callable[[], object]) -> float:
-    times = []
-    for _ in range(REPEATS):
-        start = time.perf_counter()
-        work()
-        times.append(time.perf_counter() - start)
-    return min(times)
-
-
 def main() -> None:
     text = program()
     parsed = parse(text)
     statements = analyze(parsed)
     standard_sql = [getattr(s, "select", None) or s.text for s in parsed.statements]
 
-    baseline = best_of(lambda: [sqlglot.parse_one(sql, read="duckdb") for sql in standard_sql])
-    parse_time = best_of(lambda: parse(text))
-    check_time = best_of(lambda: analyze(parse(text))) - parse_time
-    dag_time = best_of(lambda: dependencies(statements, "duckdb"))
-    compile_time = best_of(lambda: to_python(statements, "bench"))
-    total = parse_time + check_time + compile_time  # compiling runs the analysis itself
+    runs = taking_turns(
+        {
+            "baseline": timed(
+                lambda: [sqlglot.parse_one(sql, read="duckdb") for sql in standard_sql]
+            ),
+            "parse": timed(lambda: parse(text)),
+            "parse + check": timed(lambda: analyze(parse(text))),
+            "dag": timed(lambda: dependencies(statements, "duckdb")),
+            "compile": timed(lambda: to_python(statements, "bench")),
+        },
+        REPEATS,
+    )
+    print(f"{STATEMENTS} statements, {REPEATS} rounds taking turns; {runs.load()}")
+    print(f"{'':<48} {'best':>8}    {'median':>8}")
+    for name, seconds, median, note in rows(runs):
+        print(f"{name:<48} {seconds * 1000:8.1f} ms {median * 1000:8.1f} ms  {note}")
 
-    rows = [
-        ("baseline: sqlglot parse of the standard SQL", baseline, ""),
-        ("sqlml parse", parse_time,
-         f"{STATEMENTS / parse_time:,.0f} statements/s; target >= 5,000"),
-        ("sqlml check (estimators, attributes, sqlglot)", check_time, ""),
-        ("sqlml dependency analysis (sqlglot lineage)", dag_time, "part of the compile"),
-        ("sqlml compile to Python (its DAG included)", compile_time, ""),
-        ("total parse + check + compile", total,
-         f"target < 1,000 ms; {total / baseline:.2f}x the baseline"),
+
+def rows(runs: Runs) -> list[tuple[str, float, float, str]]:
+    """The table's rows: step, best, median, note. The check is parse + check less parse;
+    compiling runs the analysis itself."""
+    best = {name: runs.best(name) for name in runs.names()}
+    median = {name: runs.median(name) for name in runs.names()}
+    check = best["parse + check"] - best["parse"]
+    check_median = median["parse + check"] - median["parse"]
+    total = best["parse"] + check + best["compile"]
+    total_median = median["parse"] + check_median + median["compile"]
+    return [
+        ("baseline: sqlglot parse of the standard SQL", best["baseline"], median["baseline"], ""),
+        ("sqlml parse", best["parse"], median["parse"],
+         f"{STATEMENTS / best['parse']:,.0f} statements/s; target >= 5,000"),
+        ("sqlml check (estimators, attributes, sqlglot)", check, check_median, ""),
+        ("sqlml dependency analysis (sqlglot lineage)", best["dag"], median["dag"],
+         "part of the compile"),
+        ("sqlml compile to Python (its DAG included)", best["compile"], median["compile"], ""),
+        ("total parse + check + compile", total, total_median,
+         f"target < 1,000 ms; {total / best['baseline']:.2f}x the baseline"),
     ]  # fmt: skip
-    print(f"{STATEMENTS} statements, best of {REPEATS} runs")
-    for name, seconds, note in rows:
-        print(f"{name:<48} {seconds * 1000:8.1f} ms  {note}")
 
 
 if __name__ == "__main__":
