@@ -294,7 +294,7 @@ def _run(
 ) -> RunView:
     """The run in ``folder`` (its record's ``row`` if read); with its ``steps`` if asked,
     from the folder's states or else from the run record of ``settings``."""
-    description = (read_run_file(folder) or {}) if steps else _summary(folder)
+    description = _description(folder) if steps else _summary(folder)
     states = read_states(folder) if steps else _ended(folder)
     run = RunView(
         run_id,
@@ -322,8 +322,20 @@ def _run(
     return run
 
 
+def _description(folder: Path) -> dict[str, Any]:
+    """``folder``'s run description (kept: a run file never changes once written)."""
+    with suppress(OSError):
+        return _description_of(folder, (folder / RUN_FILE).stat().st_mtime_ns)
+    return {}
+
+
+@lru_cache(maxsize=32)
+def _description_of(folder: Path, mtime_ns: int) -> dict[str, Any]:
+    return read_run_file(folder) or {}
+
+
 def _summary(folder: Path) -> dict[str, Any]:
-    """``folder``'s run description without its steps (kept: a run file never changes)."""
+    """``folder``'s run description without its steps, for lists of runs."""
     with suppress(OSError):
         return _summary_of(folder, (folder / RUN_FILE).stat().st_mtime_ns)
     return {}
@@ -331,7 +343,7 @@ def _summary(folder: Path) -> dict[str, Any]:
 
 @lru_cache(maxsize=4096)
 def _summary_of(folder: Path, mtime_ns: int) -> dict[str, Any]:
-    description = read_run_file(folder) or {}
+    description = dict(read_run_file(folder) or {})
     description.pop("steps", None)
     return description
 
