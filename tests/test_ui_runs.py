@@ -157,7 +157,7 @@ def test_resuming_is_refused_without_a_program_file(folder: Path, duckdb_url: st
         r for r in _runs(folder) if read_run_file(folder / "runs" / r)["source"] == "<-e>"
     )
     refused = ui.post(f"/runs/{text_run}/resume", headers=SAME_SITE)
-    assert refused.status_code == 409 and "no file" in refused.json()["error"]
+    assert refused.status_code == 409 and "not a file" in refused.json()["error"]
 
     (folder / "program.sql").unlink()
     refused = ui.post(f"/runs/{failed}/resume", headers=SAME_SITE)
@@ -233,6 +233,8 @@ def test_a_run_without_its_folder_is_drawn_from_the_run_record(
     states = sorted(NODE.findall(ui.get(f"/runs/{run_id}").text), key=lambda node: node[0])
     assert [state for _, state in states] == ["succeeded", "succeeded", "failed", "omitted"]
     assert ui.get("/runs/20990101-000000-abcdef").status_code == 404
+    refused = ui.post(f"/runs/{run_id}/resume", headers=SAME_SITE)
+    assert refused.status_code == 409 and "program is not known" in refused.json()["error"]
 
 
 def test_a_run_whose_process_ended_without_its_end_is_lost(folder: Path, duckdb_url: str) -> None:

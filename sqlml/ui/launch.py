@@ -40,14 +40,18 @@ class LaunchError(SqlmlError):
 
 def resume(settings: Settings, run: RunView) -> str:
     """Start resuming ``run``; the new run's id once it has started."""
-    if run.state not in ("failed", "cancelled", "lost"):
+    if not run.resumable:
         raise LaunchError(
             f"run {run.run_id} is {run.state}: only a failed, cancelled or lost run resumes"
         )
-    if not run.source or run.source.startswith("<"):
+    if not run.source:
         raise LaunchError(
-            f"run {run.run_id} ran {run.source or 'a program'} with no file: "
-            "there is none to resume it from",
+            f"run {run.run_id}'s program is not known: its folder does not describe it",
+            hint=f"run sqlml run FILE --resume {run.run_id} in a terminal",
+        )
+    if run.source.startswith("<"):
+        raise LaunchError(
+            f"run {run.run_id} ran {run.source} text, not a file: there is none to resume it from",
             hint="run the statements again, with sqlml -e or from a file with sqlml run",
         )
     if not Path(run.source).is_file():
