@@ -20,15 +20,15 @@ TAMPERED_HINT = (
 )
 
 
-_JSON_TOKENS = re.compile(rb'"(?:[^"\\]++|\\.)*+"|[\[\]{}]')
+_JSON_STRINGS = re.compile(rb'"(?:[^"\\]++|\\.)*+"')
+_NOT_BRACKETS = bytes(byte for byte in range(256) if byte not in b"[]{}")
 
 
 def json_depth(data: bytes, limit: int, error: Callable[[str], Exception]) -> None:
     """Raise ``error(why)`` if the JSON text ``data`` nests arrays and objects more than
     ``limit`` deep; strings are skipped, nothing is parsed."""
     depth = 0
-    for match in _JSON_TOKENS.finditer(data):
-        token = data[match.start()]
+    for token in _JSON_STRINGS.sub(b"", data).translate(None, _NOT_BRACKETS):
         if token in b"[{":
             depth += 1
             if depth > limit:
