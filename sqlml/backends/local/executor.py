@@ -190,7 +190,7 @@ class _Run:
     def run(self) -> RunResult:
         self._log.start(self._run_dir)
         if self._settings.recorded:
-            self._describe()
+            self._write_description()
         scheduler = Scheduler(self._settings.jobs, self, self._log.states, self._token)
         try:
             scheduler.run(self._workflow.steps, {})
@@ -209,7 +209,7 @@ class _Run:
         self._log.end(state)
         return RunResult(self._log.run_id, self._log.states, self._error, self._log.records)
 
-    def _describe(self) -> None:
+    def _write_description(self) -> None:
         """Write the run's description beside its logs (none when the folder is not there)."""
         settings = self._settings
         source = settings.source
@@ -325,7 +325,11 @@ class _Run:
 
 
 def _describe(error: BaseException) -> str:
-    return error.message if isinstance(error, SqlmlError) else repr(error)
+    """A step's error as the run record keeps it: its message, and its hint on a line of its
+    own (``sqlml status`` and ``sqlml ui`` show both)."""
+    if not isinstance(error, SqlmlError):
+        return repr(error)
+    return error.message + (f"\n  hint: {error.hint}" if error.hint else "")
 
 
 def _text(value: Any) -> str:
