@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import time
-from collections.abc import Callable
+
+from rounds import taking_turns, timed
 
 from sqlml.backends.argo.codegen import to_argo_yaml
 from sqlml.backends.local.codegen import to_python
@@ -47,15 +47,6 @@ def program(n: int = STATEMENTS) -> str:
     )
 
 
-def best_of(work: Callable[[], object]) -> float:
-    times = []
-    for _ in range(REPEATS):
-        start = time.perf_counter()
-        work()
-        times.append(time.perf_counter() - start)
-    return min(times)
-
-
 def sdk_import_seconds() -> float:
     """The Kubeflow training SDK's import time, in a fresh interpreter."""
     code = "import time; t = time.perf_counter(); import kubeflow.training.models; "
@@ -69,21 +60,30 @@ def main() -> None:
     statements = analyze(parse(text))
     yaml_text = to_argo_yaml(statements, "bench")  # warms the SDK import
     jobs = yaml_text.count("template: resource")
-    argo = best_of(lambda: to_argo_yaml(statements, "bench"))
-    full = best_of(lambda: to_argo_yaml(analyze(parse(text)), "bench"))
-    python = best_of(lambda: to_python(statements, "bench"))
+    runs = taking_turns(
+        {
+            "argo": timed(lambda: to_argo_yaml(statements, "bench")),
+            "full": timed(lambda: to_argo_yaml(analyze(parse(text)), "bench")),
+            "python": timed(lambda: to_python(statements, "bench")),
+        },
+        REPEATS,
+    )
     size = len(yaml_text.encode())
+
+    def times(name: str) -> str:
+        return f"{runs.best(name) * 1000:.1f} / {runs.median(name) * 1000:.1f} ms"
+
     rows = [
-        ("IR -> Argo YAML (DAG, hera models, dump)", f"{argo * 1000:.1f} ms", "target < 1,000 ms"),
-        ("text -> Argo YAML (parse and check too)", f"{full * 1000:.1f} ms", ""),
-        ("reference: IR -> Python program", f"{python * 1000:.1f} ms", ""),
+        ("IR -> Argo YAML (DAG, hera models, dump)", times("argo"), "target < 1,000 ms"),
+        ("text -> Argo YAML (parse and check too)", times("full"), ""),
+        ("reference: IR -> Python program", times("python"), ""),
         ("YAML size", f"{size / 1024:.0f} KiB", f"target < 1,024 KiB; {jobs} Kubeflow jobs"),
         ("one-off: import of the Kubeflow SDK", f"{sdk_import_seconds() * 1000:.0f} ms",
          "fresh process; only programs with a distributed TO TRAIN"),
     ]  # fmt: skip
-    print(f"{STATEMENTS} statements, best of {REPEATS} runs")
+    print(f"{STATEMENTS} statements, {REPEATS} rounds taking turns (best / median); {runs.load()}")
     for name, value, note in rows:
-        print(f"{name:<44} {value:>10}  {note}")
+        print(f"{name:<44} {value:>20}  {note}")
 
 
 if __name__ == "__main__":
