@@ -12,25 +12,26 @@ Each page is measured twice: the server's answer (an HTTP GET over loopback with
 whole body read) and a browser's load (Debian's headless Chromium, ``driver.get``; from the
 page's Navigation Timing from the start of the navigation: the response's end, the DOM
 parsed (``domInteractive``) and the load event's end, its script and stylesheets included).
-Pages interleaved (A B C D, D C B A ...), best and median of ROUNDS, load average before
-and after.
+The pages take turns (benchmarks/rounds.py: A B C D, D C B A ...), best and median of
+ROUNDS, with the load average.
 
 Run: python benchmarks/ui.py (needs the ui and test extras and chromium, chromium-driver)
 """
 
 from __future__ import annotations
 
-import os
-import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import httpx2 as httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
+from rounds import Runs, taking_turns
+from selenium.webdriver.remote.webdriver import WebDriver
 from ui_browser import chrome, serving
 from ui_models import fill, real_metadata
 
@@ -47,7 +48,7 @@ WIDTH = 20  # steps side by side in each layer of the run's DAG
 ROUNDS = 15
 RUN_ID = "20260101-000000-benchmark"
 TARGET_MS = 300
-PARTS = ("server", "response", "parsed", "load")  # the HTTP GET, then Navigation Timing's
+BROWSER = ("response", "parsed", "loaded")  # Navigation Timing's, in ms
 NAVIGATION = (
     "const n = performance.getEntriesByType('navigation')[0];"
     "return [n.responseEnd - n.startTime, n.domInteractive - n.startTime,"
@@ -101,39 +102,39 @@ def record_run(url: str, run_dir: Path, base_dir: Path) -> None:
         ds.close()
 
 
-def measure(address: str, pages: dict[str, str]) -> dict[str, dict[str, list[float]]]:
-    """Each page's server answer and browser load, in milliseconds, ROUNDS times."""
+def page_load(
+    client: httpx.Client, browser: WebDriver, address: str, path: str
+) -> Callable[[], dict[str, float]]:
+    """A contender: the page's server answer (seconds), then (a page, not the polled JSON)
+    its load in the browser (Navigation Timing, ms)."""
+
+    def load() -> dict[str, float]:
+        started = time.perf_counter()
+        response = client.get(path)
+        figures = {"seconds": time.perf_counter() - started}
+        assert response.status_code == 200 and len(response.content) > 1000, path
+        if not path.endswith("/state"):
+            browser.get(address + path)
+            figures |= zip(BROWSER, browser.execute_script(NAVIGATION), strict=True)
+        return figures
+
+    return load
+
+
+def measure(address: str, pages: dict[str, str]) -> Runs:
+    """Each page's server answer and browser load, ROUNDS times, the pages taking turns."""
     browser = chrome()
-    times = {name: {part: [] for part in PARTS} for name in pages}
     try:
         with httpx.Client(base_url=address, timeout=60) as client:
-            for path in pages.values():  # warm up: imports, templates, the browser's cache
-                assert client.get(path).status_code == 200, path
-                browser.get(address + path)  # (the JSON too: the code that serves it warms)
-            order = list(pages)
-            for round_ in range(ROUNDS):
-                for name in order if round_ % 2 == 0 else reversed(order):
-                    started = time.perf_counter()
-                    response = client.get(pages[name])
-                    times[name]["server"].append((time.perf_counter() - started) * 1000)
-                    assert response.status_code == 200 and len(response.content) > 1000
-                    if pages[name].endswith("/state"):  # JSON the run's page polls
-                        continue
-                    browser.get(address + pages[name])
-                    timing = browser.execute_script(NAVIGATION)
-                    for part, value in zip(PARTS[1:], timing, strict=True):
-                        times[name][part].append(value)
+            contenders = {name: page_load(client, browser, address, p) for name, p in pages.items()}
+            for contender in contenders.values():  # warm up: imports, templates, browser cache
+                contender()
+            return taking_turns(contenders, ROUNDS, required=pages)
     finally:
         browser.quit()
-    return times
-
-
-def load_average() -> str:
-    return " ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
 def main() -> None:
-    print(f"load average before: {load_average()}")
     with tempfile.TemporaryDirectory() as temporary:
         folder = Path(temporary)
         url = f"duckdb:///{folder / 'ui.duckdb'}"
@@ -148,17 +149,16 @@ def main() -> None:
         }
         with serving(Settings(url, folder / "runs", folder)) as address:
             sizes = {name: len(httpx.get(address + path).content) for name, path in pages.items()}
-            times = measure(address, pages)
-    print(f"load average after: {load_average()}")
-    print(f"\n{ROUNDS} rounds; best / median, ms; target < {TARGET_MS} ms\n")
+            runs = measure(address, pages)
+    print(f"{ROUNDS} rounds, {runs.load()}; best / median, ms; target < {TARGET_MS} ms\n")
     print("| page | size | server (HTTP GET) | browser: response end | DOM parsed | load event |")
     print("| --- | ---: | ---: | ---: | ---: | ---: |")
-    for name, measured in times.items():
-        cells = [
-            f"{min(measured[part]):.0f} / {statistics.median(measured[part]):.0f}"
-            if measured[part]
+    for name in runs.names():
+        cells = [f"{runs.best(name) * 1000:.0f} / {runs.median(name) * 1000:.0f}"] + [
+            f"{runs.best(name, part):.0f} / {runs.median(name, part):.0f}"
+            if part in runs.runs[name][0]
             else "-"
-            for part in PARTS
+            for part in BROWSER
         ]
         print(f"| {name} | {sizes[name] / 1024:.0f} KiB | {' | '.join(cells)} |")
 
