@@ -158,6 +158,7 @@ def test_the_pods_of_an_xgboost_job_train_together(tmp_path: Path, unique_name: 
     [
         (", train.external_memory = true", "not on streamed batches"),
         (", objective = 'rank:pairwise'", "ranks every row as one query"),
+        (", tree_method = 'exact'", "exact tree method trains in one process only"),
     ],
 )
 def test_what_workers_cannot_share_is_refused_at_check_time(options: str, problem: str) -> None:

@@ -260,6 +260,12 @@ def _check_workers(
             statement.using.pos,
             hint,
         )
+    if attributes.get("tree_method") == "exact":
+        raise error(
+            f"{workers.name}: XGBoost's exact tree method trains in one process only",
+            given["tree_method"].pos,
+            "use tree_method = 'hist' (or 'approx'), or " + hint,
+        )
     ranking = attributes.get("objective") in RANKING_OBJECTIVES
     if ranking and "train.group_column" not in attributes:
         raise error(
