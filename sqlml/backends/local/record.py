@@ -5,7 +5,8 @@ content hash (statement or definition plus the fingerprints of the tables it rea
 attempts, start and end times (seconds since the epoch), error and outputs (JSON).
 
 A write to the record that fails is tried again for a few seconds, so that a database server
-restarting during a run still gets its steps' states once it is back.
+restarting during a run still gets its steps' states once it is back. A run's own row is
+written with its first step's (one commit, one round trip fewer: ``sqlml -e`` runs one step).
 """
 
 from __future__ import annotations
@@ -49,6 +50,7 @@ class RunRecord:
 
     def __init__(self, datasource: Datasource) -> None:
         self._ds = datasource
+        self._started: list[tuple[str, list[Any]]] = []  # the run's INSERT, until the next write
         self._runs = datasource.quote([RUNS])
         self._steps = datasource.quote([STEPS])
         key, text, real, integer = (datasource.types[k] for k in ("key", "text", "float", "int"))
@@ -67,8 +69,10 @@ class RunRecord:
     def start_run(
         self, run_id: str, workflow: str, resumed_from: str | None, started_at: float
     ) -> None:
-        self._insert(RUNS, run_id=run_id, workflow=workflow, resumed_from=resumed_from,
-                     state=RUNNING, started_at=started_at)  # fmt: skip
+        """Record the run's start: written with the next write, in its transaction (the first
+        step starts at once, or the run ends)."""
+        self._started = [self._insertion(RUNS, run_id=run_id, workflow=workflow,
+            resumed_from=resumed_from, state=RUNNING, started_at=started_at)]  # fmt: skip
 
     def end_run(self, run_id: str, state: str, ended_at: float) -> None:
         self._write(
@@ -128,19 +132,31 @@ class RunRecord:
         }
 
     def _insert(self, table: str, **values: Any) -> None:
+        self._write(*self._insertion(table, **values))
+
+    def _insertion(self, table: str, **values: Any) -> tuple[str, list[Any]]:
+        """The INSERT of a row of ``values`` into ``table``, and its parameters."""
         columns = ", ".join(self._ds.quote([column]) for column in values)
         marks = ", ".join([self._ds.param] * len(values))
-        self._write(
-            f"INSERT INTO {self._ds.quote([table])} ({columns}) VALUES ({marks})",
-            list(values.values()),
-        )
+        sql = f"INSERT INTO {self._ds.quote([table])} ({columns}) VALUES ({marks})"
+        return sql, list(values.values())
 
     def _write(self, sql: str, params: list[Any]) -> None:
-        """Run a write, tried again after each of :data:`WRITE_DELAYS` while it fails."""
+        """Run a write (after the run's start, if not written yet: both in one transaction),
+        tried again after each of :data:`WRITE_DELAYS` while it fails."""
+        writes, self._started = [*self._started, (sql, params)], []
         for delay in WRITE_DELAYS:
             try:
-                self._ds.execute(sql, params)
+                self._run(writes)
                 return
             except DatasourceError:
                 time.sleep(delay)
-        self._ds.execute(sql, params)
+        self._run(writes)
+
+    def _run(self, writes: list[tuple[str, list[Any]]]) -> None:
+        if len(writes) == 1:
+            self._ds.execute(*writes[0])
+            return
+        with self._ds.transaction():
+            for sql, params in writes:
+                self._ds.execute(sql, params)
