@@ -13,8 +13,9 @@ total distance (an assignment-style program: 100,000 integer variables, 1,100 co
 - baseline: what a user would write with the solver: DuckDB's ``fetchnumpy`` of the same
   SELECT, the two constraint blocks built by hand with scipy.sparse, ``milp``; nothing written.
 
-Each side runs REPEATS times, taking turns; the best time of each counts. Both optima must
-agree. Target: sqlml <= 1.3x the baseline. ``python benchmarks/optimize.py``; leaves nothing.
+Each side runs REPEATS times, taking turns (A B, B A, ...: benchmarks/rounds.py); best and
+median with the load average. Both optima must agree. Target: sqlml <= 1.3x the baseline.
+``python benchmarks/optimize.py``; leaves nothing behind.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from pathlib import Path
 
 import duckdb
 import numpy as np
+from rounds import taking_turns, timed
 from scipy import sparse
 from scipy.optimize import Bounds, LinearConstraint, milp
 
@@ -113,17 +115,17 @@ def with_sqlml(url: str) -> float:
     return float(summary.split(" = ")[1].split()[0])
 
 
-def build_times(url: str, path: Path) -> tuple[float, float]:
-    """The program's construction alone: sqlml's build() and the hand-written one, on the
-    columns already read."""
+def read_for_build(url: str) -> tuple[object, dict]:
+    """The statement and the columns it reads, for timing the program's construction."""
     (statement,) = analyze(parse(STATEMENT))
     ds = connect(url)
     columns = ds.read(statement.select)
     ds.close()
-    start = time.perf_counter()
-    build(statement, columns)
-    ours = time.perf_counter() - start
-    start = time.perf_counter()
+    return statement, columns
+
+
+def build_by_hand(columns: dict) -> None:
+    """The two constraint blocks built by hand, as ``baseline`` builds them."""
     rows = len(columns["distance"])
     _, first, plant = np.unique(columns["plants"], return_index=True, return_inverse=True)
     _, second, market = np.unique(columns["markets"], return_index=True, return_inverse=True)
@@ -135,7 +137,12 @@ def build_times(url: str, path: Path) -> tuple[float, float]:
         ],
         format="csr",
     )
-    return ours, time.perf_counter() - start
+
+
+def timed_optimum(run) -> dict[str, float]:
+    start = time.perf_counter()
+    optimum = run()
+    return {"seconds": time.perf_counter() - start, "optimum": optimum}
 
 
 def main() -> None:
@@ -143,30 +150,40 @@ def main() -> None:
         path = Path(folder) / "routes.duckdb"
         load(path)
         url = f"duckdb:///{path}"
-        times: dict[str, list[float]] = {"sqlml": [], "baseline": []}
-        optima: dict[str, float] = {}
-        for _ in range(REPEATS):
-            for name, run in (
-                ("sqlml", lambda: with_sqlml(url)),
-                ("baseline", lambda: baseline(path)),
-            ):
-                start = time.perf_counter()
-                optima[name] = run()
-                times[name].append(time.perf_counter() - start)
-        assert optima["sqlml"] == optima["baseline"], optima
-        builds = [build_times(url, path) for _ in range(REPEATS)]
-    ours, theirs = min(times["sqlml"]), min(times["baseline"])
+        runs = taking_turns(
+            {
+                "sqlml": lambda: timed_optimum(lambda: with_sqlml(url)),
+                "baseline": lambda: timed_optimum(lambda: baseline(path)),
+            },
+            REPEATS,
+        )
+        statement, columns = read_for_build(url)
+        builds = taking_turns(
+            {
+                "sqlml": timed(lambda: build(statement, columns)),
+                "by hand": timed(lambda: build_by_hand(columns)),
+            },
+            REPEATS,
+        )
+    optima = {name: runs.largest(name, "optimum") for name in runs.names()}
+    assert optima["sqlml"] == optima["baseline"] == runs.best("sqlml", "optimum"), optima
+    ours, theirs = runs.best("sqlml"), runs.best("baseline")
     print(f"variables: {PLANTS * MARKETS:,}; optimum: {optima['sqlml']:,.0f} (both)")
-    print("| step | time | note |\n| --- | ---: | --- |")
-    print(f"| baseline: DuckDB fetchnumpy, sparse matrices by hand, milp | {theirs:.2f} s | |")
+    print(f"{REPEATS} rounds taking turns; {runs.load()}")
+    print("| step | best | median | note |\n| --- | ---: | ---: | --- |")
+    print(
+        f"| baseline: DuckDB fetchnumpy, sparse matrices by hand, milp | {theirs:.2f} s "
+        f"| {runs.median('baseline'):.2f} s | |"
+    )
     print(
         f"| sqlml: TO MINIMIZE (read, build, solve, write {PLANTS * MARKETS:,} rows) | "
-        f"{ours:.2f} s | {ours / theirs:.2f}x the baseline (target <= 1.3x) |"
+        f"{ours:.2f} s | {runs.median('sqlml'):.2f} s | {runs.ratios('sqlml', 'baseline')} the "
+        "baseline (best, median; target <= 1.3x) |"
     )
     print(
         f"| the program's construction alone: sqlml / by hand | "
-        f"{min(b[0] for b in builds) * 1000:.0f} ms / {min(b[1] for b in builds) * 1000:.0f} ms"
-        " | |"
+        f"{builds.best('sqlml') * 1000:.0f} ms / {builds.best('by hand') * 1000:.0f} ms | "
+        f"{builds.median('sqlml') * 1000:.0f} ms / {builds.median('by hand') * 1000:.0f} ms | |"
     )
 
 
