@@ -255,7 +255,7 @@ def test_a_predict_that_fails_half_way_leaves_the_old_table(iris_url, unique_nam
 CHILD = """
 import sys, time
 from sqlml.cli import main
-from sqlml.runtime.datasource import bulk, duckdb, mysql, postgresql, sqlite
+from sqlml.runtime.datasource import bulk, duckdb, mysql, pg_binary_write, sqlite
 
 url, table, model = sys.argv[1:4]
 source_class = sqlite.SQLiteSource if url.startswith("sqlite") else duckdb.DuckDBSource
@@ -279,7 +279,7 @@ def half_then_pause(self, staging, columns):
 
 bulk.CHUNK_BYTES = 4096
 mysql.text_chunks = paused_stream(mysql.text_chunks)
-postgresql.binary_chunks = paused_stream(postgresql.binary_chunks)
+pg_binary_write.binary_rows = paused_stream(pg_binary_write.binary_rows)
 if url.startswith(("duckdb", "sqlite")):
     source_class._insert = half_then_pause
 main(["-e", f"SELECT * FROM big TO PREDICT {table}.class USING {model};", "--datasource", url])

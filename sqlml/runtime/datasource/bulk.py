@@ -4,7 +4,9 @@
   clauses: a tab after each field but the last, a newline after each row, ``\\N`` for NULL,
   and backslash, tab, newline and NUL inside values escaped with a backslash. Floats are
   written in their shortest form that reads back exactly.
-- :func:`binary_chunks`: PostgreSQL's binary ``COPY``: big-endian values, each with its length.
+- :func:`binary_chunks`: rows of PostgreSQL's binary ``COPY``: big-endian values, each with its
+  length (:mod:`~sqlml.runtime.datasource.pg_binary_write` writes the header and the trailer,
+  and rows of numbers alone).
 
 NaN is written as NULL, as every datasource does. Each chunk of rows is laid out as a byte
 matrix, one table row per matrix row, and compacted once: no Python work per number. Text and
@@ -24,8 +26,6 @@ from sqlml.runtime.datasource.decimal_text import float_text, int_text
 
 CHUNK_BYTES = 8 << 20  # about the size of one chunk's byte matrix
 
-PG_HEADER = b"PGCOPY\n\xff\r\n\x00" + bytes(8)  # signature, flags, header extension length
-PG_TRAILER = b"\xff\xff"
 
 _BACKSLASH = ord("\\")
 _ESCAPED = np.zeros(256, dtype=bool)  # bytes that LOAD DATA reads as a backslash sequence
@@ -52,10 +52,8 @@ def text_chunks(columns: Columns) -> Iterator[bytes]:
 
 
 def binary_chunks(columns: Columns) -> Iterator[bytes]:
-    """``columns`` as a binary ``COPY`` stream: header, rows in chunks, trailer."""
-    yield PG_HEADER
-    yield from _chunks(columns, _binary_cells, _binary_rows)
-    yield PG_TRAILER
+    """``columns``' rows as binary ``COPY`` rows, in chunks of about :data:`CHUNK_BYTES`."""
+    return _chunks(columns, _binary_cells, _binary_rows)
 
 
 def check_finite(columns: Columns) -> None:
@@ -73,7 +71,7 @@ def _chunks(
     cells: Callable[[np.ndarray], Cells],
     rows_of: Callable[[list[Cells]], bytes],
 ) -> Iterator[bytes]:
-    arrays = [_checked(name, values) for name, values in columns.items()]
+    arrays = [checked(name, values) for name, values in columns.items()]
     rows = len(arrays[0]) if arrays else 0
     step = max(1, CHUNK_BYTES // sum(_WIDTHS.get(a.dtype.kind, _GUESSED_WIDTH) for a in arrays))
     for start in range(0, rows, step):
@@ -96,7 +94,9 @@ def _chunk(
     yield rows_of(made)
 
 
-def _checked(name: str, values: np.ndarray) -> np.ndarray:
+def checked(name: str, values: np.ndarray) -> np.ndarray:
+    """``values`` as they can be written: numbers and Python objects; raise if the integers
+    exceed a BIGINT."""
     if values.dtype.kind == "u" and values.size and values.max() > np.iinfo(np.int64).max:
         raise DatasourceError(
             f"column {name} holds integers above 2**63 - 1, more than a BIGINT holds",

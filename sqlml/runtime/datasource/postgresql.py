@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from sqlml.errors import DatasourceError
 from sqlml.runtime.datasource.base import (
@@ -19,15 +19,18 @@ from sqlml.runtime.datasource.base import (
     lost_in_transaction,
     returns_rows,
 )
-from sqlml.runtime.datasource.bulk import binary_chunks
 from sqlml.runtime.datasource.driver import Driver
 from sqlml.runtime.datasource.url import DatasourceURL
+
+if TYPE_CHECKING:
+    from sqlml.runtime.datasource.pg_binary_write import CopyIn
 
 psycopg = Driver("psycopg")
 
 _RELATION_KINDS = {"r": "table", "p": "table", "v": "view", "m": "materialized view",
                    "f": "foreign table", "S": "sequence", "i": "index", "I": "index",
                    "c": "composite type", "t": "TOAST table"}  # fmt: skip
+_VERSIONED = {"r", "p", "m"}  # relations whose rows have versions: tables, materialized views
 # Type OIDs: int2, int4, int8, oid; float4, float8, numeric.
 _INTEGER_TYPES = {21, 23, 20, 26}
 _FLOAT_TYPES = {700, 701, 1700}
@@ -51,6 +54,24 @@ class PostgreSQLSource(Datasource):
         super().__init__(url, base_dir)
         self._con = _connect(url)
         self._in_transaction = False
+        self._copy: CopyIn | None = None  # a write's COPY, open between its batches
+
+    def _fingerprint(self, table: Sequence[str]) -> Any:
+        """A table's row versions: each row's place and the transaction that wrote it, hashed
+        without reading the values (the rows' text takes 5 times as long). A change of a
+        row writes a new version; VACUUM FULL and CLUSTER move rows, a change too. Views
+        and foreign tables have no row versions: their rows' text is hashed."""
+        found = self.execute(
+            "SELECT relkind FROM pg_class WHERE oid = to_regclass(%s)", [self.quote(table)]
+        )
+        kind = found.rows[0][0] if found and found.rows else None
+        if kind not in _VERSIONED or self._live().info.server_version < 140000:
+            return super()._fingerprint(table)
+        versions = self.execute(
+            "SELECT count(*), bit_xor(hash_record_extended((t.tableoid, t.ctid, t.xmin), 0)) "
+            f"FROM {self.quote(table)} AS t"
+        )
+        return (self.column_types(table), versions.rows if versions else None)
 
     def execute(self, sql: str, params: Sequence[Any] = ()) -> ResultSet | None:
         try:
@@ -104,16 +125,17 @@ class PostgreSQLSource(Datasource):
             raise DatasourceError(f"PostgreSQL: {_message(error)}") from None
 
     def _insert(self, table: str, columns: Columns) -> None:
-        """Binary COPY, its rows built in bulk: numbers as they are in memory, no text."""
-        names = ", ".join(self.quote([name]) for name in columns)
+        """Into a binary COPY (:mod:`.pg_binary_write`) kept open for the next batches of
+        the write: the connection's next statement (the write's swap) ends it."""
+        from sqlml.runtime.datasource.pg_binary_write import CopyIn
+
+        names = [self.quote([name]) for name in columns]
         try:
-            with (
-                self._live().cursor() as cursor,
-                cursor.copy(f"COPY {table} ({names}) FROM STDIN (FORMAT BINARY)") as copy,
-            ):
-                for chunk in binary_chunks(columns):
-                    copy.write(chunk)
+            if self._copy is None or (self._copy.table, self._copy.names) != (table, names):
+                self._copy = CopyIn(self._live(), table, names)
+            self._copy.write(columns)
         except psycopg.Error as error:
+            self._abort_copy(error)
             raise DatasourceError(f"PostgreSQL: {_message(error)}") from None
 
     def _swap(self, staging: list[str], target: list[str], replace: bool) -> None:
@@ -170,24 +192,44 @@ class PostgreSQLSource(Datasource):
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
-        con = self._live()
+        try:
+            con = self._live()
+        except psycopg.Error as error:  # a COPY open before, refused
+            raise DatasourceError(f"PostgreSQL: {_message(error)}") from None
         self._in_transaction = True
         try:
             with con.transaction():
-                yield
+                try:
+                    yield
+                except BaseException as error:
+                    self._abort_copy(error)
+                    raise
+                self._live()  # the COPY ended before the commit
         except psycopg.Error as error:  # e.g. the connection was lost
             raise DatasourceError(f"PostgreSQL: {_message(error)}") from None
         finally:
             self._in_transaction = False
 
     def _live(self) -> psycopg.Connection:
-        """The connection; a new one if it was lost (the server restarted, the link dropped)
-        outside a transaction. Within one, the loss is the transaction's error."""
+        """The connection, its write's COPY ended; a new one if it was lost (the server
+        restarted, the link dropped) outside a transaction. Within one, the loss is the
+        transaction's error."""
+        if self._copy is not None:
+            copy, self._copy = self._copy, None
+            copy.finish()
         if self._con.closed:
             if self._in_transaction:
                 raise lost_in_transaction(self.url)
             self._con = _connect(self.url)
         return self._con
+
+    def _abort_copy(self, error: BaseException) -> None:
+        """End the open COPY, if any, as failed by ``error``; an error ending it (the
+        connection lost) gives way to ``error``."""
+        copy, self._copy = self._copy, None
+        if copy is not None:
+            with suppress(psycopg.Error):
+                copy.abort(error)
 
     def _new_reader(self) -> PostgreSQLSource:
         """Reads run in a read-only transaction of their own (:meth:`read_batches`)."""
@@ -197,6 +239,7 @@ class PostgreSQLSource(Datasource):
         self._con.cancel()
 
     def close(self) -> None:
+        self._copy = None  # a COPY left open is rolled back with its transaction
         self._con.close()
 
 
