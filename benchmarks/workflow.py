@@ -6,8 +6,11 @@
   difference divided by the steps. Target: under 20 ms per step.
 - Parallel training: ``sqlml run`` of a program with one XGBoost TO TRAIN (1 core:
   ``OMP_NUM_THREADS=1``) against a program with two independent ones on the same table,
-  ``--jobs 2``; each in a fresh process (best of ``REPEATS``; input cache off). Target: the
-  two finish in about the time of one (ratio near 1 on a machine with 2 free cores).
+  ``--jobs 2``; each in a fresh process (input cache off). Target: the two finish in about
+  the time of one (ratio near 1 on a machine with 2 free cores).
+
+In each part the contenders take turns (A B C, C B A, ...: benchmarks/rounds.py), REPEATS
+rounds; best and median are reported with the load average.
 
 ``python benchmarks/workflow.py`` prints a Markdown table; each part is a function that
 returns its rows, so more parts can be added. Nothing is left behind.
@@ -21,6 +24,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+from rounds import taking_turns, timed
 
 STEPS = 200
 ROWS = 200_000
@@ -43,24 +48,36 @@ def noop_overhead(folder: Path, steps: int = STEPS) -> list[Row]:
     url = f"duckdb:///{folder / 'noop.duckdb'}"
     statements = [ir.SqlStatement(f"s{i}", "SELECT 1", 1, 1) for i in range(steps)]
     ds = connect(url)
-    start = time.perf_counter()
-    for statement in statements:
-        execute(statement, ds)
-    direct = time.perf_counter() - start
-    ds.close()
-    rows = [("no-op steps run directly on one connection", _ms(direct / steps), f"{steps} steps")]
+
+    def direct() -> None:
+        for statement in statements:
+            execute(statement, ds)
+
+    contenders = {"direct": timed(direct)}
     for jobs in (1, 2):
         workflow = Workflow("noop")
         for statement in statements:
             workflow.add(sql(statement))
         executor = LocalExecutor(url, folder, jobs=jobs, run_dir=folder / "runs")
-        best = min(_timed(lambda e=executor, w=workflow: e.run(w)) for _ in range(REPEATS))
-        overhead = (best - direct) / steps
+        contenders[f"--jobs {jobs}"] = timed(lambda e=executor, w=workflow: e.run(w))
+    runs = taking_turns(contenders, REPEATS)
+    ds.close()
+    rows = [
+        (
+            "no-op steps run directly on one connection",
+            f"{_ms(runs.best('direct') / steps)} / {_ms(runs.median('direct') / steps)}",
+            f"{steps} steps; {runs.load()}",
+        )
+    ]
+    for jobs in (1, 2):
+        name = f"--jobs {jobs}"
+        best = (runs.best(name) - runs.best("direct")) / steps
+        median = (runs.median(name) - runs.median("direct")) / steps
         rows.append(
             (
-                f"local executor, --jobs {jobs}: overhead per no-op step",
-                _ms(overhead),
-                f"{_ms(best)} for {steps} steps; target < 20 ms",
+                f"local executor, {name}: overhead per no-op step",
+                f"{_ms(best)} / {_ms(median)}",
+                f"{_ms(runs.best(name))} for {steps} steps (best); target < 20 ms",
             )
         )
     return rows
@@ -88,38 +105,42 @@ def parallel_training(folder: Path, rows: int = ROWS, rounds: int = ROUNDS) -> l
     two.write_text(
         train.format(rounds=rounds, model="m1") + train.format(rounds=rounds, model="m2")
     )
-    process, run = {}, {}  # best process time, best run time (from the run record)
-    for program in (one, two):
-        measured = [_run(folder, program, url) for _ in range(REPEATS)]
-        process[program.stem] = min(m[0] for m in measured)
-        run[program.stem] = min(m[1] for m in measured)
+    runs = taking_turns({p.stem: lambda p=p: _run(folder, p, url) for p in (one, two)}, REPEATS)
+
+    def figure(key: str, text: str) -> str:
+        return text.format(runs.best("one", key), runs.median("one", key),
+                           runs.best("two", key), runs.median("two", key))  # fmt: skip
+
+    def ratio(key: str) -> str:
+        best = runs.best("two", key) / runs.best("one", key)
+        return f"{best:.2f}x / {runs.median('two', key) / runs.median('one', key):.2f}x"
+
     return [
-        (
-            "one TO TRAIN (1 core), process",
-            f"{process['one']:.2f} s",
-            f"{rows:,} rows, {rounds} rounds",
-        ),
-        ("two independent TO TRAIN, --jobs 2, process", f"{process['two']:.2f} s", ""),
-        ("ratio two / one, process", f"{process['two'] / process['one']:.2f}x", "target: about 1"),
-        ("one TO TRAIN, run (record)", f"{run['one']:.2f} s", "start to end of the run"),
-        ("two independent TO TRAIN, run (record)", f"{run['two']:.2f} s", ""),
-        ("ratio two / one, run", f"{run['two'] / run['one']:.2f}x", "target: about 1"),
-    ]
+        ("one TO TRAIN (1 core), process", figure("seconds", "{0:.2f} s / {1:.2f} s"),
+         f"{rows:,} rows, {rounds} rounds; {runs.load()}"),
+        ("two independent TO TRAIN, --jobs 2, process",
+         figure("seconds", "{2:.2f} s / {3:.2f} s"), ""),
+        ("ratio two / one, process", ratio("seconds"), "target: about 1"),
+        ("one TO TRAIN, run (record)", figure("run", "{0:.2f} s / {1:.2f} s"),
+         "start to end of the run"),
+        ("two independent TO TRAIN, run (record)", figure("run", "{2:.2f} s / {3:.2f} s"), ""),
+        ("ratio two / one, run", ratio("run"), "target: about 1"),
+    ]  # fmt: skip
 
 
-def _run(folder: Path, program: Path, url: str) -> tuple[float, float]:
-    """``sqlml run program`` in a fresh process: its time, and the run's from the record."""
+def _run(folder: Path, program: Path, url: str) -> dict[str, float]:
+    """``sqlml run program`` in a fresh process: its seconds, and the run's from the record."""
     from sqlml.runtime.datasource import connect
 
-    seconds = _timed(
-        lambda: _sqlml(folder, "run", str(program), "--datasource", url, "--jobs", "2")
-    )
+    start = time.perf_counter()
+    _sqlml(folder, "run", str(program), "--datasource", url, "--jobs", "2")
+    seconds = time.perf_counter() - start
     ds = connect(url)
     found = ds.execute(
         "SELECT ended_at - started_at FROM sqlml_runs ORDER BY started_at DESC LIMIT 1"
     )
     ds.close()
-    return seconds, found.rows[0][0]
+    return {"seconds": seconds, "run": found.rows[0][0]}
 
 
 def _sqlml(folder: Path, *args: str) -> None:
@@ -130,12 +151,6 @@ def _sqlml(folder: Path, *args: str) -> None:
     )
 
 
-def _timed(work) -> float:
-    start = time.perf_counter()
-    work()
-    return time.perf_counter() - start
-
-
 def _ms(seconds: float) -> str:
     return f"{seconds * 1000:.2f} ms"
 
@@ -144,7 +159,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as name:
         folder = Path(name)
         rows = noop_overhead(folder) + parallel_training(folder)
-    print("| measure | figure | note |\n| --- | ---: | --- |")
+    print("| measure | figure (best / median) | note |\n| --- | ---: | --- |")
     for row in rows:
         print("| " + " | ".join(row) + " |")
 
