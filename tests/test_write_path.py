@@ -255,7 +255,7 @@ def test_a_predict_that_fails_half_way_leaves_the_old_table(iris_url, unique_nam
 CHILD = """
 import sys, time
 from sqlml.cli import main
-from sqlml.runtime.datasource import bulk, duckdb, mysql, pg_binary_write, sqlite
+from sqlml.runtime.datasource import bulk, duckdb, pg_binary_write, sqlite
 
 url, table, model = sys.argv[1:4]
 source_class = sqlite.SQLiteSource if url.startswith("sqlite") else duckdb.DuckDBSource
@@ -278,7 +278,7 @@ def half_then_pause(self, staging, columns):
     pause()
 
 bulk.CHUNK_BYTES = 4096
-mysql.text_chunks = paused_stream(mysql.text_chunks)
+bulk.text_chunks = paused_stream(bulk.text_chunks)
 pg_binary_write.binary_rows = paused_stream(pg_binary_write.binary_rows)
 if url.startswith(("duckdb", "sqlite")):
     source_class._insert = half_then_pause

@@ -8,9 +8,7 @@ import uuid
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, ClassVar
-
-import numpy as np
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from sqlml.errors import DatasourceError
 from sqlml.runtime.datasource.base import (
@@ -25,6 +23,9 @@ from sqlml.runtime.datasource.base import (
 from sqlml.runtime.datasource.driver import Driver
 from sqlml.runtime.datasource.url import DatasourceURL
 from sqlml.runtime.progress import Progress
+
+if TYPE_CHECKING:
+    import numpy as np
 
 duckdb = Driver("duckdb")
 
@@ -233,6 +234,8 @@ def _arrays(converter: Any, table: Any) -> Columns:
 def _unmasked(values: np.ndarray) -> np.ndarray:
     """NULLs become NaN in numeric columns (float64) and None in the others; a column without
     NULLs is the array DuckDB made, and a float64 one with NULLs too (NaN written in)."""
+    import numpy as np  # here: a statement that reads no arrays does not load numpy
+
     if not isinstance(values, np.ma.MaskedArray):
         return values
     mask = np.ma.getmaskarray(values)

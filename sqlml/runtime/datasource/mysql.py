@@ -30,7 +30,6 @@ from sqlml.runtime.datasource.base import (
     returns_rows,
     short_name,
 )
-from sqlml.runtime.datasource.bulk import check_finite, text_chunks
 from sqlml.runtime.datasource.driver import Driver
 from sqlml.runtime.datasource.url import DatasourceURL
 from sqlml.tables import HELPER_MARK
@@ -147,6 +146,7 @@ class MySQLSource(Datasource):
     def _insert(self, table: str, columns: Columns) -> None:
         """``LOAD DATA LOCAL INFILE`` streamed from memory where the server allows it (on a
         connection of its own: the others never read local files), else multi-row INSERTs."""
+        from sqlml.runtime.datasource.bulk import check_finite, text_chunks
         from sqlml.runtime.datasource.mysql_load import insert_rows, load_data
 
         check_finite(columns)
