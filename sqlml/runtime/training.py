@@ -17,6 +17,9 @@ The rows come from one of two sources, the same stages running on either:
 Features are derived from the training rows only (streamed: from a sample of them); the
 validation metrics are TO EVALUATE's, computed on the trained model's scores for the
 validation rows and stored with the model.
+
+XGBoost with ``train.workers`` above 1 (or in the pods of an XGBoostJob) runs these stages
+in several processes, each on its part of the rows: :mod:`sqlml.models.xgboost.distributed`.
 """
 
 from __future__ import annotations
