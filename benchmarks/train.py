@@ -175,8 +175,9 @@ def run(command: list[str]) -> dict[str, float]:
     }
 
 
-def measure(database: str, url: str, location: str, rounds: int) -> Runs:
-    """The script and sqlml's statements on one database, taking turns."""
+def measure(database: str, url: str, location: str, rounds: int, main_only: bool) -> Runs:
+    """The script and sqlml's statements on one database, taking turns (``main_only``: the
+    script and sqlml with ``validation.split = 0`` alone)."""
     sqlml = [sys.executable, "-m", "sqlml", "--datasource", url, "-e"]
     commands = {
         "script": [sys.executable, __file__, "--script", database, location],
@@ -184,6 +185,8 @@ def measure(database: str, url: str, location: str, rounds: int) -> Runs:
         "sqlml, default": [*sqlml, statement(None)],
         "sqlml, train.external_memory": [*sqlml, statement(0, external=True)],
     }
+    if main_only:
+        commands = {name: commands[name] for name in ("script", "sqlml, validation.split = 0")}
     runs = taking_turns(
         {name: lambda c=command: run(c) for name, command in commands.items()},
         rounds,
@@ -227,6 +230,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--databases", default="mysql,duckdb,postgresql")
     parser.add_argument("--rounds", type=int, default=ROUNDS_OF_RUNS)
+    parser.add_argument(
+        "--main-only", action="store_true", help="the script and sqlml's main statement alone"
+    )
     options = parser.parse_args()
     databases = options.databases.split(",")
     with tempfile.TemporaryDirectory() as folder:
@@ -247,7 +253,8 @@ def main() -> None:
         try:
             for database in databases:
                 url, location = places[database]
-                report(database, measure(database, url, location, options.rounds))
+                runs = measure(database, url, location, options.rounds, options.main_only)
+                report(database, runs)
         finally:
             drop_tables(databases)
 
