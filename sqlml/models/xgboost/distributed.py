@@ -49,7 +49,7 @@ from sqlml.models.store import ModelStore
 from sqlml.runtime import external_memory, in_memory, partitions, training, workers
 from sqlml.runtime.context import Context
 from sqlml.runtime.datasource import Columns, Datasource
-from sqlml.runtime.datasource.base import join_batches
+from sqlml.runtime.datasource.arrays import join_batches
 from sqlml.runtime.features_apply import FeatureArrays
 from sqlml.runtime.inference import SCORE_BATCH
 from sqlml.runtime.labels import LabelEncoding, check_label
