@@ -135,7 +135,7 @@ def test_distributed_training_becomes_kubeflow_jobs():
         kinds[statement.model] = manifest
     assert set(kinds) == {"xgb_model", "dnn_model"}  # not local_model: distributed = false
     xgb = kinds["xgb_model"]["spec"]["xgbReplicaSpecs"]
-    assert {role: spec["replicas"] for role, spec in xgb.items()} == {"Master": 1, "Worker": 3}
+    assert {role: spec["replicas"] for role, spec in xgb.items()} == {"Master": 1, "Worker": 2}
     tf = kinds["dnn_model"]["spec"]["tfReplicaSpecs"]
     assert {role: spec["replicas"] for role, spec in tf.items()} == {
         "Chief": 1,
