@@ -210,3 +210,19 @@ def test_external_memory_never_reads_the_select_whole(churn_url, unique_name, mo
     again = trained(churn_url, statement, unique_name)
     assert again["validation"] == first["validation"]
     assert again["metrics"] == first["metrics"]
+
+
+def test_batches_are_regrouped_into_pages_of_the_rows_asked():
+    from sqlml.runtime.external_memory import regrouped
+
+    sizes = [(0, 3), (3, 5), (8, 1), (9, 4)]
+    batches = [{"a": np.arange(start, start + n), "b": np.arange(n) * 0.5} for start, n in sizes]
+    pages = list(regrouped(iter(batches), 4))
+    assert [page["a"].tolist() for page in pages] == [
+        [0, 1, 2, 3],
+        [4, 5, 6, 7],
+        [8, 9, 10, 11],
+        [12],
+    ]
+    assert [len(page["b"]) for page in pages] == [4, 4, 4, 1]
+    assert [len(page["a"]) for page in regrouped(iter([{"a": np.arange(0)}]), 4)] == [0]
