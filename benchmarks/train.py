@@ -18,7 +18,7 @@ local_infile), a DuckDB file and a PostgreSQL table. Both sides train the same b
 
 Each is a fresh process, timed from start to exit: wall time, CPU time (user + system) and
 peak RSS; the commands take turns (A B C D, D C B A, ...: benchmarks/rounds.py), best and
-median of ROUNDS_OF_RUNS rounds, with the load average; the input cache is off.
+median of REPEATS rounds, with the load average; the input cache is off.
 Target: sqlml <= 1.15x the script's time. ``python benchmarks/train.py [--databases
 mysql,duckdb,postgresql] [--rounds 3]`` uses ``$SQLML_TEST_MYSQL`` and
 ``$SQLML_TEST_POSTGRESQL`` (the test servers by default); prints a table; leaves nothing
@@ -41,7 +41,7 @@ from rounds import Runs, taking_turns
 ROWS = 1_000_000
 FEATURES = 10
 ROUNDS = 50
-ROUNDS_OF_RUNS = 3
+REPEATS = 3
 TABLE = "sqlml_train_bench"
 MODEL = "sqlml_train_bench_model"
 MYSQL_URL = os.environ.get("SQLML_TEST_MYSQL", "mysql://root@127.0.0.1:3306/test")
@@ -175,6 +175,20 @@ def run(command: list[str]) -> dict[str, float]:
     }
 
 
+def timed(commands: dict[str, list[str]]) -> dict[str, tuple[float, float, float]]:
+    """Each command's best wall time, best CPU time and largest peak RSS (MiB) over REPEATS
+    rounds, the commands taking turns, each run a fresh process (predict.py's measure)."""
+    runs = taking_turns(
+        {name: lambda c=command: run(c) for name, command in commands.items()},
+        REPEATS,
+        required=commands,
+    )
+    return {
+        name: (runs.best(name), runs.best(name, "cpu"), runs.largest(name, "peak_mib"))
+        for name in runs.names()
+    }
+
+
 def measure(database: str, url: str, location: str, rounds: int, main_only: bool) -> Runs:
     """The script and sqlml's statements on one database, taking turns (``main_only``: the
     script and sqlml with ``validation.split = 0`` alone)."""
@@ -229,7 +243,7 @@ def report(database: str, runs: Runs) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--databases", default="mysql,duckdb,postgresql")
-    parser.add_argument("--rounds", type=int, default=ROUNDS_OF_RUNS)
+    parser.add_argument("--rounds", type=int, default=REPEATS)
     parser.add_argument(
         "--main-only", action="store_true", help="the script and sqlml's main statement alone"
     )
