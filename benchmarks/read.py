@@ -54,6 +54,7 @@ from pathlib import Path
 
 import numpy as np
 from rounds import Runs, taking_turns
+from tables import copy_to_mysql, mysql_connection
 
 from sqlml.runtime.datasource import Columns, connect, parse_url
 from sqlml.runtime.datasource.base import join_batches
@@ -123,22 +124,6 @@ def generate(rows: int = ROWS) -> Columns:
     return {name: np.tile(values, rows // ROWS) for name, values in columns.items()}
 
 
-def mysql_connection(url: str, **options: object) -> object:
-    import pymysql
-
-    parsed = parse_url(url)
-    return pymysql.connect(
-        host=parsed.host,
-        port=parsed.port or 3306,
-        user=parsed.user or None,
-        password=parsed.password,
-        database=parsed.path,
-        charset="utf8mb4",
-        autocommit=True,
-        **options,
-    )
-
-
 def load(database: str, location: str, rows: int = ROWS) -> None:
     """Write the data to the database (a DuckDB file's path, else a server's URL)."""
     if database == "postgresql":
@@ -151,24 +136,14 @@ def load(database: str, location: str, rows: int = ROWS) -> None:
         return
     import duckdb
 
-    with tempfile.TemporaryDirectory() as folder:
-        path = location if database == "duckdb" else str(Path(folder) / "load.duckdb")
-        con = duckdb.connect(path)
-        con.register("data", generate(rows))
-        con.execute(f"CREATE TABLE {TABLE} AS SELECT * FROM data")
-        if database == "duckdb":
-            con.close()
-            return
-        csv = Path(folder) / "data.csv"
-        con.execute(f"COPY {TABLE} TO '{csv}' (HEADER false)")  # shortest exact decimals
-        con.close()
+    path = location if database == "duckdb" else ":memory:"
+    con = duckdb.connect(path)
+    con.register("data", generate(rows))
+    con.execute(f"CREATE TABLE {TABLE} AS SELECT * FROM data")
+    if database == "mysql":
         definition = ", ".join([f"x{i} DOUBLE" for i in range(FEATURES)] + ["label BIGINT"])
-        with mysql_connection(location, local_infile=True) as mysql, mysql.cursor() as cursor:
-            cursor.execute(f"DROP TABLE IF EXISTS {TABLE}")
-            cursor.execute(f"CREATE TABLE {TABLE} ({definition})")
-            cursor.execute(
-                f"LOAD DATA LOCAL INFILE '{csv}' INTO TABLE {TABLE} FIELDS TERMINATED BY ','"
-            )
+        copy_to_mysql(con, TABLE, definition, location)
+    con.close()
 
 
 def drop(database: str, location: str) -> None:

@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from rounds import Runs, taking_turns
+from tables import copy_to_mysql, mysql_connection
 
 ROWS = 1_000_000
 FEATURES = 10
@@ -75,23 +76,6 @@ def generate() -> dict[str, Any]:
     return columns
 
 
-def mysql_connection(url: str, **options: Any):
-    import pymysql
-
-    from sqlml.runtime.datasource import parse_url
-
-    parsed = parse_url(url)
-    return pymysql.connect(
-        host=parsed.host,
-        port=parsed.port or 3306,
-        user=parsed.user or None,
-        password=parsed.password,
-        database=parsed.path,
-        autocommit=True,
-        **options,
-    )
-
-
 def load(duckdb_path: Path, mysql_url: str) -> None:
     """Write the data to a DuckDB file, then through a CSV file to MySQL."""
     import duckdb
@@ -99,17 +83,9 @@ def load(duckdb_path: Path, mysql_url: str) -> None:
     con = duckdb.connect(str(duckdb_path))
     con.register("data", generate())
     con.execute(f"CREATE TABLE {TABLE} AS SELECT * FROM data")
-    with tempfile.TemporaryDirectory() as folder:
-        csv = Path(folder) / "data.csv"
-        con.execute(f"COPY {TABLE} TO '{csv}' (HEADER false)")  # shortest exact decimals
-        con.close()
-        definition = ", ".join([f"x{i} DOUBLE" for i in range(FEATURES)] + ["label BIGINT"])
-        with mysql_connection(mysql_url, local_infile=True) as mysql, mysql.cursor() as cursor:
-            cursor.execute(f"DROP TABLE IF EXISTS {TABLE}")
-            cursor.execute(f"CREATE TABLE {TABLE} ({definition})")
-            cursor.execute(
-                f"LOAD DATA LOCAL INFILE '{csv}' INTO TABLE {TABLE} FIELDS TERMINATED BY ','"
-            )
+    definition = ", ".join([f"x{i} DOUBLE" for i in range(FEATURES)] + ["label BIGINT"])
+    copy_to_mysql(con, TABLE, definition, mysql_url)
+    con.close()
 
 
 def statement(split: float | None, external: bool = False) -> str:
