@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager, suppress
+from contextlib import closing, contextmanager, suppress
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -30,6 +30,7 @@ psycopg = Driver("psycopg")
 _RELATION_KINDS = {"r": "table", "p": "table", "v": "view", "m": "materialized view",
                    "f": "foreign table", "S": "sequence", "i": "index", "I": "index",
                    "c": "composite type", "t": "TOAST table"}  # fmt: skip
+_CANCELLED = "canceling statement due to user request"  # the server's words
 _VERSIONED = {"r", "p", "m"}  # relations whose rows have versions: tables, materialized views
 # Type OIDs: int2, int4, int8, oid; float4, float8, numeric.
 _INTEGER_TYPES = {21, 23, 20, 26}
@@ -55,6 +56,7 @@ class PostgreSQLSource(Datasource):
         self._con = _connect(url)
         self._in_transaction = False
         self._copy: CopyIn | None = None  # a write's COPY, open between its batches
+        self._interrupts = 0  # interrupts asked so far
 
     def _fingerprint(self, table: Sequence[str]) -> Any:
         """A table's row versions: each row's place and the transaction that wrote it, hashed
@@ -86,9 +88,12 @@ class PostgreSQLSource(Datasource):
     def read_batches(self, select: str, batch_rows: int = BATCH_ROWS) -> Iterator[Columns]:
         """The rows come through binary COPY (:mod:`.pg_binary`), a batch at a time, in a
         read-only transaction (unless the read is part of a transaction already). A result
-        with a type psycopg has no binary loader for is read through a server-side cursor."""
+        with a type psycopg has no binary loader for is read through a server-side cursor.
+        An interrupt that came between the read's statements, which the server cannot see,
+        stops the read after its next batch."""
         from sqlml.runtime.datasource.pg_binary import columns_of, enclosable, read_copy
 
+        interrupts = self._interrupts  # one that came between statements, the server missed
         try:
             con = self._live()
             top = con.info.transaction_status == psycopg.pq.TransactionStatus.IDLE
@@ -101,7 +106,11 @@ class PostgreSQLSource(Datasource):
                 if columns is None:
                     yield from self._read_cursor(select, batch_rows)
                 else:
-                    yield from read_copy(cursor, select, columns, batch_rows)
+                    with closing(read_copy(cursor, select, columns, batch_rows)) as batches:
+                        for batch in batches:
+                            yield batch
+                            if self._interrupts != interrupts:
+                                raise psycopg.errors.QueryCanceled(_CANCELLED)
         except psycopg.Error as error:
             raise DatasourceError(f"PostgreSQL: {_message(error)}") from None
 
@@ -236,6 +245,7 @@ class PostgreSQLSource(Datasource):
         return PostgreSQLSource(self.url)
 
     def _interrupt(self) -> None:
+        self._interrupts += 1
         self._con.cancel()
 
     def close(self) -> None:
