@@ -1,0 +1,21 @@
+"""What a ``sqlml ui`` server was started with (``request.app.state.settings``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What the page reads: the datasource (its URL never leaves the server), the run
+    folder of the step logs and run files, and the folder programs' relative paths start
+    from; ``token``: what a browser must present, if anything; ``hosts``: the names the
+    page answers to (a page on loopback without a token answers to loopback names only, so
+    that a web site whose name is made to point at this machine cannot use it)."""
+
+    datasource: str | None
+    run_dir: Path
+    base_dir: Path
+    token: str | None = None
+    hosts: tuple[str, ...] | None = None
