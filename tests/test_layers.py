@@ -32,13 +32,13 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("semantics", ("sqlml.semantics", "sqlml.models", "sqlml.statements.*.analysis")),
     # A pass over the IR; it reads the SQL lineage of the semantics.
     ("plan", ("sqlml.plan",)),
-    ("runtime", ("sqlml.runtime", "sqlml.models.*.model", "sqlml.models.store",
-                 "sqlml.statements.*.handler")),
+    ("runtime", ("sqlml.runtime", "sqlml.models.*.model", "sqlml.models.*.distributed",
+                 "sqlml.models.store", "sqlml.statements.*.handler")),
     ("workflow", ("sqlml.workflow", "sqlml.steps")),
     ("codegen", ("sqlml.codegen",)),
     # Each backend is one package: its code generation, submission, status and logs.
     ("backends", ("sqlml.backends",)),
-    ("front ends", ("sqlml.checking", "sqlml.junit", "sqlml.repl", "sqlml.cli",
+    ("front ends", ("sqlml.checking", "sqlml.junit", "sqlml.repl", "sqlml.ui", "sqlml.cli",
                     "sqlml.workflow_cli", "sqlml.__main__")),
 ]  # fmt: skip
 

@@ -114,6 +114,9 @@ class Family(ABC):
     # Whether its trainer trains on streamed batches (a StreamingTrainer): without it,
     # TO TRAIN refuses train.external_memory.
     streams: ClassVar[bool] = False
+    # The module whose ``train(statement, context)`` trains a model in train.workers
+    # processes (see :meth:`distributed`); None: its TO TRAIN runs in one process locally.
+    distributed_module: ClassVar[str | None] = None
 
     @abstractmethod
     def estimators(self) -> Iterable[Estimator]:
@@ -123,6 +126,13 @@ class Family(ABC):
         """What trains and scores its models: :attr:`trainer_module`, imported on first use
         (a plug-in, by name: the layers below never import a library's code)."""
         return cast(Trainer, importlib.import_module(self.trainer_module))
+
+    def distributed(self) -> Any:
+        """What trains its models in several processes: :attr:`distributed_module`, imported
+        on first use (a plug-in, by name, as :meth:`trainer`); None if it has none."""
+        if self.distributed_module is None:
+            return None
+        return importlib.import_module(self.distributed_module)
 
     @abstractmethod
     def exporter(self, stored: StoredModel) -> Callable[[Path], Any]:

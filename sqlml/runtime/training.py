@@ -19,7 +19,8 @@ validation metrics are TO EVALUATE's, computed on the trained model's scores for
 validation rows and stored with the model.
 
 XGBoost with ``train.workers`` above 1 (or in the pods of an XGBoostJob) runs these stages
-in several processes, each on its part of the rows: :mod:`sqlml.models.xgboost.distributed`.
+in several processes, each on its part of the rows: the family's ``distributed_module``
+(XGBoost's: :mod:`sqlml.models.xgboost.distributed`).
 """
 
 from __future__ import annotations
@@ -112,14 +113,10 @@ class Trained:
 
 
 def train(statement: ir.TrainStatement, context: Context) -> Outcome:
-    if (
-        statement.family == "xgboost"
-        and max(statement.attributes.get("train.workers") or 1, job_size()) > 1
-    ):
-        # several processes: started here, or the pods of an XGBoostJob
-        from sqlml.models.xgboost import distributed
-
-        return distributed.train(statement, context)
+    distributed = family(statement.family).distributed()
+    if distributed and max(statement.attributes.get("train.workers") or 1, job_size()) > 1:
+        # several processes: started here, or the pods of a training job
+        return cast(Outcome, distributed.train(statement, context))
     metadata = train_and_save(statement, context)
     return Outcome(summary=summary(statement, metadata))
 

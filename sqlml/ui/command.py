@@ -57,6 +57,7 @@ def ui(args: argparse.Namespace, datasource: str | None) -> int:
     token = args.token or os.environ.get("SQLML_UI_TOKEN")
     if not token and not loopback(args.host):
         token = secrets.token_urlsafe(24)
-    address = f"http://{args.host}:{args.port}/"
+    shown = f"[{args.host}]" if ":" in args.host else args.host  # an IPv6 address
+    address = f"http://{shown}:{args.port}/"
     print(f"sqlml ui: {address}" + (f"?token={token}" if token else ""), file=sys.stderr)
     return serve(datasource, args.host, args.port, token)

@@ -26,7 +26,7 @@ from sqlml.runtime.datasource import parse_url, source_class
 
 if TYPE_CHECKING:
     from sqlml.ui.run_views import RunView
-    from sqlml.ui.server import Settings
+    from sqlml.ui.settings import Settings
 
 OUTPUT_FILE = "output.txt"  # a run started from the page: what it printed
 LAUNCHES = ".launches"  # where a starting run's output is kept until its run id is known

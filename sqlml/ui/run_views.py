@@ -29,7 +29,7 @@ from sqlml.errors import SqlmlError
 from sqlml.runtime.datasource import Datasource, connect, parse_url, source_class
 from sqlml.tables import RUN_STEPS, RUNS
 from sqlml.ui.launch import OUTPUT_FILE, sqlml_process
-from sqlml.ui.server import Settings
+from sqlml.ui.settings import Settings
 
 RUN_ID = re.compile(r"\w[\w.-]*\Z")  # the run ids the pages accept (no path separators)
 PENDING, RUNNING, FAILED, CANCELLED = "pending", "running", "failed", "cancelled"

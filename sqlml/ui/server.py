@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hmac
-from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -16,24 +15,15 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from sqlml.ui.settings import Settings
+
 TOKEN_COOKIE = "sqlml_ui_token"
-LOOPBACK_NAMES = ("127.0.0.1", "localhost")
+LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
-
-
-@dataclass(frozen=True)
-class Settings:
-    """What the page reads: the datasource (its URL never leaves the server), the run
-    folder of the step logs and run files, and the folder programs' relative paths start
-    from; ``token``: what a browser must present, if anything; ``hosts``: the names the
-    page answers to (a page on loopback without a token answers to loopback names only, so
-    that a web site whose name is made to point at this machine cannot use it)."""
-
-    datasource: str | None
-    run_dir: Path
-    base_dir: Path
-    token: str | None = None
-    hosts: tuple[str, ...] | None = None
+NO_FRAMING = (  # the headers of every answer: no other site's page may frame one
+    (b"x-frame-options", b"DENY"),
+    (b"content-security-policy", b"frame-ancestors 'none'"),
+)
 
 
 def create_app(settings: Settings) -> Starlette:
@@ -47,7 +37,7 @@ def create_app(settings: Settings) -> Starlette:
         *editor.ROUTES,
         Mount("/static", StaticFiles(packages=[("sqlml.ui", "static")]), name="static"),
     ]
-    middleware = [Middleware(SameOrigin)]
+    middleware = [Middleware(NoFraming), Middleware(SameOrigin)]
     if settings.hosts:
         middleware.insert(0, Middleware(TrustedHostMiddleware, allowed_hosts=list(settings.hosts)))
     if settings.token:
@@ -90,6 +80,22 @@ class TokenCheck:
         return bool(given) and hmac.compare_digest(given.encode(), self._token.encode())
 
 
+class NoFraming:
+    """Every response forbids framing by another site's page (clickjacking of Resume, Stop,
+    Run)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self._app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        async def unframed(message: dict) -> None:
+            if message["type"] == "http.response.start":
+                message["headers"] = [*message.get("headers", []), *NO_FRAMING]
+            await send(message)
+
+        await self._app(scope, receive, unframed if scope["type"] == "http" else send)
+
+
 class SameOrigin:
     """Refuses a request that changes something (a POST: run, resume, stop) sent by a page of
     another site: its ``Origin`` (else ``Referer``) must name the host it was sent to.
@@ -120,7 +126,7 @@ def serve(datasource: str | None, host: str, port: int, token: str | None) -> in
 
     from sqlml.backends.local.executor import default_run_dir
 
-    hosts = None if token else LOOPBACK_NAMES
+    hosts = None if token else (*LOOPBACK_NAMES, f"[{host}]" if ":" in host else host)
     settings = Settings(datasource, default_run_dir(), Path.cwd(), token, hosts)
     uvicorn.run(create_app(settings), host=host, port=port, log_level="warning")
     return 0

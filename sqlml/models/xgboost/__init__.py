@@ -28,6 +28,7 @@ class XGBoost(Family):
     format = "xgboost-ubj"
     extensions = (".json", ".ubj")
     trainer_module = "sqlml.models.xgboost.model"
+    distributed_module = "sqlml.models.xgboost.distributed"
     explainers = ("TreeExplainer", "XGBoostExplainer", "ShapleyExplainer", "PermutationExplainer")
     streams = True  # external memory
 
