@@ -138,7 +138,7 @@ def test_a_second_run_on_a_duckdb_file_in_use_stops_with_a_clear_error(
         holder.kill()
     assert status == 1
     assert "error: cannot open the DuckDB database" in err and "Could not set lock" in err
-    assert "hint: another process has the file open: run again once it has ended" in err
+    assert "hint: another process has had the file open for over 2 s: run again once it" in err
     assert ended[0] == 0, ended
     if statement == "train":
         assert model_versions(url, model) == {1: 5, 2: 6}

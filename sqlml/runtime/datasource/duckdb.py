@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import importlib.util
+import time
 import uuid
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -28,6 +29,10 @@ if TYPE_CHECKING:
     import numpy as np
 
 duckdb = Driver("duckdb")
+# DuckDB lets one process at a time open a file: one that another has open (sqlml ui's page
+# reading it, another sqlml command) is tried again for this many seconds.
+LOCK_WAIT = 2.0
+LOCK_RETRY = 0.05
 
 
 class DuckDBSource(Datasource):
@@ -51,13 +56,13 @@ class DuckDBSource(Datasource):
         super().__init__(url, base_dir)
         self._streams: list[Any] = []  # read_batches' Arrow streams open on the connection
         try:
-            self._con = duckdb.connect(url.path)
+            self._con = _open(url.path)
         except duckdb.Error as error:
-            in_use = "Could not set lock" in str(error)  # one process opens a file at a time
             raise DatasourceError(
                 f"cannot open the DuckDB database {url}: {error}",
-                hint="another process has the file open: run again once it has ended"
-                if in_use
+                hint=f"another process has had the file open for over {LOCK_WAIT:g} s: run "
+                "again once it has ended"
+                if _in_use(error)
                 else "check the path in --datasource or SQLML_DATASOURCE",
             ) from None
         self._search_files()
@@ -217,6 +222,23 @@ class DuckDBSource(Datasource):
     def close(self) -> None:
         self._release()
         self._con.close()
+
+
+def _open(path: str) -> Any:
+    """A connection to the DuckDB database at ``path``, waiting up to :data:`LOCK_WAIT`
+    seconds while another process has the file open."""
+    deadline = time.monotonic() + LOCK_WAIT
+    while True:
+        try:
+            return duckdb.connect(path)
+        except duckdb.Error as error:
+            if not _in_use(error) or time.monotonic() >= deadline:
+                raise
+        time.sleep(LOCK_RETRY)
+
+
+def _in_use(error: Exception) -> bool:
+    return "Could not set lock" in str(error)
 
 
 def _arrow_installed() -> bool:
