@@ -1,6 +1,6 @@
 """sqlml ui's models pages (Starlette's TestClient): the list of models, a model's versions,
 attributes, training statement, metrics and TO EVALUATE plot, a comparison of two versions, a
-search's trials, a store of 1,000 versions, and pages that read no model's bytes."""
+search's trials, long lists shown 100 rows a page, and pages that read no model's bytes."""
 
 from __future__ import annotations
 
@@ -247,9 +247,21 @@ def test_a_missing_model_is_a_404_that_says_so(store):
     assert "model no_such_model does not exist" in page.text
 
 
-def test_a_store_of_1000_versions_renders_every_version(store, tmp_path):
+def shown_versions(html: str) -> list[int]:
+    return [int(n) for n in re.findall(r'<tr class="version[^"]*" data-version="(\d+)"', html)]
+
+
+def link(html: str, rel: str) -> str:
+    """The address of the pager's link ``rel`` (next, prev)."""
+    found = re.search(rf'<a rel="{rel}" href="([^"]+)"', html)
+    assert found, f"no {rel} link"
+    return found.group(1).replace("&amp;", "&")
+
+
+def test_a_store_of_1000_versions_shows_a_page_of_100_and_links_to_the_older(store, tmp_path):
     """1,000 versions of one model, inserted as the store writes them (training 1,000 would
-    take minutes): the page lists them all, the list of models still reads one row each."""
+    take minutes): the page shows the newest 100 and links to the older ones; a version asked
+    for shows on its page of the list; the list of models still reads one row each."""
     url = f"duckdb:///{tmp_path / 'many.duckdb'}"
     ds = connect(url)
     ModelStore(ds).save("many", store.metadata(MODEL, 2), b"x")
@@ -263,12 +275,52 @@ def test_a_store_of_1000_versions_renders_every_version(store, tmp_path):
     page = client.get("/models/many")
     seconds = time.perf_counter() - started
     assert page.status_code == 200
-    shown = re.findall(r'<tr class="version([^"]*)" data-version="(\d+)"', page.text)
-    assert [int(number) for _, number in shown] == list(range(1000, 0, -1))
-    assert shown[0][0] == " current"
+    assert shown_versions(page.text) == list(range(1000, 900, -1))
+    assert '<tr class="version current" data-version="1000">' in page.text
+    assert "showing 1 to 100 of 1,000 versions" in page.text and 'rel="prev"' not in page.text
     assert seconds < 5, f"the page of 1,000 versions took {seconds:.2f} s"
+    older = client.get(link(page.text, "next")).text
+    assert shown_versions(older) == list(range(900, 800, -1))
+    assert "showing 101 to 200 of 1,000 versions" in older
+    assert shown_versions(client.get(link(older, "prev")).text) == list(range(1000, 900, -1))
+    last = client.get("/models/many?page=10").text
+    assert shown_versions(last) == list(range(100, 0, -1)) and 'rel="next"' not in last
+    assert shown_versions(client.get("/models/many?page=99").text) == list(range(100, 0, -1))
+    oldest = client.get("/models/many?version=3").text  # the form #find-version asks so
+    assert 'id="model" data-model="many" data-version="3"' in oldest
+    assert '<tr class="version current" data-version="3">' in oldest
+    assert "showing 901 to 1,000 of 1,000 versions" in oldest
+    assert client.get(link(oldest, "prev")).text.count('class="version current"') == 0
     listing = client.get("/models").text
-    assert listing.count('<tr class="model"') == 1
+    assert listing.count('<tr class="model"') == 1 and 'id="models-pager"' not in listing
+
+
+def test_a_list_of_many_models_shows_a_page_and_the_filter_finds_the_others(store, tmp_path):
+    url = f"duckdb:///{tmp_path / 'models.duckdb'}"
+    ds = connect(url)
+    ModelStore(ds).save("m0000", store.metadata(MODEL, 2), b"x")
+    text = json.dumps(store.metadata(MODEL, 2), sort_keys=True)
+    ds.execute(f"DELETE FROM {MODEL_VERSIONS}")
+    rows = ", ".join(f"('m{i:04}', 1, 1, $${text}$$)" for i in range(250))
+    ds.execute(f"INSERT INTO {MODEL_VERSIONS} (name, version, size, metadata) VALUES {rows}")
+    ds.close()
+    client = TestClient(create_app(Settings(url, tmp_path / "runs", tmp_path)))
+
+    def listed(html: str) -> list[str]:
+        return re.findall(r'<tr class="model" data-model="([^"]+)"', html)
+
+    first = client.get("/models").text
+    assert listed(first) == [f"m{i:04}" for i in range(100)]
+    assert "showing 1 to 100 of 250 models" in first
+    second = client.get(link(first, "next")).text
+    assert listed(second) == [f"m{i:04}" for i in range(100, 200)]
+    assert listed(client.get("/models", params={"q": "m0242"}).text) == ["m0242"]
+    filtered = client.get("/models", params={"q": "m01"}).text  # m0100 to m0199
+    assert listed(filtered) == [f"m{i:04}" for i in range(100, 200)]
+    assert 'id="models-pager"' not in filtered and "100 of 250 models" in filtered
+    paged = client.get("/models", params={"q": "m0", "page": "3"}).text
+    assert listed(paged) == [f"m{i:04}" for i in range(200, 250)]
+    assert link(paged, "prev") == "/models?q=m0&page=2"
 
 
 def test_a_version_whose_metadata_changed_is_read_again(store, tmp_path):

@@ -28,6 +28,7 @@ from sqlml.errors import SqlmlError
 from sqlml.ui.drawn_plots import drawn_plots
 from sqlml.ui.model_catalog import Version, newest_versions, number, version, versions
 from sqlml.ui.pages import datasource, page
+from sqlml.ui.paging import PAGE_ROWS, page_number, page_of
 from sqlml.ui.recorded_plots import RecordedPlot, png, recorded_plots, step_plot
 from sqlml.ui.redaction import scrubber
 from sqlml.ui.svg_chart import Point, scatter
@@ -49,9 +50,19 @@ async def models_page(request: Request) -> Response:
 
     found = await run_in_threadpool(read)
     query = request.query_params.get("q", "").strip()
-    shown = [v for v in found if _matches(v, query.lower())] if query else found
-    rows = [(v, model_url(v.name), _key_metrics(v.metrics)) for v in shown]
-    return page(request, "models.html", section="models", models=rows, q=query, total=len(found))
+    matched = [v for v in found if _matches(v, query.lower())] if query else found
+    number = page_number(request.query_params.get("page")) or 1
+    shown = page_of(matched, number, "/models", {"q": query})
+    rows = [(v, model_url(v.name), _key_metrics(v.metrics)) for v in shown.rows]
+    return page(
+        request,
+        "models.html",
+        section="models",
+        models=rows,
+        shown=shown,
+        q=query,
+        total=len(found),
+    )
 
 
 def _matches(version: Version, query: str) -> bool:
@@ -78,6 +89,11 @@ async def model_page(request: Request) -> Response:
     if shown is None:
         return _missing(request, name, chosen)
     url = model_url(name)
+    number = page_number(request.query_params.get("page"))
+    if number is None:  # the page holding the version shown
+        position = next((i for i, v in enumerate(stored) if v.version == shown.version), 0)
+        number = position // PAGE_ROWS + 1
+    params = {"version": str(chosen)} if chosen is not None else {}
     return page(
         request,
         "model.html",
@@ -85,7 +101,9 @@ async def model_page(request: Request) -> Response:
         name=name,
         url=url,
         version=shown,
-        versions=stored,
+        versions=page_of(stored, number, url, params),
+        newest=stored[0],
+        other=stored[1] if stored[0].version == shown.version and len(stored) > 1 else stored[0],
         attributes=[(key, _shown(value)) for key, value in sorted(shown.attributes.items())],
         details=[(key, _shown(meta[key])) for key in _DETAILS if key in (meta := shown.metadata)],
         features=_features(shown.metadata),
