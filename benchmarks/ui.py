@@ -20,6 +20,7 @@ Run: python benchmarks/ui.py (needs the ui and test extras and chromium, chromiu
 
 from __future__ import annotations
 
+import re
 import sys
 import tempfile
 import time
@@ -148,10 +149,10 @@ def main() -> None:
             "model of 1,000 versions": "/models/many",
         }
         with serving(Settings(url, folder / "runs", folder)) as address:
-            sizes = {name: len(httpx.get(address + path).content) for name, path in pages.items()}
+            bodies = {name: httpx.get(address + path).content for name, path in pages.items()}
             runs = measure(address, pages)
     print(f"{ROUNDS} rounds, {runs.load()}; best / median, ms; target < {TARGET_MS} ms\n")
-    print("| page | size | server (HTTP GET) | browser: response end | DOM parsed | load event |")
+    print("| page | size (elements) | server (HTTP GET) | response end | DOM parsed | load event |")
     print("| --- | ---: | ---: | ---: | ---: | ---: |")
     for name in runs.names():
         cells = [f"{runs.best(name) * 1000:.0f} / {runs.median(name) * 1000:.0f}"] + [
@@ -160,7 +161,9 @@ def main() -> None:
             else "-"
             for part in BROWSER
         ]
-        print(f"| {name} | {sizes[name] / 1024:.0f} KiB | {' | '.join(cells)} |")
+        body = bodies[name]
+        size = f"{len(body) / 1024:.0f} KiB ({len(re.findall(rb'<[a-zA-Z]', body)):,})"
+        print(f"| {name} | {size} | {' | '.join(cells)} |")
 
 
 if __name__ == "__main__":

@@ -70,7 +70,9 @@ def wait_for_end(ui: TestClient, run_id: str, seconds: float = 60) -> dict:
     raise AssertionError(f"run {run_id} still running after {seconds} s")
 
 
-def test_the_list_shows_runs_newest_first_and_filters_them(folder: Path, duckdb_url: str) -> None:
+def test_the_list_shows_runs_newest_first_and_filters_them(
+    folder: Path, duckdb_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     failed = run(folder, duckdb_url)
     (folder / "other.sql").write_text("CREATE TABLE z AS SELECT 1 AS x;\n")
     main(["run", "other.sql", "--datasource", duckdb_url])
@@ -84,6 +86,15 @@ def test_the_list_shows_runs_newest_first_and_filters_them(folder: Path, duckdb_
     assert ROW.findall(ui.get("/runs", params={"q": "nothing like it"}).text) == []
     page = ui.get("/runs").text
     assert f'<a href="/runs/{failed}">' in page and "program.sql" in page
+
+    monkeypatch.setattr("sqlml.ui.runs.RUNS_SHOWN", 1)  # a page of one run: the older on page 2
+    first = ui.get("/runs").text
+    assert ROW.findall(first) == listed[:1] and "showing 1 to 1 of 2 runs" in first
+    older = re.search(r'<a rel="next" href="([^"]+)"', first)
+    assert older and older.group(1) == "/runs?page=2"
+    assert ROW.findall(ui.get(older.group(1)).text) == listed[1:]
+    filtered = ui.get("/runs", params={"state": "failed"}).text
+    assert ROW.findall(filtered) == [(failed, "failed")] and 'id="runs-pager"' not in filtered
 
 
 def test_a_run_page_draws_its_dag_with_each_steps_state(folder: Path, duckdb_url: str) -> None:

@@ -13,6 +13,7 @@ from starlette.routing import BaseRoute, Route
 from sqlml.ui import launch
 from sqlml.ui.dag import NODE_HEIGHT, NODE_WIDTH, Layout, layout
 from sqlml.ui.pages import page
+from sqlml.ui.paging import PAGE_ROWS, page_number, page_of
 from sqlml.ui.run_views import (
     STATES,
     RunView,
@@ -26,16 +27,20 @@ from sqlml.ui.run_views import (
 )
 
 LABEL_CHARACTERS = 22  # of a step's name drawn in its node (the whole name is in its title)
+RUNS_SHOWN = PAGE_ROWS  # runs a page of the list shows
 
 
 def runs_page(request: Request) -> Response:
     text, state = request.query_params.get("q", ""), request.query_params.get("state", "")
     found = list_runs(request.app.state.settings, text, state)
+    number = page_number(request.query_params.get("page")) or 1
+    shown = page_of(found.runs, number, "/runs", {"q": text, "state": state}, RUNS_SHOWN)
     return page(
         request,
         "runs.html",
         section="runs",
-        runs=found.runs,
+        runs=shown.rows,
+        shown=shown,
         note=found.note,
         q=text,
         state=state,
