@@ -16,7 +16,7 @@ import pytest
 from sqlml.errors import DatasourceError
 from sqlml.runtime.datasource import connect
 from sqlml.runtime.datasource import mysql_read as reader
-from sqlml.runtime.datasource.arrays import fetch_batches, join_batches
+from sqlml.runtime.datasource.arrays import batch_array, fetch_batches, join_batches
 from sqlml.runtime.datasource.mysql import MySQLSource
 
 TYPES = """(k INT, t TINYINT, s SMALLINT UNSIGNED, m MEDIUMINT, i INT, n BIGINT,
@@ -98,6 +98,11 @@ def test_unsigned_integers_past_int64_read_as_doubles(source):
     found = source.read("SELECT CAST(18446744073709551615 AS UNSIGNED) AS u, 1 AS k")
     assert found["u"].dtype == np.float64 and found["u"].tolist() == [2.0**64]
     assert found["k"].dtype == np.int64
+
+
+def test_unsigned_integers_past_int64_in_text_rows_read_as_doubles():
+    u = batch_array([2**64 - 1, 1], "int")
+    assert u.dtype == np.float64 and u.tolist() == [2.0**64, 1.0]
 
 
 def test_rows_longer_than_the_buffer_grow_it(source, typed, monkeypatch):

@@ -121,7 +121,10 @@ def join_batches(batches: Iterable[Columns]) -> Columns:
 def batch_array(values: Sequence[Any], kind: str) -> np.ndarray:
     """One batch of a column's values as an array of its kind ("int", "float" or "object")."""
     if kind == "int" and None not in values:
-        return np.array(values, dtype=np.int64)
+        try:
+            return np.array(values, dtype=np.int64)
+        except OverflowError:  # BIGINT UNSIGNED past int64: doubles, as MySQL's binary rows
+            return np.array(values, dtype=np.float64)
     if kind in ("int", "float"):
         return np.array(values, dtype=np.float64)  # None becomes NaN
     return object_array(values)
