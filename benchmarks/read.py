@@ -57,7 +57,7 @@ from rounds import Runs, taking_turns
 from tables import copy_to_mysql, mysql_connection
 
 from sqlml.runtime.datasource import Columns, connect, parse_url
-from sqlml.runtime.datasource.base import join_batches
+from sqlml.runtime.datasource.arrays import join_batches
 
 ROWS = 1_000_000
 FEATURES = 10

@@ -119,18 +119,18 @@ def test_identifiers_are_quoted(datasource, unique_name):
 def test_sqlite_bulk_insert_is_one_transaction(tmp_path, monkeypatch):
     """In autocommit every row would commit (a disk sync per row): the rows of a write go in
     one transaction."""
-    from sqlml.runtime.datasource import connect, sqlite
+    from sqlml.runtime.datasource import arrays, connect
 
     ds = connect(f"sqlite:///{tmp_path / 'x.sqlite'}")
     seen: list[bool] = []
-    real = sqlite.python_values
+    real = arrays.python_values
 
     def watched(values: np.ndarray) -> list:
         for value in real(values):
             seen.append(ds._con.in_transaction)
             yield value
 
-    monkeypatch.setattr(sqlite, "python_values", watched)
+    monkeypatch.setattr(arrays, "python_values", watched)
     ds.write_table(["t"], {"id": np.arange(100), "x": np.linspace(0, 1, 100)})
     assert len(seen) == 200 and all(seen)
     assert not ds._con.in_transaction

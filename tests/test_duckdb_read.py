@@ -13,7 +13,7 @@ import pytest
 from sqlml.errors import DatasourceError
 from sqlml.runtime.datasource import connect
 from sqlml.runtime.datasource import duckdb as duckdb_source
-from sqlml.runtime.datasource.base import join_batches
+from sqlml.runtime.datasource.arrays import join_batches
 
 BIG = 2**53 + 1  # not a float64
 # Each column: a type, a value without NULLs, and the same column with a NULL row

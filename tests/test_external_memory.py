@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from sqlml.runtime.datasource.base import join_batches
+from sqlml.runtime.datasource.arrays import join_batches
 
 ROWS = 1000
 

@@ -29,7 +29,7 @@ from sqlml.models.store import ModelStore
 from sqlml.runtime import training
 from sqlml.runtime.context import Context
 from sqlml.runtime.datasource import Columns, Datasource
-from sqlml.runtime.datasource.base import object_array
+from sqlml.runtime.datasource.arrays import object_array
 from sqlml.runtime.outcome import Outcome
 from sqlml.search_space import as_text, decode, default_goal
 

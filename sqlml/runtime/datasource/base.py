@@ -472,16 +472,3 @@ def counted(batches: Iterable[Columns], reporter: Progress) -> Iterator[Columns]
     for batch in batches:
         reporter.advance(len(next(iter(batch.values()), ())))
         yield batch
-
-
-# The array helpers this module held, importable from here until the datasources import them
-# from :mod:`~sqlml.runtime.datasource.arrays` (importing numpy only when one is used).
-_MOVED = frozenset({"fetch_batches", "join_batches", "object_array", "python_values"})
-
-
-def __getattr__(name: str) -> Any:
-    if name in _MOVED:
-        from sqlml.runtime.datasource import arrays
-
-        return getattr(arrays, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

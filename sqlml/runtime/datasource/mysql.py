@@ -25,7 +25,6 @@ from sqlml.runtime.datasource.base import (
     Datasource,
     ResultSet,
     Target,
-    fetch_batches,
     lost_in_transaction,
     returns_rows,
     short_name,
@@ -111,6 +110,7 @@ class MySQLSource(Datasource):
             raise DatasourceError(f"MySQL: {_message(error)}") from None
 
     def read_batches(self, select: str, batch_rows: int = BATCH_ROWS) -> Iterator[Columns]:
+        from sqlml.runtime.datasource.arrays import fetch_batches
         from sqlml.runtime.datasource.mysql_read import column_kind, read_binary
 
         try:

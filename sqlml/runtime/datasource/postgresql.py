@@ -15,7 +15,6 @@ from sqlml.runtime.datasource.base import (
     Datasource,
     ResultSet,
     Target,
-    fetch_batches,
     lost_in_transaction,
     returns_rows,
 )
@@ -117,6 +116,8 @@ class PostgreSQLSource(Datasource):
     def _read_cursor(self, select: str, batch_rows: int) -> Iterator[Columns]:
         """``select``'s rows through a server-side cursor (in the caller's transaction):
         psycopg's values of every type, as text."""
+        from sqlml.runtime.datasource.arrays import fetch_batches
+
         with self._con.cursor(name="sqlml_read") as cursor:
             cursor.itersize = batch_rows
             cursor.execute(select)

@@ -16,9 +16,7 @@ from sqlml.runtime.datasource.base import (
     Datasource,
     ResultSet,
     Target,
-    fetch_batches,
     like_prefix,
-    python_values,
     returns_rows,
 )
 from sqlml.runtime.datasource.driver import Driver
@@ -64,6 +62,8 @@ class SQLiteSource(Datasource):
             raise DatasourceError(f"SQLite: {error}") from None
 
     def read_batches(self, select: str, batch_rows: int = BATCH_ROWS) -> Iterator[Columns]:
+        from sqlml.runtime.datasource.arrays import fetch_batches
+
         try:
             cursor = self._con.execute(select)
             try:
@@ -95,6 +95,8 @@ class SQLiteSource(Datasource):
     def _insert(self, table: str, columns: Columns) -> None:
         """In the write's transaction: in autocommit each row would be a commit of its own,
         a disk sync per row."""
+        from sqlml.runtime.datasource.arrays import python_values
+
         placeholders = ", ".join([self.param] * len(columns))
         rows = zip(*(python_values(values) for values in columns.values()), strict=True)
         try:
