@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import importlib
+import threading
 from collections.abc import Mapping
 from types import MappingProxyType
 from typing import TYPE_CHECKING
@@ -21,14 +22,18 @@ if TYPE_CHECKING:
 # Packages under sqlml.models, in the order their estimators are listed (docs, completion).
 BUILT_IN = ("xgboost", "keras", "cluster", "outlier", "timeseries", "graph", "sklearn")
 _REGISTERED: dict[str, Family] = {}
+# Steps running side by side look families up first at once: one loads them, the others
+# wait (a lookup that saw the registry half filled found no Keras family).
+_LOADING = threading.RLock()
 
 
 def families() -> dict[str, Family]:
     """The registered families by name, the built-in ones first."""
-    if not _REGISTERED:
-        for name in BUILT_IN:
-            _add(importlib.import_module(f"{__package__}.{name}").FAMILY)
-    return dict(_REGISTERED)
+    with _LOADING:
+        if not _REGISTERED:
+            for name in BUILT_IN:
+                _add(importlib.import_module(f"{__package__}.{name}").FAMILY)
+        return dict(_REGISTERED)
 
 
 def family(name: str) -> Family:
