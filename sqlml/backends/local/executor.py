@@ -23,7 +23,6 @@ import json
 import os
 import time
 import uuid
-from contextlib import suppress
 from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
@@ -33,7 +32,6 @@ from sqlml.backends.local import record as rec
 from sqlml.backends.local.connections import Connections, one_at_a_time
 from sqlml.backends.local.outputs import Outputs, gathered
 from sqlml.backends.local.resume import Resume
-from sqlml.backends.local.run_file import describe, write_run_file
 from sqlml.backends.local.run_log import RunLog, StatementDone, Unrecorded
 from sqlml.backends.local.scheduler import Instance, Scheduler
 from sqlml.backends.local.tasks import Task, TaskResult, holds, run_task
@@ -171,7 +169,7 @@ class _Run:
     def __init__(
         self, workflow: Workflow, ds: Datasource, resume: str | None, settings: _Settings
     ) -> None:
-        self._workflow, self._settings, self._resumed = workflow, settings, resume
+        self._workflow, self._settings = workflow, settings
         record = rec.RunRecord(ds) if settings.recorded else Unrecorded()
         previous = record.steps(resume) if resume and isinstance(record, rec.RunRecord) else {}
         run_id = time.strftime("%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:6]
@@ -188,9 +186,7 @@ class _Run:
         self._token = cancel.Token()  # the run's: Ctrl-C cancels it
 
     def run(self) -> RunResult:
-        self._log.start(self._run_dir)
-        if self._settings.recorded:
-            self._write_description()
+        self._log.start(self._run_dir, self._settings.source, self._settings.base_dir)
         scheduler = Scheduler(self._settings.jobs, self, self._log.states, self._token)
         try:
             scheduler.run(self._workflow.steps, {})
@@ -208,18 +204,6 @@ class _Run:
             state = rec.CANCELLED  # a run cancelled after its last step ended succeeded
         self._log.end(state)
         return RunResult(self._log.run_id, self._log.states, self._error, self._log.records)
-
-    def _write_description(self) -> None:
-        """Write the run's description beside its logs (none when the folder is not there)."""
-        settings = self._settings
-        source = settings.source
-        if source and not source.startswith("<"):
-            source = str((settings.base_dir / source).resolve())
-        description = describe(
-            self._log.run_id, self._workflow, self._resumed, source, settings.base_dir
-        )
-        with suppress(OSError):
-            write_run_file(self._run_dir, description)
 
     def cancel(self, reason: str) -> None:
         """Cancel the run's token and interrupt the statements running in the database."""

@@ -32,7 +32,10 @@ _STATEMENT_FIELDS = ("text", "line", "column")
 def describe(
     run_id: str, workflow: Workflow, resumed: str | None, source: str | None, base_dir: Path
 ) -> dict[str, Any]:
-    """The description of the run ``run_id`` of ``workflow`` from the program ``source``."""
+    """The description of the run ``run_id`` of ``workflow`` from the program ``source`` (a
+    file, relative to ``base_dir`` or absolute: kept absolute; or ``<-e>``)."""
+    if source and not source.startswith("<"):
+        source = str((base_dir / source).resolve())
     return {
         "run_id": run_id,
         "workflow": workflow.name,

@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from contextlib import suppress
 from pathlib import Path
 from typing import IO
 
 from sqlml.backends.local import record as rec
-from sqlml.backends.local.run_file import StatesFile
+from sqlml.backends.local.run_file import StatesFile, describe, write_run_file
 from sqlml.local_files import reason, warn_once
 from sqlml.runtime.outcome import Outcome
 from sqlml.workflow.core import Step, Workflow
@@ -57,8 +58,10 @@ class RunLog:
         self._reported = 0  # the workflow's steps whose outcomes were passed on
         self._states: StatesFile | None = None  # a recorded run's, in its folder
 
-    def start(self, run_dir: Path) -> None:
-        """Make ``run_dir`` for the step logs, say where it is and record the run's start."""
+    def start(self, run_dir: Path, source: str | None, base_dir: Path) -> None:
+        """Make ``run_dir`` for the step logs, say where it is and record the run's start; a
+        recorded run's folder also gets its description (of the program ``source``, whose
+        relative paths start from ``base_dir``) and its states file."""
         resumed = f" (resuming {self._resumed})" if self._resumed else ""
         steps = len(self._workflow.steps)
         try:
@@ -69,6 +72,11 @@ class RunLog:
         else:
             self.note(f"run {self.run_id}{resumed}: {steps} steps, logs in {run_dir}")
             if isinstance(self._record, rec.RunRecord):
+                with suppress(OSError):
+                    description = describe(
+                        self.run_id, self._workflow, self._resumed, source, base_dir
+                    )
+                    write_run_file(run_dir, description)
                 self._states = StatesFile(run_dir)
         self._record.start_run(self.run_id, self._workflow.name, self._resumed, time.time())
 
