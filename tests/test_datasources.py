@@ -155,3 +155,20 @@ def test_mysql_drops_the_leftovers_of_a_long_named_table(mysql_url, unique_name)
         ds.execute(f"DROP TABLE IF EXISTS {leftover}")
         ds.execute(f"DROP TABLE IF EXISTS {name}")
         ds.close()
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "mysql://user:p%40ss%2Fw%3Ard@127.0.0.1:3306/test",
+        "postgresql://root@[::1]:5432/db",
+        "mysql://host/db",
+        "duckdb:////tmp/x.duckdb",
+        "sqlite:///relative.db",
+    ],
+)
+def test_a_url_with_its_password_reads_back_the_same(text):
+    """What a started process gets in $SQLML_DATASOURCE: the same URL, password and all."""
+    url = parse_url(text)
+    again = parse_url(url.with_password())
+    assert again == url and again.password == url.password

@@ -20,11 +20,9 @@ import threading
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from urllib.parse import quote
 
 from sqlml.errors import ModelError, SqlmlError
 from sqlml.runtime.cancel import Token
-from sqlml.runtime.datasource.url import DatasourceURL
 
 PARENT_ENV = "SQLML_PARENT_PID"  # a local worker's parent, which it ends with
 RESULT_ENV = "SQLML_WORKERS_FOLDER"  # where local workers leave their errors and results
@@ -46,16 +44,6 @@ def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return int(probe.getsockname()[1])
-
-
-def url_text(url: DatasourceURL) -> str:
-    """``url`` written whole, its password too: for a worker's environment only."""
-    if not url.host:
-        return f"{url.scheme}:///{url.path}"
-    user = quote(url.user, safe="") + (":" + quote(url.password, safe="") if url.password else "")
-    port = f":{url.port}" if url.port else ""
-    at = f"{user}@" if user else ""
-    return f"{url.scheme}://{at}{url.host}{port}/{quote(url.path, safe='')}"
 
 
 def run(argument: str, count: int, env: Mapping[str, str], folder: Path, token: Token) -> None:

@@ -18,6 +18,7 @@ import subprocess
 import sys
 import threading
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -148,5 +149,5 @@ def child_datasource(datasource: str | None) -> str:
     database file's relative path made absolute."""
     url = parse_url(datasource)
     if source_class(url).file_based and url.path != ":memory:":
-        return f"{url.scheme}:///{Path(url.path).resolve()}"
-    return datasource or os.environ["SQLML_DATASOURCE"]  # a server's, as given
+        url = replace(url, path=str(Path(url.path).resolve()))
+    return url.with_password()

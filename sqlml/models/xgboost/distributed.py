@@ -106,7 +106,7 @@ def _worker_source(
     """The statement the workers run and their datasource's URL: this one's; for DuckDB, an
     in-memory database each, reading Parquet copies of the SELECT's rows made here."""
     if datasource.dialect != "duckdb":
-        return statement, workers.url_text(datasource.url)
+        return statement, datasource.url.with_password()
     attributes = dict(statement.attributes)
     select = _copied(datasource, statement.select, folder / "rows.parquet")
     if attributes.get("validation.select"):

@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass, field
-from urllib.parse import unquote, urlsplit
+from urllib.parse import quote, unquote, urlsplit
 
 from sqlml.errors import DatasourceError
 from sqlml.runtime.datasource import registry
@@ -34,6 +34,19 @@ class DatasourceURL:
         at = f"{user}@" if user else ""
         port = f":{self.port}" if self.port else ""
         return f"{self.scheme}://{at}{self.host}{port}/{self.path}"
+
+    def with_password(self) -> str:
+        """The URL written whole, its password too: only for the environment of a process
+        sqlml starts (``$SQLML_DATASOURCE``), never for a message, a log or an argument."""
+        if not self.host:
+            return f"{self.scheme}:///{self.path}"
+        user = quote(self.user, safe="")
+        if self.password:
+            user += ":" + quote(self.password, safe="")
+        host = f"[{self.host}]" if ":" in self.host else self.host  # an IPv6 address
+        port = f":{self.port}" if self.port else ""
+        at = f"{user}@" if user else ""
+        return f"{self.scheme}://{at}{host}{port}/{quote(self.path, safe='')}"
 
 
 def parse_url(text: str | None) -> DatasourceURL:
