@@ -13,11 +13,12 @@ import socket
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from sqlml.backends.local.record import recorded_steps
 from sqlml.backends.local.run_file import (
     RUN_FILE,
     RunStates,
@@ -458,12 +459,7 @@ def _run_row(ds: Datasource, run_id: str) -> dict[str, Any] | None:
 def _step_rows(ds: Datasource, run_id: str) -> dict[str, dict[str, Any]]:
     if not ds.table_exists([RUN_STEPS]):
         return {}
-    found = ds.execute(
-        f"SELECT step, state, attempts, started_at, ended_at, error FROM {ds.quote([RUN_STEPS])} "
-        f"WHERE run_id = {ds.param}",
-        [run_id],
-    )
-    return {row[0]: _row(found.columns, row) for row in (found.rows if found else [])}
+    return {name: asdict(step) for name, step in recorded_steps(ds, run_id).items()}
 
 
 def _row(columns: list[str], row: tuple[Any, ...] | list[Any]) -> dict[str, Any]:

@@ -119,17 +119,8 @@ class RunRecord:
 
     def steps(self, run_id: str) -> dict[str, StepRecord]:
         """The recorded steps of ``run_id``; a WorkflowError if there is no such run."""
-        p = self._ds.param
         self.state(run_id)
-        rows = self._ds.execute(
-            "SELECT step, content_hash, state, attempts, started_at, ended_at, error, outputs "
-            f"FROM {self._steps} WHERE run_id = {p}",
-            [run_id],
-        )
-        return {
-            row[0]: StepRecord(*row[:7], json.loads(row[7] or "{}"))
-            for row in (rows.rows if rows else [])
-        }
+        return recorded_steps(self._ds, run_id)
 
     def _insert(self, table: str, **values: Any) -> None:
         self._write(*self._insertion(table, **values))
@@ -160,3 +151,17 @@ class RunRecord:
         with self._ds.transaction():
             for sql, params in writes:
                 self._ds.execute(sql, params)
+
+
+def recorded_steps(datasource: Datasource, run_id: str) -> dict[str, StepRecord]:
+    """The steps of ``run_id`` in ``datasource``'s run record, which must exist (read only:
+    :class:`RunRecord` creates the tables)."""
+    rows = datasource.execute(
+        "SELECT step, content_hash, state, attempts, started_at, ended_at, error, outputs "
+        f"FROM {datasource.quote([STEPS])} WHERE run_id = {datasource.param}",
+        [run_id],
+    )
+    return {
+        row[0]: StepRecord(*row[:7], json.loads(row[7] or "{}"))
+        for row in (rows.rows if rows else [])
+    }
