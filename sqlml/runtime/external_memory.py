@@ -50,13 +50,7 @@ class Batches:
 
     @property
     def how(self) -> dict[str, Any] | None:
-        """How the validation rows are chosen: ``validation.select``, a split, or none."""
-        attributes = self.statement.attributes
-        if attributes.get("validation.select"):
-            return {"select": attributes["validation.select"]}
-        if attributes["validation.split"]:
-            return {"split": attributes["validation.split"], "seed": attributes["validation.seed"]}
-        return None
+        return held_out(self.statement.attributes)
 
     def training(self) -> Iterator[Columns]:
         """One pass over the training rows (those not held out), in batches."""
@@ -125,10 +119,26 @@ def read(statement: ir.TrainStatement, context: Context) -> Stream:
             "rows must be together in memory",
             hint="leave out train.external_memory",
         )
+    return stream(statement, context)
+
+
+def stream(statement: ir.TrainStatement, context: Context) -> Stream:
+    """The SELECT to stream (a ranker's too), its sample checked to hold rows and the LABEL
+    column."""
     sample = spelled(_sample(context.datasource, statement.select), statement_columns(statement))
     check_rows(sample)
     check_label(statement.label, sample, "the SELECT")
     return Stream(statement, context, sample)
+
+
+def held_out(attributes: dict[str, Any]) -> dict[str, Any] | None:
+    """How the validation rows are chosen, as the model's metadata records it:
+    ``validation.select``, a split, or none."""
+    if attributes.get("validation.select"):
+        return {"select": attributes["validation.select"]}
+    if attributes["validation.split"]:
+        return {"split": attributes["validation.split"], "seed": attributes["validation.seed"]}
+    return None
 
 
 def _sample(datasource: Datasource, select: str) -> Columns:

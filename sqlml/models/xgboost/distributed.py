@@ -33,7 +33,7 @@ import json
 import os
 import tempfile
 from collections.abc import Callable, Iterator
-from contextlib import closing, contextmanager
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -48,13 +48,12 @@ from sqlml.models import family
 from sqlml.models.store import ModelStore
 from sqlml.runtime import external_memory, in_memory, partitions, training, workers
 from sqlml.runtime.context import Context
-from sqlml.runtime.datasource import Columns, Datasource
-from sqlml.runtime.datasource.arrays import join_batches
+from sqlml.runtime.datasource import Datasource
 from sqlml.runtime.features_apply import FeatureArrays
 from sqlml.runtime.inference import SCORE_BATCH
 from sqlml.runtime.labels import LabelEncoding, check_label
 from sqlml.runtime.outcome import Outcome
-from sqlml.runtime.rows import check_rows, spelled
+from sqlml.runtime.rows import spelled
 
 QUERY_SPAN = 2**32  # query ids of rank r are offset by r * QUERY_SPAN when gathered
 
@@ -148,7 +147,7 @@ def _work(
         groups_all = None if groups is None else _gather(groups + rank * QUERY_SPAN, rank, size)
     if rank != 0:
         return None
-    how = _how(statement.attributes)
+    how = external_memory.held_out(statement.attributes)
     metrics: dict[str, float] = {}
     if how is not None and len(y_all):
         if labels.task == "classifier" and groups_all is None:
@@ -219,10 +218,7 @@ def _prepare(statement: ir.TrainStatement, context: Context) -> dict[str, Any]:
     """What every worker trains with: the label encoding, the feature columns and the names
     of the columns of the SELECT (and of validation.select) that the parts hash."""
     datasource = context.datasource
-    sample = spelled(_sample(datasource, statement.select), in_memory.statement_columns(statement))
-    check_rows(sample)
-    check_label(statement.label, sample, "the SELECT")
-    stream = external_memory.Stream(statement, context, sample)
+    stream = external_memory.stream(statement, context)
     labels, rows = training.fit_labelled(statement, stream, None, 1)
     training.chosen_metrics(statement, labels)  # checked before the workers read
     features = training.derive_features(statement, rows.sample, None)
@@ -233,18 +229,6 @@ def _prepare(statement: ir.TrainStatement, context: Context) -> dict[str, Any]:
         "columns": partitions.columns(datasource, statement.select),
         "validation_columns": partitions.columns(datasource, select) if select else None,
     }
-
-
-def _sample(datasource: Datasource, select: str) -> Columns:
-    """The first rows of ``select`` (external memory's sample size)."""
-    batches, rows = [], 0
-    with closing(datasource.read_batches(select, external_memory.BATCH_ROWS)) as stream:
-        for batch in stream:
-            batches.append(batch)
-            rows += len(next(iter(batch.values())))
-            if rows >= external_memory.SAMPLE_ROWS:
-                break
-    return {k: v[: external_memory.SAMPLE_ROWS] for k, v in join_batches(batches).items()}
 
 
 def _part(
@@ -309,15 +293,6 @@ def _gather(values: np.ndarray, rank: int, size: int) -> np.ndarray:
     buffer = np.zeros(int(counts.sum()), dtype=np.float64)
     buffer[start : start + flat.size] = flat
     return collective.allreduce(buffer, collective.Op.SUM)
-
-
-def _how(attributes: dict[str, Any]) -> dict[str, Any] | None:
-    """How the validation rows were chosen, as one process records it."""
-    if attributes.get("validation.select"):
-        return {"select": attributes["validation.select"]}
-    if attributes["validation.split"]:
-        return {"split": attributes["validation.split"], "seed": attributes["validation.seed"]}
-    return None
 
 
 def _leave(trained: training.Trained, folder: Path) -> None:
