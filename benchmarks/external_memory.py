@@ -21,8 +21,9 @@ import os
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
+
+from rounds import in_fresh_process
 
 SMALL, BIG = 1_000_000, 4_000_000
 ROUNDS = 20
@@ -75,14 +76,8 @@ def training(table: str, external: bool) -> str:
 
 def run(command: list[str]) -> tuple[float, float]:
     """Wall seconds and peak RSS (MiB) of ``command`` in a fresh process."""
-    start = time.perf_counter()
-    env = {**os.environ, "SQLML_CACHE": "off"}
-    process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL)
-    _, status, usage = os.wait4(process.pid, 0)
-    wall = time.perf_counter() - start
-    if os.waitstatus_to_exitcode(status):
-        raise SystemExit(f"failed: {command[-1]}")
-    return wall, usage.ru_maxrss / 1024
+    figures = in_fresh_process(command[-1], command, {**os.environ, "SQLML_CACHE": "off"})
+    return figures["seconds"], figures["peak"]
 
 
 def measure(database: str, url: str, rounds: int) -> dict[tuple[int, bool], tuple[float, float]]:

@@ -38,6 +38,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from rounds import in_fresh_process
 from train import FEATURES, ROWS, generate
 
 URL = os.environ.get("SQLML_TEST_POSTGRESQL", "postgresql://root@127.0.0.1:5432/test")
@@ -168,16 +169,10 @@ def sqlml_command() -> list[str]:
 def run(name: str, command: list[str], model_file: str) -> dict[str, float]:
     """One run of ``command`` in a fresh process, checked; wall and CPU seconds, peak MiB."""
     load = os.getloadavg()[0]
-    start = time.perf_counter()
-    env = {**os.environ, "SQLML_CACHE": "off"}
-    process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL)
-    _, status, usage = os.wait4(process.pid, 0)
-    wall = time.perf_counter() - start
-    if os.waitstatus_to_exitcode(status):
-        raise SystemExit(f"{name} failed")
+    figures = in_fresh_process(name, command, {**os.environ, "SQLML_CACHE": "off"})
     subprocess.run([sys.executable, __file__, "--check", model_file], check=True)
-    cpu = usage.ru_utime + usage.ru_stime
-    return {"wall": wall, "cpu": cpu, "peak": usage.ru_maxrss / 1024, "load": load}
+    return {"wall": figures["seconds"], "cpu": figures["cpu"], "peak": figures["peak"],
+            "load": load}  # fmt: skip
 
 
 def main() -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import statistics
+import subprocess
 import time
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
@@ -75,6 +76,19 @@ def taking_turns(
                 figures = {"seconds": figures}
             result.runs[name].append({**figures, "load": load})
     return result
+
+
+def in_fresh_process(name: str, command: list[str], env: Mapping[str, str]) -> Figures:
+    """Run ``command`` in a process of its own (its output dropped): its wall and CPU
+    seconds and its peak RSS in MiB; a SystemExit naming it ``name`` if it fails."""
+    start = time.perf_counter()
+    process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL)
+    _, status, usage = os.wait4(process.pid, 0)
+    wall = time.perf_counter() - start
+    if os.waitstatus_to_exitcode(status):
+        raise SystemExit(f"{name} failed")
+    cpu = usage.ru_utime + usage.ru_stime
+    return {"seconds": wall, "cpu": cpu, "peak": usage.ru_maxrss / 1024}
 
 
 def timed(work: Callable[[], object]) -> Callable[[], float]:
