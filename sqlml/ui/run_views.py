@@ -11,12 +11,12 @@ from __future__ import annotations
 import re
 import socket
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import asdict, dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from sqlml.backends.local.record import recorded_steps
 from sqlml.backends.local.run_file import (
@@ -106,6 +106,7 @@ class StepView:
 class RunView:
     """A run: where it came from, who ran it where, its state and steps."""
 
+    backend: ClassVar[str] = "local"  # where it ran
     run_id: str
     workflow: str = ""
     source: str | None = None
@@ -159,9 +160,12 @@ class RunList:
     note: str | None = None
 
 
-def list_runs(settings: Settings, text: str = "", state: str = "") -> RunList:
-    """The datasource's runs (those of the run folder when its record cannot be read), the
-    ones whose program or id holds ``text`` and whose state is ``state`` (if given)."""
+def list_runs(
+    settings: Settings, text: str = "", state: str = "", also: Iterable[RunView] = ()
+) -> RunList:
+    """The datasource's runs (those of the run folder when its record cannot be read) and
+    ``also`` (runs of other backends), the ones whose program or id holds ``text`` and whose
+    state is ``state`` (if given)."""
     note = None
     try:
         recorded = _recorded_runs(settings)
@@ -177,6 +181,7 @@ def list_runs(settings: Settings, text: str = "", state: str = "") -> RunList:
         _run(settings.run_dir / run_id, run_id, (recorded or {}).get(run_id), steps=False)
         for run_id in ids
     ]
+    runs += also
     text = text.strip().lower()
     chosen = [
         run

@@ -10,7 +10,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import BaseRoute, Route
 
-from sqlml.ui import launch
+from sqlml.ui import argo_runs, launch
 from sqlml.ui.dag import NODE_HEIGHT, NODE_WIDTH, Layout, layout
 from sqlml.ui.pages import page
 from sqlml.ui.paging import PAGE_ROWS, page_number, page_of
@@ -32,7 +32,8 @@ RUNS_SHOWN = PAGE_ROWS  # runs a page of the list shows
 
 def runs_page(request: Request) -> Response:
     text, state = request.query_params.get("q", ""), request.query_params.get("state", "")
-    found = list_runs(request.app.state.settings, text, state)
+    argo, argo_note = argo_runs.listed(request.app.state.settings)
+    found = list_runs(request.app.state.settings, text, state, also=argo)
     number = page_number(request.query_params.get("page")) or 1
     shown = page_of(found.runs, number, "/runs", {"q": text, "state": state}, RUNS_SHOWN)
     return page(
@@ -42,6 +43,7 @@ def runs_page(request: Request) -> Response:
         runs=shown.rows,
         shown=shown,
         note=found.note,
+        argo_note=argo_note,
         q=text,
         state=state,
         states=STATES,
@@ -157,12 +159,18 @@ def _unknown_run(request: Request) -> Response:
     return page(request, "run_missing.html", status_code=404, section="runs", run_id=run_id)
 
 
-ROUTES: list[BaseRoute] = [
+ROUTES: list[BaseRoute] = [  # a run id that names an Argo run's record: argo_runs answers
     Route("/runs", runs_page),
-    Route("/runs/{run_id}", run_page),
-    Route("/runs/{run_id}/state", run_state),
-    Route("/runs/{run_id}/steps/{step}", step_details),
-    Route("/runs/{run_id}/steps/{step}/log", step_log_text),
-    Route("/runs/{run_id}/resume", resume_run, methods=["POST"]),
-    Route("/runs/{run_id}/stop", stop_run, methods=["POST"]),
+    Route("/runs/{run_id}", argo_runs.either(run_page, argo_runs.run_page)),
+    Route("/runs/{run_id}/state", argo_runs.either(run_state, argo_runs.run_state)),
+    Route("/runs/{run_id}/steps/{step}", argo_runs.either(step_details, argo_runs.step_details)),
+    Route(
+        "/runs/{run_id}/steps/{step}/log", argo_runs.either(step_log_text, argo_runs.step_log_text)
+    ),
+    Route(
+        "/runs/{run_id}/resume",
+        argo_runs.either(resume_run, argo_runs.resume_run),
+        methods=["POST"],
+    ),
+    Route("/runs/{run_id}/stop", argo_runs.either(stop_run, argo_runs.stop_run), methods=["POST"]),
 ]

@@ -73,19 +73,32 @@ class ArgoBackend(Backend):
         """Submit ``program`` to Argo Workflows and watch it to its end (unless ``--detach``)."""
         from sqlml.backends.argo import submit
         from sqlml.backends.argo.codegen import to_argo
+        from sqlml.backends.argo.kube import Kube
+        from sqlml.backends.argo.submission import describe, write
+        from sqlml.backends.local.executor import default_run_dir
 
         assert args is not None, "an Argo run takes the options of sqlml run"
+        url = datasource or os.environ.get("SQLML_DATASOURCE")
         try:
             options = argo_options(args)
             workflow = to_argo(program.statements, program.name, options, program.dialect)
             workflow.spec.parallelism = args.jobs
+            manifest = workflow.model_dump(mode="json", by_alias=True, exclude_none=True)
+
+            def record(kube: Kube, name: str) -> None:  # for sqlml ui's list of runs
+                found = describe(
+                    name, kube, cluster(args), manifest, program.statements, program.source, url
+                )
+                write(default_run_dir(), found)
+
             return submit.run(
                 cluster(args),
-                workflow.model_dump(mode="json", by_alias=True, exclude_none=True),
+                manifest,
                 (args.secret, args.secret_key),
-                datasource or os.environ.get("SQLML_DATASOURCE"),
+                url,
                 detach=args.detach,
                 positions={s.id: (s.line, s.column) for s in program.statements},
+                submitted=record,
             )
         except SqlmlError as error:
             print(error.render(program.source), file=sys.stderr)

@@ -24,7 +24,7 @@ import re
 import sys
 import threading
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -122,10 +122,11 @@ def run(
     *,
     detach: bool = False,
     positions: Mapping[str, tuple[int, int]] | None = None,
+    submitted: Callable[[Kube, str], None] | None = None,
 ) -> int:
     """On ``cluster``, put ``url`` into the Secret ``secret`` (name, key), submit
-    ``manifest``, print the run's name and, unless ``detach``, watch the run to its end;
-    the exit status (0: Succeeded).
+    ``manifest``, print the run's name (and tell ``submitted`` it) and, unless ``detach``,
+    watch the run to its end; the exit status (0: Succeeded).
 
     A failed run raises a WorkflowError naming the failed step, placed at
     ``positions[step]`` (line, column) where given.
@@ -141,6 +142,8 @@ def run(
     put_secret(kube, *secret, url)
     name = submit(kube, manifest)
     print(name, flush=True)
+    if submitted is not None:
+        submitted(kube, name)
     _note(f"run {name} submitted in namespace {kube.namespace}")
     if detach:
         _note(f"follow it with: sqlml logs {name} --follow -n {kube.namespace}")
