@@ -106,13 +106,17 @@ _CLASSES: dict[str, type[Statement]] = {}
 
 
 def classes() -> dict[str, type[Statement]]:
-    """Every statement class that declares a kind, by kind (the built-in kinds loaded)."""
-    import_module("sqlml.statements")  # by name: the kinds' folders sit above this module
+    """Every statement class that declares a kind, by kind (the declared kinds' loaded)."""
+    kinds = import_module("sqlml.statements").KINDS  # by name: the kinds sit above this module
+    for kind in kinds.values():
+        kind.ir  # noqa: B018 (imports its class, which registers itself)
     return _CLASSES
 
 
 def __getattr__(name: str) -> type[Statement]:
     """A statement class by its name: ``ir.TrainStatement``."""
+    if name.startswith("__"):  # the import system's questions (``__path__``): no kind loaded
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     found = next((cls for cls in classes().values() if cls.__name__ == name), None)
     if found is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
@@ -122,7 +126,8 @@ def __getattr__(name: str) -> type[Statement]:
 def from_dict(data: dict[str, Any]) -> Statement:
     """Rebuild a statement from :meth:`Statement.to_dict` output."""
     fields = dict(data)
-    cls = classes()[fields.pop("kind")]
+    kind = fields.pop("kind")
+    cls = _CLASSES.get(kind) or import_module("sqlml.statements").KINDS[kind].ir
     if "features" in fields:
         fields["features"] = [FeatureColumn.from_dict(item) for item in fields["features"]]
     return cls(**fields)

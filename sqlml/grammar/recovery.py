@@ -10,7 +10,7 @@ from typing import NamedTuple
 
 from sqlml.errors import ParseError
 from sqlml.grammar import ast
-from sqlml.grammar.parser import fragments, parse
+from sqlml.grammar.plain import plain_program
 
 # What a statement's text holds, skipped whole in SQL and in the extended clauses alike: strings
 # and back-quoted names (a backslash escapes the next character in a string; an unclosed one runs
@@ -45,6 +45,8 @@ class _Scanners(NamedTuple):
 @cache
 def _scanners() -> _Scanners:
     """The scanners of the declared statement kinds' clauses and section words."""
+    from sqlml.grammar.parser import fragments  # Lark and the kinds' rules: not for plain SQL
+
     parts = fragments()
     clauses = "|".join(clause for part in parts for clause in part.clauses)
     sections = "|".join(sorted({word for part in parts for word in part.sections}))
@@ -114,6 +116,9 @@ def parse_all(text: str) -> tuple[ast.Program, list[ParseError]]:
     before blanked out (newlines kept, so positions stay right). After :data:`MAX_ERRORS`
     errors the rest of the program is left unparsed, and a last error says so.
     """
+    plain = plain_program(text)
+    if plain is not None:
+        return plain, []
     ends = [end + 1 for end in statement_ends(text)[0]]
     lines = [0] + [m.end() for m in re.finditer("\n", text)]
     blank = "\n".join(" " * len(line) for line in text.split("\n"))
@@ -150,6 +155,8 @@ def _parse_region(
     program: _Text, start: int, stop: int, errors: list[ParseError]
 ) -> list[ast.Statement]:
     """The statements of the program's ``[start, stop)`` that parse; errors go to ``errors``."""
+    from sqlml.grammar.parser import parse
+
     ends, lines = program.ends, program.lines
     parsed: list[ast.Statement] = []
     while start < stop and len(errors) < MAX_ERRORS:

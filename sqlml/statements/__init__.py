@@ -18,7 +18,9 @@ Adding a kind (say ``RUN <script>``) is its rule and one folder, ``statements/ru
 4. its handler, ``(statement, context) -> Outcome``: in ``runtime/``, or ``handler.py`` beside
    (runtime layer);
 5. ``__init__.py``: ``KINDS``, its declarations (``step="statement"`` unless the step zoo has
-   a function of its own for it).
+   a function of its own for it), naming the IR class, the node and the fragment by their
+   ``module:name`` paths (imported when first read: a plain SELECT loads no kind's modules)
+   and the ``keywords`` one of which each of its statements holds (``RUN``).
 
 The folders are found by name; a kind from outside sqlml is declared with :func:`register`.
 This package sits just above the IR: it names the analysis and handler by their dotted
@@ -58,7 +60,7 @@ def kind_of(statement: ir.Statement) -> StatementKind:
 
 def for_syntax(node: object) -> StatementKind:
     """The declaration of the kind that lowers a parsed statement."""
-    return next(kind for kind in KINDS.values() if kind.syntax is type(node))
+    return next(kind for kind in KINDS.values() if kind.lowers(node))
 
 
 __all__ = [

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import MISSING, dataclass, field
 from functools import cache
 from importlib import import_module
 from typing import Any
 
 from sqlml import ir
-from sqlml.grammar.fragment import Fragment
 
 
 @dataclass(frozen=True)
@@ -72,25 +71,70 @@ class Completion:
     models_after: tuple[tuple[str, ...], ...] = ()
 
 
+class _Declared:
+    """A declaration's field given as the object itself or as its ``module:name`` path,
+    imported when first read: a kind's declaration loads neither its AST node, its IR class
+    nor its grammar until something asks for them."""
+
+    def __init__(self, default: Any = MISSING) -> None:
+        self.default = default
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    def __get__(self, kind: StatementKind | None, owner: type | None = None) -> Any:
+        if kind is None:  # the dataclass asks for the field's default
+            if self.default is MISSING:
+                raise AttributeError(self.name)
+            return self.default
+        value = kind.__dict__[self.name]
+        if isinstance(value, str):
+            value = kind.__dict__[self.name] = resolve(value)
+        return value
+
+    def __set__(self, kind: StatementKind, value: Any) -> None:
+        kind.__dict__[self.name] = value
+
+
 @dataclass(frozen=True)
 class StatementKind:
     """One kind of statement, declared once; everything else reads this declaration.
 
     ``analysis``, ``handler`` and ``attributes`` are ``module:name`` paths, imported when first
-    used, so that reading the table loads neither the checks nor the runtime's libraries.
+    used, so that reading the table loads neither the checks nor the runtime's libraries;
+    ``ir``, ``syntax`` and ``grammar`` may be given as such paths too (the built-in kinds' are),
+    imported when first read.
     """
 
     name: str  # the IR kind, as in ``ir.Statement.kind``
-    ir: type[ir.Statement]
+    ir: _Declared = _Declared()  # type[ir.Statement]
     handler: str  # runs it: (statement, context) -> sqlml.runtime.outcome.Outcome
     step: str | None  # the step zoo function (sqlml.steps.<step>) making its workflow step
-    syntax: type | None = None  # the AST node it lowers; None: another kind's analysis makes it
-    grammar: Fragment | None = None  # its rules and builders (may be shared by kinds)
+    # The AST node it lowers (type); None: another kind's analysis makes it.
+    syntax: _Declared = _Declared(None)
+    grammar: _Declared = _Declared(None)  # its Fragment: rules and builders (may be shared)
     analysis: str | None = None  # (AST node, step id prefix, sqlglot dialect) -> IR statement
     attributes: str | None = None  # its WITH clause's schema (name -> Attr), if fixed
     effects: Effects = field(default_factory=Effects)
     fans_out: bool = False  # the step function takes the workflow and adds several steps
     completion: Completion = field(default_factory=Completion)
+    # Words of which every statement of the kind holds one (TO TRAIN's TRAIN), as the grammar
+    # reads them, case aside: a program holding none of any kind's is standard SQL, which
+    # sqlml.grammar.plain splits without building the grammar. A kind with a grammar and no
+    # keywords makes every program go through the grammar.
+    keywords: tuple[str, ...] = ()
+
+    def declared(self, name: str) -> Any:
+        """The field ``name`` as declared: its object, its ``module:name`` path, or None."""
+        return self.__dict__[name]
+
+    def lowers(self, node: object) -> bool:
+        """Whether ``node`` is this kind's AST node (without importing the kind's syntax)."""
+        declared = self.declared("syntax")
+        if isinstance(declared, str):
+            module, _, name = declared.partition(":")
+            return type(node).__module__ == module and type(node).__qualname__ == name
+        return declared is type(node)
 
 
 @cache

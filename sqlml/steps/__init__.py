@@ -4,11 +4,11 @@ Each sqlml statement becomes one step whose parameters are the statement's IR, s
 IR runs in-process (local backend) or in a container (``python -m sqlml.runtime.step``).
 """
 
+from importlib import import_module
 from types import SimpleNamespace
+from typing import Any
 
 from sqlml.statements import KINDS
-from sqlml.steps import katib, kubeflow
-from sqlml.steps.search import hyperparameter_search, katib_search
 from sqlml.steps.statements import (
     assertion,
     evaluate,
@@ -20,16 +20,27 @@ from sqlml.steps.statements import (
     train,
 )
 
-# Distributed jobs, named as in the step zoo: tensorflow.train, pytorch.train, xgboost.train,
-# mpi.train (Kubeflow training jobs) and katib.run (a Katib Experiment).
-tensorflow = SimpleNamespace(train=kubeflow.tensorflow_train)
-pytorch = SimpleNamespace(train=kubeflow.pytorch_train)
-xgboost = SimpleNamespace(train=kubeflow.xgboost_train)
-mpi = SimpleNamespace(train=kubeflow.mpi_train)
-
 # The step function for each IR statement kind, as the kind declares it (a search's takes
 # the workflow: it adds the trials and a fan-in step).
 STEP_FOR_KIND = {name: kind.step for name, kind in KINDS.items() if kind.step is not None}
+
+# Distributed jobs, named as in the step zoo: tensorflow.train, pytorch.train, xgboost.train,
+# mpi.train (Kubeflow training jobs) and katib.run (a Katib Experiment); and the searches.
+# Their modules load when a program first uses them (a run of plain SQL needs none).
+_JOBS = {"tensorflow": "tensorflow_train", "pytorch": "pytorch_train"}
+_JOBS |= {"xgboost": "xgboost_train", "mpi": "mpi_train"}
+_SEARCHES = ("hyperparameter_search", "katib_search")
+
+
+def __getattr__(name: str) -> Any:
+    if name in ("katib", "kubeflow"):
+        return import_module(f"{__name__}.{name}")
+    if name in _JOBS:
+        return SimpleNamespace(train=getattr(import_module(f"{__name__}.kubeflow"), _JOBS[name]))
+    if name in _SEARCHES:
+        return getattr(import_module(f"{__name__}.search"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "STEP_FOR_KIND",

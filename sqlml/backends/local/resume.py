@@ -14,7 +14,6 @@ from typing import Any
 
 from sqlml import ir
 from sqlml.backends.local import record as rec
-from sqlml.backends.local.written import gone_output
 from sqlml.runtime.datasource import Datasource
 from sqlml.tables import MODEL_VERSIONS
 from sqlml.workflow.core import CONTAINER, RESOURCE, SCRIPT, Ref, Step
@@ -64,6 +63,8 @@ class Resume:
             or any(states[d] == rec.SUCCEEDED for d in step.after)
         ):
             return None
+        from sqlml.backends.local.written import gone_output  # the model store: only here
+
         gone = gone_output(step, self._ds)
         if gone is not None:
             self._note(f"step {step.name} runs again: its {gone} is gone")

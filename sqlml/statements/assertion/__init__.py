@@ -1,15 +1,14 @@
 """ASSERT: fail the run unless a SQL condition holds on the data (WARN: warn instead)."""
 
-from sqlml.statements.assertion import syntax
-from sqlml.statements.assertion.ir import AssertStatement
 from sqlml.statements.kind import Effects, StatementKind
 
 KINDS = (
     StatementKind(
         name="assert",
-        ir=AssertStatement,
-        syntax=syntax.AssertStatement,
-        grammar=syntax.FRAGMENT,
+        ir=f"{__name__}.ir:AssertStatement",
+        syntax=f"{__name__}.syntax:AssertStatement",
+        grammar=f"{__name__}.syntax:FRAGMENT",
+        keywords=("ASSERT",),
         analysis=f"{__name__}.analysis:lower",
         step="assertion",
         handler=f"{__name__}.handler:check",

@@ -1,15 +1,14 @@
 """TO EVALUATE: a stored model's metrics on the rows of a SELECT, into a table."""
 
-from sqlml.statements.evaluate import syntax
-from sqlml.statements.evaluate.ir import EvaluateStatement
 from sqlml.statements.kind import Completion, Effects, StatementKind
 
 KINDS = (
     StatementKind(
         name="evaluate",
-        ir=EvaluateStatement,
-        syntax=syntax.EvaluateStatement,
-        grammar=syntax.FRAGMENT,
+        ir=f"{__name__}.ir:EvaluateStatement",
+        syntax=f"{__name__}.syntax:EvaluateStatement",
+        grammar=f"{__name__}.syntax:FRAGMENT",
+        keywords=("EVALUATE",),
         analysis=f"{__name__}.analysis:lower",
         attributes=f"{__name__}.analysis:EVALUATE_ATTRIBUTES",
         step="evaluate",

@@ -1,15 +1,14 @@
 """TO EXPLAIN: per-feature attributions of a stored model, shown or written to a table."""
 
-from sqlml.statements.explain import syntax
-from sqlml.statements.explain.ir import ExplainStatement
 from sqlml.statements.kind import Completion, Effects, StatementKind
 
 KINDS = (
     StatementKind(
         name="explain",
-        ir=ExplainStatement,
-        syntax=syntax.ExplainStatement,
-        grammar=syntax.FRAGMENT,
+        ir=f"{__name__}.ir:ExplainStatement",
+        syntax=f"{__name__}.syntax:ExplainStatement",
+        grammar=f"{__name__}.syntax:FRAGMENT",
+        keywords=("EXPLAIN",),
         analysis=f"{__name__}.analysis:lower",
         attributes=f"{__name__}.analysis:EXPLAIN_ATTRIBUTES",
         step="explain",

@@ -1,7 +1,6 @@
 """SHOW TRAIN, SHOW MODELS, DESCRIBE MODEL and DROP MODEL: statements on the model store."""
 
 from sqlml.statements.kind import Completion, Effects, StatementKind
-from sqlml.statements.model_admin import ir, syntax
 
 _HANDLERS = "sqlml.runtime.model_admin"
 _ANALYSIS = f"{__name__}.analysis"
@@ -9,9 +8,10 @@ _ANALYSIS = f"{__name__}.analysis"
 KINDS = (
     StatementKind(
         name="show_train",
-        ir=ir.ShowTrainStatement,
-        syntax=syntax.ShowTrainStatement,
-        grammar=syntax.FRAGMENT,
+        ir=f"{__name__}.ir:ShowTrainStatement",
+        syntax=f"{__name__}.syntax:ShowTrainStatement",
+        grammar=f"{__name__}.syntax:FRAGMENT",
+        keywords=("TRAIN",),
         analysis=f"{_ANALYSIS}:lower_show_train",
         step="model_admin",
         handler=f"{_HANDLERS}:show_train",
@@ -20,9 +20,10 @@ KINDS = (
     ),
     StatementKind(
         name="show_models",
-        ir=ir.ShowModelsStatement,
-        syntax=syntax.ShowModelsStatement,
-        grammar=syntax.FRAGMENT,
+        ir=f"{__name__}.ir:ShowModelsStatement",
+        syntax=f"{__name__}.syntax:ShowModelsStatement",
+        grammar=f"{__name__}.syntax:FRAGMENT",
+        keywords=("MODELS",),
         analysis=f"{_ANALYSIS}:lower_show_models",
         step="model_admin",
         handler=f"{_HANDLERS}:show_models",
@@ -30,9 +31,10 @@ KINDS = (
     ),
     StatementKind(
         name="describe_model",
-        ir=ir.DescribeModelStatement,
-        syntax=syntax.DescribeModelStatement,
-        grammar=syntax.FRAGMENT,
+        ir=f"{__name__}.ir:DescribeModelStatement",
+        syntax=f"{__name__}.syntax:DescribeModelStatement",
+        grammar=f"{__name__}.syntax:FRAGMENT",
+        keywords=("MODEL",),
         analysis=f"{_ANALYSIS}:lower_describe_model",
         step="model_admin",
         handler=f"{_HANDLERS}:describe_model",
@@ -41,9 +43,10 @@ KINDS = (
     ),
     StatementKind(
         name="drop_model",
-        ir=ir.DropModelStatement,
-        syntax=syntax.DropModelStatement,
-        grammar=syntax.FRAGMENT,
+        ir=f"{__name__}.ir:DropModelStatement",
+        syntax=f"{__name__}.syntax:DropModelStatement",
+        grammar=f"{__name__}.syntax:FRAGMENT",
+        keywords=("MODEL",),
         analysis=f"{_ANALYSIS}:lower_drop_model",
         step="model_admin",
         handler=f"{_HANDLERS}:drop_model",

@@ -2,15 +2,15 @@
 solved with HiGHS; the rows and the solution into a table."""
 
 from sqlml.statements.kind import Completion, Effects, StatementKind
-from sqlml.statements.optimize import syntax
-from sqlml.statements.optimize.ir import SOLVERS, OptimizeStatement
+from sqlml.statements.optimize.ir import SOLVERS
 
 KINDS = (
     StatementKind(
         name="optimize",
-        ir=OptimizeStatement,
-        syntax=syntax.OptimizeStatement,
-        grammar=syntax.FRAGMENT,
+        ir=f"{__name__}.ir:OptimizeStatement",
+        syntax=f"{__name__}.syntax:OptimizeStatement",
+        grammar=f"{__name__}.syntax:FRAGMENT",
+        keywords=("MAXIMIZE", "MINIMIZE"),
         analysis=f"{__name__}.analysis:lower",
         attributes=f"{__name__}.analysis:OPTIMIZE_ATTRIBUTES",
         step="statement",

@@ -1,15 +1,14 @@
 """TO PREDICT: a stored model's predictions for the rows of a SELECT, into a table."""
 
 from sqlml.statements.kind import Completion, Effects, StatementKind
-from sqlml.statements.predict import syntax
-from sqlml.statements.predict.ir import PredictStatement
 
 KINDS = (
     StatementKind(
         name="predict",
-        ir=PredictStatement,
-        syntax=syntax.PredictStatement,
-        grammar=syntax.FRAGMENT,
+        ir=f"{__name__}.ir:PredictStatement",
+        syntax=f"{__name__}.syntax:PredictStatement",
+        grammar=f"{__name__}.syntax:FRAGMENT",
+        keywords=("PREDICT",),
         analysis=f"{__name__}.analysis:lower",
         attributes=f"{__name__}.analysis:PREDICT_ATTRIBUTES",
         step="predict",

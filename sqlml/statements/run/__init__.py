@@ -2,15 +2,14 @@
 SELECT in a child process; what it writes comes back into the INTO tables."""
 
 from sqlml.statements.kind import Completion, Effects, StatementKind
-from sqlml.statements.run import syntax
-from sqlml.statements.run.ir import RunStatement
 
 KINDS = (
     StatementKind(
         name="run",
-        ir=RunStatement,
-        syntax=syntax.RunStatement,
-        grammar=syntax.FRAGMENT,
+        ir=f"{__name__}.ir:RunStatement",
+        syntax=f"{__name__}.syntax:RunStatement",
+        grammar=f"{__name__}.syntax:FRAGMENT",
+        keywords=("RUN",),
         analysis=f"{__name__}.analysis:lower",
         attributes=f"{__name__}.analysis:RUN_ATTRIBUTES",
         step="statement",

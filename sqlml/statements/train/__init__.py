@@ -2,8 +2,6 @@
 candidates (run as trials, then the best kept)."""
 
 from sqlml.statements.kind import Completion, Effects, StatementKind
-from sqlml.statements.train import syntax
-from sqlml.statements.train.ir import SearchStatement, TrainStatement, TrialStatement
 
 _TRAINS = Effects(
     queries=("select", "attributes.validation.select"),
@@ -21,9 +19,10 @@ _SEARCHES = Effects(
 KINDS = (
     StatementKind(
         name="train",
-        ir=TrainStatement,
-        syntax=syntax.TrainStatement,
-        grammar=syntax.FRAGMENT,
+        ir=f"{__name__}.ir:TrainStatement",
+        syntax=f"{__name__}.syntax:TrainStatement",
+        grammar=f"{__name__}.syntax:FRAGMENT",
+        keywords=("TRAIN",),
         analysis=f"{__name__}.analysis:lower",
         step="train",
         handler="sqlml.runtime.training:train",
@@ -32,7 +31,7 @@ KINDS = (
     ),
     StatementKind(
         name="search",
-        ir=SearchStatement,
+        ir=f"{__name__}.ir:SearchStatement",
         step="hyperparameter_search",
         handler="sqlml.runtime.search:finish",
         effects=_SEARCHES,
@@ -40,7 +39,7 @@ KINDS = (
     ),
     StatementKind(
         name="trial",
-        ir=TrialStatement,
+        ir=f"{__name__}.ir:TrialStatement",
         step=None,  # made by the search's step
         handler="sqlml.runtime.search:run_trial",
         effects=_SEARCHES,
