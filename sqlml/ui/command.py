@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import ipaddress
-import secrets
 import sys
 
 from sqlml.errors import SqlmlError
@@ -34,6 +32,8 @@ def add_ui_parser(commands: argparse._SubParsersAction) -> None:
 
 def loopback(host: str) -> bool:
     """Whether ``host`` is an address of this machine only."""
+    import ipaddress  # here: the command line of every start reads this module
+
     if host == "localhost":
         return True
     try:
@@ -45,6 +45,7 @@ def loopback(host: str) -> bool:
 def ui(args: argparse.Namespace, datasource: str | None) -> int:
     """Serve the page until Ctrl-C."""
     import os
+    import secrets
 
     try:
         from sqlml.ui.server import serve
