@@ -105,9 +105,14 @@ def test_a_failed_run_is_resumed_from_its_page(browser, demo, ui):
         failing: "failed",
         steps[3]: "omitted",
     }
-    assert len(browser.find_elements(By.CSS_SELECTOR, "svg#dag path.edge")) == 3
-    edge = f'svg#dag path.edge[data-from="{steps[1]}"][data-to="{failing}"]'
-    assert browser.find_elements(By.CSS_SELECTOR, edge)
+    drawn = {
+        (before, node.get_attribute("data-step"))
+        for node in browser.find_elements(By.CSS_SELECTOR, "svg#dag g.node[data-after]")
+        for before in node.get_attribute("data-after").split()
+    }
+    assert drawn == {(steps[0], steps[1]), (steps[1], failing), (failing, steps[3])}
+    (edges,) = browser.find_elements(By.CSS_SELECTOR, "svg#dag path.edges")
+    assert edges.get_attribute("d").count("C") == 3  # a curve per edge
 
     browser.find_element(By.CSS_SELECTOR, f'svg#dag g.node[data-step="{failing}"]').click()
     error = shown(browser, "section#step p#step-error")

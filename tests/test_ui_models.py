@@ -258,19 +258,25 @@ def link(html: str, rel: str) -> str:
     return found.group(1).replace("&amp;", "&")
 
 
-def test_a_store_of_1000_versions_shows_a_page_of_100_and_links_to_the_older(store, tmp_path):
-    """1,000 versions of one model, inserted as the store writes them (training 1,000 would
-    take minutes): the page shows the newest 100 and links to the older ones; a version asked
-    for shows on its page of the list; the list of models still reads one row each."""
-    url = f"duckdb:///{tmp_path / 'many.duckdb'}"
+def many_versions(store: Store, folder: Path, numbers: range) -> TestClient:
+    """A ui over a store holding versions ``numbers`` of the model "many", inserted as the
+    store writes them (training 1,000 would take minutes)."""
+    url = f"duckdb:///{folder / 'many.duckdb'}"
     ds = connect(url)
     ModelStore(ds).save("many", store.metadata(MODEL, 2), b"x")
     text = json.dumps(store.metadata(MODEL, 2), sort_keys=True)
     ds.execute(f"DELETE FROM {MODEL_VERSIONS}")
-    rows = ", ".join(f"('many', {v}, 1, $${text}$$)" for v in range(1, 1001))
+    rows = ", ".join(f"('many', {v}, 1, $${text}$$)" for v in numbers)
     ds.execute(f"INSERT INTO {MODEL_VERSIONS} (name, version, size, metadata) VALUES {rows}")
     ds.close()
-    client = TestClient(create_app(Settings(url, tmp_path / "runs", tmp_path)))
+    return TestClient(create_app(Settings(url, folder / "runs", folder)))
+
+
+def test_a_store_of_1000_versions_shows_a_page_of_100_and_links_to_the_older(store, tmp_path):
+    """1,000 versions of one model, inserted as the store writes them (training 1,000 would
+    take minutes): the page shows the newest 100 and links to the older ones; a version asked
+    for shows on its page of the list; the list of models still reads one row each."""
+    client = many_versions(store, tmp_path, range(1, 1001))
     started = time.perf_counter()
     page = client.get("/models/many")
     seconds = time.perf_counter() - started
@@ -293,6 +299,26 @@ def test_a_store_of_1000_versions_shows_a_page_of_100_and_links_to_the_older(sto
     assert client.get(link(oldest, "prev")).text.count('class="version current"') == 0
     listing = client.get("/models").text
     assert listing.count('<tr class="model"') == 1 and 'id="models-pager"' not in listing
+
+
+def test_the_comparison_of_1000_versions_suggests_the_newest_and_compares_any(store, tmp_path):
+    client = many_versions(store, tmp_path, range(3, 1001))  # versions 1 and 2 dropped
+    page = client.get("/models/many/compare")
+    assert page.status_code == 200
+    assert 'id="comparison" data-a="999" data-b="1000"' in page.text  # the newest two
+    suggested = re.search(r'<datalist id="recent-versions">(.*?)</datalist>', page.text)
+    assert suggested is not None
+    assert re.findall(r'<option value="(\d+)">', suggested.group(1)) == [
+        str(v) for v in range(1000, 980, -1)
+    ]
+    assert page.text.count("<option") == 20 and "998 versions stored, the newest 20" in page.text
+    inputs = re.findall(r'<input type="number" name="([ab])"[^>]* value="(\d+)"', page.text)
+    assert inputs == [("a", "999"), ("b", "1000")]
+    older = client.get("/models/many/compare?a=3&b=500")  # typed: not among those suggested
+    assert 'id="comparison" data-a="3" data-b="500"' in older.text
+    assert re.findall(r'name="([ab])"[^>]* value="(\d+)"', older.text) == [("a", "3"), ("b", "500")]
+    dropped = client.get("/models/many/compare?a=1&b=500")
+    assert dropped.status_code == 404 and "model many has no version 1" in dropped.text
 
 
 def test_a_list_of_many_models_shows_a_page_and_the_filter_finds_the_others(store, tmp_path):

@@ -31,7 +31,8 @@ CREATE TABLE d AS SELECT x FROM c;
 """
 SAME_SITE = {"origin": "http://testserver"}
 NODE = re.compile(r'<g class="node" data-step="([^"]+)" data-state="([^"]+)"')
-EDGE = re.compile(r'<path class="edge" data-from="([^"]+)" data-to="([^"]+)"')
+# a step's edges: the steps it waits for, space-separated (one path draws every edge)
+AFTER = re.compile(r'<g class="node" data-step="([^"]+)" data-state="[^"]+" data-after="([^"]+)"')
 ROW = re.compile(r'<tr class="run" data-run="([^"]+)" data-state="([^"]+)"')
 
 
@@ -104,7 +105,12 @@ def test_a_run_page_draws_its_dag_with_each_steps_state(folder: Path, duckdb_url
     nodes = dict(NODE.findall(page.text))
     assert list(nodes.values()) == ["succeeded", "succeeded", "failed", "omitted"]
     first, second, failing, omitted = nodes
-    assert EDGE.findall(page.text) == [(first, second), (failing, omitted)]
+    assert [(a, b.split()) for a, b in AFTER.findall(page.text)] == [
+        (second, [first]),
+        (omitted, [failing]),
+    ]
+    edges = re.findall(r'<path class="edges" d="([^"]+)"', page.text)
+    assert len(edges) == 1 and edges[0].count("C") == 2  # one path, a curve per edge
     assert '<span id="run-state" class="state" data-state="failed">failed</span>' in page.text
     assert re.search(r'<button id="resume" type="button" >', page.text)  # shown: it failed
     assert re.search(r'<button id="stop" type="button" hidden>', page.text)

@@ -99,6 +99,29 @@ def versions(datasource: Datasource, name: str) -> list[Version]:
     return [_listed_version(*row) for row in (found.rows if found else ())]
 
 
+@dataclass(frozen=True)
+class VersionNumbers:
+    """How many versions a model has and the numbers of its newest ones, newest first."""
+
+    count: int
+    newest: list[int]
+
+
+def version_numbers(datasource: Datasource, name: str, limit: int) -> VersionNumbers:
+    """The number of stored versions of the model ``name`` and the ``limit`` newest version
+    numbers (no metadata read: a comparison lists versions to choose from, not their fields)."""
+    if not datasource.table_exists([MODEL_VERSIONS]):
+        return VersionNumbers(0, [])
+    table, p = datasource.quote([MODEL_VERSIONS]), datasource.param
+    counted = datasource.execute(f"SELECT COUNT(*) FROM {table} WHERE name = {p}", [name])
+    found = datasource.execute(
+        f"SELECT version FROM {table} WHERE name = {p} ORDER BY version DESC LIMIT {int(limit)}",
+        [name],
+    )
+    count = int(counted.rows[0][0]) if counted and counted.rows else 0
+    return VersionNumbers(count, [int(row[0]) for row in (found.rows if found else ())])
+
+
 def version(datasource: Datasource, name: str, number: int) -> Version | None:
     """Version ``number`` of the model ``name`` with all its metadata; None if not stored."""
     if not datasource.table_exists([MODEL_VERSIONS]):

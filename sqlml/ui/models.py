@@ -26,7 +26,15 @@ from starlette.routing import BaseRoute, Route
 
 from sqlml.errors import SqlmlError
 from sqlml.ui.drawn_plots import drawn_plots
-from sqlml.ui.model_catalog import Version, newest_versions, number, version, versions
+from sqlml.ui.model_catalog import (
+    Version,
+    VersionNumbers,
+    newest_versions,
+    number,
+    version,
+    version_numbers,
+    versions,
+)
 from sqlml.ui.pages import datasource, page
 from sqlml.ui.paging import PAGE_ROWS, page_number, page_of
 from sqlml.ui.recorded_plots import RecordedPlot, png, recorded_plots, step_plot
@@ -35,6 +43,7 @@ from sqlml.ui.svg_chart import Point, scatter
 
 Endpoint = Callable[[Request], Awaitable[Response]]
 SHOWN_METRICS = 4  # metrics in the list of models, validation metrics first
+SUGGESTED_VERSIONS = 20  # newest version numbers the comparison's inputs suggest
 _DETAILS = ("label", "rows", "validation", "base_model", "format", "trained_at", "sqlml_version")
 
 
@@ -117,17 +126,17 @@ async def compare_page(request: Request) -> Response:
     name = request.path_params["name"]
     asked = [_version_number(request.query_params.get(key)) for key in ("a", "b")]
 
-    def read() -> tuple[list[Version], list[Version | None]]:
+    def read() -> tuple[VersionNumbers, list[Version | None]]:
         with datasource(request) as ds:
-            stored = versions(ds, name)
-            if not stored:
+            stored = version_numbers(ds, name, SUGGESTED_VERSIONS)
+            if not stored.count:
                 return stored, []
-            a = asked[0] or stored[min(1, len(stored) - 1)].version
-            b = asked[1] or stored[0].version
+            a = asked[0] or stored.newest[min(1, len(stored.newest) - 1)]
+            b = asked[1] or stored.newest[0]
             return stored, [version(ds, name, a), version(ds, name, b)]
 
     stored, compared = await run_in_threadpool(read)
-    if not stored:
+    if not stored.count:
         return _missing(request, name)
     first, second = compared
     if first is None or second is None:
@@ -141,7 +150,7 @@ async def compare_page(request: Request) -> Response:
         url=model_url(name),
         a=first,
         b=second,
-        versions=stored,
+        stored=stored,
         sections=_comparison(first, second),
         trials=_trials(second) or _trials(first),
     )

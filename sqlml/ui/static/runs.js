@@ -89,8 +89,9 @@
       const node = nodes.get(name);
       if (!node) continue;
       const changed = node.dataset.state !== state;
-      node.dataset.state = state;
-      node.querySelector("title").textContent = title;
+      if (changed) node.dataset.state = state; // only what changed: no restyle of every node
+      const hover = node.querySelector("title");
+      if (hover.textContent !== title) hover.textContent = title;
       if (name === openStep && (changed || state === "running")) showStep(name);
     }
   }
