@@ -4,17 +4,19 @@ without prompts."""
 from __future__ import annotations
 
 import sys
+import threading
 import traceback
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from prompt_toolkit import PromptSession
+from prompt_toolkit.completion import CompleteEvent, Completer, Completion
+from prompt_toolkit.document import Document
 from prompt_toolkit.filters import Condition
-from prompt_toolkit.lexers import PygmentsLexer
+from prompt_toolkit.lexers import DynamicLexer, Lexer
 
 from sqlml import __version__
-from sqlml.repl.completion import SqlmlCompleter
+from sqlml.repl.catalog import Catalog
 from sqlml.repl.history import open_history
-from sqlml.repl.lexer import SqlmlLexer
 from sqlml.repl.meta_commands import Quit, run_entry
 from sqlml.repl.pager import page
 from sqlml.repl.session import Cancelled, Session
@@ -51,18 +53,25 @@ def _interactive(url: str | None, fmt: str) -> int:
     """Read statements and commands until ``\\q``, ``exit`` or Ctrl-D; the exit status."""
     session = Session(url, fmt, page, say=_say, sink=progress.terminal(sys.stderr))
     session.confirming, session.ask = True, _ask
+    helpers = _Helpers(session.catalog, lambda: prompt.app.invalidate())
     prompt: PromptSession[str] = PromptSession(
         lambda: f"sqlml [{session.database}]> ",
         # Enter runs a complete entry; while Ctrl-R searches, the entry is still the main buffer.
         multiline=Condition(lambda: not is_complete(prompt.default_buffer.text)),
         prompt_continuation=lambda width, _line, _wrap: "...> ".rjust(width),
-        lexer=PygmentsLexer(SqlmlLexer),
-        completer=SqlmlCompleter(session.catalog),  # fuzzy itself, prefix matches first
+        lexer=DynamicLexer(lambda: helpers.lexer),
+        completer=helpers,
         history=open_history(),
         complete_while_typing=True,  # as pgcli; nothing is preselected: Enter runs as typed
         complete_in_thread=True,  # a catalog of thousands of columns never holds up typing
         enable_open_in_editor=True,
     )
+
+    def load_helpers(_: object) -> None:  # once the first prompt is drawn: the GIL is free
+        prompt.app.after_render -= load_helpers
+        helpers.load()
+
+    prompt.app.after_render += load_helpers
     print(f"sqlml {__version__} on {session.url}. Statements end with ';'; \\? for help.")
     try:
         while True:
@@ -86,6 +95,38 @@ def _interactive(url: str | None, fmt: str) -> int:
     finally:
         session.close()
     return 0
+
+
+class _Helpers(Completer):
+    """The shell's lexer and completer (the grammar's keywords, every estimator), loaded in a
+    thread of their own once the first prompt is drawn, so that it does not wait for them:
+    text is plain until they are, and a completion asked before waits for them (completions
+    run in a thread)."""
+
+    def __init__(self, catalog: Catalog, redraw: Callable[[], None]) -> None:
+        self.lexer: Lexer | None = None
+        self._completer: Completer | None = None
+        self._catalog, self._redraw, self._loaded = catalog, redraw, threading.Event()
+
+    def load(self) -> None:
+        threading.Thread(target=self._load, daemon=True).start()
+
+    def _load(self) -> None:
+        from prompt_toolkit.lexers import PygmentsLexer
+
+        from sqlml.repl.completion import SqlmlCompleter
+        from sqlml.repl.lexer import SqlmlLexer
+
+        try:
+            self.lexer = PygmentsLexer(SqlmlLexer)
+            self._completer = SqlmlCompleter(self._catalog)  # fuzzy, prefix matches first
+        finally:  # a failure shows in the shell as a missing completion, never as a hang
+            self._loaded.set()
+        self._redraw()  # highlights what was typed meanwhile
+
+    def get_completions(self, document: Document, event: CompleteEvent) -> Iterable[Completion]:
+        self._loaded.wait()
+        return self._completer.get_completions(document, event) if self._completer else ()
 
 
 def _ask(statements: str) -> bool:
