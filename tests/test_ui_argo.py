@@ -50,7 +50,8 @@ S1, S2, S3 = "s1-create", "s2-create", "s3-create"
 SAME_SITE = {"origin": "http://testserver"}
 ROW = re.compile(r'<tr class="run" data-run="([^"]+)" data-state="([^"]+)" data-backend="argo">')
 NODE = re.compile(r'<g class="node" data-step="([^"]+)" data-state="([^"]+)"')
-EDGE = re.compile(r'<path class="edge" data-from="([^"]+)" data-to="([^"]+)"')
+# A node and the steps it waits for (sqlml/ui/templates/dag.html).
+AFTER = re.compile(r'<g class="node" data-step="([^"]+)" data-state="[^"]+" data-after="([^"]+)"')
 
 
 @pytest.fixture(autouse=True)
@@ -135,7 +136,8 @@ def test_a_failed_argo_run_is_listed_drawn_and_its_step_explained(folder, api, c
     page = client.get(f"/runs/{RUN}")
     assert page.status_code == 200
     assert dict(NODE.findall(page.text)) == {S1: "succeeded", S2: "failed", S3: "omitted"}
-    assert EDGE.findall(page.text) == [(S1, S2), (S2, S3)]
+    assert AFTER.findall(page.text) == [(S2, S1), (S3, S2)]
+    assert '<path class="edges" d="M' in page.text
     assert '<span id="run-state" class="state" data-state="failed">failed</span>' in page.text
     assert re.search(r'<button id="stop" type="button" hidden>', page.text)
     assert "namespace ml" in page.text
