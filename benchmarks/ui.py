@@ -9,9 +9,12 @@ its states (``states.jsonl``) and a log per step, all written by sqlml's own wri
 running the steps. ``sqlml ui``'s application is served by uvicorn on a loopback port.
 
 Each page is measured twice: the server's answer (an HTTP GET over loopback with httpx2, the
-whole body read) and a browser's load (Debian's headless Chromium, ``driver.get``; from the
-page's Navigation Timing from the start of the navigation: the response's end, the DOM
-parsed (``domInteractive``) and the load event's end, its script and stylesheets included).
+whole body read) and a browser's load (Debian's headless Chromium, ``driver.get`` from
+``about:blank``; from the page's Navigation Timing from the start of the navigation: the
+response's end, the DOM parsed (``domInteractive``) and the load event's end, its script and
+stylesheets included; and the CPU time of the page's renderer main thread from the
+navigation to its load, from Chrome's Performance.getMetrics (``ThreadTime``), which the
+machine's load changes less than the times).
 The pages take turns (benchmarks/rounds.py: A B C D, D C B A ...), best and median of
 ROUNDS, with the load average.
 
@@ -50,6 +53,7 @@ ROUNDS = 15
 RUN_ID = "20260101-000000-benchmark"
 TARGET_MS = 300
 BROWSER = ("response", "parsed", "loaded")  # Navigation Timing's, in ms
+CPU = "cpu"  # the renderer main thread's CPU time through the load, in ms
 NAVIGATION = (
     "const n = performance.getEntriesByType('navigation')[0];"
     "return [n.responseEnd - n.startTime, n.domInteractive - n.startTime,"
@@ -107,7 +111,7 @@ def page_load(
     client: httpx.Client, browser: WebDriver, address: str, path: str
 ) -> Callable[[], dict[str, float]]:
     """A contender: the page's server answer (seconds), then (a page, not the polled JSON)
-    its load in the browser (Navigation Timing, ms)."""
+    its load in the browser (Navigation Timing and main-thread CPU, ms)."""
 
     def load() -> dict[str, float]:
         started = time.perf_counter()
@@ -115,16 +119,28 @@ def page_load(
         figures = {"seconds": time.perf_counter() - started}
         assert response.status_code == 200 and len(response.content) > 1000, path
         if not path.endswith("/state"):
+            browser.get("about:blank")  # then the page opens in this renderer, counted from here
+            before = thread_time(browser)
             browser.get(address + path)
+            figures[CPU] = (thread_time(browser) - before) * 1000
+            if figures[CPU] < 0:
+                raise SystemExit(f"{path}: opened in another renderer, its CPU time not counted")
             figures |= zip(BROWSER, browser.execute_script(NAVIGATION), strict=True)
         return figures
 
     return load
 
 
+def thread_time(browser: WebDriver) -> float:
+    """The CPU seconds the page's renderer main thread has used (Chrome's metrics)."""
+    metrics = browser.execute_cdp_cmd("Performance.getMetrics", {})["metrics"]
+    return next(metric["value"] for metric in metrics if metric["name"] == "ThreadTime")
+
+
 def measure(address: str, pages: dict[str, str]) -> Runs:
     """Each page's server answer and browser load, ROUNDS times, the pages taking turns."""
     browser = chrome()
+    browser.execute_cdp_cmd("Performance.enable", {"timeDomain": "threadTicks"})
     try:
         with httpx.Client(base_url=address, timeout=60) as client:
             contenders = {name: page_load(client, browser, address, p) for name, p in pages.items()}
@@ -147,19 +163,23 @@ def main() -> None:
             "list of runs": "/runs",
             "list of 1,000 models": "/models",
             "model of 1,000 versions": "/models/many",
+            "compare 2 of 1,000 versions": "/models/many/compare?a=1&b=1000",
         }
         with serving(Settings(url, folder / "runs", folder)) as address:
             bodies = {name: httpx.get(address + path).content for name, path in pages.items()}
             runs = measure(address, pages)
     print(f"{ROUNDS} rounds, {runs.load()}; best / median, ms; target < {TARGET_MS} ms\n")
-    print("| page | size (elements) | server (HTTP GET) | response end | DOM parsed | load event |")
-    print("| --- | ---: | ---: | ---: | ---: | ---: |")
+    print(
+        "| page | size (elements) | server (HTTP GET) | response end | DOM parsed | load event "
+        "| main-thread CPU |"
+    )
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
     for name in runs.names():
         cells = [f"{runs.best(name) * 1000:.0f} / {runs.median(name) * 1000:.0f}"] + [
             f"{runs.best(name, part):.0f} / {runs.median(name, part):.0f}"
             if part in runs.runs[name][0]
             else "-"
-            for part in BROWSER
+            for part in (*BROWSER, CPU)
         ]
         body = bodies[name]
         size = f"{len(body) / 1024:.0f} KiB ({len(re.findall(rb'<[a-zA-Z]', body)):,})"

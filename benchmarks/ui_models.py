@@ -6,9 +6,9 @@ these rows are inserted as the store writes them). Each holds the metadata of a 
 model trained on iris (about 2 KB of JSON) and a run record of 5,000 steps. Pages: the list of
 models, a model's page (every version listed) and the comparison of two versions, requested
 through Starlette's TestClient (the application's own time, without a network), the pages
-interleaved (A B C, C B A ...); the two lists also "cold": with the fields the pages keep of
-the versions they have seen forgotten first (a server's first page). Best and median of
-REPEATS.
+taking turns (benchmarks/rounds.py: A B C, C B A ...); the two lists also "cold": with the
+fields the pages keep of the versions they have seen forgotten first (a server's first page).
+Best and median of REPEATS, with the load average.
 Run: python benchmarks/ui_models.py
 """
 
@@ -16,12 +16,12 @@ from __future__ import annotations
 
 import json
 import os
-import statistics
-import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
+from rounds import Runs, taking_turns
 from starlette.testclient import TestClient
 
 from sqlml.cli import main
@@ -88,7 +88,8 @@ def fill(url: str, metadata: str) -> None:
         ds.close()
 
 
-def measure(url: str, folder: Path) -> dict[str, list[float]]:
+def measure(url: str, folder: Path) -> Runs:
+    """Each page's time, REPEATS rounds, the pages taking turns (benchmarks/rounds.py)."""
     client = TestClient(create_app(Settings(url, folder / "runs", folder)))
     pages = {
         "list of 1,000 models": "/models",
@@ -99,21 +100,23 @@ def measure(url: str, folder: Path) -> dict[str, list[float]]:
     }
     for address in pages.values():  # warm up: imports, template compilation
         assert client.get(address).status_code == 200
-    times: dict[str, list[float]] = {name: [] for name in pages}
-    order = list(pages)
-    for repeat in range(REPEATS):
-        for name in order if repeat % 2 == 0 else reversed(order):
+
+    def get(name: str) -> Callable[[], float]:
+        def run() -> float:
             if name.endswith("cold"):
                 model_catalog._listed.clear()
             started = time.perf_counter()
             response = client.get(pages[name])
-            times[name].append(time.perf_counter() - started)
-            assert response.status_code == 200
-    return times
+            seconds = time.perf_counter() - started
+            assert response.status_code == 200, name
+            return seconds
+
+        return run
+
+    return taking_turns({name: get(name) for name in pages}, REPEATS, required=pages)
 
 
 def main_benchmark() -> None:
-    print(f"load average: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     with tempfile.TemporaryDirectory() as temporary:
         folder = Path(temporary)
         metadata = real_metadata(folder)
@@ -129,10 +132,11 @@ def main_benchmark() -> None:
             except DatasourceError as error:
                 print(f"{kind}: skipped ({error.message})")
                 continue
-            for name, seconds in measure(url, folder).items():
-                best, median = min(seconds) * 1000, statistics.median(seconds) * 1000
+            runs = measure(url, folder)
+            print(f"{kind}: {REPEATS} rounds, {runs.load()}")
+            for name in runs.names():
+                best, median = runs.best(name) * 1000, runs.median(name) * 1000
                 print(f"{kind:10} {name:30} best {best:6.1f} ms   median {median:6.1f} ms")
-    print(f"load average: {' '.join(f'{x:.2f}' for x in os.getloadavg())}", file=sys.stderr)
 
 
 if __name__ == "__main__":
