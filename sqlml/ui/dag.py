@@ -5,8 +5,9 @@ generations), the steps of a layer are ordered to cross fewer edges (barycentre 
 starting from the program's order), and each layer is centred under the widest.
 
 All the edges are drawn as one SVG path (:attr:`Layout.edge_path`), each step naming the
-steps it waits for (:attr:`Node.after`): a browser lays out and paints a run of 1,000 steps
-(about 2,000 edges) in about two thirds of the time a path per edge took
+steps it waits for (:attr:`Node.after`); with the labels in one text element too
+(templates/dag.html), a browser draws a run of 1,000 steps (about 2,000 edges) with about
+two thirds of the main-thread CPU time that a path per edge and a text per node took
 (benchmarks/RESULTS.md).
 """
 
