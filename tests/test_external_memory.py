@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
@@ -226,3 +230,28 @@ def test_batches_are_regrouped_into_pages_of_the_rows_asked():
     ]
     assert [len(page["b"]) for page in pages] == [4, 4, 4, 1]
     assert [len(page["a"]) for page in regrouped(iter([{"a": np.arange(0)}]), 4)] == [0]
+
+
+@pytest.mark.parametrize(("given", "expected"), [(None, "PASSIVE"), ("ACTIVE", "ACTIVE")])
+def test_xgboost_loads_with_openmp_threads_that_sleep(given, expected):
+    """XGBoost's libgomp reads OMP_WAIT_POLICY once, when it loads: it must find PASSIVE
+    (external memory's per-page parallel loops spun for 2 to 3 times the CPU under load),
+    unless the user chose."""
+    probe = (
+        "import os, sys\n"
+        "seen = []\n"
+        "class Probe:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name == 'xgboost':\n"
+        "            seen.append(os.environ.get('OMP_WAIT_POLICY'))\n"
+        "sys.meta_path.insert(0, Probe())\n"
+        "import sqlml.models.xgboost.model\n"
+        "print(seen[0])\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "OMP_WAIT_POLICY"}
+    if given:
+        env["OMP_WAIT_POLICY"] = given
+    found = subprocess.run(
+        [sys.executable, "-c", probe], env=env, capture_output=True, text=True, check=True
+    )
+    assert found.stdout.strip() == expected
