@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import importlib.util
+import sys
 import time
 import uuid
 from collections.abc import Iterator, Sequence
@@ -256,10 +257,13 @@ def _arrays(converter: Any, table: Any) -> Columns:
 def _unmasked(values: np.ndarray) -> np.ndarray:
     """NULLs become NaN in numeric columns (float64) and None in the others; a column without
     NULLs is the array DuckDB made, and a float64 one with NULLs too (NaN written in)."""
+    # DuckDB makes a masked array only for a column with NULLs, having imported numpy.ma to
+    # make it: until then a column is a plain array, and numpy.ma (40 ms to import) unneeded.
+    masked = sys.modules.get("numpy.ma")
+    if masked is None or not isinstance(values, masked.MaskedArray):
+        return values
     import numpy as np  # here: a statement that reads no arrays does not load numpy
 
-    if not isinstance(values, np.ma.MaskedArray):
-        return values
     mask = np.ma.getmaskarray(values)
     if not mask.any():
         return values.data
