@@ -18,6 +18,7 @@ from sqlml.grammar import ast
 from sqlml.grammar.build import Located, Unsliced, check_not_empty, plain, pos, unquote
 from sqlml.grammar.fragment import Fragment
 from sqlml.grammar.parser_cache import cached_parser
+from sqlml.grammar.plain import UNREADABLE
 
 _INT64 = 2**63
 
@@ -210,15 +211,9 @@ def parse(text: str) -> ast.Program:
     return ast.Program(tuple(s.make(text=text[s.start : s.end].rstrip()) for s in statements))
 
 
-# Characters no statement may hold: NUL, which ends a statement's text in the C libraries of the
-# databases (libpq would run what comes before it alone), and lone surrogates, which stand for
-# bytes that are not UTF-8 (Python decodes undecodable command-line bytes to them).
-_UNREADABLE = re.compile("[\x00\ud800-\udfff]")
-
-
 def check_characters(text: str) -> None:
     """A :class:`ParseError` at the first NUL character or lone surrogate in ``text``."""
-    found = _UNREADABLE.search(text)
+    found = UNREADABLE.search(text)
     if found is None:
         return
     offset, code = found.start(), ord(found.group())

@@ -21,10 +21,13 @@ from importlib.resources import files
 
 from sqlml.grammar import ast
 
-# Characters no statement may hold (the parser says why: sqlml.grammar.parser.check_characters).
+# Characters no statement may hold (the parser says why: sqlml.grammar.parser.check_characters):
+# NUL, which ends a statement's text in the C libraries of the databases, and lone surrogates,
+# which stand for bytes that are not UTF-8.
 UNREADABLE = re.compile("[\x00\ud800-\udfff]")
-# What the grammar skips between statements: white space and comments (its %ignore).
-_SKIPPED = re.compile(r"(?:[\s\ufeff]+|--[^\n]*|/\*(?:[^*]|\*+[^*/])*\*+/)*")
+# What the grammar skips between tokens: blank space and comments (its %ignore).
+BLANK = r"(?:[\s\ufeff]|--[^\n]*|/\*(?:[^*]|\*+[^*/])*+\*+/)*+"
+_SKIPPED = re.compile(BLANK)
 # A terminal of sqlml.lark: its name, its pattern and the pattern's flags.
 _TERMINAL = re.compile(r"^(?P<name>[A-Z_]+): /(?P<pattern>.*)/(?P<flags>[a-z]*)$", re.MULTILINE)
 _FLAGS = {"i": re.IGNORECASE, "s": re.DOTALL, "m": re.MULTILINE, "x": re.VERBOSE}

@@ -10,6 +10,7 @@ from typing import NamedTuple
 
 from sqlml.errors import ParseError
 from sqlml.grammar import ast
+from sqlml.grammar.plain import BLANK as _BLANK
 from sqlml.grammar.plain import plain_program
 
 # What a statement's text holds, skipped whole in SQL and in the extended clauses alike: strings
@@ -21,8 +22,6 @@ _COMMON = (
     r"|--[^\n]*|/\*.*?(?:\*/|(?P<comment>\Z))|;"
 )
 _UNCLOSED = frozenset({"string", "name", "backquoted", "comment"})
-# Blank space and comments between tokens.
-_BLANK = r"(?:[\s\ufeff]|--[^\n]*|/\*(?:[^*]|\*+[^*/])*+\*+/)*+"
 # Statements whose SQL runs to their end, a "TO <clause>" in them being SQL's (the grammar's
 # SQL_COMMAND, and ASSERT's condition).
 _SQL_TO_THE_END = re.compile(_BLANK + r"(?:ALTER|RENAME|GRANT|SET|COPY|ASSERT)(?![\w$])", re.I)
