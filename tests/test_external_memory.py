@@ -216,6 +216,62 @@ def test_external_memory_never_reads_the_select_whole(churn_url, unique_name, mo
     assert again["metrics"] == first["metrics"]
 
 
+@pytest.mark.parametrize("churn_url", ["duckdb"], indirect=True)
+def test_xgboost_reads_the_select_once_and_its_later_passes_from_disk(
+    churn_url, unique_name, monkeypatch
+):
+    """XGBoost's passes after the first read the pages it kept on disk: the training SELECT
+    runs once (and once more, limited, for the sample); the trees are those of a training
+    that reads the SELECT every pass (no room on disk for the pages)."""
+    from sqlml.models.xgboost import spool
+    from sqlml.runtime import external_memory
+    from sqlml.runtime.datasource.duckdb import DuckDBSource
+
+    monkeypatch.setattr(external_memory, "BATCH_ROWS", 500)  # 8 pages
+    reads: list[str] = []
+    read_batches = DuckDBSource.read_batches
+
+    def recording(self, select, batch_rows):
+        reads.append(select)
+        return read_batches(self, select, batch_rows)
+
+    monkeypatch.setattr(DuckDBSource, "read_batches", recording)
+    select = f"SELECT * FROM {unique_name}_train"
+    statement = (
+        f"{select} TO TRAIN xgboost.gbtree WITH train.num_boost_round = 10, "
+        f"train.external_memory = true, validation.split = 0 LABEL churned INTO {unique_name};"
+    )
+    spooled = trained(churn_url, statement, unique_name)
+    assert reads.count(select) == 1
+    assert [s for s in reads if s != select] == [
+        f"SELECT * FROM ({select}\n) AS sqlml_rows LIMIT {external_memory.SAMPLE_ROWS}"
+    ]
+    reads.clear()
+    monkeypatch.setattr(spool, "RESERVE", 1 << 62)  # more than any disk has free
+    unspooled = trained(churn_url, statement, unique_name)
+    assert reads.count(select) >= 3  # XGBoost's shape, sketch and pages
+    assert spooled["rows"] == unspooled["rows"] == TRAIN_ROWS
+    assert spooled["metrics"] == unspooled["metrics"]
+    assert spooled["metrics"]["train_logloss"] < 0.2
+
+
+def test_a_spooled_pass_stopped_early_is_not_replayed(tmp_path):
+    from sqlml.models.xgboost.spool import Spool
+
+    pages = [(np.full((2, 3), i, np.float32), np.array([i, i])) for i in range(3)]
+    spool = Spool(tmp_path / "pages")
+    stopped = spool.record(iter(pages))
+    next(stopped)
+    stopped.close()
+    assert not spool.complete
+    assert len(list(spool.record(iter(pages)))) == 3
+    assert spool.complete
+    replayed = list(spool.replay())
+    assert [x.tolist() for x, _ in replayed] == [x.tolist() for x, _ in pages]
+    assert [y.tolist() for _, y in replayed] == [y.tolist() for _, y in pages]
+    assert replayed[0][0].dtype == np.float32
+
+
 def test_batches_are_regrouped_into_pages_of_the_rows_asked():
     from sqlml.runtime.external_memory import regrouped
 

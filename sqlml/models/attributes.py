@@ -13,8 +13,9 @@ EXTERNAL_MEMORY = Attr(
     "bool",
     False,
     "stream the rows in batches instead of reading them all into memory (XGBoost: external "
-    "memory, cache files in a temporary folder; Keras: tf.data); feature columns (and Keras's "
-    "normalisation) are derived from the first 100,000 rows, the classes from SELECT DISTINCT "
+    "memory, the SELECT read once, its pages and XGBoost's cache in a temporary folder, about "
+    "4 bytes a feature a row; Keras: tf.data, the SELECT read every epoch); feature columns "
+    "(and Keras's normalisation) are derived from 100,000 rows, the classes from SELECT DISTINCT "
     "label; validation.split holds out rows of each batch, not stratified; not for rankers",
     aliases=("train.disk_cache",),  # SQLFlow's, for XGBoost
 )

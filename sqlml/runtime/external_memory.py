@@ -2,10 +2,13 @@
 data larger than memory trains (XGBoost from ``xgboost.DataIter`` with its cache files in a
 temporary folder; Keras from ``tf.data``).
 
-Each pass over the data reads the SELECT again, batch by batch; nothing is cached locally.
+Each pass over the data reads the SELECT batch by batch; XGBoost's passes after its first
+read that pass's pages from local disk (:mod:`sqlml.models.xgboost.spool`), Keras reads the
+SELECT again every epoch.
 - Feature columns (kinds, vocabularies, shapes) and Keras's normalisation are derived from a
-  sample: the first ``SAMPLE_ROWS`` rows. Category values not in the sample fall in the
-  out-of-vocabulary bucket.
+  sample: ``SAMPLE_ROWS`` rows, the first the database returns (the SELECT with a LIMIT, so
+  the database stops there). Category values not in the sample fall in the out-of-vocabulary
+  bucket.
 - The classes of a classifier's label come from the database: ``SELECT DISTINCT`` label.
 - ``validation.split`` holds out a seeded draw of each batch's rows (not stratified);
   ``validation.select`` streams too. The held-out rows are scored after training, in one
@@ -142,15 +145,12 @@ def held_out(attributes: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def _sample(datasource: Datasource, select: str) -> Columns:
-    """The first ``SAMPLE_ROWS`` rows of ``select``: its columns, empty if it has no rows."""
-    batches, rows = [], 0
-    with closing(datasource.read_batches(select, BATCH_ROWS)) as stream:
-        for batch in stream:
-            batches.append(batch)
-            rows += len(next(iter(batch.values())))
-            if rows >= SAMPLE_ROWS:
-                break
-    return {name: values[:SAMPLE_ROWS] for name, values in join_batches(batches).items()}
+    """``SAMPLE_ROWS`` rows of ``select``: its columns, empty if it has no rows. The LIMIT
+    lets the database stop: MySQL's protocol cannot end a result early but by reading it
+    whole (a scan of the rows, 4 to 7 s at 4,000,000)."""
+    limited = f"SELECT * FROM ({select}\n) AS sqlml_rows LIMIT {SAMPLE_ROWS}"
+    with closing(datasource.read_batches(limited, BATCH_ROWS)) as stream:
+        return join_batches(list(stream))
 
 
 def regrouped(batches: Iterator[Columns], rows: int) -> Iterator[Columns]:

@@ -21,6 +21,7 @@ from sqlml.errors import ModelError
 from sqlml.models.checks import TAMPERED_HINT
 from sqlml.models.store import StoredModel
 from sqlml.models.xgboost.checks import not_xgboost, xgboost_document
+from sqlml.models.xgboost.spool import Page, Spool
 from sqlml.runtime.cancel import Token
 from sqlml.runtime.context import Context
 from sqlml.runtime.features_apply import FeatureArrays, check_column_types, max_width
@@ -139,7 +140,8 @@ def train_batches(
     base: StoredModel | None = None,
 ) -> tuple[bytes, dict[str, Any]]:
     """Boost like :func:`train`, on training rows that ``batches()`` yields pass after pass
-    (external memory: XGBoost keeps them in cache files in a temporary folder)."""
+    (external memory: the first pass's pages and XGBoost's cache files in a temporary
+    folder)."""
     params = _params(labels, attributes, base)
     if base is not None:
         check_column_types(sample, base.metadata)
@@ -150,7 +152,7 @@ def train_batches(
             hint="add updater = 'coord_descent', or leave out train.external_memory",
         )
     with tempfile.TemporaryDirectory(prefix="sqlml-xgboost-") as folder:
-        rows = _Batches(batches, one_hot, str(Path(folder) / "cache"), context.token)
+        rows = _Batches(batches, one_hot, Path(folder), context.token)
         try:
             if params.get("tree_method") == "hist" and not one_hot:
                 dtrain = xgb.ExtMemQuantileDMatrix(rows)
@@ -165,37 +167,44 @@ def train_batches(
 
 
 class _Batches(xgb.DataIter):
-    """Passes over training batches, for XGBoost's external memory; each batch checks
-    ``token``."""
+    """Passes over training batches, for XGBoost's external memory: the first reads
+    ``batches()`` and keeps its pages in ``folder`` (:class:`Spool`), the others read them
+    from there; each page checks ``token``."""
 
     def __init__(
         self,
         batches: Callable[[], Iterator[tuple[FeatureArrays, np.ndarray]]],
         one_hot: bool,
-        cache_prefix: str,
+        folder: Path,
         token: Token,
     ) -> None:
-        super().__init__(cache_prefix=cache_prefix, release_data=True)
+        super().__init__(cache_prefix=str(folder / "cache"), release_data=True)
         self._batches = batches
         self._one_hot = one_hot
         self._token = token
-        self._pass: Iterator[tuple[FeatureArrays, np.ndarray]] | None = None
+        self._spool = Spool(folder / "pages")
+        self._pass: Iterator[Page] | None = None
 
     def next(self, input_data: Callable[..., None]) -> bool:
         if self._pass is None:
-            self._pass = self._batches()
-        batch = next(self._pass, None)
-        if batch is None:
+            spool = self._spool
+            self._pass = spool.replay() if spool.complete else spool.record(self._pages())
+        page = next(self._pass, None)
+        if page is None:
             return False
         self._token.check()
-        features, y = batch
-        input_data(data=features.matrix(self._one_hot)[0], label=y)
+        features, y = page
+        input_data(data=features, label=y)
         return True
 
     def reset(self) -> None:
         if self._pass is not None:
             self._pass.close()  # a pass stopped early leaves the connection usable
         self._pass = None
+
+    def _pages(self) -> Iterator[Page]:
+        for features, y in self._batches():
+            yield features.matrix(self._one_hot)[0], y
 
 
 def _training_matrix(params: dict[str, Any], x: np.ndarray, **meta: np.ndarray) -> xgb.DMatrix:
