@@ -225,6 +225,29 @@ def test_importing_the_cli_and_a_select_in_the_shell_stay_light():
     assert done.stdout.splitlines() == ["[]", "(1 row)", "[]"]
 
 
+def test_a_session_opens_at_once_unless_told_to_open_later(iris_duckdb_url):
+    from sqlml.repl.session import Session
+
+    refused = "mysql://root@127.0.0.1:1/test"
+    with pytest.raises(DatasourceError, match="unsupported datasource URL"):
+        Session("nope://x", "table", print, open_later=True)  # the URL is read at once
+    with pytest.raises(DatasourceError, match="cannot connect"):
+        Session(refused, "table", print)
+    later = Session(refused, "table", print, open_later=True)
+    assert later.database == "test" and str(later.url) == refused
+    later.open()
+    with pytest.raises(DatasourceError, match="cannot connect"):
+        later.wait_open()
+    later.close()
+    shown: list[str] = []
+    session = Session(iris_duckdb_url, "table", shown.append, open_later=True)
+    session.open()
+    assert session.run("SELECT count(*) AS n FROM iris_test;")  # queued behind the open
+    assert shown[0].splitlines()[-2:] == [" 30", "(1 row)"]
+    assert "iris_train" in session.catalog.tables
+    session.close()
+
+
 # --- whole sessions through a pseudo-terminal ------------------------------------------------
 
 _ESCAPES = re.compile(r"\x1b(?:\[[0-9;?]*[A-Za-z]|[()][A-Z0-9]|[=>])")
@@ -253,7 +276,7 @@ class Shell:
             encoding="utf-8",
         )
         self.output = ""  # read but not yet matched
-        self.expect(PROMPT)
+        self.prompt = self.expect(PROMPT).group()  # the first
 
     def expect(self, pattern: str, timeout: float = 120) -> re.Match[str]:
         """Wait until the output matches ``pattern``; consume it up to the match's end."""
@@ -272,7 +295,7 @@ class Shell:
         self.output = self.output[found.end() :]
         return found
 
-    def run(self, text: str, until: str = r"Time: .*\n") -> str:
+    def run(self, text: str, until: str = r"Time: [^\n]*\n") -> str:
         """Type ``text`` and Enter; the output after the echo of ``text``, up to ``until``."""
         self.output = ""
         self.child.send(text + "\r")
@@ -315,6 +338,46 @@ def test_plain_sqlml_on_a_terminal_is_the_shell(iris_duckdb_url, tmp_path):
     shell = Shell(iris_duckdb_url, tmp_path / "history", command="")
     assert shell.run("SELECT count(*) AS n FROM iris_test;").splitlines()[2].strip() == "30"
     shell.quit()
+
+
+def test_the_first_prompt_comes_before_the_datasource_is_open(iris_duckdb_url, tmp_path):
+    """The shell opens the datasource once its first prompt is drawn: the prompt (naming the
+    database) comes while another process holds the DuckDB file, which the open waits for
+    (up to LOCK_WAIT), and a statement typed at once runs when the file is free."""
+    path = iris_duckdb_url.removeprefix("duckdb:///")
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            f"import duckdb, sys; c = duckdb.connect({path!r}); print('held', flush=True); "
+            "sys.stdin.readline(); c.close()",
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == "held\n"
+        shell = Shell(iris_duckdb_url, tmp_path / "history")  # waits for the first prompt
+        assert holder.poll() is None  # the file is still held: the prompt did not wait for it
+        assert shell.prompt == f"sqlml [{Path(path).stem}]>"
+        shell.child.send("SELECT count(*) AS n FROM iris_test;\r")
+    finally:
+        holder.communicate("\n", timeout=30)  # frees the file
+    assert shell.expect(r"\n *(\d+)\r?\n\(1 row\)").group(1) == "30"
+    shell.quit()
+
+
+def test_an_open_that_fails_after_the_first_prompt_ends_the_shell(tmp_path):
+    shell = Shell("mysql://someone:s3cret@127.0.0.1:1/nowhere", tmp_path / "history")
+    assert shell.prompt == "sqlml [nowhere]>"  # the database's name needs no connection
+    shell.child.expect(pexpect.EOF, timeout=60)  # not a prompt that cannot work
+    shell.child.close()
+    told = shell.output + _ESCAPES.sub("", shell.child.before)
+    assert "sqlml: error: cannot connect to mysql://someone:***@127.0.0.1:1/nowhere" in told
+    assert "hint: check that the server is running" in told
+    assert "s3cret" not in told
+    assert shell.child.exitstatus == 1
 
 
 def test_results_are_those_of_sqlml_dash_e(shell, iris_duckdb_url):

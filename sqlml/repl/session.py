@@ -5,7 +5,9 @@ then runs as a workflow on the local executor, on the session's connection
 (:func:`sqlml.backends.local.interactive.run_statements`, as the notebook runs a cell): a
 hyperparameter search gets its trials, the run is recorded, and each statement prints as
 ``sqlml -e`` prints it. The connection is used from one worker thread alone, so that Ctrl-C
-can cancel the running statements and ask the database to stop them.
+can cancel the running statements and ask the database to stop them. That thread opens it
+too: the shell has it opened there once its first prompt is drawn, and what comes later
+queues behind the open.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import re
 import shutil
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TextIO, TypeVar
 
@@ -25,7 +27,14 @@ from sqlml.errors import CheckError, ParseError, SqlmlError
 from sqlml.repl.catalog import Catalog
 from sqlml.repl.expanded import render_expanded, too_wide
 from sqlml.runtime import cancel
-from sqlml.runtime.datasource import DatasourceURL, ResultSet, connect
+from sqlml.runtime.datasource import (
+    Datasource,
+    DatasourceURL,
+    ResultSet,
+    connect,
+    parse_url,
+    source_class,
+)
 from sqlml.runtime.datasource.base import returns_rows
 from sqlml.runtime.outcome import Outcome
 from sqlml.runtime.output import render
@@ -55,6 +64,10 @@ class Session:
     results and summaries go to instead), ``confirming`` (``\\confirm``: whether ``ask``, if
     given, is asked before statements that drop or truncate), ``pending`` (text for the next
     prompt). ``sink`` shows the progress of long statements (None: none is shown).
+
+    The URL is read at once (a malformed one raises here); the datasource is opened and its
+    catalog read in the worker thread, and the constructor waits for that unless
+    ``open_later``: then :meth:`open` starts it, and the first use of ``datasource`` waits.
     """
 
     def __init__(
@@ -65,6 +78,7 @@ class Session:
         say: Callable[[str], None] | None = None,
         warn: Callable[[str], None] | None = None,
         sink: Sink | None = None,
+        open_later: bool = False,
     ) -> None:
         self.fmt, self.show, self.say = fmt, show, say or show
         self.sink = sink
@@ -80,13 +94,46 @@ class Session:
         self._interrupted = False  # whether Ctrl-C was pressed while statements run
         self.catalog = Catalog()
         self._worker = ThreadPoolExecutor(1, thread_name_prefix="sqlml-statement")
-        self.datasource = connect(url, Path.cwd())
-        self.refresh()
+        self._url = parse_url(url)
+        source_class(self._url)  # an unknown scheme fails here too, not in the worker
+        self._datasource: Datasource | None = None  # set once open
+        self._opening: Future[Datasource] | None = None
+        if not open_later:
+            self.wait_open()
+
+    def open(self) -> Future[Datasource]:
+        """Start opening the datasource and reading its catalog in the worker thread (once:
+        a second call returns the same future); the calls that follow queue behind it."""
+        if self._opening is None:
+            self._opening = self._worker.submit(self._open)
+        return self._opening
+
+    def _open(self) -> Datasource:
+        datasource = source_class(self._url)(self._url, Path.cwd())
+        try:
+            self.catalog.refresh(datasource)
+        except BaseException:
+            datasource.close()
+            raise
+        self._datasource = datasource
+        return datasource
+
+    def wait_open(self) -> Datasource:
+        """The open datasource: waits for the open under way (starting it if :meth:`open`
+        was not called); raises the DatasourceError of an open that failed."""
+        if self._datasource is not None:
+            return self._datasource
+        return self.open().result()
+
+    @property
+    def datasource(self) -> Datasource:
+        """The open datasource (see :meth:`wait_open`)."""
+        return self.wait_open()
 
     @property
     def url(self) -> DatasourceURL:
-        """The datasource's URL; its text form hides the password."""
-        return self.datasource.url
+        """The datasource's URL, known before it is open; its text form hides the password."""
+        return self._url
 
     @property
     def database(self) -> str:
@@ -100,8 +147,8 @@ class Session:
     def connect(self, url: str) -> None:
         """Switch to the datasource at ``url``; the current one stays if it cannot be opened."""
         datasource = connect(url, Path.cwd())
-        self._call(self.datasource.close)
-        self.datasource = datasource
+        self._call(self._release)
+        self._datasource, self._url = datasource, datasource.url
         self.refresh()
 
     def refresh(self) -> None:
@@ -110,8 +157,13 @@ class Session:
 
     def close(self) -> None:
         self.set_output(None)
-        self._call(self.datasource.close)
+        self._call(self._release)
         self._worker.shutdown()
+
+    def _release(self) -> None:
+        """Close the datasource if it was opened (in the worker thread: after the open)."""
+        if self._datasource is not None:
+            self._datasource.close()
 
     def set_output(self, output: TextIO | None) -> None:
         """Send results and summaries to ``output`` (None: back to the screen)."""
@@ -198,10 +250,11 @@ class Session:
         interrupts the database and raises :class:`Cancelled` once the call has stopped."""
         interrupted = False
 
-        def interrupt() -> None:
+        def interrupt() -> None:  # never waits for an open under way: it cannot be stopped
             nonlocal interrupted
             interrupted = True
-            self.datasource.interrupt()
+            if self._datasource is not None:
+                self._datasource.interrupt()
 
         try:
             return wait_cancelling(self._worker.submit(function, *args), interrupt)

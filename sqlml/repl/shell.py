@@ -1,5 +1,10 @@
 """``sqlml repl``: the interactive shell, on prompt_toolkit; a script piped on stdin runs
-without prompts."""
+without prompts.
+
+The first prompt comes before the datasource is open: once it is drawn, the session opens
+it in its worker thread and the shell loads its lexer and completer in another. An entry
+typed meanwhile waits for the open; an open that fails ends the shell with its error.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +12,8 @@ import sys
 import threading
 import traceback
 from collections.abc import Callable, Iterable
+from concurrent.futures import Future
+from contextlib import suppress
 
 from prompt_toolkit import PromptSession
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion
@@ -22,6 +29,7 @@ from sqlml.repl.pager import page
 from sqlml.repl.session import Cancelled, Session
 from sqlml.repl.statements import entries, is_complete
 from sqlml.runtime import progress
+from sqlml.runtime.datasource import Datasource
 
 SCRIPT = "<stdin>"  # how a piped script is named in error messages
 
@@ -51,7 +59,7 @@ def run_script(lines: Iterable[str], session: Session, source: str = SCRIPT) -> 
 
 def _interactive(url: str | None, fmt: str) -> int:
     """Read statements and commands until ``\\q``, ``exit`` or Ctrl-D; the exit status."""
-    session = Session(url, fmt, page, say=_say, sink=progress.terminal(sys.stderr))
+    session = Session(url, fmt, page, say=_say, sink=progress.terminal(sys.stderr), open_later=True)
     session.confirming, session.ask = True, _ask
     helpers = _Helpers(session.catalog, lambda: prompt.app.invalidate())
     prompt: PromptSession[str] = PromptSession(
@@ -67,17 +75,34 @@ def _interactive(url: str | None, fmt: str) -> int:
         enable_open_in_editor=True,
     )
 
-    def load_helpers(_: object) -> None:  # once the first prompt is drawn: the GIL is free
-        prompt.app.after_render -= load_helpers
+    opening: Future[Datasource] | None = None  # started once the first prompt is drawn
+
+    def end_if_failed() -> None:  # in the prompt's event loop: a prompt that cannot work ends
+        error = opening.exception() if opening is not None and opening.done() else None
+        if error is not None and prompt.app.future and not prompt.app.future.done():
+            prompt.app.exit(exception=error)
+
+    def opened(done: Future[Datasource]) -> None:  # in the worker thread, as the open ends
+        loop = prompt.app.loop
+        if done.exception() is not None and loop is not None:
+            with suppress(RuntimeError):  # the prompt has just ended: pre_run sees to the next
+                loop.call_soon_threadsafe(end_if_failed)
+
+    def start(_: object) -> None:  # once the first prompt is drawn: the GIL is free
+        nonlocal opening
+        prompt.app.after_render -= start
+        opening = session.open()
+        opening.add_done_callback(opened)
         helpers.load()
 
-    prompt.app.after_render += load_helpers
+    prompt.app.after_render += start
     print(f"sqlml {__version__} on {session.url}. Statements end with ';'; \\? for help.")
     try:
         while True:
             try:
-                text = prompt.prompt(default=session.pending)
-            except KeyboardInterrupt:  # Ctrl-C at the prompt: a fresh line
+                text = prompt.prompt(default=session.pending, pre_run=end_if_failed)
+                session.wait_open()  # an entry typed at once waits; a failed open ends the shell
+            except KeyboardInterrupt:  # Ctrl-C at the prompt (or while it waits): a fresh line
                 continue
             except EOFError:  # Ctrl-D
                 break
