@@ -14,9 +14,18 @@ from pathlib import Path, PurePath
 from typing import TYPE_CHECKING
 
 from sqlml import __version__
-from sqlml.backends import DEFAULT, RUN_COMMANDS, Program, backend, backends, by_target, default
+from sqlml.backends import (
+    DEFAULT,
+    RUN_COMMANDS,
+    Backend,
+    Program,
+    backend,
+    backends,
+    by_target,
+    default,
+)
 from sqlml.errors import SqlmlError
-from sqlml.runtime.datasource import dialect_of, dialects
+from sqlml.runtime.datasource import dialect_of, dialects, parse_url
 from sqlml.runtime.output import FORMATS, ResultFiles, ResultStream, output_dir
 from sqlml.ui.command import add_ui_parser, ui
 from sqlml.workflow_cli import add_output_option, add_run_options
@@ -433,6 +442,8 @@ def _run_text(
     a string, run on the default backend); ``report`` gets its statements' outcomes,
     ``write_result`` (local runs only) its results."""
     dialect = dialect_of(datasource)
+    chosen = backend(args.backend if args is not None else DEFAULT)
+    _parse_on(datasource, chosen)
     try:
         statements = _statements(text, dialect)
     except SqlmlError as error:
@@ -441,13 +452,23 @@ def _run_text(
             report.add_error(source, error)
         return 1
     program = Program(statements, Path(source).stem, source, dialect, base_dir)
-    chosen = backend(args.backend if args is not None else DEFAULT)
     results: list[object] = []
     kept = {} if write_result is None else {"write_result": write_result}
     status = chosen.run(program, args, datasource, fmt, on_result=results.append, **kept)
     if report is not None:
         report.add_run(source, statements, results[0] if results else None)
     return status
+
+
+def _parse_on(datasource: str | None, chosen: Backend) -> None:
+    """DuckDB's parser reads with a connection to the DuckDB file a local run opens, so that
+    the run shares its database instead of the parser creating one of its own."""
+    from sqlml.backends.local.backend import LocalBackend
+    from sqlml.semantics.database_parser import parse_on
+
+    url = parse_url(datasource)
+    local_file = url.scheme == "duckdb" and url.path != ":memory:"
+    parse_on(url.path if local_file and isinstance(chosen, LocalBackend) else None)
 
 
 def _run_command(args: argparse.Namespace, datasource: str | None, fmt: str) -> int:

@@ -18,6 +18,7 @@ import pytest
 from sqlml.errors import ParseError
 from sqlml.grammar import parse, parser
 from sqlml.grammar.parser_cache import cache_path
+from sqlml.semantics import database_parser
 from sqlml.semantics.database_parser import statement_type
 
 # Libraries a plain SELECT does without: the ML ones, sqlglot (about 0.1 s to import) and
@@ -138,6 +139,31 @@ def test_a_syntax_error_is_shown_as_sqlglot_places_it(tmp_path):
 )
 def test_the_database_parser_reads_one_statement_of_duckdb(sql, dialect, read):
     assert statement_type(sql, dialect) == read
+
+
+def test_the_parser_reads_with_the_run_s_duckdb_file_and_leaves_it_to_the_run(tmp_path):
+    """A run's DuckDB file lends the parser its database (none of its own created in memory);
+    a file not there yet is not created, one that cannot be opened leaves DuckDB's default."""
+    duckdb = pytest.importorskip("duckdb")
+    path = str(tmp_path / "run.duckdb")
+    try:
+        database_parser.parse_on(path)
+        assert statement_type("SELECT 1", "duckdb") == "SELECT"
+        assert not Path(path).exists()
+        duckdb.connect(path).close()
+        assert statement_type("SELEC 1", "duckdb") is None
+        held = database_parser._held
+        assert held is not None and held.execute("PRAGMA database_list").fetchall()[0][2] == path
+        run = duckdb.connect(path)  # the run's connection: the same database
+        database_parser.opened(path)
+        assert database_parser._held is None and run.sql("SELECT 1").fetchall() == [(1,)]
+        run.close()
+        database_parser.parse_on(str(tmp_path / "not-a-database.duckdb"))
+        (tmp_path / "not-a-database.duckdb").write_text("text")
+        assert statement_type("INSERT INTO t VALUES (1)", "duckdb") == "INSERT"
+        assert database_parser._held is None
+    finally:
+        database_parser.parse_on(None)
 
 
 def test_a_corrupt_cached_parser_is_rebuilt_without_a_word(tmp_path):

@@ -25,6 +25,7 @@ from sqlml.runtime.datasource.base import (
 from sqlml.runtime.datasource.driver import Driver
 from sqlml.runtime.datasource.url import DatasourceURL
 from sqlml.runtime.progress import Progress
+from sqlml.semantics.database_parser import opened
 
 if TYPE_CHECKING:
     import numpy as np
@@ -58,6 +59,7 @@ class DuckDBSource(Datasource):
         self._streams: list[Any] = []  # read_batches' Arrow streams open on the connection
         try:
             self._con = _open(url.path)
+            opened(url.path)  # the parser's connection to the file is no longer needed
         except duckdb.Error as error:
             raise DatasourceError(
                 f"cannot open the DuckDB database {url}: {error}",
