@@ -1,8 +1,8 @@
 """What a start loads: ``import sqlml`` nothing heavy; a plain SELECT (``sqlml -e``, ``sqlml
-check``) on DuckDB no ML library, no sqlglot (DuckDB's parser reads it) and no grammar (it is
-split without it); an extended statement the grammar's parser from the cache instead of
-building it; a cache that is corrupt or cannot be written only costs a build. Start-up time
-itself is measured by benchmarks/startup.py."""
+check``) on DuckDB no ML library, no sqlglot (DuckDB's parser reads it), no grammar (it is
+split without it) and no standard module that only rarer paths use; an extended statement
+the grammar's parser from the cache instead of building it; a cache that is corrupt or cannot
+be written only costs a build. Start-up time itself is measured by benchmarks/startup.py."""
 
 from __future__ import annotations
 
@@ -28,6 +28,8 @@ HEAVY += ("sqlglot", "numpy")
 # What reads the extended statements: Lark's parser and the kinds' rules (the counting of
 # grammar builds below imports Lark itself).
 GRAMMAR = ("sqlml.grammar.parser", "sqlml.statements.train.syntax")
+# Standard modules only rarer paths use: a misspelt name's suggestions, a step's process.
+RARE = ("difflib", "subprocess")
 
 # Runs the sqlml command's main in this process, counting Lark's grammar builds, and writes
 # what it saw to the file named by its first argument.
@@ -78,7 +80,7 @@ def parser_files(cache: Path) -> list[Path]:
 def test_a_plain_select_loads_neither_the_grammar_nor_an_ml_library(tmp_path):
     url = f"duckdb:///{tmp_path / 'start.duckdb'}"
     arguments = ["-e", "SELECT 1 AS one;", "--datasource", url]
-    done, seen = started(tmp_path, tmp_path / "cache", arguments, (*HEAVY, *GRAMMAR))
+    done, seen = started(tmp_path, tmp_path / "cache", arguments, (*HEAVY, *GRAMMAR, *RARE))
     assert done.stdout.splitlines() == [" one", "-----", "   1", "(1 row)"]
     assert seen == {"builds": 0, "heavy": []} and done.stderr == ""
     assert not (tmp_path / "cache" / "parsers").exists()

@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from functools import cache
 from importlib import import_module
-from importlib.resources import files
+from pathlib import Path
 
 from sqlml.grammar import ast
 
@@ -88,7 +88,7 @@ def _statement_text() -> tuple[re.Pattern[str], ...]:
     """The grammar's patterns of a statement's text (a command's, ALTER and the like, and any
     other's). No ``TO <clause>`` can end a statement here (a program holding a clause's word
     is the parser's), so that part of them never matches."""
-    grammar = files("sqlml.grammar").joinpath("sqlml.lark").read_text()
+    grammar = Path(__file__).with_name("sqlml.lark").read_text(encoding="utf-8")
     terminals = {found["name"]: found for found in _TERMINAL.finditer(grammar)}
     return tuple(
         re.compile(

@@ -14,7 +14,6 @@ passes them (``one_drop = 0``); sqlml's own (``model.*``, ``output.*``...) take 
 
 from __future__ import annotations
 
-import difflib
 import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -251,6 +250,8 @@ def _suggestion(name: str, schema: Mapping[str, Attr]) -> str:
 def _closest(name: str, names: Iterable[str]) -> str | None:
     """The name closest to ``name``: by what follows the prefix among the names of the same
     prefix (``model.optimizer`` is not ``model.dropout``), else by the whole name."""
+    import difflib  # here: only a misspelt name loads it
+
     prefix, _, rest = name.rpartition(".")
     split = {known: known.rpartition(".") for known in names}
     same = {parts[2]: known for known, parts in split.items() if parts[0] == prefix}

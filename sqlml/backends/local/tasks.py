@@ -12,7 +12,6 @@ import json
 import os
 import re
 import shutil
-import subprocess
 import sys
 import threading
 import time
@@ -307,6 +306,8 @@ def _substituted(value: Any, values: Mapping[str, str]) -> Any:
 
 def _process(task: Task, workdir: Path, env: dict[str, str], log: IO[str]) -> str:
     """Run the script or command; its standard output."""
+    import subprocess  # here: a run of statements only starts no process
+
     params = task.step.params
     command = [_program(part) for part in params["command"]]
     if task.step.template == SCRIPT:
@@ -345,6 +346,8 @@ def _process(task: Task, workdir: Path, env: dict[str, str], log: IO[str]) -> st
 
 
 def _shell(command: str, workdir: Path, env: dict[str, str], log: IO[str], task: Task) -> None:
+    import subprocess
+
     command = substitute(command, task.values)
     _log(log, f"$ {command}")
     done = subprocess.run(
