@@ -216,7 +216,7 @@ def _shared(rank: int, prepare: Callable[[], dict[str, Any]]) -> dict[str, Any]:
 
 def _prepare(statement: ir.TrainStatement, context: Context) -> dict[str, Any]:
     """What every worker trains with: the label encoding, the feature columns and the names
-    of the columns of the SELECT (and of validation.select) that the parts hash."""
+    and kinds of the columns of the SELECT (and of validation.select) that the parts hash."""
     datasource = context.datasource
     stream = external_memory.stream(statement, context)
     labels, rows = training.fit_labelled(statement, stream, None, 1)
@@ -239,9 +239,9 @@ def _part(
     group = statement.attributes.get("train.group_column")
     attributes = dict(statement.attributes)
 
-    def part(select: str, names: list[str]) -> str:
-        keys = None if group is None else [_spelled(group, names)]
-        return partitions.partition(datasource, select, names, rank, size, keys)
+    def part(select: str, kinds: dict[str, str]) -> str:
+        keys = None if group is None else [_spelled(group, list(kinds))]
+        return partitions.partition(datasource, select, kinds, rank, size, keys)
 
     if attributes.get("validation.select"):
         attributes["validation.select"] = part(
