@@ -25,7 +25,6 @@ from sqlml.runtime.datasource.base import (
 from sqlml.runtime.datasource.driver import Driver
 from sqlml.runtime.datasource.url import DatasourceURL
 from sqlml.runtime.progress import Progress
-from sqlml.semantics.database_parser import opened
 
 if TYPE_CHECKING:
     import numpy as np
@@ -59,7 +58,6 @@ class DuckDBSource(Datasource):
         self._streams: list[Any] = []  # read_batches' Arrow streams open on the connection
         try:
             self._con = _open(url.path)
-            opened(url.path)  # the parser's connection to the file is no longer needed
         except duckdb.Error as error:
             raise DatasourceError(
                 f"cannot open the DuckDB database {url}: {error}",
@@ -68,6 +66,7 @@ class DuckDBSource(Datasource):
                 if _in_use(error)
                 else "check the path in --datasource or SQLML_DATASOURCE",
             ) from None
+        _parser_done(url.path)
         self._search_files()
 
     def _search_files(self) -> None:
@@ -238,6 +237,14 @@ def _open(path: str) -> Any:
             if not _in_use(error) or time.monotonic() >= deadline:
                 raise
         time.sleep(LOCK_RETRY)
+
+
+def _parser_done(path: str) -> None:
+    """The run has the DuckDB file at ``path`` open: DuckDB's parser, should it hold a
+    connection to it (:func:`sqlml.semantics.database_parser.parse_on`), lets it go."""
+    parser = sys.modules.get("sqlml.semantics.database_parser")  # not loaded: it holds none
+    if parser is not None:
+        parser.opened(path)
 
 
 def _in_use(error: Exception) -> bool:
