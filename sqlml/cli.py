@@ -467,8 +467,7 @@ def _parse_on(datasource: str | None, chosen: Backend) -> None:
     from sqlml.semantics.database_parser import parse_on
 
     url = parse_url(datasource)
-    local_file = url.scheme == "duckdb" and url.path != ":memory:"
-    parse_on(url.path if local_file and isinstance(chosen, LocalBackend) else None)
+    parse_on(url.path if url.scheme == "duckdb" and isinstance(chosen, LocalBackend) else None)
 
 
 def _run_command(args: argparse.Namespace, datasource: str | None, fmt: str) -> int:
@@ -492,6 +491,7 @@ def _check(
 ) -> int:
     from sqlml.checking import check_program
     from sqlml.runtime.datasource import connect
+    from sqlml.semantics.database_parser import parse_on
 
     if junit:
         from sqlml.junit import JUnitReport
@@ -500,6 +500,8 @@ def _check(
     report = JUnitReport() if junit else None
     status = 0
     try:
+        if datasource is not None and datasource.dialect == "duckdb":
+            parse_on(datasource.url.path)  # DuckDB's parser shares the open database
         for file in files:
             try:
                 errors = check_program(_read(file), dialect, datasource)
@@ -511,6 +513,7 @@ def _check(
             if report is not None:
                 report.add_errors(file, errors, "check")
     finally:
+        parse_on(None)
         if datasource is not None:
             datasource.close()
         if report is not None:

@@ -160,6 +160,8 @@ def test_the_parser_reads_with_the_run_s_duckdb_file_and_leaves_it_to_the_run(tm
         database_parser.opened(path)
         assert database_parser._held is None and run.sql("SELECT 1").fetchall() == [(1,)]
         run.close()
+        database_parser.parse_on(":memory:")  # each connection its own: none shared
+        assert database_parser._file is None
         database_parser.parse_on(str(tmp_path / "not-a-database.duckdb"))
         (tmp_path / "not-a-database.duckdb").write_text("text")
         assert statement_type("INSERT INTO t VALUES (1)", "duckdb") == "INSERT"

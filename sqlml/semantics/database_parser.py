@@ -47,9 +47,10 @@ def statement_type(sql: str, dialect: str) -> str | None:
 
 def parse_on(path: str | None) -> None:
     """Read statements with a connection to the DuckDB file at ``path``, which the program is
-    about to run on (None: with DuckDB's default database). A file that does not exist yet is
-    not created for it."""
+    about to run on (None, or ``:memory:``, of which each connection has its own: with
+    DuckDB's default database). A file that does not exist yet is not created for it."""
     global _file
+    path = None if path == ":memory:" else path
     with _PARSER_LOCK:
         if path != _file:
             _close()
