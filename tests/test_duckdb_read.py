@@ -172,3 +172,42 @@ def test_a_stream_left_open_does_not_hold_the_connection(source):
     assert source.read("SELECT 3 AS x")["x"].tolist() == [3]
     with pytest.raises(DatasourceError, match="another statement ran on the connection"):
         next(left)
+
+
+def _cached(ds) -> int:
+    """Bytes of table blocks in DuckDB's buffer pool."""
+    query = "SELECT sum(memory_usage_bytes) AS b FROM duckdb_memory() WHERE tag = 'BASE_TABLE'"
+    return int(ds.read(query)["b"][0])
+
+
+@pytest.mark.parametrize("limit", [None, "500MB"])
+def test_a_stream_trims_the_cached_table_blocks_under_the_default_limit(tmp_path, limit):
+    """DuckDB caches every table block read, up to its memory_limit: between batches a
+    stream gives back those beyond duckdb_cache.KEPT, and resets the limit, when it is
+    DuckDB's default; a limit the user set is left alone, and so is its cache."""
+    from sqlml.runtime.datasource import duckdb_cache
+
+    url = f"duckdb:///{tmp_path / 'cache.duckdb'}"
+    ds, probe = connect(url), connect(url)  # one database: DuckDB shares it in a process
+    try:
+        ds.execute("CREATE TABLE big AS SELECT random() AS x, random() AS y FROM range(2000000)")
+        if limit:
+            ds.execute(f"SET memory_limit = '{limit}'")
+        shown = probe.read("SELECT current_setting('memory_limit') AS m")["m"][0]
+        ds.execute("CHECKPOINT")
+        ds.read("SELECT sum(x), sum(y) FROM big")
+        assert _cached(probe) > 20 << 20  # a whole read keeps the blocks: 32 MB of doubles
+        kept, duckdb_cache.KEPT = duckdb_cache.KEPT, 4 << 20
+        try:
+            cached = [_cached(probe) for _ in ds.read_batches("SELECT x, y FROM big", 100_000)]
+        finally:
+            duckdb_cache.KEPT = kept
+        assert len(cached) == 20
+        if limit:
+            assert min(cached) > 20 << 20
+        else:  # KEPT and the blocks read ahead, from the second batch on
+            assert max(cached[1:]) < 12 << 20
+        assert probe.read("SELECT current_setting('memory_limit') AS m")["m"][0] == shown
+    finally:
+        ds.close()
+        probe.close()

@@ -23,6 +23,7 @@ from sqlml.runtime.datasource.base import (
     returns_rows,
 )
 from sqlml.runtime.datasource.driver import Driver
+from sqlml.runtime.datasource.duckdb_cache import trim
 from sqlml.runtime.datasource.url import DatasourceURL
 from sqlml.runtime.progress import Progress
 
@@ -111,7 +112,8 @@ class DuckDBSource(Datasource):
 
     def read_batches(self, select: str, batch_rows: int = BATCH_ROWS) -> Iterator[Columns]:
         """The query's own result, streamed as Arrow record batches (pyarrow installed):
-        memory holds about one batch whatever the rows. Each batch of ``batch_rows`` rows
+        memory holds about one batch whatever the rows (and DuckDB's cache of the blocks
+        read is trimmed between batches: :mod:`duckdb_cache`). Each batch of ``batch_rows`` rows
         is converted to arrays by DuckDB on a cursor of its own, as :meth:`read` converts
         them (but a UUID, which DuckDB's Arrow export makes text). Without pyarrow, the
         result is materialised in a temporary table (spilled to disk when memory runs
@@ -142,6 +144,7 @@ class DuckDBSource(Datasource):
                     yield _arrays(converter, table.slice(0, batch_rows))
                     pending, count = table.slice(batch_rows).to_batches(), count - batch_rows
                     yielded = True
+                    trim(converter, duckdb)  # the blocks read so far: memory stays flat
             if count or not yielded:  # the rest; an empty result's columns
                 yield _arrays(converter, pyarrow.Table.from_batches(pending, stream.schema))
         except (pyarrow.ArrowException, OSError) as error:  # DuckDB's, through the stream
