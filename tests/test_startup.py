@@ -170,6 +170,37 @@ def test_the_parser_reads_with_the_run_s_duckdb_file_and_leaves_it_to_the_run(tm
         database_parser.parse_on(None)
 
 
+# Runs the sqlml command's main in this process and prints whether DuckDB's parser created its
+# default database (duckdb.extract_statements reads with it).
+_DEFAULT_PARSER = """
+import sys
+import duckdb
+used = []
+parse = duckdb.extract_statements
+duckdb.extract_statements = lambda *args: used.append(1) or parse(*args)
+from sqlml.cli import main
+status = main(sys.argv[1:])
+print('default parser used:', bool(used))
+sys.exit(status)
+"""
+
+
+def test_a_run_on_a_duckdb_file_parses_with_the_file_s_database(tmp_path):
+    """No second database (DuckDB's default, about 20 ms to create) just to parse."""
+    duckdb = pytest.importorskip("duckdb")
+    path = tmp_path / "run.duckdb"
+    duckdb.connect(str(path)).close()
+    arguments = ["-e", "SELECT 1 AS one;", "--datasource", f"duckdb:///{path}"]
+    done = subprocess.run(
+        [sys.executable, "-c", _DEFAULT_PARSER, *arguments],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "SQLML_CACHE_DIR": str(tmp_path / "cache")},
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[-2:] == ["(1 row)", "default parser used: False"]
+
+
 def test_a_corrupt_cached_parser_is_rebuilt_without_a_word(tmp_path):
     cache = tmp_path / "cache"
     start(tmp_path, cache)
