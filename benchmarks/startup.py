@@ -145,7 +145,11 @@ def main() -> None:
     )
     options = arguments.parse_args()
     rounds, shown = options.rounds, {}
+    home = Path.cwd()
     with tempfile.TemporaryDirectory(prefix="sqlml-startup-") as folder:
+        # Commands run in the folder: `python -m sqlml` puts the working directory first on
+        # the module path, which would put a checkout's sqlml before a --tree's.
+        os.chdir(folder)
         # sqlml as installed: its bytecode compiled (the warm-up writes what is missing).
         env = {**os.environ, "SQLML_CACHE_DIR": str(Path(folder) / "cache")}
         env["SQLML_HISTORY"] = str(Path(folder) / "history")
@@ -165,6 +169,7 @@ def main() -> None:
             loads.append(os.getloadavg()[0])
         if options.imports:
             shown = breakdown(select_arguments(Path(folder)), env)
+        os.chdir(home)
     walls = {name: [wall for wall, _ in runs] for name, runs in times.items()}
     cpus = {name: [cpu for _, cpu in runs] for name, runs in times.items()}
     baseline, cpu_baseline = min(walls["python + duckdb"]), min(cpus["python + duckdb"])
