@@ -598,3 +598,33 @@ def test_the_programs_output_is_in_the_step_log(tmp_path, capsys, unique_name):
     logs = Path(re.search(r"logs in (\S+)", err).group(1))
     step_logs = "".join(path.read_text() for path in logs.glob("*.log"))
     assert "hello from the program 4" in step_logs
+
+
+def test_several_into_tables_change_all_or_none_on_every_database(datasource, unique_name):
+    """The second target refuses to be replaced (a table of the user's): the first, which a
+    swap of its own would have replaced already (MySQL commits each DDL statement), stays."""
+    from sqlml.errors import CheckError
+    from sqlml.runtime.cancel import Token
+    from sqlml.statements.run.handler.into import write_tables
+
+    first, second = [f"{unique_name}_a"], [f"{unique_name}_b"]
+    datasource.write_table(first, {"n": np.array([1])})  # written by sqlml: replaceable
+    datasource.execute(f"CREATE TABLE {datasource.quote(second)} (n INTEGER)")
+    outputs = [(first, {"n": np.array([2])}, {}), (second, {"n": np.array([3])}, {})]
+    try:
+        with pytest.raises(CheckError, match="sqlml did not write it"):
+            write_tables(datasource, outputs, False, Token())
+        assert datasource.read(f"SELECT n FROM {datasource.quote(first)}")["n"].tolist() == [1]
+        assert len(datasource.read(f"SELECT n FROM {datasource.quote(second)}")["n"]) == 0
+        names = datasource.execute(
+            "SELECT name FROM sqlite_master"
+            if datasource.dialect == "sqlite"
+            else "SELECT table_name FROM information_schema.tables"
+        )
+        assert not [name for (name,) in names.rows if "_torun_" in name and unique_name in name]
+        write_tables(datasource, outputs, True, Token())  # output.replace: both, together
+        assert datasource.read(f"SELECT n FROM {datasource.quote(first)}")["n"].tolist() == [2]
+        assert datasource.read(f"SELECT n FROM {datasource.quote(second)}")["n"].tolist() == [3]
+    finally:
+        for table in (first, second):
+            datasource.execute(f"DROP TABLE IF EXISTS {datasource.quote(table)}")

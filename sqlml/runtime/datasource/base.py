@@ -394,6 +394,13 @@ class Datasource(ABC):
             self.execute(f"DROP {kind} {self.quote(target)}")
         self.execute(f"ALTER TABLE {self.quote(staging)} RENAME TO {self.quote(target[-1:])}")
 
+    def swap_tables(self, pairs: Sequence[tuple[list[str], list[str]]], replace: bool) -> None:
+        """Make each staging table of ``pairs`` (staging, target) its target, all of them or
+        none: one transaction, where the database's DDL is transactional."""
+        with self.transaction():
+            for staging, target in pairs:
+                self._swap(staging, target, replace)
+
     def _drop_leftovers(self, table: Sequence[str]) -> None:
         """Drop staging tables that writes into ``table`` left behind when their process was
         killed. Runs in the write's transaction (or under its lock), where no live write's

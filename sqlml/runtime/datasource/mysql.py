@@ -251,18 +251,26 @@ class MySQLSource(Datasource):
         return Target(kind, kind == "table" and comment == WRITTEN_MARK)
 
     def _swap(self, staging: list[str], target: list[str], replace: bool) -> None:
-        """One RENAME TABLE moves the old table (or view) aside and the staging table in."""
-        *schema, name = target
-        found = self.check_target(target, replace)
-        if found is None:
-            self.execute(f"RENAME TABLE {self.quote(staging)} TO {self.quote(target)}")
-            return
-        old = [*schema, f"{short_name(name)}{HELPER_MARK}old_{staging[-1][-12:]}"]
-        self.execute(
-            f"RENAME TABLE {self.quote(target)} TO {self.quote(old)}, "
-            f"{self.quote(staging)} TO {self.quote(target)}"
-        )
-        self.execute(f"DROP {'VIEW' if found.kind == 'view' else 'TABLE'} {self.quote(old)}")
+        self.swap_tables([(staging, target)], replace)
+
+    def swap_tables(self, pairs: Sequence[tuple[list[str], list[str]]], replace: bool) -> None:
+        """One RENAME TABLE moves every old table (or view) aside and every staging table
+        in: MySQL renames them all or none, where it commits each DDL statement at once.
+        The old ones are dropped after."""
+        renames: list[tuple[list[str], list[str]]] = []
+        olds: list[tuple[list[str], str]] = []
+        for staging, target in pairs:
+            found = self.check_target(target, replace)  # every one, before any rename
+            if found is not None:
+                *schema, name = target
+                old = [*schema, f"{short_name(name)}{HELPER_MARK}old_{staging[-1][-12:]}"]
+                renames.append((target, old))
+                olds.append((old, "VIEW" if found.kind == "view" else "TABLE"))
+            renames.append((staging, target))
+        moves = ", ".join(f"{self.quote(a)} TO {self.quote(b)}" for a, b in renames)
+        self.execute(f"RENAME TABLE {moves}")
+        for old, kind in olds:
+            self.execute(f"DROP {kind} {self.quote(old)}")
 
     @contextmanager
     def transaction(self) -> Iterator[None]:

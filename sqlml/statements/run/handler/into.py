@@ -2,11 +2,11 @@
 
 One table is written as every statement writes one (``Datasource.write_table``: a staging
 table that takes the table's place in one step). Several are first each written into a
-staging table of their own; then, in one transaction, each staging table takes its table's
-place. Where the database's DDL is transactional (DuckDB, SQLite, PostgreSQL) the tables
-change together or not at all. MySQL commits each rename at once: a failure between two
-swaps (a lost connection) leaves the tables swapped so far replaced and the others as they
-were; the staging tables left are dropped.
+staging table of their own; then each staging table takes its table's place, all together
+or none (``Datasource.swap_tables``: one transaction where the database's DDL is
+transactional, DuckDB, SQLite, PostgreSQL; on MySQL, which commits each DDL statement at
+once, one RENAME TABLE of them all). A failure leaves every table as it was; the staging
+tables are dropped.
 """
 
 from __future__ import annotations
@@ -34,20 +34,15 @@ def write_tables(
         datasource.write_table(table, columns, replace, token, types)
         return
     staged: list[tuple[list[str], list[str]]] = []
-    swapped = 0
     try:
         for table, columns, types in outputs:
             staging = [*table[:-1], f"{short_name(table[-1])}_torun_{uuid.uuid4().hex[:12]}"]
             datasource.write_table(staging, columns, False, token, types)
             staged.append((staging, table))
         token.check()
-        with datasource.transaction():
-            for staging, table in staged:
-                datasource._swap(staging, table, replace)  # the datasource's own swap
-                swapped += 1
+        datasource.swap_tables(staged, replace)
         staged = []
     finally:
-        left = staged if datasource.transactional_ddl else staged[swapped:]
-        for staging, _ in left:
+        for staging, _ in staged:
             with suppress(SqlmlError):
                 datasource.execute(f"DROP TABLE IF EXISTS {datasource.quote(staging)}")
