@@ -272,6 +272,23 @@ def test_a_spooled_pass_stopped_early_is_not_replayed(tmp_path):
     assert replayed[0][0].dtype == np.float32
 
 
+def test_a_spool_whose_write_fails_gives_up_and_passes_every_page(tmp_path, monkeypatch):
+    from sqlml.models.xgboost import spool as spooling
+
+    def full(*_args, **_kwargs):
+        raise OSError(28, "No space left on device")
+
+    pages = [(np.full((2, 3), i, np.float32), np.array([i, i])) for i in range(3)]
+    spool = spooling.Spool(tmp_path / "pages")
+    written = spool.record(iter(pages))
+    assert next(written)[1].tolist() == [0, 0]  # the first page is on disk
+    monkeypatch.setattr(spooling.np, "save", full)
+    assert [y.tolist() for _, y in written] == [[1, 1], [2, 2]]
+    assert not spool.complete and not (tmp_path / "pages").exists()
+    assert len(list(spool.record(iter(pages)))) == 3  # later passes read the SELECT
+    assert not spool.complete
+
+
 def test_batches_are_regrouped_into_pages_of_the_rows_asked():
     from sqlml.runtime.external_memory import regrouped
 

@@ -7,8 +7,9 @@ temporary folder, and the later passes read them from there instead of running t
 again: about 4 bytes a feature a row on disk, beside XGBoost's own cache, for passes that
 no longer cost the database a scan each, and that hold the very rows of the first.
 
-A pass whose pages would leave less than ``RESERVE`` bytes free on the folder's disk stops
-writing and drops what it wrote: every pass then reads the SELECT, as without a spool.
+A pass whose pages would leave less than ``RESERVE`` bytes free on the folder's disk (or
+whose write fails) stops writing and drops what it wrote: every pass then reads the SELECT,
+as without a spool.
 """
 
 from __future__ import annotations
@@ -52,14 +53,18 @@ class Spool:
             yield self._load(page, "x"), self._load(page, "y")
 
     def _write(self, page: int, features: np.ndarray, labels: np.ndarray) -> bool:
-        """Write page ``page``; False (and the pages written removed) if the disk is short."""
-        self._folder.mkdir(exist_ok=True)
-        if shutil.disk_usage(self._folder).free - features.nbytes - labels.nbytes < RESERVE:
-            shutil.rmtree(self._folder)
-            return False
-        np.save(self._path(page, "x"), features, allow_pickle=False)
-        np.save(self._path(page, "y"), labels, allow_pickle=False)
-        return True
+        """Write page ``page``; False (and the pages written removed) if the disk is short or
+        the write fails (the disk filled meanwhile)."""
+        try:
+            self._folder.mkdir(exist_ok=True)
+            if shutil.disk_usage(self._folder).free - features.nbytes - labels.nbytes >= RESERVE:
+                np.save(self._path(page, "x"), features, allow_pickle=False)
+                np.save(self._path(page, "y"), labels, allow_pickle=False)
+                return True
+        except OSError:
+            pass
+        shutil.rmtree(self._folder, ignore_errors=True)
+        return False
 
     def _load(self, page: int, part: str) -> np.ndarray:
         return np.load(self._path(page, part), allow_pickle=False)
