@@ -223,8 +223,7 @@ def test_xgboost_reads_the_select_once_and_its_later_passes_from_disk(
     """XGBoost's passes after the first read the pages it kept on disk: the training SELECT
     runs once (and once more, limited, for the sample); the trees are those of a training
     that reads the SELECT every pass (no room on disk for the pages)."""
-    from sqlml.models.xgboost import spool
-    from sqlml.runtime import external_memory
+    from sqlml.runtime import external_memory, spool
     from sqlml.runtime.datasource.duckdb import DuckDBSource
 
     monkeypatch.setattr(external_memory, "BATCH_ROWS", 500)  # 8 pages
@@ -255,38 +254,79 @@ def test_xgboost_reads_the_select_once_and_its_later_passes_from_disk(
     assert spooled["metrics"]["train_logloss"] < 0.2
 
 
-def test_a_spooled_pass_stopped_early_is_not_replayed(tmp_path):
-    from sqlml.models.xgboost.spool import Spool
+@pytest.mark.keras
+@pytest.mark.parametrize("churn_url", ["duckdb"], indirect=True)
+def test_keras_reads_the_select_in_its_first_epoch_only(churn_url, unique_name, monkeypatch):
+    from sqlml.runtime import external_memory
+    from sqlml.runtime.datasource.duckdb import DuckDBSource
 
-    pages = [(np.full((2, 3), i, np.float32), np.array([i, i])) for i in range(3)]
+    monkeypatch.setattr(external_memory, "BATCH_ROWS", 500)
+    reads: list[str] = []
+    read_batches = DuckDBSource.read_batches
+
+    def recording(self, select, batch_rows):
+        reads.append(select)
+        return read_batches(self, select, batch_rows)
+
+    monkeypatch.setattr(DuckDBSource, "read_batches", recording)
+    select = f"SELECT * FROM {unique_name}_train"
+    statement = (
+        f"{select} TO TRAIN DNNClassifier WITH model.hidden_units = [16], train.epoch = 4, "
+        "train.batch_size = 64, train.external_memory = true, validation.split = 0 "
+        f"LABEL churned INTO {unique_name};"
+    )
+    metadata = trained(churn_url, statement, unique_name)
+    assert reads.count(select) == 1
+    assert metadata["rows"] == TRAIN_ROWS
+    assert metadata["metrics"]["train_accuracy"] > 0.85
+
+
+def test_a_spooled_pass_stopped_early_is_not_replayed(tmp_path):
+    from sqlml.runtime.spool import Spool
+
+    pages = [
+        ({"x": np.full((2, 3), i, np.float32), "ids": np.array([[i], [-i]])}, np.array([i, i]))
+        for i in range(3)
+    ]
     spool = Spool(tmp_path / "pages")
-    stopped = spool.record(iter(pages))
+    stopped = spool.passed(iter(pages))
     next(stopped)
     stopped.close()
     assert not spool.complete
-    assert len(list(spool.record(iter(pages)))) == 3
+    assert len(list(spool.passed(iter(pages)))) == 3
     assert spool.complete
-    replayed = list(spool.replay())
-    assert [x.tolist() for x, _ in replayed] == [x.tolist() for x, _ in pages]
-    assert [y.tolist() for _, y in replayed] == [y.tolist() for _, y in pages]
-    assert replayed[0][0].dtype == np.float32
+    replayed = list(spool.passed(iter(())))  # the SELECT is not read again
+    for (arrays, y), (expected, expected_y) in zip(replayed, pages, strict=True):
+        assert arrays.keys() == expected.keys()
+        assert all(arrays[k].tolist() == expected[k].tolist() for k in arrays)
+        assert y.tolist() == expected_y.tolist()
+    assert replayed[0][0]["x"].dtype == np.float32
 
 
 def test_a_spool_whose_write_fails_gives_up_and_passes_every_page(tmp_path, monkeypatch):
-    from sqlml.models.xgboost import spool as spooling
+    from sqlml.runtime import spool as spooling
 
     def full(*_args, **_kwargs):
         raise OSError(28, "No space left on device")
 
-    pages = [(np.full((2, 3), i, np.float32), np.array([i, i])) for i in range(3)]
+    pages = [({"x": np.full((2, 3), i, np.float32)}, np.array([i, i])) for i in range(3)]
     spool = spooling.Spool(tmp_path / "pages")
-    written = spool.record(iter(pages))
+    written = spool.passed(iter(pages))
     assert next(written)[1].tolist() == [0, 0]  # the first page is on disk
-    monkeypatch.setattr(spooling.np, "save", full)
+    monkeypatch.setattr(spooling.np, "savez", full)
     assert [y.tolist() for _, y in written] == [[1, 1], [2, 2]]
     assert not spool.complete and not (tmp_path / "pages").exists()
-    assert len(list(spool.record(iter(pages)))) == 3  # later passes read the SELECT
+    assert len(list(spool.passed(iter(pages)))) == 3  # later passes read the SELECT
     assert not spool.complete
+
+
+def test_a_spool_of_python_objects_is_not_written(tmp_path):
+    from sqlml.runtime.spool import Spool
+
+    pages = [({"words": np.array(["a", None], dtype=object)}, np.array([1, 0]))]
+    spool = Spool(tmp_path / "pages")
+    assert len(list(spool.passed(iter(pages)))) == 1
+    assert not spool.complete and not (tmp_path / "pages").exists()
 
 
 def test_batches_are_regrouped_into_pages_of_the_rows_asked():

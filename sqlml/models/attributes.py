@@ -13,8 +13,8 @@ EXTERNAL_MEMORY = Attr(
     "bool",
     False,
     "stream the rows in batches instead of reading them all into memory (XGBoost: external "
-    "memory, the SELECT read once, its pages and XGBoost's cache in a temporary folder, about "
-    "4 bytes a feature a row; Keras: tf.data, the SELECT read every epoch); feature columns "
+    "memory; Keras: tf.data): the SELECT is read once, its batches kept in a temporary folder "
+    "for the later passes and epochs (XGBoost's: about 4 bytes a feature a row); feature columns "
     "(and Keras's normalisation) are derived from 100,000 rows, the classes from SELECT DISTINCT "
     "label; validation.split holds out rows of each batch, not stratified; not for rankers",
     aliases=("train.disk_cache",),  # SQLFlow's, for XGBoost

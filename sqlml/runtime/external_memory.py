@@ -2,9 +2,8 @@
 data larger than memory trains (XGBoost from ``xgboost.DataIter`` with its cache files in a
 temporary folder; Keras from ``tf.data``).
 
-Each pass over the data reads the SELECT batch by batch; XGBoost's passes after its first
-read that pass's pages from local disk (:mod:`sqlml.models.xgboost.spool`), Keras reads the
-SELECT again every epoch.
+The first pass over the data reads the SELECT batch by batch; XGBoost's later passes and
+Keras's later epochs read the first pass's batches from local disk (:mod:`sqlml.runtime.spool`).
 - Feature columns (kinds, vocabularies, shapes) and Keras's normalisation are derived from a
   sample: ``SAMPLE_ROWS`` rows, the first the database returns (the SELECT with a LIMIT, so
   the database stops there). Category values not in the sample fall in the out-of-vocabulary

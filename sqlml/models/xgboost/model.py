@@ -21,11 +21,11 @@ from sqlml.errors import ModelError
 from sqlml.models.checks import TAMPERED_HINT
 from sqlml.models.store import StoredModel
 from sqlml.models.xgboost.checks import not_xgboost, xgboost_document
-from sqlml.models.xgboost.spool import Page, Spool
 from sqlml.runtime.cancel import Token
 from sqlml.runtime.context import Context
 from sqlml.runtime.features_apply import FeatureArrays, check_column_types, max_width
 from sqlml.runtime.labels import LabelEncoding, one_query
+from sqlml.runtime.spool import Page, Spool
 
 CONTRIBUTION_BATCH = 4096  # rows whose SHAP contributions are computed at a time
 
@@ -187,14 +187,13 @@ class _Batches(xgb.DataIter):
 
     def next(self, input_data: Callable[..., None]) -> bool:
         if self._pass is None:
-            spool = self._spool
-            self._pass = spool.replay() if spool.complete else spool.record(self._pages())
+            self._pass = self._spool.passed(self._pages())
         page = next(self._pass, None)
         if page is None:
             return False
         self._token.check()
-        features, y = page
-        input_data(data=features, label=y)
+        arrays, y = page
+        input_data(data=arrays["x"], label=y)
         return True
 
     def reset(self) -> None:
@@ -204,7 +203,7 @@ class _Batches(xgb.DataIter):
 
     def _pages(self) -> Iterator[Page]:
         for features, y in self._batches():
-            yield features.matrix(self._one_hot)[0], y
+            yield {"x": features.matrix(self._one_hot)[0]}, y
 
 
 def _training_matrix(params: dict[str, Any], x: np.ndarray, **meta: np.ndarray) -> xgb.DMatrix:

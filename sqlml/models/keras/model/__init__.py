@@ -8,7 +8,9 @@ trained or used.
 
 from __future__ import annotations
 
+import tempfile
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -21,6 +23,7 @@ from sqlml.models.store import StoredModel
 from sqlml.runtime.context import Context
 from sqlml.runtime.features_apply import FeatureArrays, check_column_types
 from sqlml.runtime.labels import LabelEncoding
+from sqlml.runtime.spool import Page, Spool
 
 
 def _reject_nulls(features: FeatureArrays) -> None:
@@ -76,7 +79,9 @@ def train_batches(
     base: StoredModel | None = None,
 ) -> tuple[bytes, dict[str, Any]]:
     """Fit like :func:`train`, on training rows that ``batches()`` yields pass after pass
-    (one pass an epoch), through a ``tf.data`` pipeline of whole gradient-step batches.
+    (one pass an epoch; the epochs after the first read the first's batches from a
+    temporary folder: :mod:`sqlml.runtime.spool`), through a ``tf.data`` pipeline of whole
+    gradient-step batches.
 
     The network (input widths, normalisation, a regressor's output scale) is built from
     the ``sample`` rows; each batch's rows are shuffled within it.
@@ -93,11 +98,17 @@ def train_batches(
     model, params = network.compiled(keras, sample, sample_y, labels, attributes, base)
     size = attributes["train.batch_size"]
     shuffle = np.random.default_rng(attributes["train.seed"])
+    folder = tempfile.TemporaryDirectory(prefix="sqlml-keras-")  # the first epoch's batches
+    spool = Spool(Path(folder.name))
 
-    def steps() -> Iterator[tuple[dict[str, np.ndarray], np.ndarray]]:
+    def pages() -> Iterator[Page]:
         for features, y in batches():
             _reject_nulls(features)
-            inputs, order = features.inputs(), shuffle.permutation(len(y))
+            yield features.inputs(), y
+
+    def steps() -> Iterator[tuple[dict[str, np.ndarray], np.ndarray]]:
+        for inputs, y in spool.passed(pages()):
+            order = shuffle.permutation(len(y))
             for start in range(0, len(y), size):
                 rows = order[start : start + size]
                 yield {name: values[rows] for name, values in inputs.items()}, y[rows]
@@ -111,15 +122,16 @@ def train_batches(
         tf.TensorSpec((None,), tf.as_dtype(sample_y.dtype)),
     )  # fmt: skip
     dataset = tf.data.Dataset.from_generator(steps, output_signature=signature)
-    history = network.fit(
-        context,
-        keras,
-        model,
-        dataset.prefetch(tf.data.AUTOTUNE),
-        epochs=attributes["train.epoch"],
-        max_steps=attributes.get("train.max_steps"),
-        shuffle=False,  # shuffled batch by batch above
-    )
+    with folder:
+        history = network.fit(
+            context,
+            keras,
+            model,
+            dataset.prefetch(tf.data.AUTOTUNE),
+            epochs=attributes["train.epoch"],
+            max_steps=attributes.get("train.max_steps"),
+            shuffle=False,  # shuffled batch by batch above
+        )
     return network.saved(model), network.details(params, history, sample)
 
 
