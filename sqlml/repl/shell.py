@@ -12,7 +12,7 @@ import sys
 import threading
 import traceback
 from collections.abc import Callable, Iterable
-from concurrent.futures import Future
+from concurrent.futures import Future, wait
 from contextlib import suppress
 
 from prompt_toolkit import PromptSession
@@ -93,7 +93,7 @@ def _interactive(url: str | None, fmt: str) -> int:
         prompt.app.after_render -= start
         opening = session.open()
         opening.add_done_callback(opened)
-        helpers.load()
+        helpers.load(opening)
 
     prompt.app.after_render += start
     print(f"sqlml {__version__} on {session.url}. Statements end with ';'; \\? for help.")
@@ -125,15 +125,18 @@ def _interactive(url: str | None, fmt: str) -> int:
 class _Helpers(Completer):
     """The shell's lexer and completer (the grammar's keywords, every estimator), loaded in a
     thread of their own once the first prompt is drawn, so that it does not wait for them:
-    text is plain until they are, and a completion asked before waits for them (completions
-    run in a thread)."""
+    text is plain until they are, and a completion asked before waits for them, and for the
+    datasource's open, which reads the catalog (completions run in a thread)."""
 
     def __init__(self, catalog: Catalog, redraw: Callable[[], None]) -> None:
         self.lexer: Lexer | None = None
         self._completer: Completer | None = None
         self._catalog, self._redraw, self._loaded = catalog, redraw, threading.Event()
+        self._opening: Future[Datasource] | None = None
 
-    def load(self) -> None:
+    def load(self, opening: Future[Datasource]) -> None:
+        """Load them; ``opening``: the datasource's open, which completions wait for."""
+        self._opening = opening
         threading.Thread(target=self._load, daemon=True).start()
 
     def _load(self) -> None:
@@ -151,6 +154,8 @@ class _Helpers(Completer):
 
     def get_completions(self, document: Document, event: CompleteEvent) -> Iterable[Completion]:
         self._loaded.wait()
+        if self._opening is not None:
+            wait([self._opening])  # the catalog's tables and columns; a failed open has none
         return self._completer.get_completions(document, event) if self._completer else ()
 
 
