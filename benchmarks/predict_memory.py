@@ -23,8 +23,9 @@ import os
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
+
+from rounds import in_fresh_process, taking_turns
 
 BIG = 4_000_000
 REPEATS = 2
@@ -46,33 +47,25 @@ def sqlml(url: str, program: str) -> list[str]:
     return [sys.executable, "-m", "sqlml", "--datasource", url, "-e", program]
 
 
-def run(command: list[str]) -> tuple[float, float]:
-    """Wall time and peak RSS (MiB) of a fresh process."""
-    start = time.perf_counter()
-    process = subprocess.Popen(
-        command, env={**os.environ, "SQLML_CACHE": "off"}, stdout=subprocess.DEVNULL
-    )
-    _, status, usage = os.wait4(process.pid, 0)
-    if os.waitstatus_to_exitcode(status):
-        raise SystemExit(f"failed: {command}")
-    return time.perf_counter() - start, usage.ru_maxrss / 1024
-
-
 def measure(url: str) -> dict[str, tuple[float, float]]:
+    """Each command's best wall time and largest peak RSS (MiB), taking turns, each run a
+    fresh process with the input cache off."""
     predict = "SELECT * FROM {source} TO PREDICT " + OUT + ".y USING " + MODEL + ";"
     small = f"(SELECT * FROM {TABLE} WHERE id < {BIG // 4}) AS q"
     commands = {
         "baseline": sqlml(url, predict.format(source=small)),
         "sqlml": sqlml(url, predict.format(source=TABLE)),
     }
-    runs: dict[str, list[tuple[float, float]]] = {name: [] for name in commands}
-    for _ in range(REPEATS):
-        for name, command in commands.items():
-            runs[name].append(run(command))
-    return {
-        name: (min(r[0] for r in results), max(r[1] for r in results))
-        for name, results in runs.items()
-    }
+    env = {**os.environ, "SQLML_CACHE": "off"}
+    runs = taking_turns(
+        {
+            name: lambda n=name, c=command: in_fresh_process(n, c, env)
+            for name, command in commands.items()
+        },
+        REPEATS,
+        required=commands,
+    )
+    return {name: (runs.best(name), runs.largest(name, "peak")) for name in runs.names()}
 
 
 def prepare(kind: str, url: str) -> None:

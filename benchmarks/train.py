@@ -36,7 +36,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from rounds import Runs, taking_turns
+from rounds import Runs, in_fresh_process, taking_turns
 from tables import copy_to_mysql, mysql_connection
 
 ROWS = 1_000_000
@@ -136,19 +136,9 @@ def script(database: str, location: str) -> None:
 
 
 def run(command: list[str]) -> dict[str, float]:
-    """A command in a fresh process: its wall time, CPU time (user + system) and peak RSS."""
-    env = {**os.environ, "SQLML_CACHE": "off"}
-    start = time.perf_counter()
-    process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL)
-    _, status, usage = os.wait4(process.pid, 0)
-    seconds = time.perf_counter() - start
-    if os.waitstatus_to_exitcode(status):
-        raise RuntimeError(f"{' '.join(command[:6])} failed")
-    return {
-        "seconds": seconds,
-        "cpu": usage.ru_utime + usage.ru_stime,
-        "peak_mib": usage.ru_maxrss / 1024,
-    }
+    """A command in a fresh process, input cache off: its wall time, CPU time (user +
+    system) and peak RSS (MiB)."""
+    return in_fresh_process(" ".join(command[:6]), command, {**os.environ, "SQLML_CACHE": "off"})
 
 
 def timed(commands: dict[str, list[str]]) -> dict[str, tuple[float, float, float]]:
@@ -160,7 +150,7 @@ def timed(commands: dict[str, list[str]]) -> dict[str, tuple[float, float, float
         required=commands,
     )
     return {
-        name: (runs.best(name), runs.best(name, "cpu"), runs.largest(name, "peak_mib"))
+        name: (runs.best(name), runs.best(name, "cpu"), runs.largest(name, "peak"))
         for name in runs.names()
     }
 
@@ -204,7 +194,7 @@ def report(database: str, runs: Runs) -> None:
         print(
             f"| {name} | {runs.best(name):.2f} s | {runs.median(name):.2f} s "
             f"| {runs.ratios(name, 'script')} | {runs.best(name, 'cpu'):.2f} s "
-            f"| {cpu_ratio:.2f}x | {runs.largest(name, 'peak_mib'):,.0f} MiB |"
+            f"| {cpu_ratio:.2f}x | {runs.largest(name, 'peak'):,.0f} MiB |"
         )
     main_run = "sqlml, validation.split = 0"
     ratio = runs.best(main_run) / runs.best("script")
