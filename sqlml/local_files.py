@@ -44,3 +44,11 @@ def home() -> Path:
 def cache_folder() -> Path:
     """sqlml's cache folder: ``$SQLML_CACHE_DIR``, else ``~/.cache/sqlml``."""
     return Path(os.environ.get("SQLML_CACHE_DIR") or home() / ".cache" / "sqlml")
+
+
+def default_run_dir() -> Path:
+    """Where local runs keep their records and logs: ``$SQLML_RUN_DIR``, else ``runs`` in
+    sqlml's cache folder (``$SQLML_CACHE_DIR``, else ``~/.cache/sqlml``)."""
+    if os.environ.get("SQLML_RUN_DIR"):
+        return Path(os.environ["SQLML_RUN_DIR"])
+    return cache_folder() / "runs"

@@ -124,7 +124,7 @@ def serve(datasource: str | None, host: str, port: int, token: str | None) -> in
     """Serve the page on ``host``:``port`` until Ctrl-C."""
     import uvicorn
 
-    from sqlml.backends.local.executor import default_run_dir
+    from sqlml.local_files import default_run_dir
 
     hosts = None if token else (*LOOPBACK_NAMES, f"[{host}]" if ":" in host else host)
     settings = Settings(datasource, default_run_dir(), Path.cwd(), token, hosts)

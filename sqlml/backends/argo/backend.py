@@ -75,7 +75,7 @@ class ArgoBackend(Backend):
         from sqlml.backends.argo.codegen import to_argo
         from sqlml.backends.argo.kube import Kube
         from sqlml.backends.argo.submission import describe, write
-        from sqlml.backends.local.executor import default_run_dir
+        from sqlml.local_files import default_run_dir
 
         assert args is not None, "an Argo run takes the options of sqlml run"
         url = datasource or os.environ.get("SQLML_DATASOURCE")

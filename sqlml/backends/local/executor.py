@@ -36,7 +36,7 @@ from sqlml.backends.local.run_log import RunLog, StatementDone, Unrecorded
 from sqlml.backends.local.scheduler import Instance, Scheduler
 from sqlml.backends.local.tasks import Task, TaskResult, holds, run_task
 from sqlml.errors import SqlmlError
-from sqlml.local_files import cache_folder
+from sqlml.local_files import default_run_dir
 from sqlml.runtime import cancel
 from sqlml.runtime.datasource import Datasource, connect
 from sqlml.runtime.progress import Sink
@@ -152,14 +152,6 @@ class LocalExecutor:
         running = self._running
         if running is not None:
             running.cancel(reason)
-
-
-def default_run_dir() -> Path:
-    """``$SQLML_RUN_DIR``, else ``runs`` in sqlml's cache folder (``$SQLML_CACHE_DIR``, else
-    ``~/.cache/sqlml``)."""
-    if os.environ.get("SQLML_RUN_DIR"):
-        return Path(os.environ["SQLML_RUN_DIR"])
-    return cache_folder() / "runs"
 
 
 class _Run:
