@@ -216,25 +216,32 @@ def test_external_memory_never_reads_the_select_whole(churn_url, unique_name, mo
     assert again["metrics"] == first["metrics"]
 
 
+@pytest.fixture
+def reads(monkeypatch) -> list[str]:
+    """The SELECTs DuckDB's read_batches is asked for, in order."""
+    from sqlml.runtime.datasource.duckdb import DuckDBSource
+
+    asked: list[str] = []
+    read_batches = DuckDBSource.read_batches
+
+    def recording(self, select, batch_rows):
+        asked.append(select)
+        return read_batches(self, select, batch_rows)
+
+    monkeypatch.setattr(DuckDBSource, "read_batches", recording)
+    return asked
+
+
 @pytest.mark.parametrize("churn_url", ["duckdb"], indirect=True)
 def test_xgboost_reads_the_select_once_and_its_later_passes_from_disk(
-    churn_url, unique_name, monkeypatch
+    churn_url, unique_name, monkeypatch, reads
 ):
     """XGBoost's passes after the first read the pages it kept on disk: the training SELECT
     runs once (and once more, limited, for the sample); the trees are those of a training
     that reads the SELECT every pass (no room on disk for the pages)."""
     from sqlml.runtime import external_memory, spool
-    from sqlml.runtime.datasource.duckdb import DuckDBSource
 
     monkeypatch.setattr(external_memory, "BATCH_ROWS", 500)  # 8 pages
-    reads: list[str] = []
-    read_batches = DuckDBSource.read_batches
-
-    def recording(self, select, batch_rows):
-        reads.append(select)
-        return read_batches(self, select, batch_rows)
-
-    monkeypatch.setattr(DuckDBSource, "read_batches", recording)
     select = f"SELECT * FROM {unique_name}_train"
     statement = (
         f"{select} TO TRAIN xgboost.gbtree WITH train.num_boost_round = 10, "
@@ -256,19 +263,10 @@ def test_xgboost_reads_the_select_once_and_its_later_passes_from_disk(
 
 @pytest.mark.keras
 @pytest.mark.parametrize("churn_url", ["duckdb"], indirect=True)
-def test_keras_reads_the_select_in_its_first_epoch_only(churn_url, unique_name, monkeypatch):
+def test_keras_reads_the_select_in_its_first_epoch_only(churn_url, unique_name, monkeypatch, reads):
     from sqlml.runtime import external_memory
-    from sqlml.runtime.datasource.duckdb import DuckDBSource
 
     monkeypatch.setattr(external_memory, "BATCH_ROWS", 500)
-    reads: list[str] = []
-    read_batches = DuckDBSource.read_batches
-
-    def recording(self, select, batch_rows):
-        reads.append(select)
-        return read_batches(self, select, batch_rows)
-
-    monkeypatch.setattr(DuckDBSource, "read_batches", recording)
     select = f"SELECT * FROM {unique_name}_train"
     statement = (
         f"{select} TO TRAIN DNNClassifier WITH model.hidden_units = [16], train.epoch = 4, "
