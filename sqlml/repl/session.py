@@ -109,7 +109,7 @@ class Session:
         return self._opening
 
     def _open(self) -> Datasource:
-        datasource = source_class(self._url)(self._url, Path.cwd())
+        datasource = connect(self._url, Path.cwd())
         try:
             self.catalog.refresh(datasource)
         except BaseException:

@@ -18,13 +18,13 @@ for _module in BUILT_IN:
     importlib.import_module(f"{__name__}.{_module}")
 
 
-def connect(url: str | None = None, base_dir: Path | None = None) -> Datasource:
+def connect(url: str | DatasourceURL | None = None, base_dir: Path | None = None) -> Datasource:
     """Open the datasource named by ``url`` (default: ``$SQLML_DATASOURCE`` or a DuckDB file).
 
     ``base_dir`` is where relative file paths in statements are looked up (the files DuckDB
     reads, ``explain.plot``); it is kept as the datasource's ``base_dir``.
     """
-    parsed = parse_url(url)
+    parsed = url if isinstance(url, DatasourceURL) else parse_url(url)
     return source_class(parsed)(parsed, base_dir)
 
 
