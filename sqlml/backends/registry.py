@@ -7,9 +7,9 @@ its API client.
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING
 
+from sqlml import imports
 from sqlml.errors import SqlmlError
 
 if TYPE_CHECKING:
@@ -23,10 +23,11 @@ _REGISTERED: dict[str, Backend] = {}
 
 def backends() -> dict[str, Backend]:
     """The registered backends by name, the built-in ones first."""
-    if not _REGISTERED:
-        for name in BUILT_IN:
-            _add(importlib.import_module(f"{__package__}.{name}.backend").BACKEND)
-    return dict(_REGISTERED)
+    with imports.LOCK:  # never seen half filled (sqlml ui's request threads look it up)
+        if not _REGISTERED:
+            for name in BUILT_IN:
+                _add(imports.load(f"{__package__}.{name}.backend").BACKEND)
+        return dict(_REGISTERED)
 
 
 def backend(name: str) -> Backend:

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import importlib
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol, cast
 
+from sqlml import imports
 from sqlml.errors import KubernetesError
 from sqlml.models.estimator import Estimator
 
@@ -125,14 +125,14 @@ class Family(ABC):
     def trainer(self) -> Trainer:
         """What trains and scores its models: :attr:`trainer_module`, imported on first use
         (a plug-in, by name: the layers below never import a library's code)."""
-        return cast(Trainer, importlib.import_module(self.trainer_module))
+        return cast(Trainer, imports.load(self.trainer_module))
 
     def distributed(self) -> Any:
         """What trains its models in several processes: :attr:`distributed_module`, imported
         on first use (a plug-in, by name, as :meth:`trainer`); None if it has none."""
         if self.distributed_module is None:
             return None
-        return importlib.import_module(self.distributed_module)
+        return imports.load(self.distributed_module)
 
     @abstractmethod
     def exporter(self, stored: StoredModel) -> Callable[[Path], Any]:

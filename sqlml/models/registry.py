@@ -7,12 +7,11 @@ its family as ``FAMILY``. Nothing here imports a family's library.
 from __future__ import annotations
 
 import functools
-import importlib
-import threading
 from collections.abc import Mapping
 from types import MappingProxyType
 from typing import TYPE_CHECKING
 
+from sqlml import imports
 from sqlml.errors import ModelError
 
 if TYPE_CHECKING:
@@ -22,17 +21,16 @@ if TYPE_CHECKING:
 # Packages under sqlml.models, in the order their estimators are listed (docs, completion).
 BUILT_IN = ("xgboost", "keras", "cluster", "outlier", "timeseries", "graph", "sklearn")
 _REGISTERED: dict[str, Family] = {}
-# Steps running side by side look families up first at once: one loads them, the others
-# wait (a lookup that saw the registry half filled found no Keras family).
-_LOADING = threading.RLock()
 
 
 def families() -> dict[str, Family]:
     """The registered families by name, the built-in ones first."""
-    with _LOADING:
+    # Steps running side by side look families up first at once: one loads them, the others
+    # wait (a lookup that saw the registry half filled found no Keras family).
+    with imports.LOCK:
         if not _REGISTERED:
             for name in BUILT_IN:
-                _add(importlib.import_module(f"{__package__}.{name}").FAMILY)
+                _add(imports.load(f"{__package__}.{name}").FAMILY)
         return dict(_REGISTERED)
 
 
@@ -78,9 +76,10 @@ def unregister(name: str) -> None:
     """Remove the family ``name`` (a :class:`ValueError` for a built-in one)."""
     if name in BUILT_IN:
         raise ValueError(f"{name} is a built-in model family")
-    families()
-    _REGISTERED.pop(name, None)
-    estimators.cache_clear()
+    with imports.LOCK:
+        families()
+        _REGISTERED.pop(name, None)
+        estimators.cache_clear()
 
 
 def _add(new: Family) -> None:

@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from sqlml import imports
 from sqlml.errors import ModelError
 from sqlml.runtime.features_apply import FeatureArrays
 
@@ -142,14 +143,14 @@ def matplotlib_figure(attribute: str) -> tuple[Any, Any]:
     """matplotlib's Figure and Agg canvas classes, imported now; ``attribute``: the one that
     asked for a plot, named when matplotlib is missing."""
     try:
-        from matplotlib.backends.backend_agg import FigureCanvasAgg
-        from matplotlib.figure import Figure
+        canvas = imports.load("matplotlib.backends.backend_agg").FigureCanvasAgg
+        figure = imports.load("matplotlib.figure").Figure
     except ImportError:
         raise ModelError(
             f"{attribute} needs matplotlib, which is not installed",
             hint="pip install 'sqlml[plot]'",
         ) from None
-    return Figure, FigureCanvasAgg
+    return figure, canvas
 
 
 def _bars(axes: Any, magnitude: np.ndarray, classes: list[str], alpha: float) -> None:

@@ -5,10 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import MISSING, dataclass, field
 from functools import cache
-from importlib import import_module
 from typing import Any
 
-from sqlml import ir
+from sqlml import imports, ir
 
 
 @dataclass(frozen=True)
@@ -141,7 +140,7 @@ class StatementKind:
 def resolve(path: str) -> Callable[..., Any]:
     """The function a ``module:function`` path names."""
     module, _, name = path.partition(":")
-    return getattr(import_module(module), name)
+    return getattr(imports.load(module), name)
 
 
 def _field(statement: ir.Statement, name: str) -> Any:

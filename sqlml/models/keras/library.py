@@ -15,10 +15,10 @@ import os
 import re
 import sys
 import tempfile
-import threading
 from collections.abc import Iterator
 from types import ModuleType
 
+from sqlml import imports
 from sqlml.errors import ModelError
 
 VERBOSE_ENV = "SQLML_VERBOSE"
@@ -27,7 +27,6 @@ VERBOSE_ENV = "SQLML_VERBOSE"
 _LOG_LINE = re.compile(
     rb"^(?:[IWEF]\d{4} [\d:.]+ +\d+ \S+:\d+\] |WARNING: All log messages before absl::)"
 )
-_lock = threading.Lock()
 _modules: tuple[ModuleType, ModuleType] | None = None
 
 
@@ -48,10 +47,11 @@ def tensorflow() -> ModuleType:
 
 def _imported() -> tuple[ModuleType, ModuleType]:
     global _modules
-    with _lock:
-        if _modules is None:
-            _modules = _import_loud() if verbose() else _import_quiet()
-        return _modules
+    if _modules is None:
+        with imports.LOCK:  # imported while no other thread imports: see sqlml.imports
+            if _modules is None:
+                _modules = _import_loud() if verbose() else _import_quiet()
+    return _modules
 
 
 def _import_loud() -> tuple[ModuleType, ModuleType]:

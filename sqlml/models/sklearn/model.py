@@ -9,7 +9,6 @@ of 1 (inlier), so 1 wins where scikit-learn predicts it.
 
 from __future__ import annotations
 
-import importlib
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -20,6 +19,7 @@ from sklearn.base import BaseEstimator
 from sklearn.impute import SimpleImputer
 from sklearn.pipeline import Pipeline
 
+from sqlml import imports
 from sqlml.errors import ModelError
 from sqlml.models.sklearn.checks import ALLOWED_TYPES, ESTIMATOR_TYPES, skops_archive, skops_error
 from sqlml.models.sklearn.estimators import CLASS, CLUSTERING, UNLABELLED, parameters
@@ -61,7 +61,7 @@ def train(
             hint="set model.n_clusters to at most the number of rows",
         )
     module, _, class_name = name.rpartition(".")
-    estimator = getattr(importlib.import_module(module), class_name)(**parameters(attributes))
+    estimator = getattr(imports.load(module), class_name)(**parameters(attributes))
     pipeline = Pipeline([("impute", SimpleImputer(keep_empty_features=True)), ("model", estimator)])
     context.token.check()
     with context.reporter.stage("training", total=1, unit="fits"):
@@ -181,8 +181,7 @@ def _training_metrics(name: str, pipeline: Pipeline, x: np.ndarray) -> dict[str,
     :data:`SILHOUETTE_ROWS` rows), the outlier detectors' share of training outliers."""
     model = pipeline[-1]
     if name == CLUSTERING:
-        from sklearn.metrics import silhouette_score
-
+        silhouette_score = imports.load("sklearn.metrics").silhouette_score
         found = {"inertia": float(model.inertia_)}
         if 1 < len(set(model.labels_.tolist())) < len(x):
             sample = min(len(x), SILHOUETTE_ROWS)

@@ -3,8 +3,9 @@ a DuckDB file, never loads pymysql or psycopg."""
 
 from __future__ import annotations
 
-import importlib
 from typing import Any
+
+from sqlml import imports
 
 
 class Driver:
@@ -14,7 +15,7 @@ class Driver:
         self._name = name
 
     def __getattr__(self, attribute: str) -> Any:
-        return getattr(importlib.import_module(self._name), attribute)
+        return getattr(imports.load(self._name), attribute)
 
     def __repr__(self) -> str:
         return f"<driver {self._name}>"

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import copy
 import importlib.util
-import sys
 import time
 import uuid
 from collections.abc import Iterator, Sequence
@@ -12,6 +11,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from sqlml import imports
 from sqlml.errors import DatasourceError
 from sqlml.runtime.datasource.base import (
     BATCH_ROWS,
@@ -128,8 +128,7 @@ class DuckDBSource(Datasource):
             raise DatasourceError(f"DuckDB: {error}") from None
 
     def _arrow_batches(self, select: str, batch_rows: int) -> Iterator[Columns]:
-        import pyarrow
-
+        pyarrow = imports.load("pyarrow")
         converter = self._con.cursor()  # the stream holds self._con until it is closed
         stream = self._con.sql(select).to_arrow_reader(batch_rows)
         self._streams.append(stream)
@@ -245,7 +244,7 @@ def _open(path: str) -> Any:
 def _parser_done(path: str) -> None:
     """The run has the DuckDB file at ``path`` open: DuckDB's parser, should it hold a
     connection to it (:func:`sqlml.semantics.database_parser.parse_on`), lets it go."""
-    parser = sys.modules.get("sqlml.semantics.database_parser")  # not loaded: it holds none
+    parser = imports.loaded("sqlml.semantics.database_parser")  # not loaded: it holds none
     if parser is not None:
         parser.opened(path)
 
@@ -271,7 +270,7 @@ def _unmasked(values: np.ndarray) -> np.ndarray:
     NULLs is the array DuckDB made, and a float64 one with NULLs too (NaN written in)."""
     # DuckDB makes a masked array only for a column with NULLs, having imported numpy.ma to
     # make it: until then a column is a plain array, and numpy.ma (40 ms to import) unneeded.
-    masked = sys.modules.get("numpy.ma")
+    masked = imports.loaded("numpy.ma")
     if masked is None or not isinstance(values, masked.MaskedArray):
         return values
     import numpy as np  # here: a statement that reads no arrays does not load numpy

@@ -17,6 +17,7 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any, ClassVar
 
+from sqlml import imports
 from sqlml.errors import DatasourceError
 from sqlml.runtime.datasource.base import (
     BATCH_ROWS,
@@ -331,8 +332,7 @@ def _driver_errors() -> Iterator[None]:
 
 
 def _connect(url: DatasourceURL, local_infile: bool = False) -> pymysql.Connection:
-    from pymysql.constants import CLIENT
-
+    client = imports.load("pymysql.constants.CLIENT")
     try:
         return pymysql.connect(
             host=url.host,
@@ -344,7 +344,7 @@ def _connect(url: DatasourceURL, local_infile: bool = False) -> pymysql.Connecti
             autocommit=True,
             connect_timeout=10,
             # LOAD DATA LOCAL allowed, yet pymysql never opens a file the server names
-            client_flag=CLIENT.LOCAL_FILES if local_infile else 0,
+            client_flag=client.LOCAL_FILES if local_infile else 0,
         )
     except pymysql.MySQLError as error:
         raise DatasourceError(

@@ -9,14 +9,19 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
+from sqlml import imports
 from sqlml.errors import CheckError, SqlmlError
 from sqlml.runtime.context import Context
 from sqlml.runtime.outcome import Outcome
 from sqlml.statements.optimize.ir import OptimizeStatement
 from sqlml.statements.optimize.program import LinearProgram, build
+
+if TYPE_CHECKING:
+    from scipy.optimize import OptimizeResult
 
 
 @dataclass(frozen=True)
@@ -75,11 +80,10 @@ def result_column(statement: OptimizeStatement, columns: Mapping[str, np.ndarray
 
 def solve(program: LinearProgram, time_limit: float | None = None) -> Solution:
     """Solve ``program`` with HiGHS; a :class:`SqlmlError` if it has no optimum."""
-    from scipy.optimize import Bounds, LinearConstraint, OptimizeResult, milp
-
+    optimize = imports.load("scipy.optimize")
     constraints = []
     if program.matrix.shape[0]:
-        constraints.append(LinearConstraint(program.matrix, program.low, program.high))
+        constraints.append(optimize.LinearConstraint(program.matrix, program.low, program.high))
     if (program.lower > program.upper).any():
         row = int((program.lower > program.upper).argmax())
         raise SqlmlError(
@@ -87,12 +91,12 @@ def solve(program: LinearProgram, time_limit: float | None = None) -> Solution:
             f"value (at least {program.lower[row]:g} and at most {program.upper[row]:g})",
             hint="check those constraints against that row's values; nothing was written",
         )
-    bounds = Bounds(program.lower, program.upper)
+    bounds = optimize.Bounds(program.lower, program.upper)
     integrality = np.full(len(program.cost), int(program.integer))
     options = {"time_limit": time_limit} if time_limit else None
 
     def run(cost: np.ndarray) -> OptimizeResult:
-        return milp(
+        return optimize.milp(
             cost, integrality=integrality, bounds=bounds, constraints=constraints, options=options
         )
 

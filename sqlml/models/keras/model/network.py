@@ -4,7 +4,6 @@ runs)."""
 
 from __future__ import annotations
 
-import importlib
 import io
 import math
 import tempfile
@@ -14,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from sqlml import imports
 from sqlml.errors import ModelError
 from sqlml.models.checks import MAX_MODEL_BYTES
 from sqlml.models.keras.checks import (
@@ -326,7 +326,7 @@ def _user_outputs(keras, features, n_outputs: int, attributes: dict[str, Any]):
         if name.startswith("model.") and name not in USER_MODEL_ATTRIBUTES
     }
     try:
-        outputs = getattr(importlib.import_module(module), function)(features, n_outputs, own)
+        outputs = getattr(imports.load(module), function)(features, n_outputs, own)
         if isinstance(outputs, keras.Model):
             outputs = outputs(features)
     except Exception as error:  # the user's code: any error it raises
@@ -383,8 +383,7 @@ def _check_weights(weights: bytes) -> None:
     """A :class:`ModelError` unless the weights file is plain HDF5 as Keras writes it: no
     links to other files or places, no external or virtual data, and datasets whose size
     is at most what they store times :data:`MAX_RATIO` (a small file must not inflate)."""
-    import h5py
-
+    h5py = imports.load("h5py")
     problems: list[str] = []
     total = 0
 

@@ -19,6 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
+from sqlml import imports
 from sqlml.errors import SqlmlError
 from sqlml.runtime.context import Context
 from sqlml.runtime.datasource.base import Columns
@@ -112,8 +113,7 @@ def _written(statement: RunStatement, output: Path) -> list[tuple[list[str], Col
 
 def _exchanged(function: Callable[..., T], *args: Any) -> T:
     """``function(*args)``, a Parquet file written or read; DuckDB's errors as sqlml's."""
-    import duckdb
-
+    duckdb = imports.load("duckdb")
     try:
         return function(*args)
     except duckdb.Error as error:
