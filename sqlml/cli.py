@@ -25,6 +25,7 @@ from sqlml.backends import (
     default,
 )
 from sqlml.errors import SqlmlError
+from sqlml.local_files import internal_error
 from sqlml.runtime.datasource import dialect_of, dialects, parse_url
 from sqlml.runtime.output import FORMATS, ResultFiles, ResultStream, output_dir
 from sqlml.ui.command import add_ui_parser, ui
@@ -253,6 +254,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _repl(datasource, fmt)
     except SqlmlError as error:  # errors outside any program text, e.g. an unreadable file
         print(error.render("sqlml"), file=sys.stderr)
+        return 1
+    except Exception as error:  # a bug: one paragraph, its traceback kept in a file
+        where = f"sqlml {args.command}" if args.command else "sqlml"
+        print(internal_error(error, where).render("sqlml"), file=sys.stderr)
         return 1
     parser.print_help(sys.stderr)
     return USAGE_ERROR

@@ -60,3 +60,31 @@ class ModelError(SqlmlError):
 
 class KubernetesError(SqlmlError):
     """A workflow or job for Kubernetes cannot be built as asked (settings, missing extra)."""
+
+
+_A_BUG = "this is a bug in sqlml, not a mistake in the program"
+
+
+class InternalError(SqlmlError):
+    """Not the user's mistake: an exception sqlml did not foresee (a bug in sqlml, or in a
+    library it calls). It is reported as every error is, one paragraph at the statement it
+    stopped; its traceback, :attr:`details`, goes to the step's log instead of the screen."""
+
+    details = ""
+
+    @classmethod
+    def of(cls, error: BaseException, where: str) -> InternalError:
+        """``error``, met in ``where`` (``step s1-select``, ``sqlml check``...)."""
+        import traceback  # here: only a bug loads it
+
+        internal = cls(
+            f"internal error in {where}: {type(error).__name__}: {error}",
+            hint=f"{_A_BUG}: please report it, with what you ran",
+        )
+        internal.details = "".join(traceback.format_exception(error))
+        return internal
+
+    def kept_in(self, path: object) -> InternalError:
+        """Say in the hint that the traceback is kept in the file ``path``; returns self."""
+        self.hint = f"{_A_BUG}: please report it, with the traceback kept in {path}"
+        return self

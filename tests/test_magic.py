@@ -308,3 +308,31 @@ def test_a_datasource_alone_is_confirmed_and_a_bad_one_keeps_the_last(kind, serv
     assert message.startswith("--datasource: error: cannot connect to mysql://root:***@")
     assert message.endswith(f"the datasource stays {shown}") and "hunter2" not in message
     assert magics.datasource == url
+
+
+def test_a_bug_is_one_paragraph_in_the_cell(tmp_path, monkeypatch):
+    """A bug in sqlml, planted in ASSERT's handler (in the run) and in the binding of
+    variables (outside it), shows as one paragraph, its traceback kept in a file."""
+
+    def broken(*args: object) -> None:
+        raise AttributeError("planted")
+
+    monkeypatch.setenv("SQLML_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr("sqlml.statements.assertion.handler.check_assertion", broken)
+    magics = SqlmlMagics(shell=None)
+    magics.shell = type("Shell", (), {"user_ns": {}})()
+    with redirect_stdout(io.StringIO()):
+        magics.sqlml(f"--datasource duckdb:///{tmp_path / 'db.duckdb'}")
+    with pytest.raises(SqlmlCellError) as in_the_run:
+        magics.sqlml("", "SELECT 1;\nASSERT 1 = 1;")
+    said = str(in_the_run.value)
+    assert re.match(r"cell:3:1: error: internal error in step s2-assert\S*: AttributeError", said)
+    assert "traceback kept in" in said and "Traceback" not in said
+
+    monkeypatch.setattr("sqlml.repl.variables.bind", broken)
+    with pytest.raises(SqlmlCellError) as outside:
+        magics.sqlml("", "SELECT 1;")
+    said = str(outside.value)
+    assert said.startswith("cell: error: internal error in the cell: AttributeError: planted")
+    (kept,) = [path for path in (tmp_path / "cache" / "errors").iterdir()]
+    assert "AttributeError: planted" in kept.read_text()

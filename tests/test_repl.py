@@ -490,6 +490,34 @@ def test_errors_keep_the_shell_alive(shell):
     shell.quit()
 
 
+def test_a_bug_is_one_paragraph_and_keeps_the_shell(iris_duckdb_url, tmp_path):
+    """A bug in sqlml (planted: an AttributeError for entries that say boom) is one
+    paragraph, its traceback kept in a file; the next entry runs."""
+    (tmp_path / "plant").mkdir()
+    (tmp_path / "plant" / "sitecustomize.py").write_text(
+        "import sqlml.repl.shell as shell\n"
+        "def broken(text, session, original=shell.run_entry):\n"
+        "    if 'boom' in text:\n"
+        "        raise AttributeError('planted')\n"
+        "    return original(text, session)\n"
+        "shell.run_entry = broken\n"
+    )
+    cache = tmp_path / "cache"
+    shell = Shell(
+        iris_duckdb_url, tmp_path / "history", PYTHONPATH=str(tmp_path / "plant"),
+        SQLML_CACHE_DIR=str(cache),
+    )  # fmt: skip
+    said = shell.run("SELECT 'boom';", until=r"traceback kept in \S+\r?\n")
+    assert said.startswith("sqlml: error: internal error in the shell: AttributeError: planted\n")
+    assert "Traceback" not in said
+    assert (
+        shell.run("SELECT 40 + 2 AS answer;", until=r"\(1 row\)").splitlines()[-2].strip() == "42"
+    )
+    shell.quit()
+    (kept,) = (cache / "errors").iterdir()
+    assert "AttributeError: planted" in kept.read_text()
+
+
 def test_long_results_go_through_the_pager(iris_duckdb_url, tmp_path):
     shell = Shell(iris_duckdb_url, tmp_path / "history", PAGER="sed s/^/paged:/")
     paged = shell.run("SELECT id FROM iris_train ORDER BY id;", until=r"paged:\(120 rows\)")

@@ -33,6 +33,7 @@ from IPython.display import Image, display
 
 from sqlml import ir
 from sqlml.errors import SqlmlError
+from sqlml.local_files import internal_error
 from sqlml.runtime import cancel, progress
 from sqlml.runtime.datasource import Datasource, ResultSet, connect, dialect_of, parse_url
 from sqlml.runtime.outcome import Outcome
@@ -129,28 +130,28 @@ class SqlmlMagics(Magics):
                 )
         except SqlmlError as error:
             raise SqlmlCellError(format_error(error, text, "cell", first_line).rstrip()) from None
+        except Exception as error:  # a bug: one paragraph too, its traceback kept in a file
+            raise SqlmlCellError(internal_error(error, "the cell").render("cell")) from None
         error = result.error
         if interrupts and error is not None:
             stopped = _cancelled(error)
             raise SqlmlCellError(format_error(stopped, text, "cell", first_line).rstrip())
-        if isinstance(error, SqlmlError):
-            raise SqlmlCellError(format_error(error, text, "cell", first_line).rstrip())
         if error is not None:
-            raise error
+            raise SqlmlCellError(format_error(error, text, "cell", first_line).rstrip())
         if result_var is not None and shown.last is not None:
             self.shell.user_ns[result_var] = shown.last
         return shown.value
 
 
-def _cancelled(error: BaseException) -> SqlmlError:
+def _cancelled(error: SqlmlError) -> SqlmlError:
     """The error a cancelled run reports, at the place of the run's ``error``, without the
     hint of ``sqlml run``'s --resume; a statement the database stopped is said cancelled."""
     if not isinstance(error, cancel.Cancelled):
         token = cancel.Token()
         token.cancel("Ctrl-C")
-        located = error if isinstance(error, SqlmlError) else None
+        located = error
         error = cancel.stopped_error(token)
-        if located is not None and located.line is not None:
+        if located.line is not None:
             error.at(located.line, located.column or 1)
     stopped = copy.copy(error)
     stopped.hint = None

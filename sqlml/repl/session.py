@@ -220,10 +220,8 @@ class Session:
             self._interrupted = False
         if isinstance(result.error, cancel.Cancelled):
             self.say("cancelled\n")
-        elif isinstance(result.error, SqlmlError):
-            self.warn(format_error(result.error, text, source, first_line))
         elif result.error is not None:
-            raise result.error
+            self.warn(format_error(result.error, text, source, first_line))
         if any(_changes_catalog(statement) for statement in statements):
             self.refresh()  # after the outcome is told: the prompt waits for it, not the user
         return result.error is None

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import sys
 import threading
-import traceback
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future, wait
 from contextlib import suppress
@@ -22,6 +21,7 @@ from prompt_toolkit.filters import Condition
 from prompt_toolkit.lexers import DynamicLexer, Lexer
 
 from sqlml import __version__
+from sqlml.local_files import internal_error
 from sqlml.repl.catalog import Catalog
 from sqlml.repl.history import open_history
 from sqlml.repl.meta_commands import Quit, run_entry
@@ -114,9 +114,8 @@ def _interactive(url: str | None, fmt: str) -> int:
                 break
             except (Cancelled, KeyboardInterrupt):
                 print("cancelled")
-            except Exception:  # a bug in sqlml: show it, and keep the session
-                print("internal error (please report it):", file=sys.stderr)
-                traceback.print_exc()
+            except Exception as error:  # a bug in sqlml: say so, and keep the session
+                print(internal_error(error, "the shell").render("sqlml"), file=sys.stderr)
     finally:
         session.close()
     return 0

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import IO
 
 from sqlml import ir
-from sqlml.errors import SqlmlError
+from sqlml.errors import InternalError, SqlmlError
 from sqlml.runtime.cancel import Token
 from sqlml.runtime.context import Context
 from sqlml.runtime.datasource import Datasource
@@ -26,11 +26,23 @@ def execute(
     ``datasource``, ``token`` (cancelling it stops the statement at its next check; None:
     nothing stops it) and a progress reporter of its own showing on ``sink`` (None:
     nowhere), its stages named for the model or table the statement writes; output of its
-    own goes to ``log`` as well as to standard error (None: standard error only). User errors
-    come out as :class:`SqlmlError` with its location."""
+    own goes to ``log`` as well as to standard error (None: standard error only). Every
+    error comes out as a :class:`SqlmlError` with its location: any other exception, a bug,
+    as an :class:`InternalError` holding its traceback."""
     subject = kind_of(statement).effects.target(statement)
     context = Context(datasource, token or Token(), Progress(sink, subject), log)
     try:
         return resolve(kind_of(statement).handler)(statement, context)
     except SqlmlError as error:
         raise error.at(statement.line, statement.column) from None
+    except MemoryError:
+        raise SqlmlError(
+            f"step {statement.id} ran out of memory",
+            line=statement.line,
+            column=statement.column,
+            hint="read fewer rows or columns at a time: TO TRAIN streams its rows WITH "
+            "train.external_memory = true, TO PREDICT in batches of predict.batch_size",
+        ) from None
+    except Exception as error:  # not the user's mistake
+        internal = InternalError.of(error, f"step {statement.id}")
+        raise internal.at(statement.line, statement.column) from error

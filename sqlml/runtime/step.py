@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from sqlml import ir
-from sqlml.errors import SqlmlError
+from sqlml.errors import InternalError, SqlmlError
 from sqlml.runtime import cancel
 from sqlml.runtime.datasource import Datasource, connect
 from sqlml.runtime.execute import execute
@@ -46,6 +46,8 @@ def main(argv: list[str]) -> int:
             datasource.close()
     except SqlmlError as error:
         print(error.render(statement.id), file=sys.stderr)
+        if isinstance(error, InternalError):  # the pod's log is the step's
+            print(error.details, file=sys.stderr)
         # Stopped by a signal: the shell's 128 + its number, which the training operator's
         # ExitCode restart policy retries; any other failure is final (1).
         return 128 + received[0] if received else 1

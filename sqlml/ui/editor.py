@@ -24,6 +24,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from sqlml.errors import SqlmlError
+from sqlml.local_files import internal_error
 from sqlml.repl.catalog import Catalog
 from sqlml.repl.session import format_error
 from sqlml.ui.drawn_plots import drawn_plots
@@ -81,6 +82,8 @@ async def run(request: Request) -> Response:
         return JSONResponse({"ok": False, "busy": True, "error": message}, status_code=409)
     except SqlmlError as error:  # the datasource cannot be opened
         outcome = EditorRun(errors=[error])
+    except Exception as error:  # a bug: one paragraph too, its traceback kept in a file
+        outcome = EditorRun(errors=[internal_error(error, "the editor")])
     if outcome is not None:
         plots = drawn_plots(request.app)
         for result in outcome.results:

@@ -127,10 +127,8 @@ class EditorRunner:
         self.generation += 1
         if isinstance(result.error, cancel.Cancelled):
             run.cancelled = True
-        elif isinstance(result.error, SqlmlError):
-            run.errors.append(result.error)
         elif result.error is not None:
-            raise result.error
+            run.errors.append(result.error)
         return run
 
     def _call(self, function: Callable[..., T], *args: Any) -> T:

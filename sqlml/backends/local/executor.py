@@ -34,7 +34,7 @@ from sqlml.backends.local.outputs import Outputs, gathered
 from sqlml.backends.local.resume import Resume
 from sqlml.backends.local.run_log import RunLog, StatementDone, Unrecorded
 from sqlml.backends.local.scheduler import Instance, Scheduler
-from sqlml.backends.local.tasks import Task, TaskResult, holds, run_task
+from sqlml.backends.local.tasks import Task, TaskResult, holds, reported, run_task
 from sqlml.errors import SqlmlError
 from sqlml.local_files import default_run_dir
 from sqlml.runtime import cancel
@@ -45,11 +45,12 @@ from sqlml.workflow.core import Ref, Retry, Step, Workflow
 
 @dataclass
 class RunResult:
-    """How a run ended: its id, each step's state, the first error and each step's record."""
+    """How a run ended: its id, each step's state, the first error (a bug too is a
+    :class:`SqlmlError`: an :class:`~sqlml.errors.InternalError`) and each step's record."""
 
     run_id: str
     states: dict[str, str]
-    error: BaseException | None = None
+    error: SqlmlError | None = None
     steps: dict[str, rec.StepRecord] = field(default_factory=dict)
 
     @property
@@ -174,7 +175,7 @@ class _Run:
         )
         self._outputs = Outputs()
         self._started: dict[str, tuple[str, float]] = {}  # step -> its content hash, start
-        self._error: BaseException | None = None
+        self._error: SqlmlError | None = None
         self._token = cancel.Token()  # the run's: Ctrl-C cancels it
 
     def run(self) -> RunResult:
@@ -215,8 +216,9 @@ class _Run:
                 return None
             items = self._outputs.items(step)
         except Exception as error:
-            self._fail(error)
-            self._end_unrun(step, rec.FAILED, _describe(error))
+            failure = reported(error, step, step.name)
+            self._fail(failure)
+            self._end_unrun(step, rec.FAILED, _describe(failure))
             return None
         started_at = time.time()
         self._started[step.name] = (content_hash, started_at)
@@ -295,16 +297,14 @@ class _Run:
             sink=self._settings.sink,
         )
 
-    def _fail(self, error: BaseException) -> None:
+    def _fail(self, error: SqlmlError) -> None:
         if self._error is None:
             self._error = error
 
 
-def _describe(error: BaseException) -> str:
+def _describe(error: SqlmlError) -> str:
     """A step's error as the run record keeps it: its message, and its hint on a line of its
     own (``sqlml status`` and ``sqlml ui`` show both)."""
-    if not isinstance(error, SqlmlError):
-        return repr(error)
     return error.message + (f"\n  hint: {error.hint}" if error.hint else "")
 
 

@@ -91,13 +91,11 @@ def run_and_report(
         if announce:
             print(f"  resume with: --resume {result.run_id}", file=sys.stderr)
         return CANCELLED_STATUS
-    if isinstance(result.error, SqlmlError):
+    if result.error is not None:
         print(result.error.render(source), file=sys.stderr)
         if announce:
             print(f"  resume with: --resume {result.run_id}", file=sys.stderr)
         return 1
-    if result.error is not None:
-        raise result.error
     return 1 if unkept else 0
 
 

@@ -22,8 +22,8 @@ from pathlib import Path
 from typing import IO, Any
 
 from sqlml import ir
-from sqlml.errors import SqlmlError
-from sqlml.local_files import reason, warn_once
+from sqlml.errors import InternalError, SqlmlError
+from sqlml.local_files import keep_traceback, reason, warn_once
 from sqlml.runtime import cancel
 from sqlml.runtime.datasource import Datasource
 from sqlml.runtime.execute import execute
@@ -77,7 +77,7 @@ class TaskResult:
     attempts: int = 0
     started_at: float = 0.0
     ended_at: float = 0.0
-    error: BaseException | None = None
+    error: SqlmlError | None = None  # a bug too: an InternalError
 
 
 def run_task(task: Task, datasource: Callable[[], Datasource]) -> TaskResult:
@@ -99,12 +99,29 @@ def run_task(task: Task, datasource: Callable[[], Datasource]) -> TaskResult:
                     hint="raise max_iterations or check the condition",
                 )
         except Exception as error:
-            result.error = error
+            result.error = reported(error, task.step, task.name, log)
             _log(log, f"failed: {_message(error)}")
         else:
             _log(log, "succeeded")
     result.ended_at = time.time()
     return result
+
+
+def reported(error: Exception, step: Step, name: str, log: StepLog | None = None) -> SqlmlError:
+    """``error``, met running the step ``name`` of ``step``, as the run reports it: a
+    :class:`SqlmlError` at the step's statement. Any other exception is a bug, reported as an
+    :class:`InternalError` whose traceback ``log`` keeps (else a file of its own)."""
+    if not isinstance(error, SqlmlError):
+        error = InternalError.of(error, f"step {name}")
+    if isinstance(error, InternalError):
+        if log is not None and log.kept:
+            log.write(error.details)
+            error.kept_in(log.path)
+        elif path := keep_traceback(error.details):
+            error.kept_in(path)
+    if "line" in step.params:
+        error.at(step.params["line"], step.params["column"])
+    return error
 
 
 class StepLog(io.TextIOBase):
@@ -119,6 +136,15 @@ class StepLog(io.TextIOBase):
             self._file = path.open("a", encoding="utf-8")
         except OSError as error:
             self._drop(error)
+
+    @property
+    def path(self) -> Path:
+        return self._path
+
+    @property
+    def kept(self) -> bool:
+        """Whether the file is being written (not dropped)."""
+        return self._file is not None
 
     def write(self, text: str) -> int:
         if self._file is not None:
