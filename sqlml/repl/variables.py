@@ -37,8 +37,6 @@ from sqlml.semantics import analyze
 from sqlml.statements import KINDS
 
 _SCALARS = (str, int, float, bool, type(None))
-# The nodes of <select> TO <clause> statements.
-_WITH_SELECT = tuple(k.syntax for k in KINDS.values() if k.grammar and k.grammar.clauses)
 
 
 def bind(text: str, namespace: Mapping[str, Any], dialect: str) -> list[ir.Statement]:
@@ -136,8 +134,13 @@ def _ml_spans(text: str, found: list[Placeholder]) -> list[tuple[int, int, int]]
     return [
         (s.pos.offset, s.pos.offset + len(s.select), s.pos.offset + len(s.text))
         for s in program.statements
-        if isinstance(s, _WITH_SELECT)
+        if isinstance(s, _with_select())
     ]
+
+
+def _with_select() -> tuple[type, ...]:
+    """The nodes of ``<select> TO <clause>`` statements (their kinds' syntax, loaded now)."""
+    return tuple(k.syntax for k in KINDS.values() if k.grammar and k.grammar.clauses)
 
 
 def _check_scalar(placeholder: Placeholder, value: Any, text: str) -> None:
