@@ -31,6 +31,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import IO, Any, Protocol
 
+from sqlml import imports
+
 METRICS_EVERY = 0.5  # seconds between evaluations of a metric just for the display
 LINES_EVERY = 5.0  # seconds between two lines of a stage in a pipe (SQLML_PROGRESS=1)
 PROGRESS_ENV = "SQLML_PROGRESS"
@@ -148,22 +150,14 @@ class _RichSink:
         return _RichBar(self, task)
 
     def _new_progress(self) -> Any:
-        from rich.console import Console
-        from rich.progress import (
-            BarColumn,
-            MofNCompleteColumn,
-            Progress,
-            TextColumn,
-            TimeElapsedColumn,
-        )
-
-        return Progress(
-            TextColumn("{task.description}"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TextColumn("{task.fields[unit]} {task.fields[metrics]}"),
-            TimeElapsedColumn(),
-            console=Console(file=self._stream),
+        rich = imports.load("rich.progress")  # in the first step's thread that shows a bar
+        return rich.Progress(
+            rich.TextColumn("{task.description}"),
+            rich.BarColumn(),
+            rich.MofNCompleteColumn(),
+            rich.TextColumn("{task.fields[unit]} {task.fields[metrics]}"),
+            rich.TimeElapsedColumn(),
+            console=imports.load("rich.console").Console(file=self._stream),
             transient=True,
         )
 
