@@ -172,3 +172,13 @@ def test_a_bug_in_the_web_editor_is_one_paragraph(planted: Path, monkeypatch: py
         shown = client.post("/editor/run", json={"sql": "SELECT 1;"}).json()
         assert "internal error in the editor: AttributeError: planted" in shown["html"]
         assert client.post("/editor/run", json={"sql": "ASSERT 1 = 1;"}).status_code == 200
+
+
+def test_interrupting_a_closed_duckdb_connection_does_nothing(tmp_path: Path):
+    """Ctrl-C's interrupt runs in a thread of its own and may come once the run has closed
+    its connections: nothing to stop, and no traceback from that thread."""
+    from sqlml.runtime.datasource import connect
+
+    datasource = connect(f"duckdb:///{tmp_path / 'db.duckdb'}")
+    datasource.close()
+    datasource.interrupt()

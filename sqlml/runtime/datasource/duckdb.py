@@ -7,7 +7,7 @@ import importlib.util
 import time
 import uuid
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -221,7 +221,8 @@ class DuckDBSource(Datasource):
         self.execute("COMMIT")
 
     def _interrupt(self) -> None:
-        self._con.interrupt()
+        with suppress(duckdb.ConnectionException):  # closed meanwhile: nothing runs on it
+            self._con.interrupt()
 
     def close(self) -> None:
         self._release()
