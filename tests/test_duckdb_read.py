@@ -4,8 +4,10 @@ from the query itself in batches (``read_batches``), with or without pyarrow."""
 from __future__ import annotations
 
 import datetime as dt
+import sys
 import threading
 import time
+import types
 
 import numpy as np
 import pytest
@@ -211,3 +213,11 @@ def test_a_stream_trims_the_cached_table_blocks_under_the_default_limit(tmp_path
     finally:
         ds.close()
         probe.close()
+
+
+def test_a_read_beside_the_import_of_numpy_ma_is_not_masked(source, monkeypatch):
+    """A statement reading while another's DuckDB call imports numpy.ma sees the module half
+    initialised, without MaskedArray yet: its columns (plain arrays) are read as they are."""
+    monkeypatch.setitem(sys.modules, "numpy.ma", types.ModuleType("numpy.ma"))
+    values = source.read("SELECT i FROM range(3) t(i)")["i"]
+    assert values.tolist() == [0, 1, 2]

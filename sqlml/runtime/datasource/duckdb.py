@@ -273,8 +273,10 @@ def _unmasked(values: np.ndarray) -> np.ndarray:
     NULLs is the array DuckDB made, and a float64 one with NULLs too (NaN written in)."""
     # DuckDB makes a masked array only for a column with NULLs, having imported numpy.ma to
     # make it: until then a column is a plain array, and numpy.ma (40 ms to import) unneeded.
-    masked = sys.modules.get("numpy.ma")
-    if masked is None or not isinstance(values, masked.MaskedArray):
+    # A statement running beside the one importing it may see it half initialised, without
+    # MaskedArray yet: its own arrays are plain (DuckDB's import of it would have waited).
+    masked = getattr(sys.modules.get("numpy.ma"), "MaskedArray", None)
+    if masked is None or not isinstance(values, masked):
         return values
     import numpy as np  # here: a statement that reads no arrays does not load numpy
 
