@@ -1,21 +1,41 @@
-"""What README.md shows that tests/test_docs_examples.py does not run: its notebook snippet
-runs as written in a fresh notebook.
+"""What README.md says that tests/test_docs_examples.py does not run: its notebook snippet
+runs as written in a fresh notebook, and its list of estimators names every model family.
 
 (README.md's commands and program run there, with the rest of the pages a newcomer reads.)
 """
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 
 from nbformat.v4 import new_code_cell, new_notebook
 
+from sqlml.models import registry
 from tests.conftest import ROOT
 from tests.doc_blocks import blocks_of
 from tests.test_magic import kernel, text
 
 README = ROOT / "README.md"
+# The list of estimators: one item per family, "- `family`: ..." (items may span lines).
+FAMILY_ITEM = re.compile(r"^- `(\w+)`: (.*?)(?=^- |\Z)", re.MULTILINE | re.DOTALL)
+ESTIMATOR_NAME = re.compile(r"`((?:xgboost|sklearn|sqlflow_models)\.[\w.]+|[A-Z]\w+)`")
+
+
+def estimator_list() -> dict[str, str]:
+    """Each family the README's list of estimators names, and the text of its item."""
+    text = README.read_text()
+    start = text.index("Estimators come in")
+    return dict(FAMILY_ITEM.findall(text[start : text.index("\n\n", text.index("\n- ", start))]))
+
+
+def test_the_estimator_list_names_every_family_and_only_estimators_that_exist():
+    listed = estimator_list()
+    assert list(listed) == list(registry.families())
+    names = [name for item in listed.values() for name in ESTIMATOR_NAME.findall(item)]
+    assert len(names) > 20
+    assert [name for name in names if name not in registry.estimators()] == []
 
 
 def test_the_notebook_snippet_runs_in_a_fresh_notebook(tmp_path: Path):
