@@ -40,6 +40,7 @@ Any other fence fails the test, so every block is accounted for.
 from __future__ import annotations
 
 import contextlib
+import difflib
 import io
 import os
 import re
@@ -399,9 +400,12 @@ class PageRun:
         if REGENERATE:
             self.rewrites.add(block, output)
             return None
+        difference = difflib.unified_diff(
+            block.text.splitlines(), output.splitlines(), "the page", "the output", lineterm=""
+        )
         return (
             f"{block.id}: the output differs from the page's (SQLML_REGENERATE_DOCS=1 "
-            f"rewrites it: tests/doc_blocks.py):\n{output}"
+            "rewrites it: tests/doc_blocks.py):\n" + "\n".join(difference)
         )
 
     def _not_run(self, block: Block) -> str | None:
