@@ -1,34 +1,47 @@
-"""Every program in examples/ and every code block of the tutorials runs, with real outcomes.
+"""Every program in examples/ runs, with real outcomes; the pages a newcomer reads first
+(README.md, docs/tutorial*.md) run block by block and show exactly what their commands print.
 
 The examples run with ``sqlml run`` in a copy of examples/ (their DuckDB file there), and
 their tables are then checked: models above a stated accuracy or R2, predictions with the
-right rows.
+right rows. No example prints a warning (such as a selected column that COLUMN leaves out).
 
-The tutorials (docs/tutorial*.md) run block by block, in order, in a temporary working
-folder holding a copy of examples/ (as the root of a checkout would). Fences:
+The pages run block by block, in order, in a temporary working folder holding a copy of
+examples/ (as the root of a checkout would). Fences:
 
-- ``sh``: run with ``bash -e -o pipefail``, ``sqlml`` on the PATH. Two kinds of line are not
-  run: ``pip install ...`` (checked instead: it installs this project, with extras that
-  exist) and ``export SQLML_DATASOURCE=...`` (the reader's own database; the test has set
-  ``SQLML_DATASOURCE`` to its own: unset for tutorial.md, so the default DuckDB file in the
-  working folder; a fresh database on the MySQL test server for tutorial-mysql.md).
+- ``sh``: run with ``bash -e -o pipefail``, ``sqlml`` on the PATH. Not run: ``pip install
+  ...`` (checked instead: it installs this project, with extras that exist; of ``pip install
+  ... && COMMAND``, COMMAND runs) and ``export SQLML_DATASOURCE=...`` (the reader's own
+  database; the test has set ``SQLML_DATASOURCE`` to its own: unset for README.md and
+  tutorial.md, so the default DuckDB file in the working folder; a fresh database on the
+  MySQL test server for tutorial-mysql.md, whose name the output shows as the page's).
 - ``sql NAME.sql``, ``python NAME.py`` (any language, a file name): a file the reader
   saves; written to NAME, and used by a later ``sh`` block (which must mention it).
-- ``text``: the output the ``sh`` block before it prints (stdout and stderr). Each line must
-  appear in that output, whitespace aside; ``...`` stands for any text, a number with a
-  decimal point matches within 10% (or 0.05), other numbers exactly; table rules
-  (``---+---``) are not compared.
-- ``sh cluster`` (tutorial-kubernetes.md only): commands that need a Kubernetes cluster, a
-  container registry or Docker, none of which exists here: not run; every command must be
-  kubectl, argo or docker (or printf and rm, to write and delete a Secret's file).
-- ``sql admin`` (tutorial-mysql.md only): what the server's administrator runs once to
-  create the reader's database and user: not run; the test creates its own database.
+- ``sql example``: a program shown without its command: run with ``sqlml run``.
+- ``text``: what the block before it printed (stdout and stderr, in order), compared
+  exactly but for the placeholders of what varies between runs: see tests/doc_blocks.py,
+  which also says how to regenerate the blocks from real runs:
+
+      SQLML_REGENERATE_DOCS=1 python -m pytest tests/test_docs_examples.py
+
+  A block whose output the page does not show must print no warning.
+- Not run: ``sh cluster`` (tutorial-kubernetes.md only): commands that need a Kubernetes
+  cluster, a container registry or Docker, none of which exists here; every command must be
+  kubectl, argo or docker (or printf and rm, to write and delete a Secret's file). ``sql
+  admin`` (tutorial-mysql.md only): what the server's administrator runs once to create the
+  reader's database and user; the test creates its own database. ``sh synopsis`` (README.md
+  only): the forms of sqlml's commands, capitals standing for the reader's words; each line
+  a command of ``sqlml``. ``sh suite`` (README.md only): the test suite's command, which
+  must be the one ``.ci/run`` runs (this run is part of it). ``python notebook`` and ``sql
+  notebook`` (README.md only): notebook cells, run in a kernel by tests/test_readme.py.
 
 Any other fence fails the test, so every block is accounted for.
 """
 
 from __future__ import annotations
 
+import contextlib
+import difflib
+import io
 import os
 import re
 import shutil
@@ -44,27 +57,37 @@ import duckdb
 import pytest
 from conftest import MYSQL_URL, datasource_url
 
+from sqlml.cli import main
 from sqlml.models.store import ModelStore
 from sqlml.runtime.datasource import connect
+from tests.doc_blocks import REGENERATE, Block, Rewrites, blocks_of, matches, placeheld
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
-TUTORIALS = sorted((ROOT / "docs").glob("tutorial*.md"))
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("tutorial*.md"))]
 TIMEOUT = 900
 KERAS = re.compile(r"\b(DNN\w*|Linear(Classifier|Regressor))\b")
-FENCE = re.compile(r"^```(\S*)[ \t]*(.*)$")
-NUMBER = re.compile(r"-?\d+(?:\.\d+)?(?:e[-+]?\d+)?")
-PIP_INSTALL = re.compile(r"^pip install (?:-e )?(?:'\.\[([\w,]+)\]'|\.)$")
-NOT_RUN = {("sh", "cluster"): "tutorial-kubernetes.md", ("sql", "admin"): "tutorial-mysql.md"}
+PIP_INSTALL = re.compile(r"^pip install (?:-e )?(?:'\.\[([\w,]+)\]'|\.)(?: && (.+))?$")
+NOT_RUN = {
+    ("sh", "cluster"): "tutorial-kubernetes.md",
+    ("sql", "admin"): "tutorial-mysql.md",
+    ("sh", "synopsis"): "README.md",
+    ("sh", "suite"): "README.md",
+    ("python", "notebook"): "README.md",
+    ("sql", "notebook"): "README.md",
+}
 NEED_A_CLUSTER = {"kubectl", "argo", "docker"}
 CLUSTER_COMMANDS = {*NEED_A_CLUSTER, "printf", "rm"}
 FILE_NAME = re.compile(r"[\w-]+\.\w+")
+READERS_DATABASE = re.compile(r"^export SQLML_DATASOURCE='[^']*/(\w+)'$", re.MULTILINE)
+OPTION = re.compile(r"(?:^|[\s\[])(--?[a-z][-\w]*)")
+CI_SUITE = re.compile(r"^# The README's test command:\n(.+)$", re.MULTILINE)
 
 
 def command_env(datasource: str | None) -> dict[str, str]:
     """The environment of the commands: sqlml of this checkout on the PATH, the input
     cache in the test's temporary folder (conftest sets SQLML_CACHE_DIR)."""
-    env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2", "PYTHONPATH": str(ROOT)}
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
     env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
     env.pop("SQLML_DATASOURCE", None)
     if datasource:
@@ -92,13 +115,15 @@ def fetch(database: Path, query: str) -> list[tuple]:
 
 
 def check_iris(db: Path, folder: Path) -> None:
-    for model in ("iris_xgboost", "iris_dnn"):
+    """Of the 30 held-out flowers, the trees name 27 right and the network 28 (0.9 and 0.933:
+    trained on the four measures only; with the id, sorted by species, the network got all)."""
+    for model, right in (("iris_xgboost", 27), ("iris_dnn", 28)):
         [(rows, hits)] = fetch(
             db,
             f"SELECT count(*), count(*) FILTER (p.class = t.class) FROM {model}_pred p "
             "JOIN iris_test t USING (id)",
         )
-        assert rows == 30 and hits / rows >= 0.9, (model, hits)
+        assert rows == 30 and hits >= right, (model, hits)
 
 
 def check_churn(db: Path, folder: Path) -> None:
@@ -246,7 +271,25 @@ def test_example_runs(name: str, tmp_path: Path):
     shutil.copytree(EXAMPLES, folder)
     done = sqlml_run(folder / name, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
+    assert "warning:" not in done.stderr, done.stderr
     CHECKS[name](tmp_path / "sqlml.duckdb", folder)
+
+
+TRAINS_ON_EVERY_COLUMN = re.compile(r"\bSELECT\s+\*\s+FROM\b[^;]*?\bTO\s+TRAIN\b", re.I | re.S)
+
+
+def test_the_programs_shown_train_on_columns_they_name():
+    """Every TO TRAIN in README.md, docs/ and examples/*.sql names its columns: a SELECT *
+    would make every column but the label a feature, ids included, whatever COLUMN lists (as
+    in SQLFlow). examples/sqlflow/ keeps SQLFlow's statements as written (its README says
+    which ones train on columns COLUMN leaves out)."""
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")), *EXAMPLES.glob("*.sql")]
+    found = [
+        f"{page.relative_to(ROOT)}:{page.read_text().count(chr(10), 0, m.start()) + 1}"
+        for page in pages
+        for m in TRAINS_ON_EVERY_COLUMN.finditer(page.read_text())
+    ]
+    assert found == []
 
 
 def test_the_data_files_are_make_data_outputs(tmp_path: Path):
@@ -256,77 +299,12 @@ def test_the_data_files_are_make_data_outputs(tmp_path: Path):
         assert (tmp_path / name).read_bytes() == (EXAMPLES / name).read_bytes(), name
 
 
-# --------------------------------------------------------------------------- tutorials
+# ------------------------------------------------------------------------------- pages
 
 
-@dataclass(frozen=True)
-class Block:
-    """A fenced code block of a tutorial."""
-
-    doc: Path
-    line: int  # of the opening fence
-    lang: str
-    tag: str  # the rest of the info string: a file name, "cluster", "admin" or ""
-    text: str
-
-    @property
-    def id(self) -> str:
-        return f"{self.doc.name}:{self.line}"
-
-
-def blocks_of(doc: Path) -> list[Block]:
-    found: list[Block] = []
-    lines = doc.read_text().splitlines()
-    start = None
-    for number, line in enumerate(lines, 1):
-        fence = FENCE.match(line)
-        if fence and start is None:
-            start, lang, tag, body = number, fence.group(1), fence.group(2).strip(), []
-        elif line.startswith("```") and start is not None:
-            found.append(Block(doc, start, lang, tag, "\n".join(body) + "\n"))
-            start = None
-        elif start is not None:
-            body.append(line)
-    assert start is None, f"{doc.name}:{start}: a code block is never closed"
-    return found
-
-
-def output_matches(expected: str, output: str) -> list[str]:
-    """The lines of ``expected`` that appear nowhere in ``output`` (see the module doc)."""
-    actual = [" ".join(line.split()) for line in output.splitlines()]
-    return [
-        line
-        for line in expected.splitlines()
-        if line.strip() and not re.fullmatch(r"[-+| ]+", line)
-        if not any(_line_matches(" ".join(line.split()), a) for a in actual)
-    ]
-
-
-def _line_matches(expected: str, actual: str) -> bool:
-    numbers: list[str] = []
-    pattern = ""
-    for piece in re.split(rf"(\.\.\.|{NUMBER.pattern})", expected):
-        if piece == "...":
-            pattern += ".*"
-        elif NUMBER.fullmatch(piece):
-            numbers.append(piece)
-            pattern += f"({NUMBER.pattern})"
-        else:
-            pattern += re.escape(piece)
-    found = re.fullmatch(pattern, actual)
-    return found is not None and all(
-        _number_matches(want, got) for want, got in zip(numbers, found.groups(), strict=True)
-    )
-
-
-def _number_matches(want: str, got: str) -> bool:
-    if "." not in want and "e" not in want:
-        return want == got
-    return abs(float(got) - float(want)) <= max(0.05, 0.1 * abs(float(want)))
-
-
-def check_pip_install(line: str) -> None:
-    """``pip install -e '.[a,b]'`` or ``pip install -e .``, with extras the project has."""
+def check_pip_install(line: str) -> str | None:
+    """``pip install -e '.[a,b]'`` or ``pip install -e .``, with extras the project has; the
+    command after its ``&&``, if any."""
     found = PIP_INSTALL.match(line)
     assert found, f"not an install of this project: {line}"
     extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"][
@@ -334,26 +312,30 @@ def check_pip_install(line: str) -> None:
     ]
     for extra in (found.group(1) or "").split(","):
         assert not extra or extra in extras, f"no extra {extra!r} in pyproject.toml: {line}"
+    return found.group(2)
 
 
 def runnable_script(block: Block) -> str:
-    """The block's shell script, less the lines the test does not run (module doc)."""
+    """The block's shell script, less what the test does not run (module doc)."""
     kept = []
     for line in block.text.splitlines():
         if line.startswith("pip install"):
-            check_pip_install(line)
+            kept.append(check_pip_install(line) or "")
         elif not line.startswith("export SQLML_DATASOURCE="):
             kept.append(line)
     return "\n".join(kept) + "\n"
 
 
 @dataclass
-class TutorialRun:
-    """One tutorial's blocks, run in order in their own working folder."""
+class PageRun:
+    """One page's blocks, run in order in their own working folder. ``places`` maps what
+    varies in the output to what the page shows instead (tests/doc_blocks.py)."""
 
     blocks: list[Block]
     folder: Path
     datasource: str | None
+    places: dict[str, str] = field(default_factory=dict)
+    rewrites: Rewrites = field(default_factory=Rewrites)
     done: dict[int, str | None] = field(default_factory=dict)  # index -> failure or None
     last_output: str | None = None
 
@@ -362,47 +344,73 @@ class TutorialRun:
         index = self.blocks.index(block)
         for i in range(index + 1):
             if i not in self.done:
-                self.done[i] = self._run(self.blocks[i])
+                self.done[i] = self._run(self.blocks[i]) or self._unshown_warning(i)
             if self.done[i] is not None:
                 where = "" if i == index else f"an earlier block, {self.blocks[i].id}: "
                 pytest.fail(f"{where}{self.done[i]}", pytrace=False)
+
+    def _unshown_warning(self, index: int) -> str | None:
+        """A failure if block ``index`` printed a warning that no text block shows."""
+        shown = index + 1 < len(self.blocks) and self.blocks[index + 1].lang == "text"
+        if self.last_output and not shown and "warning:" in self.last_output:
+            return f"{self.blocks[index].id}: a warning the page does not show:\n{self.last_output}"
+        return None
 
     def _run(self, block: Block) -> str | None:
         kind = (block.lang, block.tag)
         if kind in NOT_RUN:
             return self._not_run(block)
         if block.lang == "sh" and not block.tag:
-            done = subprocess.run(
-                ["bash", "-e", "-o", "pipefail", "-c", runnable_script(block)],
-                cwd=self.folder,
-                env=command_env(self.datasource),
-                stdout=subprocess.PIPE,
-                stderr=subprocess.STDOUT,
-                text=True,
-                timeout=TIMEOUT,
-            )
-            self.last_output = done.stdout
-            if done.returncode:
-                return f"{block.id}: exit status {done.returncode}:\n{done.stdout}"
-            return None
+            return self._shell(block, runnable_script(block))
+        if kind == ("sql", "example"):
+            (self.folder / "example.sql").write_text(block.text)
+            return self._shell(block, "sqlml run example.sql\n")
         if block.lang != "text" and FILE_NAME.fullmatch(block.tag):
             later = self.blocks[self.blocks.index(block) + 1 :]
             if not any(b.lang == "sh" and block.tag in b.text for b in later):
                 return f"{block.id}: no later sh block runs {block.tag}"
             (self.folder / block.tag).write_text(block.text)
+            self.last_output = None
             return None
         if block.lang == "text":
-            if self.last_output is None:
-                return f"{block.id}: a text block must follow an sh block that ran"
-            output, self.last_output = self.last_output, None
-            missing = output_matches(block.text, output)
-            if missing:
-                return f"{block.id}: not in the output: {missing}\noutput:\n{output}"
-            return None
+            return self._compare(block)
         return f"{block.id}: a ```{block.lang} {block.tag} block is of no known kind"
+
+    def _shell(self, block: Block, script: str) -> str | None:
+        done = subprocess.run(
+            ["bash", "-e", "-o", "pipefail", "-c", script],
+            cwd=self.folder,
+            env=command_env(self.datasource),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,  # one stream, in the order printed, as on a terminal
+            text=True,
+            timeout=TIMEOUT,
+        )
+        self.last_output = placeheld(done.stdout, self.places)
+        if done.returncode:
+            return f"{block.id}: exit status {done.returncode}:\n{done.stdout}"
+        return None
+
+    def _compare(self, block: Block) -> str | None:
+        if self.last_output is None:
+            return f"{block.id}: a text block must follow a block that ran"
+        output, self.last_output = self.last_output, None
+        if matches(block.text, output):
+            return None
+        if REGENERATE:
+            self.rewrites.add(block, output)
+            return None
+        difference = difflib.unified_diff(
+            block.text.splitlines(), output.splitlines(), "the page", "the output", lineterm=""
+        )
+        return (
+            f"{block.id}: the output differs from the page's (SQLML_REGENERATE_DOCS=1 "
+            "rewrites it: tests/doc_blocks.py):\n" + "\n".join(difference)
+        )
 
     def _not_run(self, block: Block) -> str | None:
         allowed_in = NOT_RUN[(block.lang, block.tag)]
+        self.last_output = None
         if block.doc.name != allowed_in:
             return f"{block.id}: ```{block.lang} {block.tag} blocks belong in {allowed_in} only"
         if block.tag == "cluster":
@@ -413,11 +421,52 @@ class TutorialRun:
             ]
             if not set(commands) <= CLUSTER_COMMANDS or not set(commands) & NEED_A_CLUSTER:
                 return f"{block.id}: commands {commands} need no cluster: make it a sh block"
-        self.last_output = None
+        if block.tag == "synopsis":
+            return _synopsis_problem(block)
+        if block.tag == "suite":
+            return _suite_problem(block)
         return None
 
 
-TUTORIAL_BLOCKS = [block for doc in TUTORIALS for block in blocks_of(doc)]
+def _synopsis_problem(block: Block) -> str | None:
+    """Whether each line of a synopsis is ``sqlml [COMMAND] ...`` with options that command
+    has (what follows a ``#`` is a comment)."""
+    commands = re.findall(r"^    (\w+)\b", _help([]), re.MULTILINE)
+    for line in block.text.splitlines():
+        text = line.split("#")[0]
+        words = text.split()
+        if words[:1] != ["sqlml"] or len(words) < 2:
+            return f"{block.id}: not a sqlml command: {line}"
+        command = [] if words[1].startswith("-") else [words[1]]
+        if command and command[0] not in commands:
+            return f"{block.id}: sqlml has no command {command[0]}: {line}"
+        usage = _help(command)
+        unknown = [option for option in OPTION.findall(text) if option not in usage]
+        if unknown:
+            named = " ".join(["sqlml", *command])
+            return f"{block.id}: {named} has no option {', '.join(unknown)}: {line}"
+    return None
+
+
+def _help(command: list[str]) -> str:
+    """What ``sqlml COMMAND --help`` prints (that of ``sqlml`` for no command)."""
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed), contextlib.suppress(SystemExit):
+        main([*command, "--help"])
+    return printed.getvalue()
+
+
+def _suite_problem(block: Block) -> str | None:
+    """Whether the block is the test suite's command as .ci/run runs it (less --quiet)."""
+    (line,) = block.text.splitlines()
+    check_pip_install(line.split(" && ")[0])
+    (ci,) = CI_SUITE.findall((ROOT / ".ci" / "run").read_text())
+    if line != ci.replace(" --quiet", ""):
+        return f"{block.id}: .ci/run runs another test command: {ci}"
+    return None
+
+
+PAGE_BLOCKS = [block for page in PAGES for block in blocks_of(page)]
 
 
 def _marks(doc: Path) -> list[pytest.MarkDecorator]:
@@ -434,18 +483,19 @@ def admin_execute(sql: str) -> None:
         admin.close()
 
 
-class TutorialRuns:
-    """The runs of the tutorials, each started when its first block is tested."""
+class PageRuns:
+    """The runs of the pages, each started when its first block is tested."""
 
     def __init__(self, tmp: pytest.TempPathFactory) -> None:
         self.tmp = tmp
-        self.runs: dict[Path, TutorialRun] = {}
+        self.runs: dict[Path, PageRun] = {}
         self.databases: list[str] = []
 
-    def of(self, doc: Path) -> TutorialRun:
+    def of(self, doc: Path) -> PageRun:
         if doc not in self.runs:
             folder = self.tmp.mktemp(doc.stem)
             shutil.copytree(EXAMPLES, folder / "examples")
+            places = {str(folder): "<folder>", os.environ["SQLML_CACHE_DIR"]: "<cache>"}
             datasource = None
             if "mysql" in doc.name:  # a fresh database on the test server, dropped at the end
                 server = datasource_url("mysql", folder)
@@ -453,28 +503,31 @@ class TutorialRuns:
                 admin_execute(f"CREATE DATABASE {database}")
                 self.databases.append(database)
                 datasource = f"{server.rsplit('/', 1)[0]}/{database}"
-            blocks = [b for b in TUTORIAL_BLOCKS if b.doc == doc]
-            self.runs[doc] = TutorialRun(blocks, folder, datasource)
+                (places[database],) = READERS_DATABASE.findall(doc.read_text())
+            blocks = [b for b in PAGE_BLOCKS if b.doc == doc]
+            self.runs[doc] = PageRun(blocks, folder, datasource, places)
         return self.runs[doc]
 
     def close(self) -> None:
+        for run in self.runs.values():
+            run.rewrites.write()
         for database in self.databases:
             admin_execute(f"DROP DATABASE IF EXISTS {database}")
 
 
 @pytest.fixture(scope="module")
-def tutorial_runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TutorialRuns]:
-    runs = TutorialRuns(tmp_path_factory)
+def page_runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PageRuns]:
+    runs = PageRuns(tmp_path_factory)
     yield runs
     runs.close()
 
 
 @pytest.mark.parametrize(
     "block",
-    [pytest.param(b, id=b.id, marks=_marks(b.doc)) for b in TUTORIAL_BLOCKS],
+    [pytest.param(b, id=b.id, marks=_marks(b.doc)) for b in PAGE_BLOCKS],
 )
-def test_tutorial_block(block: Block, tutorial_runs: TutorialRuns):
-    tutorial_runs.of(block.doc).until(block)
+def test_page_block(block: Block, page_runs: PageRuns):
+    page_runs.of(block.doc).until(block)
 
 
 BROKEN = """\
@@ -488,12 +541,12 @@ sqlml run broken.sql
 """
 
 
-def test_a_broken_statement_in_a_tutorial_fails_its_block(tmp_path: Path):
+def test_a_broken_statement_in_a_page_fails_its_block(tmp_path: Path):
     doc = tmp_path / "tutorial-broken.md"
     doc.write_text(BROKEN)
     blocks = blocks_of(doc)
     assert [(b.lang, b.tag, b.line) for b in blocks] == [("sql", "broken.sql", 1), ("sh", "", 5)]
-    run = TutorialRun(blocks, tmp_path, None)
+    run = PageRun(blocks, tmp_path, None)
     with pytest.raises(pytest.fail.Exception, match=r"tutorial-broken.md:5: exit status 1"):
         run.until(blocks[1])
     assert "broken.sql:1:1: error: DuckDB: Catalog Error" in run.last_output  # no such table
@@ -502,21 +555,84 @@ def test_a_broken_statement_in_a_tutorial_fails_its_block(tmp_path: Path):
 def test_a_cluster_block_outside_the_kubernetes_tutorial_fails(tmp_path: Path):
     doc = tmp_path / "tutorial.md"
     doc.write_text("```sh cluster\nkubectl get pods\n```\n")
-    run = TutorialRun(blocks_of(doc), tmp_path, None)
+    run = PageRun(blocks_of(doc), tmp_path, None)
     with pytest.raises(pytest.fail.Exception, match=r"belong in tutorial-kubernetes\.md only"):
         run.until(run.blocks[0])
 
 
+PRINTED = "```sh\nprintf 'a  \\n%s\\n' \"$PWD\"\n```\n\n```text\n{shown}\n```\n"
+
+
 @pytest.mark.parametrize(
-    ("expected", "output", "missing"),
+    ("shown", "same"),
     [
-        ("trained m on 960 rows: acc 0.7958", "x\ntrained  m on 960 rows: acc 0.80\n", []),
-        ("trained m on 960 rows: acc 0.7958", "trained m on 961 rows: acc 0.7958", ["trained"]),
-        ("acc 0.7958", "acc 0.6", ["acc"]),
-        ("sqlml: run ...: 5 steps, logs in ...", "sqlml: run 2026-a: 5 steps, logs in /x", []),
-        (" a | b\n---+---\n 1 | x", "a | b\n1 | x", []),
-        ("exit status: 1", "exit status: 2", ["exit"]),
+        ("a\n<folder>", True),  # spaces at the ends of lines aside
+        ("a", False),  # a line missing
+        ("a\n<folder>\n", True),
+        ("...\n<folder>", True),
+        ("...", True),
+        ("a\n...\n<folder>", True),  # ... stands for no line too
+        ("b\n...", False),
+        ("A\n<folder>", False),
+        ("a\n<folder>\nb", False),
     ],
 )
-def test_expected_output_is_matched_loosely(expected: str, output: str, missing: list[str]):
-    assert [line.split()[0] for line in output_matches(expected, output)] == missing
+def test_an_output_block_is_compared_exactly(shown: str, same: bool, tmp_path: Path):
+    doc = tmp_path / "page.md"
+    doc.write_text(PRINTED.format(shown=shown))
+    run = PageRun(blocks_of(doc), tmp_path, None, {str(tmp_path): "<folder>"})
+    if same:
+        run.until(run.blocks[1])
+    else:
+        with pytest.raises(pytest.fail.Exception, match=r"page\.md:5: the output differs"):
+            run.until(run.blocks[1])
+
+
+def test_regenerating_rewrites_the_blocks_that_differ(tmp_path: Path, monkeypatch):
+    """Blocks that differ, empty ones too, are written as the output; one that matches
+    (``...`` and all) is left as it is."""
+    doc = tmp_path / "page.md"
+    kept = "```sh\necho 1; echo 2\n```\n\n```text\n...\n2\n```\n"
+    page = "# A page\n\n{}\nText.\n\n{}\n{}\nMore text.\n"
+    empty = PRINTED.format(shown="").replace("\n\n```\n", "\n```\n")
+    doc.write_text(page.format(PRINTED.format(shown="old\nlines"), empty, kept))
+    monkeypatch.setattr(sys.modules[__name__], "REGENERATE", True)
+    run = PageRun(blocks_of(doc), tmp_path, None, {str(tmp_path): "<folder>"})
+    run.until(run.blocks[-1])
+    run.rewrites.write()
+    new = PRINTED.format(shown="a\n<folder>")
+    assert doc.read_text() == page.format(new, new, kept)
+    run = PageRun(blocks_of(doc), tmp_path, None, {str(tmp_path): "<folder>"})
+    monkeypatch.setattr(sys.modules[__name__], "REGENERATE", False)
+    run.until(run.blocks[-1])  # now the same
+
+
+@pytest.mark.parametrize(
+    ("line", "problem"),
+    [
+        ("sqlml run FILE.sql --jobs N --retries N   # steps in parallel", None),
+        ('sqlml -e "SELECT 1;" [--datasource URL]', None),
+        ("sqlml run FILE.sql [--no-such-option]", "sqlml run has no option --no-such-option"),
+        ("sqlml -x", "sqlml has no option -x"),
+        ("sqlml frobnicate FILE.sql", "sqlml has no command frobnicate"),
+        ("python -m sqlml run FILE.sql", "not a sqlml command"),
+    ],
+)
+def test_a_synopsis_holds_commands_and_options_sqlml_has(line: str, problem: str | None, tmp_path):
+    doc = tmp_path / "README.md"
+    doc.write_text(f"```sh synopsis\n{line}\n```\n")
+    found = _synopsis_problem(blocks_of(doc)[0])
+    assert found == problem if problem is None else problem in found
+
+
+def test_what_varies_is_written_as_placeholders():
+    output = (
+        "sqlml: run 20261204-215921-763ed8: 8 steps, logs in /home/me/.cache/sqlml/runs/"
+        "20261204-215921-763ed8\n churn_dnn | 2026-12-04T22:05:50+00:00 | 2026-12-04 22:05:50\n"
+        "saved to /work/x/churn_explain.png; Table 'sqlml_doc_1234.churn_tset'"
+    )
+    places = {"/home/me/.cache/sqlml": "<cache>", "/work/x": "<folder>", "sqlml_doc_1234": "shop"}
+    assert placeheld(output, places) == (
+        "sqlml: run <run-id>: 8 steps, logs in <cache>/runs/<run-id>\n"
+        " churn_dnn | <time> | <time>\nsaved to <folder>/churn_explain.png; Table 'shop.churn_tset'"
+    )
