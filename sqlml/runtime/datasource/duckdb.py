@@ -24,6 +24,7 @@ from sqlml.runtime.datasource.base import (
 )
 from sqlml.runtime.datasource.driver import Driver
 from sqlml.runtime.datasource.duckdb_cache import trim
+from sqlml.runtime.datasource.duckdb_floats import shown_rows
 from sqlml.runtime.datasource.url import DatasourceURL
 from sqlml.runtime.progress import Progress
 
@@ -88,7 +89,8 @@ class DuckDBSource(Datasource):
             cursor = self._con.execute(sql, list(params) or None)
             if not returns_rows(sql):
                 return None
-            return ResultSet([d[0] for d in cursor.description], cursor.fetchall())
+            columns, types = zip(*((d[0], d[1]) for d in cursor.description), strict=True)
+            return ResultSet(list(columns), shown_rows(types, cursor.fetchall()))
         except duckdb.Error as error:
             raise DatasourceError(f"DuckDB: {error}") from None
 
