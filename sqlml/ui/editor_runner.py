@@ -21,13 +21,12 @@ from typing import Any, TypeVar
 
 from sqlml import ir
 from sqlml.backends.local.interactive import run_statements
+from sqlml.backends.local.run_log import StatementEnd
 from sqlml.checking import check_program
 from sqlml.errors import SqlmlError
 from sqlml.runtime import cancel
 from sqlml.runtime.datasource import Datasource, ResultSet, connect
-from sqlml.runtime.outcome import Outcome
 from sqlml.ui.recorded_plots import png
-from sqlml.workflow.core import Step
 
 T = TypeVar("T")
 CANCEL_BUTTON = "the Cancel button"  # what cancelled a run, as its error names it
@@ -60,8 +59,9 @@ class StatementResult:
 
 @dataclass
 class EditorRun:
-    """A run's outcome: each statement's result as it ended, the errors that stopped it
-    (the check's, or the one of the statement that failed), whether it was cancelled."""
+    """A run's outcome: each statement's result as it ended, the errors that stopped it (the
+    check's, or a diagnostic for each statement that did not succeed: its error, or a note
+    saying why it did not run), whether it was cancelled."""
 
     results: list[StatementResult] = field(default_factory=list)
     errors: list[SqlmlError] = field(default_factory=list)
@@ -109,10 +109,15 @@ class EditorRunner:
         by_id = {statement.id: statement for statement in statements}
         run = EditorRun()
 
-        def done(step: Step, outcome: Outcome) -> None:
-            statement = by_id.get(step.name)
+        def done(end: StatementEnd) -> None:
+            diagnostic, outcome = end.verdict.besides_cancellation, end.outcome
+            if diagnostic is not None:  # a cancellation is said once: run.cancelled
+                run.errors.append(diagnostic)
+            if outcome is None:
+                return
+            statement = by_id.get(end.step.name)
             plot = _plot(statement, datasource.base_dir) if statement is not None else None
-            shown = statement.text if statement is not None else step.name
+            shown = statement.text if statement is not None else end.step.name
             run.results.append(StatementResult(shown, outcome.summary, outcome.result, plot))
 
         self.generation += 1
@@ -127,9 +132,7 @@ class EditorRunner:
         self.generation += 1
         if isinstance(result.error, cancel.Cancelled):
             run.cancelled = True
-        elif isinstance(result.error, SqlmlError):
-            run.errors.append(result.error)
-        elif result.error is not None:
+        elif result.error is not None and not isinstance(result.error, SqlmlError):
             raise result.error
         return run
 
