@@ -116,7 +116,7 @@ class EditorRunner:
             if outcome is None:
                 return
             statement = by_id.get(end.step.name)
-            plot = _plot(statement, datasource.base_dir) if statement is not None else None
+            plot = _plot(statement, datasource) if statement is not None else None
             shown = statement.text if statement is not None else end.step.name
             run.results.append(StatementResult(shown, outcome.summary, outcome.result, plot))
 
@@ -148,7 +148,7 @@ def _analyzed(text: str, dialect: str) -> list[ir.Statement]:
     return analyze(parse(text), dialect)
 
 
-def _plot(statement: ir.Statement, base_dir: Path | None) -> Plot | None:
+def _plot(statement: ir.Statement, datasource: Datasource) -> Plot | None:
     """The plot a TO EVALUATE or TO EXPLAIN statement drew (``evaluate.plot``,
     ``explain.plot``), read back from its file."""
     attribute = _PLOTS.get(statement.kind)
@@ -156,8 +156,7 @@ def _plot(statement: ir.Statement, base_dir: Path | None) -> Plot | None:
     model = getattr(statement, "model", None)
     if not isinstance(drawn, str) or not isinstance(model, str):
         return None
-    path = Path(drawn).expanduser()
-    path = path if path.is_absolute() else (base_dir or Path.cwd()) / path
+    path = datasource.program_file(drawn)
     data = png(path)
     return Plot(statement.kind, model, path, data) if data is not None else None
 
