@@ -1,6 +1,8 @@
 """--resume runs a step again when what it wrote is gone: a model dropped (DROP MODEL), a
 predicted table or a created table dropped since the run. It used to skip the step as
-unchanged, and the steps reading its output failed at every resumption."""
+unchanged, and the steps reading its output failed at every resumption. A step unchanged is
+skipped: a step reading a model used to run again when another model had been saved while
+it ran (its content hash held the whole model store's fingerprint)."""
 
 from __future__ import annotations
 
@@ -12,9 +14,13 @@ import pytest
 from conftest import datasource_url
 
 from sqlml.backends.local.record import RunRecord, StepRecord
+from sqlml.backends.local.resume import Resume
 from sqlml.cli import main
+from sqlml.codegen import to_workflow
+from sqlml.grammar import parse
 from sqlml.models.store import ModelStore
 from sqlml.runtime.datasource import connect
+from sqlml.semantics import analyze
 
 
 def labelled(count: int, seed: int) -> dict[str, np.ndarray]:
@@ -127,9 +133,8 @@ def test_a_dropped_prediction_table_is_predicted_again(setup, tmp_path, capsys):
     status, second, err = run(file, url, capsys, "--resume", first)
     assert status == 0, err
     assert states(url, second) == ["cached", "succeeded", "succeeded"]  # not trained again
-    # The step reads the models table, which other tests on a shared server may change.
-    if records(url, first)[1].content_hash == records(url, second)[1].content_hash:
-        assert re.search(rf"step s2-\S+ runs again: its table {names['pred']} is gone", err)
+    assert records(url, first)[1].content_hash == records(url, second)[1].content_hash
+    assert re.search(rf"step s2-\S+ runs again: its table {names['pred']} is gone", err)
     assert accuracy(url, names) >= 0.85
 
 
@@ -216,3 +221,33 @@ def test_a_dropped_search_model_searches_again(duckdb_url, tmp_path, capsys):
     assert ModelStore(ds).list_versions("sm") == [1]
     assert [name for name, _, _ in ModelStore(ds).list()] == ["sm"]  # no trial models left
     ds.close()
+
+
+@pytest.mark.parametrize("kind", ["duckdb", "mysql", "postgresql"])
+def test_a_step_reading_a_model_keeps_its_hash_while_other_models_are_saved(
+    kind, tmp_path, unique_name
+):
+    """A step's content hash holds the model it reads as that model's own versions: a model
+    saved meanwhile by another step (as the run's trainings do in parallel) is no change."""
+    url = datasource_url(kind, tmp_path)
+    read, other = f"{unique_name}_read", f"{unique_name}_other"
+    (statement,) = analyze(parse(f"SELECT a FROM {unique_name} TO PREDICT p.y USING {read};"))
+    (step,) = to_workflow([statement], "hash").steps
+    ds = connect(url)
+    try:
+        store = ModelStore(ds)
+        store.save(read, {"trained_at": "first"}, b"model")
+        resume = Resume(ds, {}, print)
+
+        def content_hash() -> str:
+            return resume.content_hash(step, lambda ref: "")
+
+        before = content_hash()
+        store.save(other, {"trained_at": "meanwhile"}, b"another model")
+        assert content_hash() == before
+        store.save(read, {"trained_at": "second"}, b"model")  # a new version of the one read
+        assert content_hash() != before
+    finally:
+        for model in (read, other):
+            ModelStore(ds).drop(model)
+        ds.close()
