@@ -9,7 +9,8 @@ run fails. Exit handlers run last, whatever the outcome.
 
 Resuming a run (``resume``) skips each step that succeeded in it when its content hash (its
 definition plus the fingerprints of the tables and models it reads) is unchanged, no step it
-waits for ran again and the models and tables it wrote still exist; the others run.
+waits for ran again and what its statement kind declares it writes still exists; the others
+run.
 
 A run's parts: :mod:`scheduler` (when each step starts, on which pool), :mod:`tasks` (one step
 instance), :mod:`resume` (content hashes, what a resumed run skips), :mod:`connections` (the

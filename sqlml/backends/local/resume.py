@@ -2,8 +2,8 @@
 
 A step's content hash covers its definition, the values it reads and the fingerprints of the
 tables and models it reads. A resumed run skips a step that succeeded in the run it resumes
-when its hash is unchanged, no step it waits for ran again and the models and tables it wrote
-still exist.
+when its hash is unchanged, no step it waits for ran again and what its kind declares it
+writes (models, tables, files) still exists.
 """
 
 from __future__ import annotations
