@@ -13,7 +13,7 @@ from pathlib import Path
 
 from sqlml.backends.local.executor import LocalExecutor, RunResult
 from sqlml.backends.local.run_log import StatementEnd
-from sqlml.backends.local.verdicts import SKIPPED
+from sqlml.backends.local.verdicts import ERROR, SKIPPED, Verdict
 from sqlml.errors import SqlmlError
 from sqlml.runtime import cancel, progress
 from sqlml.runtime.datasource import ResultSet
@@ -47,9 +47,10 @@ def run_and_report(
     for each statement that did not succeed and (on a terminal) progress bars to stderr.
 
     Returns 0 on success and 1 on a user error (reported as ``source:line:col: message``),
-    such as a result that ``write_result`` could not keep (the run goes on). ``on_result``
-    gets the run's result when it ran (for reports such as JUnit). A run that is not
-    ``resumable`` is recorded without its steps' content hashes.
+    such as a result that ``write_result`` could not keep (the run goes on; its statement's
+    verdict is then an error). ``on_result`` gets the run's result when it ran (for reports
+    such as JUnit). A run that is not ``resumable`` is recorded without its steps' content
+    hashes.
     """
     shown = _Shown(source, write_result or ResultStream(fmt).write, announce)
     executor = LocalExecutor(
@@ -71,6 +72,7 @@ def run_and_report(
         print(error.render(source), file=sys.stderr)
         return 1
     shown.ended(result)
+    result.verdicts.update(shown.unkept)  # a statement whose result was lost is an error
     if on_result is not None:
         on_result(result)
     if isinstance(result.error, cancel.Cancelled):
@@ -90,7 +92,7 @@ class _Shown:
 
     def __init__(self, source: str | None, write: WriteResult, announce: bool) -> None:
         self._source, self._write, self._announce = source, write, announce
-        self.unkept: list[str] = []  # the steps whose results could not be kept
+        self.unkept: dict[str, Verdict] = {}  # the steps whose results could not be kept
         self._failure_told = False
 
     def end(self, end: StatementEnd) -> None:
@@ -107,9 +109,9 @@ class _Shown:
         try:
             self._write(end.step.name, outcome.result)
         except SqlmlError as error:
-            self.unkept.append(end.step.name)
             if "line" in end.step.params:
                 error.at(end.step.params["line"], end.step.params["column"])
+            self.unkept[end.step.name] = Verdict(ERROR, error)
             print(error.render(self._source), file=sys.stderr, flush=True)
 
     def ended(self, result: RunResult) -> None:
