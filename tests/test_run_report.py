@@ -180,3 +180,40 @@ def test_the_summary_counts_equal_the_lines_printed(seed, keep_going, tmp_path, 
     assert skipped == sum(severity == "note" for _, _, severity in diagnostics)
     assert (failed, erred, skipped) == (counts["failure"], counts["error"], counts["skipped"])
     assert status == int(any(outcome in severity for _, _, outcome in expected))
+
+
+CTRL_C = """
+import os
+import signal
+import time
+
+
+def ctrl_c(rows):
+    os.kill(os.getppid(), signal.SIGINT)  # as Ctrl-C in sqlml's terminal
+    time.sleep(60)  # until the cancellation stops this program
+"""
+
+
+def test_a_cancelled_run_tells_the_cancellation_and_each_statement_left_out(
+    tmp_path, unique_name, capsys
+):
+    """Ctrl-C: the running statement's cancellation, then a note for each statement the
+    cancellation left out, each counted."""
+    (tmp_path / f"stop_{unique_name}.py").write_text(CTRL_C)
+    program = tmp_path / "cancelled.sql"
+    program.write_text(
+        f"SELECT 1 AS i TO RUN stop_{unique_name}.ctrl_c INTO stopped;\n"
+        "SELECT * FROM stopped;\n"
+        "CREATE TABLE later AS SELECT * FROM stopped;\n"
+    )
+    url = f"duckdb:///{tmp_path / 'cancelled.duckdb'}"
+    status, told, run_id = run(capsys, str(program), "--datasource", url)
+    assert status == 130
+    cancelled = "the statement was cancelled (Ctrl-C); nothing it did was committed"
+    assert told == [
+        f"{program}:1:1: error: {cancelled}",
+        f"  resume with: --resume {run_id}",
+        f"{program}:2:1: note: not run: the run was cancelled (Ctrl-C)",
+        f"{program}:3:1: note: not run: the run was cancelled (Ctrl-C)",
+        "sqlml: done: PASS=0 WARN=0 FAIL=0 ERROR=1 SKIP=2 TOTAL=3",
+    ]
