@@ -24,7 +24,7 @@ from sqlml.backends import (
     by_target,
     default,
 )
-from sqlml.errors import SqlmlError
+from sqlml.errors import NotRun, SqlmlError
 from sqlml.local_files import internal_error
 from sqlml.runtime.datasource import dialect_of, dialects, parse_url
 from sqlml.runtime.output import FORMATS, ResultFiles, ResultStream, output_dir
@@ -423,14 +423,28 @@ def _run_files(args: argparse.Namespace, datasource: str | None, fmt: str) -> in
 
 
 def _not_run(report: JUnitReport, file: str, dialect: str) -> None:
-    """Report the statements of a file left out after an earlier file failed."""
+    """Report the statements of a file left out after an earlier file failed: a note for
+    each (or the error that keeps the file from parsing)."""
+    from sqlml.backends.local.verdicts import SKIPPED, Verdict
+
     try:
         statements = _statements(_read(file), dialect)
     except SqlmlError as error:
+        print(error.render(file), file=sys.stderr)
         report.add_error(file, error)
         return
-    reason = "not run: an earlier file failed (--keep-going runs every file)"
-    report.add_not_run(file, statements, reason)
+    notes = [
+        NotRun(
+            "not run: an earlier file failed",
+            line=statement.line,
+            column=statement.column,
+            hint="--keep-going runs every file",
+        )
+        for statement in statements
+    ]
+    for note in notes:
+        print(note.render(file), file=sys.stderr)
+    report.add_not_run(file, statements, [Verdict(SKIPPED, note) for note in notes])
 
 
 def _run_text(

@@ -11,6 +11,8 @@ from __future__ import annotations
 class SqlmlError(Exception):
     """A mistake in the user's program, data or settings, reported without a traceback."""
 
+    severity = "error"  # the word after the location: error, or note (see NotRun)
+
     def __init__(
         self,
         message: str,
@@ -32,11 +34,12 @@ class SqlmlError(Exception):
         return self
 
     def render(self, source: str | None = None) -> str:
-        """Format as ``source:line:column: error: message`` plus the hint, if any."""
+        """Format as ``source:line:column: error: message`` (``note:`` for a :class:`NotRun`)
+        plus the hint, if any."""
         where = source or "<input>"
         if self.line is not None:
             where += f":{self.line}:{self.column}"
-        text = f"{where}: error: {self.message}"
+        text = f"{where}: {self.severity}: {self.message}"
         if self.hint:
             text += f"\n  hint: {self.hint}"
         return text
@@ -60,6 +63,13 @@ class ModelError(SqlmlError):
 
 class KubernetesError(SqlmlError):
     """A workflow or job for Kubernetes cannot be built as asked (settings, missing extra)."""
+
+
+class NotRun(SqlmlError):
+    """A statement that did not run (a statement it waits for failed, the run was cancelled,
+    an earlier file failed): not a mistake of its own, so it is reported as a ``note``."""
+
+    severity = "note"
 
 
 _A_BUG = "this is a bug in sqlml, not a mistake in the program"

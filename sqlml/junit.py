@@ -1,10 +1,12 @@
 """JUnit XML reports of ``sqlml run`` and ``sqlml check``, for CI systems.
 
 One ``testsuite`` per program file, one ``testcase`` per statement (named by its step id and
-first line, ``classname`` the file, ``time`` from the run record). A failed statement is a
-``failure``, one not run because a statement it waits for failed (or an earlier file failed)
-is ``skipped``, and a program that does not parse or check is one testcase with an ``error``.
-A failed ``ASSERT ... WARN`` passes, its warning in the testcase's ``system-out``.
+first line, ``classname`` the file, ``time`` from the run record), as the run's verdict on it
+says (:mod:`sqlml.backends.local.verdicts`), its message the diagnostic ``sqlml run``
+printed: a failed statement is a ``failure``, a cancelled one an ``error``, one not run
+because a statement it waits for failed (or an earlier file failed) is ``skipped``, and a
+program that does not parse or check is one testcase with an ``error``. A failed ``ASSERT
+... WARN`` passes, its warning in the testcase's ``system-out``.
 
 The report validates against the JUnit schema of Jenkins' xunit plugin (``junit-10.xsd``):
 the root ``testsuites`` carries no ``skipped`` count, the suites do.
@@ -23,15 +25,14 @@ from time import time as now
 from sqlml import ir
 from sqlml.backends.local import record as rec
 from sqlml.backends.local.executor import RunResult
-from sqlml.errors import SqlmlError
+from sqlml.backends.local.verdicts import PASSED, SKIPPED, Verdict
+from sqlml.errors import NotRun, SqlmlError
 from sqlml.statements.assertion.handler import WARNING, warned
 
 _NAME_CHARS = 120  # of a testcase name
 _NOT_XML = re.compile(r"[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
-_SKIPPED = {
-    rec.OMITTED: "not run: a statement it waits for failed",
-    rec.SKIPPED: "skipped: its condition does not hold",
-}
+# A statement the run has no verdict on: it ended before the statement's step did.
+_UNFINISHED = Verdict(SKIPPED, NotRun("not run: the run ended before it"))
 
 
 # The end-of-run summary's words for the outcomes, in its order (as dbt's ``PASS=3 ...``).
@@ -101,20 +102,21 @@ class JUnitReport:
             message = f"{source}: the run did not start; see the messages before this report"
             suite.cases.append(Case("run", source, outcome="error", message=message))
         records = result.steps if result is not None else {}
+        verdicts = result.verdicts if result is not None else {}
         for statement in statements:
-            suite.cases.append(_case(source, statement, _record(statement, records), result))
+            verdict = verdicts.get(statement.id, _UNFINISHED)
+            suite.cases.append(_case(source, statement, verdict, _own(statement, records)))
         times = [(r.started_at, r.ended_at) for r in records.values() if r.started_at]
         if times:
             suite.timestamp = min(start for start, _ in times)
             suite.time = max(end or start for start, end in times) - suite.timestamp
         self.suites.append(suite)
 
-    def add_not_run(self, source: str, statements: Sequence[ir.Statement], reason: str) -> None:
-        """A program that was not run: each statement skipped for ``reason``."""
-        cases = [
-            Case(_name(statement), source, outcome="skipped", message=reason)
-            for statement in statements
-        ]
+    def add_not_run(
+        self, source: str, statements: Sequence[ir.Statement], verdicts: Sequence[Verdict]
+    ) -> None:
+        """A program that was not run: each statement as its verdict says why."""
+        cases = [_case(source, s, v, []) for s, v in zip(statements, verdicts, strict=True)]
         self.suites.append(Suite(source, cases))
 
     def summary(self) -> str:
@@ -151,37 +153,28 @@ class JUnitReport:
 
 
 def _case(
-    source: str, statement: ir.Statement, record: rec.StepRecord | None, result: RunResult | None
+    source: str, statement: ir.Statement, verdict: Verdict, records: list[rec.StepRecord]
 ) -> Case:
-    case = Case(_name(statement), source)
-    if record is None:
-        case.outcome, case.message = "skipped", "not run: the run ended before it"
-        return case
-    if record.started_at is not None and record.ended_at is not None:
-        case.time = max(0.0, record.ended_at - record.started_at)
-    if record.state in _SKIPPED:
-        case.outcome, case.message = "skipped", _SKIPPED[record.state]
-    elif record.state == rec.FAILED:
-        error = SqlmlError(record.error or "failed", line=statement.line, column=statement.column)
-        first = result.error if result is not None else None
-        if isinstance(first, SqlmlError) and first.message == record.error:
-            error.hint = first.hint
-        case.outcome, case.message = "failure", error.render(source)
-        case.details = f"{case.message}\n\nstatement:\n{statement.text}"
-    elif record.state not in rec.DONE_STATES:
-        case.outcome, case.message = "error", f"the step ended in state {record.state}"
-    elif (warning := warned(statement, record.outputs.get("result"))) is not None:
-        case.outcome, case.message = "warning", f"{WARNING}{warning}"
+    """The testcase of ``statement`` given its ``verdict`` and the records of its steps."""
+    case = Case(_name(statement), source, outcome=verdict.outcome)
+    times = [(r.started_at, r.ended_at) for r in records if r.started_at and r.ended_at]
+    if times:
+        case.time = max(0.0, max(end for _, end in times) - min(start for start, _ in times))
+    if verdict.diagnostic is not None:
+        case.message = verdict.diagnostic.render(source)
+        if verdict.outcome != SKIPPED:
+            case.details = f"{case.message}\n\nstatement:\n{statement.text}"
+    elif verdict.outcome == PASSED and records:
+        warning = warned(statement, records[-1].outputs.get("result"))
+        if warning is not None:
+            case.outcome, case.message = "warning", f"{WARNING}{warning}"
     return case
 
 
-def _record(statement: ir.Statement, records: dict[str, rec.StepRecord]) -> rec.StepRecord | None:
-    """The record of ``statement``'s step; for a statement of several steps (a search's
-    trials, then the best), the first that did not end done, else the last."""
-    own = [r for name, r in records.items() if name == statement.id]
-    own += [r for name, r in records.items() if name.startswith(f"{statement.id}-")]
-    unfinished = [r for r in own if r.state not in rec.DONE_STATES and r.state != rec.OMITTED]
-    return (unfinished or own or [None])[0]
+def _own(statement: ir.Statement, records: dict[str, rec.StepRecord]) -> list[rec.StepRecord]:
+    """The records of ``statement``'s steps: those of its parts (``ID-...``), its own last."""
+    parts = [r for name, r in records.items() if name.startswith(f"{statement.id}-")]
+    return [*parts, records[statement.id]] if statement.id in records else parts
 
 
 def _name(statement: ir.Statement) -> str:

@@ -18,11 +18,14 @@ from sqlml.backends.local import record as rec
 from sqlml.backends.local.codegen import to_python
 from sqlml.backends.local.executor import RunResult
 from sqlml.backends.local.record import StepRecord
+from sqlml.backends.local.run_log import RunLog, StatementEnd, Unrecorded
 from sqlml.cli import main
+from sqlml.codegen import to_workflow
 from sqlml.errors import SqlmlError
 from sqlml.grammar import parse
 from sqlml.junit import JUnitReport
 from sqlml.plan import dependencies
+from sqlml.runtime.cancel import Cancelled
 from sqlml.runtime.datasource import connect
 from sqlml.semantics import analyze
 
@@ -342,19 +345,29 @@ def test_report_text_is_escaped_and_valid_xml(tmp_path):
 
 
 def test_a_search_cancelled_during_its_trials_is_an_error_not_a_skip():
+    """A search is two steps (its trials, then the best kept): one verdict on the statement,
+    from its trials' cancellation, not a skip for the step the cancellation left out."""
     (search,) = analyze(
         parse(
             "SELECT * FROM t TO TRAIN xgboost.gbtree WITH max_depth = CHOICE(2, 3) LABEL y INTO m;"
         )
     )
-    trials, best = f"{search.id}-trials", search.id
-    steps = {
-        trials: StepRecord(trials, "", rec.CANCELLED, 1, 1.0, 2.0, "cancelled", {}),
-        best: StepRecord(best, "", rec.OMITTED, 0, 2.0, 2.0, "the run was cancelled", {}),
-    }
+    workflow = to_workflow([search], "search")
+    trials, best = (step.name for step in workflow.steps)
+    ends: list[StatementEnd] = []
+    log = RunLog(Unrecorded(), "r", workflow, None, None, ends.append)
+    stopped = Cancelled("the statement was cancelled (Ctrl-C)", line=1, column=1)
+    log.end_step(StepRecord(trials, "", rec.CANCELLED, 1, 1.0, 2.0, "cancelled", {}), error=stopped)
+    why = "the run was cancelled (Ctrl-C)"
+    log.end_step(StepRecord(best, "", rec.OMITTED, 0, 2.0, 2.0, why, {}), new=True)
+    assert [(end.step.name, end.verdict.outcome) for end in ends] == [(best, "error")]
+    assert ends[0].verdict.diagnostic.render("search.sql") == (
+        "search.sql:1:1: error: the statement was cancelled (Ctrl-C)"
+    )
     report = JUnitReport()
-    report.add_run("search.sql", [search], RunResult("r", {}, None, steps))
-    assert report.summary().startswith("PASS=0 WARN=0 FAIL=0 ERROR=1 SKIP=0")
+    result = RunResult("r", log.states, stopped, log.records, log.verdicts)
+    report.add_run("search.sql", [search], result)
+    assert report.summary() == "PASS=0 WARN=0 FAIL=0 ERROR=1 SKIP=0 TOTAL=1"
 
 
 # Errors before running --------------------------------------------------------------------------

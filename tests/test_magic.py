@@ -7,6 +7,7 @@ import os
 import re
 from contextlib import redirect_stdout
 from pathlib import Path
+from types import SimpleNamespace
 
 import nbformat
 import pytest
@@ -336,3 +337,26 @@ def test_a_bug_is_one_paragraph_in_the_cell(tmp_path, monkeypatch):
     assert said.startswith("cell: error: internal error in the cell: AttributeError: planted")
     (kept,) = [path for path in (tmp_path / "cache" / "errors").iterdir()]
     assert "AttributeError: planted" in kept.read_text()
+
+
+def test_a_cell_fails_with_every_failure_of_its_statements(tmp_path):
+    """The cell's error holds each statement that failed and each it left out, in order
+    (only the first failure used to be shown); the results of the others still show."""
+    magics = SqlmlMagics(shell=None)
+    magics.shell = SimpleNamespace(user_ns={})
+    magics.datasource = f"duckdb:///{tmp_path / 'cell.duckdb'}"
+    cell = (
+        "SELECT 41 + 1 AS answer;\n"
+        "ASSERT 1 = 2 MESSAGE 'first';\n"
+        "CREATE TABLE t AS SELECT * FROM nowhere;\n"
+        "SELECT * FROM t;\n"
+    )
+    with pytest.raises(SqlmlCellError) as raised, redirect_stdout(io.StringIO()) as printed:
+        magics.sqlml("", cell)
+    told = [line for line in str(raised.value).splitlines() if line.startswith("cell:")]
+    assert told == [
+        "cell:3:1: error: ASSERT failed: first: 1 = 2 is false",
+        "cell:4:1: error: DuckDB: Catalog Error: Table with name nowhere does not exist!",
+        "cell:5:1: note: not run: it waits for s3-create, which failed",
+    ]
+    assert "answer" in printed.getvalue() and "42" in printed.getvalue()  # displayed

@@ -131,6 +131,7 @@ def test_a_result_that_cannot_be_written_fails_the_run_and_the_others_are_kept(
     )
     assert read_csv(out / "p-s2-select.csv") == [["b"], ["2"]]
     assert sorted(os.listdir(out)) == ["p-s1-select.csv", "p-s2-select.csv"]  # no temporary left
+    assert err.rstrip().endswith("sqlml: done: PASS=1 WARN=0 FAIL=0 ERROR=1 SKIP=0 TOTAL=2")
 
 
 def test_write_atomically_keeps_the_old_file_when_the_rename_fails(tmp_path, monkeypatch):

@@ -95,6 +95,35 @@ def test_a_shell_entry_writes_no_run_record(tmp_path):
         datasource.close()
 
 
+def test_an_entry_shows_every_failure_and_what_it_left_out(tmp_path):
+    """Each statement of an entry that fails shows its error, each one not run a note, in
+    the entry's order; the others' results still show (only the first error used to)."""
+    shown: list[str] = []
+    warned: list[str] = []
+    session = Session(
+        f"duckdb:///{tmp_path}/entry.duckdb", "table", shown.append, warn=warned.append
+    )
+    try:
+        assert not session.run(
+            "ASSERT 1 = 2 MESSAGE 'first';\n"
+            "ASSERT 2 = 3 MESSAGE 'second';\n"
+            "CREATE TABLE t AS SELECT * FROM nowhere;\n"
+            "SELECT * FROM t;\n"
+            "SELECT 1 AS one;"
+        )
+    finally:
+        session.close()
+    assert [warning.splitlines()[0] for warning in warned] == [
+        "<input>:1:1: error: ASSERT failed: first: 1 = 2 is false",
+        "<input>:2:1: error: ASSERT failed: second: 2 = 3 is false",
+        "<input>:3:1: error: DuckDB: Catalog Error: Table with name nowhere does not exist!",
+        "<input>:4:1: note: not run: it waits for s3-create, which failed",
+    ]
+    assert [text for text in shown if not text.startswith("Time: ")] == [
+        " one\n-----\n   1\n(1 row)\n"
+    ]
+
+
 def test_training_explaining_and_evaluating_show_progress(iris_duckdb_url, tmp_path, unique_name):
     """On a terminal (outside CI), each long statement draws its stages as bars, named for
     the model or table it writes, the training's with its rounds."""

@@ -124,6 +124,29 @@ def test_a_program_that_fails_a_check_runs_nothing_and_says_what_check_says(clie
     assert f"line {expected[0].line}, column {expected[0].column}" in answer["html"]
 
 
+def test_every_failure_of_a_run_shows_with_the_results_of_the_others(client):
+    """Each statement that fails shows its error, each it left out a note, in order (only
+    the first failure used to show); the statements that succeeded show their rows."""
+    answer = run(
+        client,
+        "ASSERT 1 = 2 MESSAGE 'first';\n"
+        "ASSERT 2 = 3 MESSAGE 'second';\n"
+        "CREATE TABLE editor_t AS SELECT CAST(class AS INTEGER) AS v FROM iris_train;\n"
+        "SELECT * FROM editor_t;\n"
+        "SELECT 41 + 1 AS answer;",
+    )
+    assert not answer["ok"]
+    context = text_of(answer["html"], 'pre id="error-context"')
+    told = [line for line in context.splitlines() if line.startswith("<editor>:")]
+    assert told[:2] == [
+        "<editor>:1:1: error: ASSERT failed: first: 1 = 2 is false",
+        "<editor>:2:1: error: ASSERT failed: second: 2 = 3 is false",
+    ]
+    assert told[2].startswith("<editor>:3:1: error: ")
+    assert told[3:] == ["<editor>:4:1: note: not run: it waits for s3-create, which failed"]
+    assert "<td>42</td>" in answer["html"]
+
+
 def test_a_training_and_its_evaluation_plot_show_in_the_result_and_the_models_page(client):
     answer = run(
         client,

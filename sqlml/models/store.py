@@ -16,6 +16,7 @@ is altered when first opened. Metadata is checked as it is read
 
 from __future__ import annotations
 
+import hashlib
 import json
 import random
 import time
@@ -215,6 +216,22 @@ class ModelStore:
         )
         found = rows.rows if rows else []
         return [_entry(_text(name), int(version), text) for name, version, text in found]
+
+    def fingerprint(self, name: str) -> str | None:
+        """A value that changes whenever a version of ``name`` is saved or the model dropped,
+        whatever happens to other models: its newest version's number, size and a hash of
+        its metadata; None if there is no such model."""
+        found = None
+        if self._exists():
+            found = self._ds.execute(
+                f"SELECT version, size, metadata FROM {self._models} WHERE name = "
+                f"{self._ds.param} ORDER BY version DESC LIMIT 1",
+                [name],
+            )
+        if not found or not found.rows:
+            return None
+        version, size, metadata = found.rows[0]
+        return f"{version} {size} {hashlib.sha256(str(metadata).encode()).hexdigest()}"
 
     def list_versions(self, name: str) -> list[int]:
         """The stored versions of ``name``, oldest first."""

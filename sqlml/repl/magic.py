@@ -25,7 +25,7 @@ import time
 from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, line_cell_magic, magics_class, no_var_expand
@@ -36,8 +36,9 @@ from sqlml.errors import SqlmlError
 from sqlml.local_files import internal_error
 from sqlml.runtime import cancel, progress
 from sqlml.runtime.datasource import Datasource, ResultSet, connect, dialect_of, parse_url
-from sqlml.runtime.outcome import Outcome
-from sqlml.workflow.core import Step
+
+if TYPE_CHECKING:
+    from sqlml.backends.local.run_log import StatementEnd
 
 USAGE = "usage: %%sqlml [--datasource URL] [RESULT_VAR], or %sqlml [--datasource URL] SQL"
 _DATASOURCE = re.compile(r"--datasource(?:=|\s+)(\S+)\s*")
@@ -136,8 +137,11 @@ class SqlmlMagics(Magics):
         if interrupts and error is not None:
             stopped = _cancelled(error)
             raise SqlmlCellError(format_error(stopped, text, "cell", first_line).rstrip())
-        if error is not None:
-            raise SqlmlCellError(format_error(error, text, "cell", first_line).rstrip())
+        if error is not None:  # each statement that did not succeed, in order
+            told = shown.diagnostics or [error]
+            raise SqlmlCellError(
+                "".join(format_error(d, text, "cell", first_line) for d in told).rstrip()
+            )
         if result_var is not None and shown.last is not None:
             self.shell.user_ns[result_var] = shown.last
         return shown.value
@@ -166,15 +170,23 @@ def server_version(datasource: Datasource) -> str | None:
 
 
 class _Shown:
-    """What a cell shows of each statement's outcome, in the program's order."""
+    """What a cell shows of each statement's end, in the program's order: the outcomes of
+    those that succeeded as they come, the diagnostics of the others kept for the cell's
+    error."""
 
     def __init__(self, last_id: str, base_dir: Path) -> None:
         self.last_id, self.base_dir = last_id, base_dir
         self.last: Any = None  # the last result
         self.value: Any = None  # the cell's value: the last statement's result
+        self.diagnostics: list[SqlmlError] = []  # but the cancellation's: said once
 
-    def done(self, step: Step, outcome: Outcome) -> None:
-        statement = ir.from_dict(step.params)
+    def done(self, end: StatementEnd) -> None:
+        outcome, diagnostic = end.outcome, end.verdict.besides_cancellation
+        if diagnostic is not None:
+            self.diagnostics.append(diagnostic)
+        if outcome is None:
+            return
+        statement = ir.from_dict(end.step.params)
         if outcome.summary:
             print(outcome.summary, flush=True)
         for name in PLOT_ATTRIBUTES:

@@ -23,6 +23,7 @@ from typing import Any, TextIO, TypeVar
 
 from sqlml import ir
 from sqlml.backends.local.interactive import run_statements, wait_cancelling
+from sqlml.backends.local.run_log import StatementEnd
 from sqlml.errors import CheckError, ParseError, SqlmlError
 from sqlml.repl.catalog import Catalog
 from sqlml.repl.expanded import render_expanded, too_wide
@@ -40,7 +41,6 @@ from sqlml.runtime.outcome import Outcome
 from sqlml.runtime.output import render
 from sqlml.runtime.progress import Sink
 from sqlml.statements import kind_of
-from sqlml.workflow.core import Step
 
 T = TypeVar("T")
 SOURCE = "<input>"  # how an entry is named in error messages
@@ -206,13 +206,20 @@ class Session:
             self.say("not run\n")
             return True
         self._started = time.perf_counter()
+
+        def done(end: StatementEnd) -> None:
+            diagnostic = end.verdict.besides_cancellation  # a cancellation is said below
+            if diagnostic is not None:
+                self.warn(format_error(diagnostic, text, source, first_line))
+            self._done(end.outcome)
+
         try:
             result = run_statements(
                 statements,
                 "repl",
                 self._worker,
                 datasource=self.datasource,
-                on_done=self._done,
+                on_done=done,
                 sink=self.sink,
                 on_cancel=self._cancelling,
             )
@@ -220,22 +227,21 @@ class Session:
             self._interrupted = False
         if isinstance(result.error, cancel.Cancelled):
             self.say("cancelled\n")
-        elif result.error is not None:
-            self.warn(format_error(result.error, text, source, first_line))
         if any(_changes_catalog(statement) for statement in statements):
             self.refresh()  # after the outcome is told: the prompt waits for it, not the user
         return result.error is None
 
-    def _done(self, step: Step, outcome: Outcome) -> None:
-        """Show a statement's outcome and how long it took (called as each one ends)."""
-        if outcome.summary:
-            self.result(f"{outcome.summary}\n", summary=True)
-        if outcome.result is not None:
-            self.result(self.render(outcome.result))
-        now = time.perf_counter()
-        if self.timing:
-            self.say(f"Time: {_duration(now - self._started)}\n")
-        self._started = now
+    def _done(self, outcome: Outcome | None) -> None:
+        """Show the outcome of a statement that succeeded and how long it took (called as
+        each statement ends; None: it did not succeed)."""
+        if outcome is not None:
+            if outcome.summary:
+                self.result(f"{outcome.summary}\n", summary=True)
+            if outcome.result is not None:
+                self.result(self.render(outcome.result))
+            if self.timing:
+                self.say(f"Time: {_duration(time.perf_counter() - self._started)}\n")
+        self._started = time.perf_counter()
 
     def _cancelling(self) -> None:
         """Ctrl-C while statements run: said once."""

@@ -31,7 +31,7 @@ from sqlml.runtime.context import Context
 from sqlml.runtime.datasource import ResultSet
 from sqlml.runtime.explain_plot import Summary, drawn_type, feature_values, save_summary_plot
 from sqlml.runtime.features_apply import FeatureArrays
-from sqlml.runtime.inference import Applied, _class_names, _plot_path, _replace, apply
+from sqlml.runtime.inference import Applied, _class_names, _replace, apply
 from sqlml.runtime.outcome import Outcome
 from sqlml.runtime.shapley import shapley_values
 
@@ -135,7 +135,7 @@ def _plot(
     if plot is None:
         return None
     context = applied.context
-    path = _plot_path(plot, context.datasource)
+    path = context.datasource.program_file(plot)
     defaults = Summary()
     summary = Summary(
         plot_type=given.get("summary.plot_type"),

@@ -7,7 +7,6 @@ import dataclasses
 import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -304,7 +303,7 @@ def evaluate(statement: ir.EvaluateStatement, context: Context) -> Outcome:
     metrics = _measured(reporter, names, lambda some: compute(task, truth, scores, some, groups))
     saved = ""
     if plot is not None:
-        path = _plot_path(plot, datasource)
+        path = datasource.program_file(plot)
         # Several values a row (model.n_out): each value a point of the regressor's scatter
         drawn = (truth.ravel(), scores.ravel()) if truth.ndim == 2 else (truth, scores)
         with reporter.stage("plotting", total=1, unit="plots"):
@@ -378,10 +377,3 @@ def _clustered_points(applied: Applied) -> np.ndarray:
 def _class_names(labels: LabelEncoding) -> list[str]:
     """The classes as the plots name them."""
     return [str(c) for c in value_texts(np.array(labels.classes, dtype=object))]
-
-
-def _plot_path(plot: str, datasource: Datasource) -> Path:
-    """``explain.plot`` or ``evaluate.plot`` as a path: a relative one from the program's
-    folder (else the working folder)."""
-    path = Path(plot).expanduser()
-    return path if path.is_absolute() else (datasource.base_dir or Path.cwd()) / path

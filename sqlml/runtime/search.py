@@ -145,6 +145,11 @@ def discard_trials(statement: ir.SearchStatement, datasource: Datasource) -> lis
     return [trial["name"] for trial in trials]
 
 
+def trials_kept(statement: ir.SearchStatement, datasource: Datasource) -> bool:
+    """Whether trials of this search are stored (its last step did not end it)."""
+    return bool(_stored(statement, ModelStore(datasource)))
+
+
 def _stored(statement: ir.SearchStatement, store: ModelStore) -> list[dict[str, Any]]:
     """This search's stored trials: name, key (number or Katib trial name), metadata."""
     prefix, mark = trial_model(statement.model, ""), fingerprint(statement)

@@ -115,6 +115,11 @@ class StatementKind:
     analysis: str | None = None  # (AST node, step id prefix, sqlglot dialect) -> IR statement
     attributes: str | None = None  # its WITH clause's schema (name -> Attr), if fixed
     effects: Effects = field(default_factory=Effects)
+    # (statement, datasource) -> bool, by its module:name path: whether what a step of the
+    # kind did is kept though the outputs its effects name are gone, so that a resumed run
+    # need not run it again (a search's trials: their models, until the search keeps the
+    # best). None: the outputs alone tell.
+    kept: str | None = None
     fans_out: bool = False  # the step function takes the workflow and adds several steps
     completion: Completion = field(default_factory=Completion)
     # Words of which every statement of the kind holds one (TO TRAIN's TRAIN), as the grammar

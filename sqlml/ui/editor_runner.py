@@ -21,13 +21,12 @@ from typing import Any, TypeVar
 
 from sqlml import ir
 from sqlml.backends.local.interactive import run_statements
+from sqlml.backends.local.run_log import StatementEnd
 from sqlml.checking import check_program
 from sqlml.errors import SqlmlError
 from sqlml.runtime import cancel
 from sqlml.runtime.datasource import Datasource, ResultSet, connect
-from sqlml.runtime.outcome import Outcome
 from sqlml.ui.recorded_plots import png
-from sqlml.workflow.core import Step
 
 T = TypeVar("T")
 CANCEL_BUTTON = "the Cancel button"  # what cancelled a run, as its error names it
@@ -60,8 +59,9 @@ class StatementResult:
 
 @dataclass
 class EditorRun:
-    """A run's outcome: each statement's result as it ended, the errors that stopped it
-    (the check's, or the one of the statement that failed), whether it was cancelled."""
+    """A run's outcome: each statement's result as it ended, the errors that stopped it (the
+    check's, or a diagnostic for each statement that did not succeed: its error, or a note
+    saying why it did not run), whether it was cancelled."""
 
     results: list[StatementResult] = field(default_factory=list)
     errors: list[SqlmlError] = field(default_factory=list)
@@ -109,10 +109,15 @@ class EditorRunner:
         by_id = {statement.id: statement for statement in statements}
         run = EditorRun()
 
-        def done(step: Step, outcome: Outcome) -> None:
-            statement = by_id.get(step.name)
-            plot = _plot(statement, datasource.base_dir) if statement is not None else None
-            shown = statement.text if statement is not None else step.name
+        def done(end: StatementEnd) -> None:
+            diagnostic, outcome = end.verdict.besides_cancellation, end.outcome
+            if diagnostic is not None:  # a cancellation is said once: run.cancelled
+                run.errors.append(diagnostic)
+            if outcome is None:
+                return
+            statement = by_id.get(end.step.name)
+            plot = _plot(statement, datasource) if statement is not None else None
+            shown = statement.text if statement is not None else end.step.name
             run.results.append(StatementResult(shown, outcome.summary, outcome.result, plot))
 
         self.generation += 1
@@ -127,8 +132,6 @@ class EditorRunner:
         self.generation += 1
         if isinstance(result.error, cancel.Cancelled):
             run.cancelled = True
-        elif result.error is not None:
-            run.errors.append(result.error)
         return run
 
     def _call(self, function: Callable[..., T], *args: Any) -> T:
@@ -143,7 +146,7 @@ def _analyzed(text: str, dialect: str) -> list[ir.Statement]:
     return analyze(parse(text), dialect)
 
 
-def _plot(statement: ir.Statement, base_dir: Path | None) -> Plot | None:
+def _plot(statement: ir.Statement, datasource: Datasource) -> Plot | None:
     """The plot a TO EVALUATE or TO EXPLAIN statement drew (``evaluate.plot``,
     ``explain.plot``), read back from its file."""
     attribute = _PLOTS.get(statement.kind)
@@ -151,8 +154,7 @@ def _plot(statement: ir.Statement, base_dir: Path | None) -> Plot | None:
     model = getattr(statement, "model", None)
     if not isinstance(drawn, str) or not isinstance(model, str):
         return None
-    path = Path(drawn).expanduser()
-    path = path if path.is_absolute() else (base_dir or Path.cwd()) / path
+    path = datasource.program_file(drawn)
     data = png(path)
     return Plot(statement.kind, model, path, data) if data is not None else None
 

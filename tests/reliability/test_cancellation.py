@@ -462,7 +462,7 @@ def test_a_run_cancelled_between_two_steps_is_cancelled_not_succeeded(duckdb_url
     statements = analyze(parse("CREATE TABLE first_t AS SELECT 1 AS x;\nSELECT * FROM first_t;"))
     running: list[LocalExecutor] = []
 
-    def ctrl_c_after(step: object, outcome: object) -> None:  # the first step has ended
+    def ctrl_c_after(end: object) -> None:  # the first step has ended
         running[0].cancel("Ctrl-C")
 
     executor = LocalExecutor(

@@ -8,8 +8,9 @@ and error. A failed step's downstream steps are ``omitted``; the others still ru
 run fails. Exit handlers run last, whatever the outcome.
 
 Resuming a run (``resume``) skips each step that succeeded in it when its content hash (its
-definition plus the fingerprints of the tables it reads) is unchanged, no step it waits for
-ran again and the models and tables it wrote still exist; the others run.
+definition plus the fingerprints of the tables and models it reads) is unchanged, no step it
+waits for ran again and what its statement kind declares it writes still exists; the others
+run.
 
 A run's parts: :mod:`scheduler` (when each step starts, on which pool), :mod:`tasks` (one step
 instance), :mod:`resume` (content hashes, what a resumed run skips), :mod:`connections` (the
@@ -35,6 +36,7 @@ from sqlml.backends.local.resume import Resume
 from sqlml.backends.local.run_log import RunLog, StatementDone, Unrecorded
 from sqlml.backends.local.scheduler import Instance, Scheduler
 from sqlml.backends.local.tasks import Task, TaskResult, holds, reported, run_task
+from sqlml.backends.local.verdicts import Verdict
 from sqlml.errors import SqlmlError
 from sqlml.local_files import default_run_dir
 from sqlml.runtime import cancel
@@ -46,12 +48,14 @@ from sqlml.workflow.core import Ref, Retry, Step, Workflow
 @dataclass
 class RunResult:
     """How a run ended: its id, each step's state, the first error (a bug too is a
-    :class:`SqlmlError`: an :class:`~sqlml.errors.InternalError`) and each step's record."""
+    :class:`SqlmlError`: an :class:`~sqlml.errors.InternalError`), each step's record and
+    the verdict on each statement (by the name of its step)."""
 
     run_id: str
     states: dict[str, str]
     error: SqlmlError | None = None
     steps: dict[str, rec.StepRecord] = field(default_factory=dict)
+    verdicts: dict[str, Verdict] = field(default_factory=dict)
 
     @property
     def succeeded(self) -> bool:
@@ -82,14 +86,15 @@ class LocalExecutor:
 
     ``retry`` and ``timeout`` apply to steps without their own. ``run_dir`` receives each
     run's step logs and artifacts (``RUN_DIR/RUN_ID/STEP.log``). ``on_done`` is called with
-    each statement step's outcome, in the workflow's order; ``progress`` (if given) gets the
-    run id at the start and the steps a resumed run skips. ``sink`` (if given) shows the
-    progress of the statements' reading, training and predicting, each statement with a
-    reporter of its own. ``recorded``: whether runs are kept in the datasource's run record,
-    for resuming and ``sqlml status`` (a front end's entries are not: no one resumes them);
-    ``resumable``: whether a recorded run may be resumed (not ``sqlml -e``'s), the only use of
-    its steps' content hashes (which read the tables of each step's SQL and fingerprint them);
-    ``source`` names the program's file in a recorded run's description (``run.json``).
+    each statement's end (its verdict, and its outcome if it ran), in the workflow's order;
+    ``progress`` (if given) gets the run id at the start and the steps a resumed run skips.
+    ``sink`` (if given) shows the progress of the statements' reading, training and
+    predicting, each statement with a reporter of its own. ``recorded``: whether runs are
+    kept in the datasource's run record, for resuming and ``sqlml status`` (a front end's
+    entries are not: no one resumes them); ``resumable``: whether a recorded run may be
+    resumed (not ``sqlml -e``'s), the only use of its steps' content hashes (which read the
+    tables of each step's SQL and fingerprint them); ``source`` names the program's file in
+    a recorded run's description (``run.json``).
     """
 
     def __init__(
@@ -196,7 +201,8 @@ class _Run:
         if self._token.stopped and self._error is not None:
             state = rec.CANCELLED  # a run cancelled after its last step ended succeeded
         self._log.end(state)
-        return RunResult(self._log.run_id, self._log.states, self._error, self._log.records)
+        log = self._log
+        return RunResult(log.run_id, log.states, self._error, log.records, log.verdicts)
 
     def cancel(self, reason: str) -> None:
         """Cancel the run's token and interrupt the statements running in the database."""
@@ -218,7 +224,7 @@ class _Run:
         except Exception as error:
             failure = reported(error, step, step.name)
             self._fail(failure)
-            self._end_unrun(step, rec.FAILED, _describe(failure))
+            self._end_unrun(step, rec.FAILED, failure)
             return None
         started_at = time.time()
         self._started[step.name] = (content_hash, started_at)
@@ -253,6 +259,7 @@ class _Run:
                 outputs if not errors else {},
             ),
             results[0].outcome if results and step.items is None else None,
+            error=errors[0] if errors else None,
         )
 
     def omit(self, step: Step, why: str) -> None:
@@ -262,14 +269,18 @@ class _Run:
         self,
         step: Step,
         state: str,
-        error: str | None,
+        why: str | SqlmlError | None,
         content_hash: str = "",
         outputs: dict[str, str] | None = None,
     ) -> None:
+        """End a step that did not run: ``why`` is the reason it was left out or the error
+        that kept it from starting."""
         now = time.time()
+        error, text = (why, _describe(why)) if isinstance(why, BaseException) else (None, why)
         self._log.end_step(
-            rec.StepRecord(step.name, content_hash, state, 0, now, now, error, outputs or {}),
+            rec.StepRecord(step.name, content_hash, state, 0, now, now, text, outputs or {}),
             new=True,
+            error=error,
         )
 
     def _task(self, step: Step, index: int | None, item: Any, values: dict[str, str]) -> Task:

@@ -42,8 +42,9 @@ def run_statements(
     connection the caller keeps is used from that thread alone) and wait for the end.
 
     The statements run on ``datasource`` (an open connection the caller keeps), else on a
-    connection to ``url`` opened for the run; one at a time, each outcome passed to
-    ``on_done`` as it ends and their progress shown on ``sink``. Each Ctrl-C while they run
+    connection to ``url`` opened for the run; one at a time, each statement's end (its
+    outcome, or the diagnostic of one that did not succeed) passed to ``on_done`` in order
+    and their progress shown on ``sink``. Each Ctrl-C while they run
     (``interrupt`` names it in the error) cancels the run and calls ``on_cancel``; the result
     comes once the run has stopped.
     """

@@ -1,7 +1,7 @@
 """The run record: every run and the state of each of its steps, in the datasource.
 
 ``sqlml_runs`` holds one row per run, ``sqlml_run_steps`` one row per step of a run: its
-content hash (statement or definition plus the fingerprints of the tables it reads), state,
+content hash (statement or definition plus the fingerprints of what it reads), state,
 attempts, start and end times (seconds since the epoch), error and outputs (JSON).
 
 A write to the record that fails is tried again for a few seconds, so that a database server

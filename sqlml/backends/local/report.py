@@ -12,12 +12,13 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from sqlml.backends.local.executor import LocalExecutor, RunResult
+from sqlml.backends.local.run_log import StatementEnd
+from sqlml.backends.local.verdicts import ERROR, SKIPPED, Verdict
 from sqlml.errors import SqlmlError
 from sqlml.runtime import cancel, progress
 from sqlml.runtime.datasource import ResultSet
-from sqlml.runtime.outcome import Outcome
 from sqlml.runtime.output import ResultStream
-from sqlml.workflow.core import Retry, Step, Workflow
+from sqlml.workflow.core import Retry, Workflow
 
 CANCELLED_STATUS = 130  # a run cancelled with Ctrl-C, as shells report SIGINT
 
@@ -42,30 +43,16 @@ def run_and_report(
     write_result: WriteResult | None = None,
 ) -> int:
     """Run ``workflow`` locally; results go to ``write_result`` in program order (by
-    default: to stdout, see :class:`ResultStream`), the run id, summaries, errors and (on a
-    terminal) progress bars to stderr.
+    default: to stdout, see :class:`ResultStream`), the run id, summaries, one diagnostic
+    for each statement that did not succeed and (on a terminal) progress bars to stderr.
 
     Returns 0 on success and 1 on a user error (reported as ``source:line:col: message``),
-    such as a result that ``write_result`` could not keep (the run goes on). ``on_result``
-    gets the run's result when it ran (for reports such as JUnit). A run that is not
-    ``resumable`` is recorded without its steps' content hashes.
+    such as a result that ``write_result`` could not keep (the run goes on; its statement's
+    verdict is then an error). ``on_result`` gets the run's result when it ran (for reports
+    such as JUnit). A run that is not ``resumable`` is recorded without its steps' content
+    hashes.
     """
-    write = write_result or ResultStream(fmt).write
-    unkept: list[str] = []  # the steps whose results could not be kept
-
-    def show(step: Step, outcome: Outcome) -> None:
-        if outcome.summary:
-            print(outcome.summary, file=sys.stderr, flush=True)
-        if outcome.result is None:
-            return
-        try:
-            write(step.name, outcome.result)
-        except SqlmlError as error:
-            unkept.append(step.name)
-            if "line" in step.params:
-                error.at(step.params["line"], step.params["column"])
-            print(error.render(source), file=sys.stderr, flush=True)
-
+    shown = _Shown(source, write_result or ResultStream(fmt).write, announce)
     executor = LocalExecutor(
         datasource,
         base_dir,
@@ -73,7 +60,7 @@ def run_and_report(
         retry=Retry(limit=retries),
         timeout=timeout,
         resumable=resumable,
-        on_done=show,
+        on_done=shown.end,
         progress=sys.stderr if announce else None,
         sink=progress.terminal(sys.stderr),
         source=source,
@@ -84,19 +71,56 @@ def run_and_report(
     except SqlmlError as error:
         print(error.render(source), file=sys.stderr)
         return 1
+    shown.ended(result)
+    result.verdicts.update(shown.unkept)  # a statement whose result was lost is an error
     if on_result is not None:
         on_result(result)
     if isinstance(result.error, cancel.Cancelled):
-        print(result.error.render(source), file=sys.stderr)
-        if announce:
-            print(f"  resume with: --resume {result.run_id}", file=sys.stderr)
         return CANCELLED_STATUS
-    if result.error is not None:
-        print(result.error.render(source), file=sys.stderr)
-        if announce:
-            print(f"  resume with: --resume {result.run_id}", file=sys.stderr)
-        return 1
-    return 1 if unkept else 0
+    return 1 if result.error is not None or shown.unkept else 0
+
+
+class _Shown:
+    """What ``sqlml run`` shows of each statement's end, in program order, on stderr: the
+    summary of one that succeeded (its result to ``write``), the diagnostic of one that did
+    not. When ``announce``-d, the first diagnostic of a failed or cancelled run (an error, or
+    a statement the cancellation left out) says how to resume it."""
+
+    def __init__(self, source: str | None, write: WriteResult, announce: bool) -> None:
+        self._source, self._write, self._announce = source, write, announce
+        self.unkept: dict[str, Verdict] = {}  # the steps whose results could not be kept
+        self._failure_told = False
+
+    def end(self, end: StatementEnd) -> None:
+        verdict, outcome = end.verdict, end.outcome
+        if verdict.diagnostic is not None:
+            failing = verdict.outcome != SKIPPED or verdict.cancelled
+            self._tell(verdict.diagnostic, end.run_id, failing)
+        if outcome is None:
+            return
+        if outcome.summary:
+            print(outcome.summary, file=sys.stderr, flush=True)
+        if outcome.result is None:
+            return
+        try:
+            self._write(end.step.name, outcome.result)
+        except SqlmlError as error:
+            if "line" in end.step.params:
+                error.at(end.step.params["line"], end.step.params["column"])
+            self.unkept[end.step.name] = Verdict(ERROR, error)
+            print(error.render(self._source), file=sys.stderr, flush=True)
+
+    def ended(self, result: RunResult) -> None:
+        """Tell the run's error if no statement's diagnostic did (an exit handler's)."""
+        if result.error is not None and not self._failure_told:
+            self._tell(result.error, result.run_id, failing=True)
+
+    def _tell(self, diagnostic: SqlmlError, run_id: str, failing: bool) -> None:
+        print(diagnostic.render(self._source), file=sys.stderr, flush=True)
+        if failing and not self._failure_told:
+            self._failure_told = True
+            if self._announce:
+                print(f"  resume with: --resume {run_id}", file=sys.stderr, flush=True)
 
 
 @contextmanager

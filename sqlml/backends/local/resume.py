@@ -1,8 +1,9 @@
 """Resuming a run: each step's content hash, and whether the previous run's result stands.
 
 A step's content hash covers its definition, the values it reads and the fingerprints of the
-tables it reads. A resumed run skips a step that succeeded in the run it resumes when its hash
-is unchanged, no step it waits for ran again and the models and tables it wrote still exist.
+tables and models it reads. A resumed run skips a step that succeeded in the run it resumes
+when its hash is unchanged, no step it waits for ran again and what its kind declares it
+writes (models, tables, files) still exists.
 """
 
 from __future__ import annotations
@@ -34,8 +35,8 @@ class Resume:
         self._ds, self._previous, self._note, self._hashed = ds, previous, note, hashed
 
     def content_hash(self, step: Step, resolve: Callable[[Ref], str]) -> str:
-        """The step's definition, the values it reads and the fingerprints of its tables
-        (empty if not ``hashed``)."""
+        """The step's definition, the values it reads and the fingerprints of the tables and
+        models it reads (empty if not ``hashed``)."""
         if not self._hashed:
             return ""
         content: dict[str, Any] = {
@@ -46,7 +47,7 @@ class Resume:
                 for name, value in step.inputs.items()
             },
             "items": resolve(step.items) if isinstance(step.items, Ref) else step.items,
-            "tables": self._fingerprints(step),
+            **self._fingerprints(step),
         }
         text = json.dumps(content, sort_keys=True, default=str)
         return hashlib.sha256(text.encode()).hexdigest()
@@ -71,14 +72,21 @@ class Resume:
             return None
         return before.outputs
 
-    def _fingerprints(self, step: Step) -> dict[str, str | None]:
+    def _fingerprints(self, step: Step) -> dict[str, dict[str, str | None]]:
+        """The fingerprints of the tables and of the models a statement step reads. A model
+        is fingerprinted by its own versions: the model store as a whole changes with every
+        model saved, as other steps of the run train theirs (SHOW MODELS reads it whole)."""
         if step.template in (CONTAINER, SCRIPT, RESOURCE):
             return {}
         from sqlml.plan import dependencies
 
         statement = ir.from_dict(step.params)
         io = dependencies([statement], self._ds.dialect).io[statement.id]
-        tables = set(io.reads_tables)
-        if io.reads_models or io.reads_all_models:
-            tables.add(MODEL_VERSIONS)  # a statement that reads a model reads it
-        return {name: self._ds.table_fingerprint(name.split(".")) for name in sorted(tables)}
+        tables = set(io.reads_tables) | ({MODEL_VERSIONS} if io.reads_all_models else set())
+        found = {"tables": {n: self._ds.table_fingerprint(n.split(".")) for n in sorted(tables)}}
+        if io.reads_models:
+            from sqlml.models.store import ModelStore  # only where a model is read
+
+            store = ModelStore(self._ds)
+            found["models"] = {name: store.fingerprint(name) for name in sorted(io.reads_models)}
+        return found

@@ -1,22 +1,36 @@
 """What a run tells as it goes: its record in the datasource (and a recorded run's states file
-beside its logs), notes on the progress stream, and each statement step's outcome, passed on
-in the workflow's order."""
+beside its logs), notes on the progress stream, and how each statement ended (its outcome
+and its verdict), passed on in the workflow's order."""
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
 from contextlib import suppress
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
 from sqlml.backends.local import record as rec
 from sqlml.backends.local.run_file import StatesFile, describe, write_run_file
+from sqlml.backends.local.verdicts import Verdict, verdict
 from sqlml.local_files import reason, warn_once
 from sqlml.runtime.outcome import Outcome
 from sqlml.workflow.core import Step, Workflow
 
-StatementDone = Callable[[Step, Outcome], None]
+
+@dataclass(frozen=True)
+class StatementEnd:
+    """How the statement of ``step`` ended in the run ``run_id``: its ``verdict``, and the
+    ``outcome`` of a statement that ran and succeeded (None if it did not, or was cached)."""
+
+    run_id: str
+    step: Step
+    verdict: Verdict
+    outcome: Outcome | None = None
+
+
+StatementDone = Callable[[StatementEnd], None]
 
 
 class Unrecorded:
@@ -38,7 +52,12 @@ class Unrecorded:
 
 class RunLog:
     """The run ``run_id`` of ``workflow`` (resuming the run ``resumed``): it writes ``record``,
-    prints notes to ``progress`` and calls ``on_done`` (each if given)."""
+    prints notes to ``progress`` and calls ``on_done`` (each if given) with the end of each
+    statement, in the workflow's order.
+
+    A statement's end is passed on with the step that runs it; the steps named
+    ``STEP-...`` that such a step waits for (a search's trials) are parts of its statement.
+    """
 
     def __init__(
         self,
@@ -52,10 +71,13 @@ class RunLog:
         self.run_id = run_id
         self.states: dict[str, str] = {}  # each ended step's
         self.records: dict[str, rec.StepRecord] = {}  # as written to the run record
+        self.errors: dict[str, BaseException] = {}  # each failed or cancelled step's
+        self.verdicts: dict[str, Verdict] = {}  # by the name of the step of each statement
         self._record, self._workflow, self._resumed = record, workflow, resumed
         self._progress, self._on_done = progress, on_done
         self._outcomes: dict[str, Outcome] = {}
-        self._reported = 0  # the workflow's steps whose outcomes were passed on
+        self._parts = _parts(workflow.steps)
+        self._reported = 0  # the workflow's steps whose ends were passed on
         self._states: StatesFile | None = None  # a recorded run's, in its folder
 
     def start(self, run_dir: Path, source: str | None, base_dir: Path) -> None:
@@ -86,12 +108,18 @@ class RunLog:
         self._record.start_step(self.run_id, name, content_hash, started_at)
 
     def end_step(
-        self, step: rec.StepRecord, outcome: Outcome | None = None, new: bool = False
+        self,
+        step: rec.StepRecord,
+        outcome: Outcome | None = None,
+        new: bool = False,
+        error: BaseException | None = None,
     ) -> None:
-        """Record ``step``'s end (``new``: it never started) and pass on the outcomes of the
-        statements that ended in order."""
+        """Record ``step``'s end (``new``: it never started; ``error``: why it failed) and
+        pass on the ends of the statements that ended in order."""
         if outcome is not None:
             self._outcomes[step.step] = outcome
+        if error is not None:
+            self.errors[step.step] = error
         self.records[step.step] = step
         if self._states is not None:
             self._states.write(
@@ -120,5 +148,28 @@ class RunLog:
         while self._reported < len(steps) and steps[self._reported].name in self.states:
             step = steps[self._reported]
             self._reported += 1
-            if step.name in self._outcomes and self._on_done is not None:
-                self._on_done(step, self._outcomes[step.name])
+            if step.name not in self._parts:  # a part: told with its statement's step
+                continue
+            records = [self.records[name] for name in [*self._parts[step.name], step.name]]
+            self.verdicts[step.name] = judged = verdict(step, records, self.errors)
+            if self._on_done is not None:
+                outcome = self._outcomes.get(step.name)
+                self._on_done(StatementEnd(self.run_id, step, judged, outcome))
+
+
+def _parts(steps: list[Step]) -> dict[str, list[str]]:
+    """The steps that tell a statement's end, each with its parts in order: a step named
+    ``NAME-...`` is a part of the later step ``NAME`` that waits for it."""
+    later = {step.name: step for step in steps}
+    parts: dict[str, list[str]] = {step.name: [] for step in steps}
+    for step in steps:
+        del later[step.name]
+        owners = (
+            later[prefix]
+            for prefix in (step.name[:at] for at, c in enumerate(step.name) if c == "-")
+            if prefix in later
+        )
+        owner = next((o for o in owners if step.name in o.after), None)
+        if owner is not None:
+            parts[owner.name] += [*parts.pop(step.name), step.name]
+    return parts

@@ -9,6 +9,7 @@ from typing import Protocol
 
 from sqlml.backends.local import record as rec
 from sqlml.backends.local.tasks import TaskResult
+from sqlml.backends.local.verdicts import CANCELLED_RUN, omission
 from sqlml.runtime import cancel
 from sqlml.workflow.core import Step, WorkflowError
 
@@ -69,9 +70,9 @@ class Scheduler:
 
     def _start(self, step: Step, values: dict[str, str], running: _Running) -> None:
         if self._token.stopped:
-            self._handler.omit(step, "the run was cancelled")
+            self._handler.omit(step, f"{CANCELLED_RUN} ({self._token.reason})")
         elif any(self._states[d] not in rec.DONE_STATES for d in step.after):
-            self._handler.omit(step, "a step it waits for failed")
+            self._handler.omit(step, omission(step.after, self._states))
         else:
             instances = self._handler.start(step, values)
             if instances == []:  # a mapped step over no items

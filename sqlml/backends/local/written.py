@@ -6,48 +6,38 @@ from sqlml import ir
 from sqlml.errors import DatasourceError
 from sqlml.models.store import ModelStore
 from sqlml.runtime.datasource import Datasource
+from sqlml.statements import Effects, kind_of, resolve
 from sqlml.workflow.core import CONTAINER, RESOURCE, SCRIPT, Step
 
 
 def gone_output(step: Step, ds: Datasource) -> str | None:
-    """An output of a statement step that no longer exists ("model m", "table t"), or
-    None: the model (and trials table) a TO TRAIN writes, the table a TO PREDICT, TO
-    EVALUATE or TO EXPLAIN writes, the table or view a CREATE makes, each as the
-    statement names it. Statements that drop or rename are not checked."""
+    """An output of a statement step that no longer exists ("model m", "table t", "file
+    f.png"), or None. Its outputs are what its kind declares it writes (its effects): the
+    models, tables and files the statement names, and for standard SQL the table or view a
+    CREATE makes; what it drops is not checked. Outputs gone are no matter when the kind
+    says its work is kept otherwise (a search's trials: in their models)."""
     if step.template in (CONTAINER, SCRIPT, RESOURCE):
         return None
     statement = ir.from_dict(step.params)
-    match statement:
-        case ir.TrialStatement():  # the search drops its trials' models once done with them
-            gone = _gone_training(statement, ds)
-            return None if gone is None or _trials_kept(statement, ds) else gone
-        case ir.TrainStatement():
-            return _gone_training(statement, ds)
-        case ir.PredictStatement() | ir.EvaluateStatement() | ir.ExplainStatement():
-            return _gone_table(statement.table, ds) if statement.table else None
-        case ir.SqlStatement():
-            return _gone_creation(statement.text, ds)
-    return None
+    kind = kind_of(statement)
+    gone = _gone(statement, kind.effects, ds)
+    if gone is not None and kind.kept is not None and resolve(kind.kept)(statement, ds):
+        return None
+    return gone
 
 
-def _gone_training(statement: ir.TrainStatement, ds: Datasource) -> str | None:
-    if not ModelStore(ds).list_versions(statement.model):
-        return f"model {statement.model}"
-    if isinstance(statement, ir.SearchStatement):
-        return _gone_table(statement.search["trials_table"], ds)
-    return None
-
-
-def _gone_table(table: list[str], ds: Datasource) -> str | None:
-    return None if ds.table_exists(table) else f"table {'.'.join(table)}"
-
-
-def _trials_kept(statement: ir.TrialStatement, ds: Datasource) -> bool:
-    """Whether trial models of the search are stored (its last step failed)."""
-    from sqlml.runtime.search import trial_model
-
-    prefix = trial_model(statement.model, "")
-    return any(name.startswith(prefix) for name, _, _ in ModelStore(ds).list())
+def _gone(statement: ir.Statement, effects: Effects, ds: Datasource) -> str | None:
+    """The first of the outputs ``effects`` name in ``statement`` that does not exist."""
+    for model in effects.values(statement, effects.writes_models):
+        if not ModelStore(ds).list_versions(model):
+            return f"model {model}"
+    for table in effects.values(statement, effects.writes_tables):
+        if not ds.table_exists(table):
+            return f"table {'.'.join(table)}"
+    for file in effects.values(statement, effects.writes_files):
+        if not ds.program_file(file).exists():
+            return f"file {file}"
+    return _gone_creation(statement.text, ds) if effects.standard_sql else None
 
 
 def _gone_creation(sql: str, ds: Datasource) -> str | None:

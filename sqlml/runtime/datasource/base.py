@@ -119,6 +119,12 @@ class Datasource(ABC):
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.url}>"
 
+    def program_file(self, path: str) -> Path:
+        """A file a statement names (a plot it draws): a relative ``path`` from
+        ``base_dir``, else from the working folder."""
+        named = Path(path).expanduser()
+        return named if named.is_absolute() else (self.base_dir or Path.cwd()) / named
+
     @abstractmethod
     def execute(self, sql: str, params: Sequence[Any] = ()) -> ResultSet | None:
         """Run one statement; return its rows if it is a query."""

@@ -43,5 +43,6 @@ KINDS = (
         step=None,  # made by the search's step
         handler="sqlml.runtime.search:run_trial",
         effects=_SEARCHES,
+        kept="sqlml.runtime.search:trials_kept",
     ),
 )
