@@ -54,6 +54,10 @@ class DatasourceError(SqlmlError):
     """The database could not be reached or refused a statement."""
 
 
+class DatasourceBusy(DatasourceError):
+    """The database could not run a statement now: another session holds what it needs."""
+
+
 class ModelError(SqlmlError):
     """A model is missing, unreadable, or does not fit the data it is given."""
 

@@ -2,7 +2,9 @@
 
 The examples run with ``sqlml run`` in a copy of examples/ (their DuckDB file there), and
 their tables are then checked: models above a stated accuracy or R2, predictions with the
-right rows.
+right rows. Right before it runs, ``sqlml check`` must find no error in an example, without
+a datasource and with the run's; nor in a program a tutorial runs, but in the statements
+whose errors its run prints (``tests/check_against_run.py``).
 
 The tutorials (docs/tutorial*.md) run block by block, in order, in a temporary working
 folder holding a copy of examples/ (as the root of a checkout would). Fences:
@@ -42,6 +44,7 @@ from pathlib import Path
 
 import duckdb
 import pytest
+from check_against_run import check_errors, failed_in_output, false_errors
 from conftest import MYSQL_URL, datasource_url
 
 from sqlml.models.store import ModelStore
@@ -242,10 +245,13 @@ def test_every_example_has_a_check():
     ],
 )
 def test_example_runs(name: str, tmp_path: Path):
+    """It runs, and sqlml check, right before, found no error in it."""
     folder = tmp_path / "examples"
     shutil.copytree(EXAMPLES, folder)
+    found = check_errors(folder / name, f"duckdb:///{tmp_path / 'sqlml.duckdb'}")
     done = sqlml_run(folder / name, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
+    assert [error.render(name) for error in found] == []
     CHECKS[name](tmp_path / "sqlml.duckdb", folder)
 
 
@@ -372,8 +378,10 @@ class TutorialRun:
         if kind in NOT_RUN:
             return self._not_run(block)
         if block.lang == "sh" and not block.tag:
+            script = runnable_script(block)
+            checked = self._check(script)
             done = subprocess.run(
-                ["bash", "-e", "-o", "pipefail", "-c", runnable_script(block)],
+                ["bash", "-e", "-o", "pipefail", "-c", script],
                 cwd=self.folder,
                 env=command_env(self.datasource),
                 stdout=subprocess.PIPE,
@@ -384,6 +392,13 @@ class TutorialRun:
             self.last_output = done.stdout
             if done.returncode:
                 return f"{block.id}: exit status {done.returncode}:\n{done.stdout}"
+            false = [
+                error
+                for program, found in checked.items()
+                for error in false_errors(found, program, failed_in_output(done.stdout, program))
+            ]
+            if false:
+                return f"{block.id}: sqlml check reported errors the run did not: {false}"
             return None
         if block.lang != "text" and FILE_NAME.fullmatch(block.tag):
             later = self.blocks[self.blocks.index(block) + 1 :]
@@ -400,6 +415,17 @@ class TutorialRun:
                 return f"{block.id}: not in the output: {missing}\noutput:\n{output}"
             return None
         return f"{block.id}: a ```{block.lang} {block.tag} block is of no known kind"
+
+    def _check(self, script: str) -> dict[Path, list]:
+        """The errors ``sqlml check`` finds, before the script runs, in each program it runs
+        (``sqlml run FILE...``), against the tutorial's datasource."""
+        url = self.datasource or f"duckdb:///{self.folder / 'sqlml.duckdb'}"
+        files = [
+            name
+            for names in re.findall(r"\bsqlml run((?:\s+[\w/.-]+\.sql)+)", script)
+            for name in names.split()
+        ]
+        return {self.folder / name: check_errors(self.folder / name, url) for name in files}
 
     def _not_run(self, block: Block) -> str | None:
         allowed_in = NOT_RUN[(block.lang, block.tag)]

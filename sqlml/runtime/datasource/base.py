@@ -119,6 +119,11 @@ class Datasource(ABC):
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.url}>"
 
+    def read_files_from(self, base_dir: Path) -> None:
+        """Relative file paths in the statements run from now on are looked up in
+        ``base_dir``."""
+        self.base_dir = base_dir
+
     @abstractmethod
     def execute(self, sql: str, params: Sequence[Any] = ()) -> ResultSet | None:
         """Run one statement; return its rows if it is a query."""
@@ -148,6 +153,18 @@ class Datasource(ABC):
     @contextmanager
     def transaction(self) -> Iterator[None]:
         """Run the body in a transaction: all of it is committed, or none."""
+
+    @contextmanager
+    def rolled_back(self) -> Iterator[None]:
+        """Run the body in a transaction that is rolled back however it ends: what it
+        creates, alters or drops is undone (tables and views too, with ``transactional_ddl``).
+        A statement that fails in it may leave the transaction unusable: roll it back."""
+        try:
+            with self.transaction():
+                yield
+                raise _Undo
+        except _Undo:
+            pass
 
     @abstractmethod
     def close(self) -> None:
@@ -428,6 +445,10 @@ class Datasource(ABC):
             with suppress(DatasourceError):
                 self.execute(f"DROP TABLE IF EXISTS {self.quote(staging)}")
                 return
+
+
+class _Undo(Exception):
+    """Ends :meth:`Datasource.rolled_back`'s transaction in a rollback."""
 
 
 @contextmanager
