@@ -491,9 +491,9 @@ def _run_command(args: argparse.Namespace, datasource: str | None, fmt: str) -> 
 def _check(
     files: list[str], datasource_url: str | None, dialect: str | None, junit: str | None = None
 ) -> int:
-    """Check each FILE, as ``sqlml run`` would run them one after the other: its errors on
-    stderr; 1 if there is one."""
-    from sqlml.checking import Checker
+    """Check each FILE, as ``sqlml run`` would run them one after the other: its errors and
+    warnings on stderr; 1 if there is an error."""
+    from sqlml.checking import Checker, errors_of
     from sqlml.semantics.database_parser import parse_on
 
     if junit:
@@ -517,7 +517,7 @@ def _check(
                     found = checker.check(text)
                 for each in found:
                     print(each.render(file), file=sys.stderr)
-                if found:
+                if errors_of(found):
                     status = 1
                 if report is not None:
                     report.add_errors(file, found, "check")

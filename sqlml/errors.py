@@ -2,7 +2,8 @@
 
 Every error a user can cause is a :class:`SqlmlError`: it carries a one-paragraph message,
 where it happened (line and column in the program) and a hint on what to do. Anything else
-that escapes is a bug in sqlml.
+that escapes is a bug in sqlml. A :class:`SqlmlWarning` is said the same way, but of a
+program that runs.
 """
 
 from __future__ import annotations
@@ -10,6 +11,8 @@ from __future__ import annotations
 
 class SqlmlError(Exception):
     """A mistake in the user's program, data or settings, reported without a traceback."""
+
+    severity = "error"  # how :meth:`render` names it
 
     def __init__(
         self,
@@ -32,14 +35,22 @@ class SqlmlError(Exception):
         return self
 
     def render(self, source: str | None = None) -> str:
-        """Format as ``source:line:column: error: message`` plus the hint, if any."""
+        """Format as ``source:line:column: error: message`` (``warning:`` for a warning) plus
+        the hint, if any."""
         where = source or "<input>"
         if self.line is not None:
             where += f":{self.line}:{self.column}"
-        text = f"{where}: error: {self.message}"
+        text = f"{where}: {self.severity}: {self.message}"
         if self.hint:
             text += f"\n  hint: {self.hint}"
         return text
+
+
+class SqlmlWarning(SqlmlError):
+    """Not a mistake that stops the program, but likely not what its author meant (a feature
+    that gives the label away): reported, never raised."""
+
+    severity = "warning"
 
 
 class ParseError(SqlmlError):

@@ -10,7 +10,7 @@ import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from sqlml.checking import check_program
+from sqlml.checking import check_program, errors_of
 from sqlml.errors import SqlmlError
 from sqlml.grammar import parse
 from sqlml.runtime.datasource import connect, dialect_of
@@ -21,10 +21,10 @@ def check_errors(program: Path, url: str) -> list[SqlmlError]:
     """The errors ``sqlml check`` finds in ``program`` in ``url``'s dialect: of its text,
     then against ``url`` (relative paths in it read from its folder, as a run reads them)."""
     text, dialect = program.read_text(), dialect_of(url)
-    found = check_program(text, dialect)
+    found = errors_of(check_program(text, dialect))
     datasource = connect(url, program.parent)
     try:
-        found += check_program(text, dialect, datasource)
+        found += errors_of(check_program(text, dialect, datasource))
     finally:
         datasource.close()
     return found

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 import pytest
 from conftest import datasource_url, fetch_rows, run_program
 
-from sqlml.checking import check_program
+from sqlml.checking import check_program, errors_of
 from sqlml.cli import main
 from sqlml.runtime.datasource import Datasource, connect
 
@@ -53,7 +53,9 @@ def checked(url: str, text: str) -> list[tuple[int, int, str]]:
     """The errors ``sqlml check --datasource url`` finds in ``text``: line, column, message."""
     ds = connect(url)
     try:
-        return [(e.line, e.column, e.message) for e in check_program(text, ds.dialect, ds)]
+        return [
+            (e.line, e.column, e.message) for e in errors_of(check_program(text, ds.dialect, ds))
+        ]
     finally:
         ds.close()
 
@@ -167,7 +169,7 @@ def test_nothing_is_left_behind(url, p):
     before = catalog(url, p)
     ds = connect(url)
     try:
-        assert check_program(program, ds.dialect, ds) == []
+        assert errors_of(check_program(program, ds.dialect, ds)) == []
         # The connection goes on as it was (the web page's editor runs the program on it).
         with pytest.raises(Exception, match=f"{p}_n"):
             ds.execute(f"SELECT * FROM {ds.quote([f'{p}_n'])}")

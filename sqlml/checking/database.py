@@ -7,12 +7,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from sqlml import ir
-from sqlml.checking.positions import attribute_at, missing_column, name_at, placed_at
+from sqlml.checking.leaks import leaks
+from sqlml.checking.positions import Lines, attribute_at, missing_column, name_at, placed_at
 from sqlml.checking.program_models import ProgramModels
 from sqlml.checking.program_tables import ProgramTables
 from sqlml.errors import CheckError, SqlmlError
 from sqlml.grammar import ast
 from sqlml.plan import dependencies
+from sqlml.plan.dag import StatementIO
 from sqlml.runtime.datasource import Columns, Datasource
 from sqlml.runtime.features_derive import check_columns
 from sqlml.runtime.in_memory import statement_columns
@@ -41,9 +43,9 @@ class DatabaseCheck:
         self.tables.__exit__(*exc)
 
     def check(self, lowered: Sequence[Lowered], text: str) -> list[SqlmlError]:
-        """The errors of the ``lowered`` statements of the program ``text``."""
+        """The errors and warnings of the ``lowered`` statements of the program ``text``."""
         graph = dependencies([statement for statement, _ in lowered], self.dialect)
-        tables, models = self.tables, self.models
+        tables, models, lines = self.tables, self.models, Lines(text)
         found: list[SqlmlError] = []
         for statement, node in lowered:
             io = graph.io[statement.id]
@@ -51,7 +53,7 @@ class DatabaseCheck:
                 models.check(statement, node)
                 if tables.certain(io):
                     _check_targets(statement, node, tables)
-                    _check_reads(statement, node, tables)
+                    _check_reads(statement, node, tables, io, lines, found)
             except SqlmlError as error:
                 found.append(error.at(statement.line, statement.column))
             try:
@@ -73,9 +75,17 @@ def _check_targets(statement: ir.Statement, node: ast.Statement, tables: Program
                 tables.ask(tables.datasource.check_target, table, replace)
 
 
-def _check_reads(statement: ir.Statement, node: ast.Statement, tables: ProgramTables) -> None:
+def _check_reads(
+    statement: ir.Statement,
+    node: ast.Statement,
+    tables: ProgramTables,
+    io: StatementIO,
+    lines: Lines,
+    warnings: list[SqlmlError],
+) -> None:
     """A query's tables and columns, a LABEL and feature columns checked against the
-    result of the SELECT (no row read)."""
+    result of the SELECT (no row read); the warnings about a training's features added to
+    ``warnings``."""
     if kind_of(statement).effects.standard_sql:
         change = schema_change(statement.text, tables.dialect)
         if change is not None and change.action == QUERY:
@@ -88,6 +98,9 @@ def _check_reads(statement: ir.Statement, node: ast.Statement, tables: ProgramTa
             continue
         columns = spelled(stored, _named(statement))
         _check_columns(statement, node, columns, source)
+        if isinstance(statement, TrainStatement) and source == "the SELECT":
+            untouched = tables.untouched(io)
+            warnings += leaks(statement, node, columns, list(stored), tables, untouched, lines)
 
 
 def _selects(statement: ir.Statement) -> list[tuple[str, str]]:

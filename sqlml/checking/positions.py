@@ -1,7 +1,9 @@
-"""Where in a program a check's finding belongs: at a name of a parsed statement."""
+"""Where in a program a check's finding belongs: at a name of a parsed statement, or at an
+offset of the program's text."""
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
 import re
 from collections.abc import Iterable, Iterator, Sequence
@@ -58,3 +60,14 @@ def missing_column(node: ast.Statement, columns: Iterable[str], message: str) ->
         if part not in present and named:
             return name
     return None
+
+
+class Lines:
+    """The program's text, to tell the line and column of an offset in it."""
+
+    def __init__(self, text: str) -> None:
+        self.starts = [0] + [i + 1 for i, char in enumerate(text) if char == "\n"]
+
+    def position(self, offset: int) -> ast.Position:
+        line = bisect.bisect_right(self.starts, offset)
+        return ast.Position(line, offset - self.starts[line - 1] + 1, offset)

@@ -54,6 +54,7 @@ class ProgramTables:
         self.unknown: set[str] = set()  # tables and views (name keys) whose columns are unknown
         self.unknown_schemas: set[str] = set()  # lower-cased
         self.all_unknown = False  # after a statement whose effects are not known
+        self.written: set[str] = set()  # tables (name keys) whose rows may have changed
         self._replayed: list[str] = []  # run in the transaction so far
         self._temporary: dict[str, list[str]] = {}  # MySQL: lower-cased dotted name -> parts
         self._transaction = ExitStack()
@@ -106,10 +107,17 @@ class ProgramTables:
                 return None
             raise
 
+    def untouched(self, io: StatementIO) -> bool:
+        """Whether the tables ``io`` reads hold the rows they hold now: no statement of the
+        program wrote them so far."""
+        reads = map(name_key, io.reads_tables)
+        return not (self.all_unknown or io.barrier or self.written.intersection(reads))
+
     def follow(self, statement: ir.Statement, io: StatementIO) -> None:
         """Take in what ``statement`` (``io``: what it reads and writes) does to the tables.
         Raises the database's error where a replayed statement fails that only reads and
         changes tables known."""
+        self.written.update(map(name_key, io.writes_tables))
         if not kind_of(statement).effects.standard_sql:
             self._forget(io.writes_tables)  # what an extended statement writes is not known
             return
