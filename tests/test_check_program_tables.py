@@ -148,6 +148,18 @@ def test_label_and_column_in_another_case_than_the_table(url, p):
     assert checked(url, program) == []
 
 
+def test_after_a_statement_of_unknown_effects_nothing_is_judged(url, p):
+    """A SET may change what names mean (a search path): what follows it cannot be known.
+    A statement that changes no table (EXPLAIN, ANALYZE, GRANT...) leaves the check going."""
+    program = (
+        "EXPLAIN SELECT 1;\n"
+        f"SELECT * FROM {p}_nowhere TO TRAIN xgboost.gbtree LABEL y INTO {p}_m;\n"
+        "SET search_path = elsewhere;\n"
+        f"SELECT * FROM {p}_nowhere TO TRAIN xgboost.gbtree LABEL y INTO {p}_m;\n"
+    )
+    assert [(line, column) for line, column, _ in checked(url, program)] == [(2, 1)]
+
+
 def test_nothing_is_left_behind(url, p):
     ds = connect(url)
     old = ds.quote([f"{p}_old"])

@@ -3,9 +3,9 @@ that ``sqlml check`` can replay it without changing anything (:mod:`sqlml.checki
 
 A statement is a query, a change of rows only (INSERT, UPDATE, DELETE, ...), a change of the
 schema (CREATE, ALTER or DROP of a table, a view or a schema), a statement that changes
-neither (DESCRIBE, SHOW, CREATE INDEX; text that starts no statement of any database, which
-cannot run), or not understood (None): SET, USE, COPY, CREATE FUNCTION, a statement sqlglot
-cannot parse... whose effects are unknown.
+neither (DESCRIBE, EXPLAIN, ANALYZE, GRANT, CREATE INDEX...; text that starts no statement
+of any database, which cannot run), or not understood (None): SET, USE, COPY, CREATE
+FUNCTION, a statement sqlglot cannot parse... whose effects are unknown.
 """
 
 from __future__ import annotations
@@ -32,6 +32,11 @@ NOTHING = "nothing"  # changes neither tables nor rows
 WRITES = "writes"  # writes tables in a way that cannot be replayed (SELECT ... INTO)
 
 _KINDS = {"TABLE": "table", "VIEW": "view", "SCHEMA": "schema", "DATABASE": "schema"}
+# Statements that change neither tables nor rows: sqlglot's classes of them (by name: not
+# every version of sqlglot has all of them), and the first words of those it reads as a
+# Command.
+_UNCHANGING = {"Describe", "Show", "Summarize", "Analyze", "Comment", "Grant", "Revoke"}
+_UNCHANGING_COMMANDS = {"EXPLAIN", "VACUUM"}
 _QUERY_STARTS = (TokenType.SELECT, TokenType.WITH, TokenType.VALUES, TokenType.FROM)
 
 
@@ -76,7 +81,9 @@ def schema_change(text: str, dialect: str) -> SchemaChange | None:
         return SchemaChange(WRITES, "table", _names(into.this))
     if isinstance(tree, (exp.Insert, exp.Update, exp.Delete, exp.Merge, exp.TruncateTable)):
         return SchemaChange(ROWS)
-    if isinstance(tree, (exp.Describe, exp.Show)):
+    if type(tree).__name__ in _UNCHANGING or (
+        isinstance(tree, exp.Command) and str(tree.this).upper() in _UNCHANGING_COMMANDS
+    ):
         return SchemaChange(NOTHING)
     if isinstance(tree, (exp.Create, exp.Drop, exp.Alter)):
         return _ddl(tree, text, dialect)
