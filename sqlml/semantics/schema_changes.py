@@ -29,7 +29,7 @@ CREATE_AS = "create as"  # CREATE TABLE ... AS <query>
 ALTER = "alter"
 DROP = "drop"
 NOTHING = "nothing"  # changes neither tables nor rows
-WRITES = "writes"  # writes tables in a way that cannot be replayed (SELECT ... INTO)
+WRITES = "writes"  # writes tables in a way not replayed (SELECT ... INTO, a materialized view)
 
 _KINDS = {"TABLE": "table", "VIEW": "view", "SCHEMA": "schema", "DATABASE": "schema"}
 # Statements that change neither tables nor rows: sqlglot's classes of them (by name: not
@@ -106,10 +106,10 @@ def _ddl(tree: exp.Create | exp.Drop | exp.Alter, text: str, dialect: str) -> Sc
     if isinstance(tree, exp.Alter):
         renames = [a.this for a in tree.args.get("actions") or () if isinstance(a, exp.AlterRename)]
         return SchemaChange(ALTER, kind, _names(target, *renames))
-    properties = tree.args.get("properties")
-    temporary = properties is not None and any(
-        isinstance(p, exp.TemporaryProperty) for p in properties.expressions
-    )
+    properties = {type(p).__name__ for p in getattr(tree.args.get("properties"), "expressions", ())}
+    if "MaterializedProperty" in properties:  # replayed, it would compute its rows
+        return SchemaChange(WRITES, kind, _names(target))
+    temporary = "TemporaryProperty" in properties
     change = SchemaChange(CREATE, kind, _names(target), exists, temporary)
     if kind != "table":
         return change
