@@ -17,6 +17,12 @@ from sqlml.runtime.datasource import connect, dialect_of
 from sqlml.semantics import analyze
 
 
+def programs_run(script: str) -> list[str]:
+    """The program files a shell script runs with ``sqlml run FILE...``, in order."""
+    found = re.findall(r"\bsqlml run((?:\s+[\w/.-]+\.sql)+)", script)
+    return [name for names in found for name in names.split()]
+
+
 def check_errors(program: Path, url: str) -> list[SqlmlError]:
     """The errors ``sqlml check`` finds in ``program`` in ``url``'s dialect: of its text,
     then against ``url`` (relative paths in it read from its folder, as a run reads them)."""

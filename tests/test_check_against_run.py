@@ -1,11 +1,13 @@
 """sqlml check reports no error that sqlml run does not, for the programs of the docs that
-other tests do not run on a database: the examples on MariaDB (written for DuckDB, most of
-them fail at their first statement there: the check may say no more than the run), and the
-Kubernetes tutorial's programs on DuckDB and MariaDB. Each runs in a fresh database, and no
-statement of them trains: those that would read tables the database lacks.
+other tests do not run on a database: the examples on MariaDB (written for DuckDB, most fail
+at their first statement there: the check may say no more than the run), each tutorial's
+programs on the database the tutorial is not written for, in the order it runs them, and
+the Kubernetes tutorial's programs on DuckDB and MariaDB. Each session runs in a fresh
+database, and none trains: what would train reads tables the database lacks.
 
-(The examples on DuckDB, the other tutorials' programs and SQLFlow's tutorials are checked
-by the tests that run them: tests/test_docs_examples.py, tests/test_sqlflow_tutorials.py.)
+(The examples on DuckDB, the tutorials' programs on their own databases and SQLFlow's
+tutorials are checked by the tests that run them: tests/test_docs_examples.py and
+tests/test_sqlflow_tutorials.py.)
 """
 
 from __future__ import annotations
@@ -16,26 +18,46 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from check_against_run import check_errors, false_errors, unpassed_in_report
+from check_against_run import check_errors, false_errors, programs_run, unpassed_in_report
 from conftest import ROOT, datasource_url
-from test_docs_examples import EXAMPLE_FILES, blocks_of
+from test_docs_examples import EXAMPLE_FILES, FILE_NAME, blocks_of
 
 from sqlml.cli import main
 from sqlml.runtime.datasource import connect, dialect_of
 
-KUBERNETES = {
-    block.tag: block.text
-    for block in blocks_of(ROOT / "docs" / "tutorial-kubernetes.md")
-    if block.lang == "sql"
-}
-PROGRAMS = [
-    *(pytest.param(f"examples/{name}", "mysql", id=f"{name}-mysql") for name in EXAMPLE_FILES),
+DOCS = ROOT / "docs"
+
+
+def tutorial_programs(doc: Path) -> list[tuple[str, str]]:
+    """The programs a tutorial runs (``sqlml run FILE...`` in its sh blocks), in order: each
+    file's name and text, a sql block saved before it or a file of the checkout. (The
+    Kubernetes tutorial runs none here: its sql blocks, in order.)"""
+    saved: dict[str, str] = {}
+    runs = []
+    for block in blocks_of(doc):
+        if block.lang == "sql" and FILE_NAME.fullmatch(block.tag):
+            saved[block.tag] = block.text
+        elif block.lang == "sh" and not block.tag:
+            runs += [(name, saved.get(name) or (ROOT / name).read_text())
+                     for name in programs_run(block.text)]  # fmt: skip
+    return runs or list(saved.items())
+
+
+SESSIONS = [
     *(
-        pytest.param(name, kind, id=f"{name}-{kind}")
-        for name in KUBERNETES
+        pytest.param("mysql", [(f"examples/{name}", (ROOT / "examples" / name).read_text())],
+                     id=f"{name}-mysql")
+        for name in EXAMPLE_FILES
+    ),
+    pytest.param("mysql", tutorial_programs(DOCS / "tutorial.md"), id="tutorial.md-mysql"),
+    pytest.param("duckdb", tutorial_programs(DOCS / "tutorial-mysql.md"),
+                 id="tutorial-mysql.md-duckdb"),
+    *(
+        pytest.param(kind, tutorial_programs(DOCS / "tutorial-kubernetes.md"),
+                     id=f"tutorial-kubernetes.md-{kind}")
         for kind in ("duckdb", "mysql")
     ),
-]
+]  # fmt: skip
 
 
 @pytest.fixture
@@ -56,15 +78,18 @@ def fresh_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
         admin.close()
 
 
-@pytest.mark.parametrize(("name", "kind"), PROGRAMS)
-def test_check_says_no_more_than_the_run(name, kind, fresh_url, tmp_path, capsys):
+@pytest.mark.parametrize(("kind", "programs"), SESSIONS)
+def test_check_says_no_more_than_the_run(kind, programs, fresh_url, tmp_path, capsys):
     shutil.copytree(ROOT / "examples", tmp_path / "examples")
-    program = tmp_path / name
-    if name in KUBERNETES:
-        program.write_text(KUBERNETES[name])
-    found = check_errors(program, fresh_url)
-    report = tmp_path / "run.xml"
-    main(["run", str(program), "--datasource", fresh_url, "--junit", str(report)])
-    capsys.readouterr()
-    unpassed = unpassed_in_report(report, program, dialect_of(fresh_url))
-    assert false_errors(found, program, unpassed) == []
+    false = []
+    for index, (name, text) in enumerate(programs):
+        program = tmp_path / name
+        program.write_text(text)
+        found = check_errors(program, fresh_url)
+        report = tmp_path / f"run-{index}.xml"
+        main(["run", str(program), "--datasource", fresh_url, "--junit", str(report)])
+        capsys.readouterr()
+        false += false_errors(
+            found, program, unpassed_in_report(report, program, dialect_of(fresh_url))
+        )
+    assert false == []

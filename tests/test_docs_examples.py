@@ -44,7 +44,7 @@ from pathlib import Path
 
 import duckdb
 import pytest
-from check_against_run import check_errors, failed_in_output, false_errors
+from check_against_run import check_errors, failed_in_output, false_errors, programs_run
 from conftest import MYSQL_URL, datasource_url
 
 from sqlml.models.store import ModelStore
@@ -420,11 +420,7 @@ class TutorialRun:
         """The errors ``sqlml check`` finds, before the script runs, in each program it runs
         (``sqlml run FILE...``), against the tutorial's datasource."""
         url = self.datasource or f"duckdb:///{self.folder / 'sqlml.duckdb'}"
-        files = [
-            name
-            for names in re.findall(r"\bsqlml run((?:\s+[\w/.-]+\.sql)+)", script)
-            for name in names.split()
-        ]
+        files = programs_run(script)
         return {self.folder / name: check_errors(self.folder / name, url) for name in files}
 
     def _not_run(self, block: Block) -> str | None:
