@@ -182,6 +182,8 @@ class ProgramTables:
             self._forget(names, change.kind)
 
     def _replay_table(self, text: str, change: SchemaChange) -> None:
+        """``change`` of a table made TEMPORARY: created as one, or dropped or altered as
+        the one it is; a table of the database that remains under a name dropped is unknown."""
         quote, name = self.datasource.quote, change.names[0]
         key = ".".join(name).lower()
         if change.action == DROP:
@@ -225,6 +227,7 @@ class ProgramTables:
             self.unknown.difference_update(name_key(name.lower()) for name in names)
 
     def _begin(self) -> None:
+        """The transaction the statements are replayed in, where DDL has them."""
         if self.datasource.transactional_ddl:
             self._transaction.enter_context(self.datasource.rolled_back())
 
