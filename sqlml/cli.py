@@ -9,7 +9,8 @@ from __future__ import annotations
 import argparse
 import codecs
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path, PurePath
 from typing import TYPE_CHECKING
 
@@ -35,6 +36,7 @@ if TYPE_CHECKING:
     from sqlml.backends.local.report import WriteResult
     from sqlml.junit import JUnitReport
     from sqlml.plan import StatementIO
+    from sqlml.runtime.datasource import Datasource
 
 USAGE_ERROR = 2
 
@@ -508,36 +510,59 @@ def _run_command(args: argparse.Namespace, datasource: str | None, fmt: str) -> 
 def _check(
     files: list[str], datasource_url: str | None, dialect: str | None, junit: str | None = None
 ) -> int:
-    from sqlml.checking import check_program
-    from sqlml.runtime.datasource import connect
+    """Check each FILE, as ``sqlml run`` would run them one after the other: its errors and
+    warnings on stderr; 1 if there is an error."""
+    from sqlml.checking import Checker, errors_of
     from sqlml.semantics.database_parser import parse_on
 
     if junit:
         from sqlml.junit import JUnitReport
-    datasource = connect(datasource_url) if datasource_url else None
     dialect = dialect or dialect_of(datasource_url)
     report = JUnitReport() if junit else None
     status = 0
     try:
-        if datasource is not None and datasource.dialect == "duckdb":
-            parse_on(datasource.url.path)  # DuckDB's parser shares the open database
-        for file in files:
-            try:
-                errors = check_program(_read(file), dialect, datasource)
-            except SqlmlError as error:  # unreadable file
-                errors = [error]
-            for error in errors:
-                print(error.render(file), file=sys.stderr)
-                status = 1
-            if report is not None:
-                report.add_errors(file, errors, "check")
+        with (
+            _check_datasource(datasource_url) as datasource,
+            Checker(dialect, datasource) as checker,
+        ):
+            for file in files:
+                try:
+                    text = _read(file)
+                except SqlmlError as error:
+                    found = [error]
+                else:
+                    if datasource is not None:  # its relative paths, from its folder
+                        datasource.read_files_from(Path(file).parent)
+                    found = checker.check(text)
+                for each in found:
+                    print(each.render(file), file=sys.stderr)
+                if errors_of(found):
+                    status = 1
+                if report is not None:
+                    report.add_errors(file, found, "check")
     finally:
         parse_on(None)
-        if datasource is not None:
-            datasource.close()
         if report is not None:
             report.write(junit)
     return status
+
+
+@contextmanager
+def _check_datasource(url: str | None) -> Iterator[Datasource | None]:
+    """The datasource programs are checked against (None: their text only)."""
+    from sqlml.runtime.datasource import connect
+    from sqlml.semantics.database_parser import parse_on
+
+    if url is None:
+        yield None
+        return
+    datasource = connect(url)
+    try:
+        if datasource.dialect == "duckdb":
+            parse_on(datasource.url.path)  # DuckDB's parser shares the open database
+        yield datasource
+    finally:
+        datasource.close()
 
 
 def _compile(args: argparse.Namespace) -> int:

@@ -2,7 +2,8 @@
 
 Every error a user can cause is a :class:`SqlmlError`: it carries a one-paragraph message,
 where it happened (line and column in the program) and a hint on what to do. Anything else
-that escapes is a bug in sqlml.
+that escapes is a bug in sqlml. A :class:`SqlmlWarning` is said the same way, but of a
+program that runs.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from __future__ import annotations
 class SqlmlError(Exception):
     """A mistake in the user's program, data or settings, reported without a traceback."""
 
-    severity = "error"  # the word after the location: error, or note (see NotRun)
+    severity = "error"  # the word after the location: error, warning or note (see below)
 
     def __init__(
         self,
@@ -34,8 +35,8 @@ class SqlmlError(Exception):
         return self
 
     def render(self, source: str | None = None) -> str:
-        """Format as ``source:line:column: error: message`` (``note:`` for a :class:`NotRun`)
-        plus the hint, if any."""
+        """Format as ``source:line:column: error: message`` (``warning:`` for a
+        :class:`SqlmlWarning`, ``note:`` for a :class:`NotRun`) plus the hint, if any."""
         where = source or "<input>"
         if self.line is not None:
             where += f":{self.line}:{self.column}"
@@ -43,6 +44,13 @@ class SqlmlError(Exception):
         if self.hint:
             text += f"\n  hint: {self.hint}"
         return text
+
+
+class SqlmlWarning(SqlmlError):
+    """Not a mistake that stops the program, but likely not what its author meant (a feature
+    that gives the label away): reported, never raised."""
+
+    severity = "warning"
 
 
 class ParseError(SqlmlError):
@@ -55,6 +63,10 @@ class CheckError(SqlmlError):
 
 class DatasourceError(SqlmlError):
     """The database could not be reached or refused a statement."""
+
+
+class DatasourceBusy(DatasourceError):
+    """The database could not run a statement now: another session holds what it needs."""
 
 
 class ModelError(SqlmlError):

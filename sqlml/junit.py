@@ -6,7 +6,8 @@ says (:mod:`sqlml.backends.local.verdicts`), its message the diagnostic ``sqlml 
 printed: a failed statement is a ``failure``, a cancelled one an ``error``, one not run
 because a statement it waits for failed (or an earlier file failed) is ``skipped``, and a
 program that does not parse or check is one testcase with an ``error``. A failed ``ASSERT
-... WARN`` passes, its warning in the testcase's ``system-out``.
+... WARN`` passes, its warning in the testcase's ``system-out``; so does a check that finds
+warnings only.
 
 The report validates against the JUnit schema of Jenkins' xunit plugin (``junit-10.xsd``):
 the root ``testsuites`` carries no ``skipped`` count, the suites do.
@@ -26,7 +27,7 @@ from sqlml import ir
 from sqlml.backends.local import record as rec
 from sqlml.backends.local.executor import RunResult
 from sqlml.backends.local.verdicts import PASSED, SKIPPED, Verdict
-from sqlml.errors import NotRun, SqlmlError
+from sqlml.errors import NotRun, SqlmlError, SqlmlWarning
 from sqlml.statements.assertion.handler import WARNING, warned
 
 _NAME_CHARS = 120  # of a testcase name
@@ -85,11 +86,17 @@ class JUnitReport:
         self.add_errors(source, [error], name)
 
     def add_errors(self, source: str, errors: Sequence[SqlmlError], name: str) -> None:
-        """One testcase ``name``: passed without ``errors``, else an error naming the first."""
+        """One testcase ``name``: passed without ``errors``, else an error naming the first
+        (every one in its details); passed with a warning where they are all warnings
+        (:class:`~sqlml.errors.SqlmlWarning`, in its ``system-out``)."""
         case = Case(name, source)
-        if errors:
-            rendered = [error.render(source) for error in errors]
-            case.outcome, case.message, case.details = "error", rendered[0], "\n".join(rendered)
+        rendered = [error.render(source) for error in errors]
+        first = next((e for e in errors if not isinstance(e, SqlmlWarning)), None)
+        if first is not None:
+            case.outcome, case.message = "error", first.render(source)
+            case.details = "\n".join(rendered)
+        elif errors:
+            case.outcome, case.message = "warning", "\n".join(rendered)
         self.suites.append(Suite(source, [case]))
 
     def add_run(

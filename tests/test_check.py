@@ -9,7 +9,7 @@ import sys
 import pytest
 from conftest import datasource_url
 
-from sqlml.checking import check_program
+from sqlml.checking import check_program, errors_of
 from sqlml.cli import main
 from sqlml.runtime.datasource import connect
 
@@ -45,9 +45,8 @@ def test_every_syntax_and_semantic_error_is_reported():
 def test_datasource_checks_tables_columns_labels_and_models(iris_url):
     datasource = connect(iris_url)
     try:
-        errors = check_program(
-            PROGRAM, "mysql" if iris_url.startswith("mysql") else "duckdb", datasource
-        )
+        dialect = "mysql" if iris_url.startswith("mysql") else "duckdb"
+        errors = errors_of(check_program(PROGRAM, dialect, datasource))
     finally:
         datasource.close()
     found = located(errors)

@@ -4,6 +4,9 @@
 The examples run with ``sqlml run`` in a copy of examples/ (their DuckDB file there), and
 their tables are then checked: models above a stated accuracy or R2, predictions with the
 right rows. No example prints a warning (such as a selected column that COLUMN leaves out).
+Right before it runs, ``sqlml check`` must find no error in an example, without a datasource
+and with the run's; nor in a program a page runs, but in the statements whose errors its run
+prints (``tests/check_against_run.py``).
 
 The pages run block by block, in order, in a temporary working folder holding a copy of
 examples/ (as the root of a checkout would). Fences:
@@ -55,6 +58,7 @@ from pathlib import Path
 
 import duckdb
 import pytest
+from check_against_run import check_errors, failed_in_output, false_errors, programs_run
 from conftest import MYSQL_URL, datasource_url
 
 from sqlml.cli import main
@@ -267,11 +271,14 @@ def test_every_example_has_a_check():
     ],
 )
 def test_example_runs(name: str, tmp_path: Path):
+    """It runs, and sqlml check, right before, found no error in it."""
     folder = tmp_path / "examples"
     shutil.copytree(EXAMPLES, folder)
+    found = check_errors(folder / name, f"duckdb:///{tmp_path / 'sqlml.duckdb'}")
     done = sqlml_run(folder / name, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert "warning:" not in done.stderr, done.stderr
+    assert [error.render(name) for error in found] == []
     CHECKS[name](tmp_path / "sqlml.duckdb", folder)
 
 
@@ -377,6 +384,7 @@ class PageRun:
         return f"{block.id}: a ```{block.lang} {block.tag} block is of no known kind"
 
     def _shell(self, block: Block, script: str) -> str | None:
+        checked = self._check(script)
         done = subprocess.run(
             ["bash", "-e", "-o", "pipefail", "-c", script],
             cwd=self.folder,
@@ -389,6 +397,13 @@ class PageRun:
         self.last_output = placeheld(done.stdout, self.places)
         if done.returncode:
             return f"{block.id}: exit status {done.returncode}:\n{done.stdout}"
+        false = [
+            error
+            for program, found in checked.items()
+            for error in false_errors(found, program, failed_in_output(done.stdout, program))
+        ]
+        if false:
+            return f"{block.id}: sqlml check reported errors the run did not: {false}"
         return None
 
     def _compare(self, block: Block) -> str | None:
@@ -407,6 +422,13 @@ class PageRun:
             f"{block.id}: the output differs from the page's (SQLML_REGENERATE_DOCS=1 "
             "rewrites it: tests/doc_blocks.py):\n" + "\n".join(difference)
         )
+
+    def _check(self, script: str) -> dict[Path, list]:
+        """The errors ``sqlml check`` finds, before the script runs, in each program it runs
+        (``sqlml run FILE...``), against the tutorial's datasource."""
+        url = self.datasource or f"duckdb:///{self.folder / 'sqlml.duckdb'}"
+        files = programs_run(script)
+        return {self.folder / name: check_errors(self.folder / name, url) for name in files}
 
     def _not_run(self, block: Block) -> str | None:
         allowed_in = NOT_RUN[(block.lang, block.tag)]

@@ -17,7 +17,7 @@ import duckdb
 import pytest
 from conftest import datasource_url
 
-from sqlml.checking import check_program
+from sqlml.checking import check_program, errors_of
 from sqlml.errors import SqlmlError
 from sqlml.runtime.datasource import connect
 
@@ -87,7 +87,7 @@ def datasource(tmp_path_factory):
 @cache
 def _file_errors(name: str, source_id: int, source: object) -> tuple[SqlmlError, ...]:
     text = (CORPUS / f"{name}.sql").read_text()
-    return tuple(check_program(text, "duckdb", source))  # type: ignore[arg-type]
+    return tuple(errors_of(check_program(text, "duckdb", source)))  # type: ignore[arg-type]
 
 
 def _mysql_errors(case: Case, url: str) -> list[SqlmlError]:
@@ -99,7 +99,7 @@ def _mysql_errors(case: Case, url: str) -> list[SqlmlError]:
             source.execute(f"CREATE SCHEMA IF NOT EXISTS {table.partition('.')[0]}")
             create = next(s.strip() for s in schema if f"CREATE TABLE {table} (" in s)
             source.execute(create.replace("CREATE TABLE", "CREATE TABLE IF NOT EXISTS", 1))
-        return check_program(case.text, "mysql", source)
+        return errors_of(check_program(case.text, "mysql", source))
     finally:
         source.close()
 

@@ -11,7 +11,9 @@ measures it afterwards and, in comment lines, what it must reach:
 
 For each tutorial and database, a copy of ``examples/`` is made, ``data.py`` run, and
 ``sqlml run`` (the command's entry point, in-process: TensorFlow is imported once) runs the
-data, the tutorial and the measure against the database; then every
+data, the tutorial and the measure against the database, each checked by ``sqlml check``
+right before (it may report errors only in the statements the run does not pass, see
+``tests/check_against_run.py``); then every
 expectation is checked: the query's number against the figure, the file a non-empty PNG.
 A defect of sqlml a tutorial meets is declared in its ``measure.sql`` (``-- known-short:``,
 ``-- known-failure:``, see ``KNOWN``): the test is then expected to fail, strictly.
@@ -31,10 +33,11 @@ from decimal import Decimal
 from pathlib import Path
 
 import pytest
+from check_against_run import check_errors, false_errors, unpassed_in_report
 from conftest import datasource_url
 
 from sqlml.cli import main
-from sqlml.runtime.datasource import connect
+from sqlml.runtime.datasource import connect, dialect_of
 
 ROOT = Path(__file__).resolve().parent.parent
 SQLFLOW = ROOT / "examples" / "sqlflow"
@@ -102,10 +105,12 @@ def expectations(measure: str) -> tuple[list[Expectation], list[ExpectedFile]]:
     return values, files
 
 
-def sqlml_run(program: Path, url: str, capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
-    """``sqlml run program --datasource url``: its exit status and what it printed to
-    stderr (its messages and errors; the tables it shows go to stdout)."""
-    status = main(["run", str(program), "--datasource", url])
+def sqlml_run(
+    program: Path, url: str, capsys: pytest.CaptureFixture[str], report: Path
+) -> tuple[int, str]:
+    """``sqlml run program --datasource url --junit report``: its exit status and what it
+    printed to stderr (its messages and errors; the tables it shows go to stdout)."""
+    status = main(["run", str(program), "--datasource", url, "--junit", str(report)])
     _, err = capsys.readouterr()
     return status, err
 
@@ -182,7 +187,11 @@ def test_tutorial_runs_and_reaches_the_figures(
     assert data.returncode == 0, f"{tutorial}: data.py failed:\n{data.stderr}"
     (folder / "data.sql").write_text(data.stdout)
     for program in ("data.sql", "tutorial.sql", "measure.sql"):
-        status, messages = sqlml_run(folder / program, url, capsys)
+        found = check_errors(folder / program, url)
+        report = tmp_path / f"{program}.xml"
+        status, messages = sqlml_run(folder / program, url, capsys, report)
+        unpassed = unpassed_in_report(report, folder / program, dialect_of(url))
+        assert false_errors(found, folder / program, unpassed) == [], f"sqlml check {program}"
         if status != 0:
             failed = f"{tutorial} on {database}: sqlml run {program} failed:\n{messages[-3000:]}"
             raise RunFailed(failed)

@@ -160,6 +160,14 @@ def test_a_training_and_its_evaluation_plot_show_in_the_result_and_the_models_pa
     )
 
 
+def test_the_checks_warnings_show_and_the_program_runs_all_the_same(client):
+    answer = run(client, TRAIN)
+    assert answer["ok"] and f"trained {MODEL}" in answer["html"]
+    warnings = text_of(answer["html"], 'p id="warnings"')
+    assert "line 1, column 8: warning: feature id looks like a key (by its name)" in warnings
+    assert "hint: leave id out of the SELECT unless it measures something" in warnings
+
+
 def test_completion_offers_tables_and_their_columns(client):
     tables = client.get("/editor/complete", params={"text": "SELECT * FROM iris_t", "cursor": 20})
     assert {"text": "iris_train", "meta": "table", "replace": 6} in tables.json()

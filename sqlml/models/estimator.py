@@ -51,6 +51,9 @@ class Estimator:
         return kept, [k for k, to in self.renamed.items() if to is None and k in attributes]
 
 
-def warn(line: int, column: int, text: str) -> None:
-    """A one-line warning on standard error about the statement at ``line``, ``column``."""
+def warn(line: int, column: int, text: str, hint: str | None = None) -> None:
+    """A one-line warning on standard error about the statement at ``line``, ``column``,
+    and the ``hint`` saying what to do on a line of its own."""
     print(f"sqlml: warning: line {line}, column {column}: {text}", file=sys.stderr)
+    if hint:
+        print(f"  hint: {hint}", file=sys.stderr)

@@ -37,9 +37,7 @@ def derive(
     """``features`` resolved from the data, their patterns and ``*`` expanded; the selected
     columns but ``label`` and the ranking query id column ``group`` that they leave out are
     features too (:func:`reads_the_rest`)."""
-    if reads_the_rest(features):
-        features = [*features, FeatureColumn("auto", STAR)]
-    features = expand(columns, features, (label, group))
+    features = expand(columns, with_the_rest(features), (label, group))
     if not features:
         raise ModelError(
             "there are no feature columns", hint="select at least one column besides the LABEL"
@@ -53,6 +51,36 @@ def reads_the_rest(features: list[FeatureColumn]) -> bool:
     SQLFlow, unless COLUMN feeds several inputs (``FOR``), where each lists all of its own,
     or already says where they go (``*``)."""
     return not any(f.target for f in features) and not any(f.column == STAR for f in features)
+
+
+def with_the_rest(features: list[FeatureColumn]) -> list[FeatureColumn]:
+    """``features``, and ``*`` for the selected columns they leave out where those are
+    features too (:func:`reads_the_rest`)."""
+    return [*features, FeatureColumn("auto", STAR)] if reads_the_rest(features) else features
+
+
+def left_out(
+    columns: Columns, features: list[FeatureColumn], label: str, group: str | None = None
+) -> list[str]:
+    """The selected columns (but ``label`` and ``group``) that COLUMN's ``features`` leave
+    out and that are features all the same; none without COLUMN."""
+    if not features or not reads_the_rest(features):
+        return []
+    listed = len(expand(columns, features, (label, group)))
+    every = expand(columns, with_the_rest(features), (label, group))
+    return [feature.name for feature in every[listed:]]
+
+
+def left_out_warning(names: list[str]) -> tuple[str, str]:
+    """The warning about the selected columns ``names`` that COLUMN leaves out, which are
+    features too: its message and its hint."""
+    shown = ", ".join(names)
+    verb, them = ("is a feature", "it") if len(names) == 1 else ("are features", "them")
+    return (
+        f"the SELECT's {shown}, which COLUMN leaves out, {verb} too, as in SQLFlow",
+        f"leave {shown} out of the SELECT to keep {them} out of the model, or name {them} in "
+        "COLUMN",
+    )
 
 
 def check_columns(

@@ -47,8 +47,7 @@ from sqlml.runtime import external_memory, in_memory, label_lists
 from sqlml.runtime.context import Context
 from sqlml.runtime.datasource import Columns
 from sqlml.runtime.features_apply import FeatureArrays, transform
-from sqlml.runtime.features_derive import check_columns, derive, reads_the_rest
-from sqlml.runtime.features_expand import expand
+from sqlml.runtime.features_derive import check_columns, derive, left_out, left_out_warning
 from sqlml.runtime.inference import SCORE_BATCH
 from sqlml.runtime.labels import (
     LabelEncoding,
@@ -224,17 +223,9 @@ def derive_features(
         return [ir.FeatureColumn.from_dict(f) for f in base.metadata["features"]]
     group = statement.attributes.get("train.group_column")
     features = derive(sample, statement.features, statement.label, group)
-    if statement.features and reads_the_rest(statement.features):
-        listed = len(expand(sample, statement.features, (statement.label, group)))
-        rest = [feature.name for feature in features[listed:]]
-        if rest:
-            warn(
-                statement.line,
-                statement.column,
-                f"the SELECT's {', '.join(rest)}, which COLUMN leaves out, "
-                f"{'is a feature' if len(rest) == 1 else 'are features'} too, as in SQLFlow; "
-                "leave a column out of the SELECT to keep it out of the model",
-            )
+    rest = left_out(sample, statement.features, statement.label, group)
+    if rest:
+        warn(statement.line, statement.column, *left_out_warning(rest))
     return features
 
 

@@ -8,13 +8,22 @@ from sqlml.statements import for_syntax, resolve
 
 
 def analyze(program: ast.Program, dialect: str = "duckdb") -> list[ir.Statement]:
-    """Check every statement (SQL in sqlglot's ``dialect``) and return their IR, in order.
+    """Check every statement (SQL in sqlglot's ``dialect``) and return their IR, in order."""
+    return [lower(statement, prefix, dialect) for statement, prefix in numbered(program)]
+
+
+def numbered(program: ast.Program) -> list[tuple[ast.Statement, str]]:
+    """Each statement of ``program`` with the prefix of its step id (``s01``: its place)."""
+    width = len(str(len(program.statements)))
+    return [
+        (statement, f"s{index:0{width}d}") for index, statement in enumerate(program.statements, 1)
+    ]
+
+
+def lower(statement: ast.Statement, prefix: str, dialect: str) -> ir.Statement:
+    """The IR of one checked statement.
 
     A kind's analysis (its declaration in :mod:`sqlml.statements` names it) takes the AST
     node, the prefix of its step id and sqlglot's dialect, and returns the IR.
     """
-    width = len(str(len(program.statements)))
-    return [
-        resolve(for_syntax(statement).analysis)(statement, f"s{index:0{width}d}", dialect)
-        for index, statement in enumerate(program.statements, 1)
-    ]
+    return resolve(for_syntax(statement).analysis)(statement, prefix, dialect)

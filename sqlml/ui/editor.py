@@ -157,18 +157,15 @@ def _result_context(outcome: EditorRun | None, text: str, scrub: Any) -> dict[st
     """What ``editor_result.html`` shows of a run: each statement's summary, rows (the first
     :data:`SHOWN_ROWS`) and plot, or the errors with their lines and carets."""
     if outcome is None:
-        return {"result": None, "errors": [], "statements": [], "cancelled": False}
-    errors = [
-        {
-            "where": f"line {e.line}, column {e.column}" if e.line is not None else "",
-            "line": e.line,
-            "column": e.column or 1,
-            "message": scrub(e.message),
-            "hint": scrub(e.hint or ""),
-            "text": scrub(format_error(e, text, SOURCE)),
+        return {
+            "result": None,
+            "errors": [],
+            "warnings": [],
+            "statements": [],
+            "cancelled": False,
         }
-        for e in outcome.errors
-    ]
+    errors = [_finding(e, text, scrub) for e in outcome.errors]
+    warnings = [_finding(e, text, scrub) for e in outcome.warnings]
     statements = [
         {
             "text": r.text,
@@ -185,10 +182,24 @@ def _result_context(outcome: EditorRun | None, text: str, scrub: Any) -> dict[st
     return {
         "result": outcome,
         "errors": errors,
+        "warnings": warnings,
         "statements": statements,
         "cancelled": outcome.cancelled,
         "shown_rows": SHOWN_ROWS,
         "seconds": f"{outcome.seconds:.3f}",
+    }
+
+
+def _finding(error: SqlmlError, text: str, scrub: Any) -> dict[str, Any]:
+    """An error or a warning as the page shows it: where, what, the hint, and the line
+    with a caret under it."""
+    return {
+        "where": f"line {error.line}, column {error.column}" if error.line is not None else "",
+        "line": error.line,
+        "column": error.column or 1,
+        "message": scrub(error.message),
+        "hint": scrub(error.hint or ""),
+        "text": scrub(format_error(error, text, SOURCE)),
     }
 
 

@@ -22,8 +22,8 @@ from typing import Any, TypeVar
 from sqlml import ir
 from sqlml.backends.local.interactive import run_statements
 from sqlml.backends.local.run_log import StatementEnd
-from sqlml.checking import check_program
-from sqlml.errors import SqlmlError
+from sqlml.checking import check_program, errors_of
+from sqlml.errors import SqlmlError, SqlmlWarning
 from sqlml.runtime import cancel
 from sqlml.runtime.datasource import Datasource, ResultSet, connect
 from sqlml.ui.recorded_plots import png
@@ -61,10 +61,11 @@ class StatementResult:
 class EditorRun:
     """A run's outcome: each statement's result as it ended, the errors that stopped it (the
     check's, or a diagnostic for each statement that did not succeed: its error, or a note
-    saying why it did not run), whether it was cancelled."""
+    saying why it did not run), the check's warnings, whether it was cancelled."""
 
     results: list[StatementResult] = field(default_factory=list)
     errors: list[SqlmlError] = field(default_factory=list)
+    warnings: list[SqlmlError] = field(default_factory=list)
     cancelled: bool = False
     seconds: float = 0.0
 
@@ -102,12 +103,14 @@ class EditorRunner:
         return self._switch.press()
 
     def _checked_run(self, text: str, datasource: Datasource) -> EditorRun:
-        errors = self._call(check_program, text, datasource.dialect, datasource)
+        found = self._call(check_program, text, datasource.dialect, datasource)
+        errors = errors_of(found)
+        warnings = [each for each in found if isinstance(each, SqlmlWarning)]
         if errors:
-            return EditorRun(errors=errors)
+            return EditorRun(errors=errors, warnings=warnings)
         statements = self._call(_analyzed, text, datasource.dialect)
         by_id = {statement.id: statement for statement in statements}
-        run = EditorRun()
+        run = EditorRun(warnings=warnings)
 
         def done(end: StatementEnd) -> None:
             diagnostic, outcome = end.verdict.besides_cancellation, end.outcome

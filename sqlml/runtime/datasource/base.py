@@ -125,6 +125,11 @@ class Datasource(ABC):
         named = Path(path).expanduser()
         return named if named.is_absolute() else (self.base_dir or Path.cwd()) / named
 
+    def read_files_from(self, base_dir: Path) -> None:
+        """Relative file paths in the statements run from now on are looked up in
+        ``base_dir``."""
+        self.base_dir = base_dir
+
     @abstractmethod
     def execute(self, sql: str, params: Sequence[Any] = ()) -> ResultSet | None:
         """Run one statement; return its rows if it is a query."""
@@ -154,6 +159,18 @@ class Datasource(ABC):
     @contextmanager
     def transaction(self) -> Iterator[None]:
         """Run the body in a transaction: all of it is committed, or none."""
+
+    @contextmanager
+    def rolled_back(self) -> Iterator[None]:
+        """Run the body in a transaction that is rolled back however it ends: what it
+        creates, alters or drops is undone (tables and views too, with ``transactional_ddl``).
+        A statement that fails in it may leave the transaction unusable: roll it back."""
+        try:
+            with self.transaction():
+                yield
+                raise _Undo
+        except _Undo:
+            pass
 
     @abstractmethod
     def close(self) -> None:
@@ -434,6 +451,10 @@ class Datasource(ABC):
             with suppress(DatasourceError):
                 self.execute(f"DROP TABLE IF EXISTS {self.quote(staging)}")
                 return
+
+
+class _Undo(Exception):
+    """Ends :meth:`Datasource.rolled_back`'s transaction in a rollback."""
 
 
 @contextmanager

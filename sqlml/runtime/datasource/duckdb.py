@@ -71,6 +71,10 @@ class DuckDBSource(Datasource):
         _parser_done(url.path)
         self._search_files()
 
+    def read_files_from(self, base_dir: Path) -> None:
+        super().read_files_from(base_dir)
+        self._search_files()
+
     def _search_files(self) -> None:
         if self.base_dir is not None:  # relative file paths in the program resolve next to it
             self.execute("SET file_search_path = ?", [str(self.base_dir.resolve())])

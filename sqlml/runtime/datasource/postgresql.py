@@ -7,7 +7,7 @@ from contextlib import closing, contextmanager, suppress
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from sqlml.errors import DatasourceError
+from sqlml.errors import DatasourceBusy, DatasourceError
 from sqlml.runtime.datasource.base import (
     BATCH_ROWS,
     WRITTEN_MARK,
@@ -31,6 +31,8 @@ _RELATION_KINDS = {"r": "table", "p": "table", "v": "view", "m": "materialized v
                    "c": "composite type", "t": "TOAST table"}  # fmt: skip
 _CANCELLED = "canceling statement due to user request"  # the server's words
 _VERSIONED = {"r", "p", "m"}  # relations whose rows have versions: tables, materialized views
+# How long a statement of a rolled-back transaction waits for a lock another session holds.
+LOCK_TIMEOUT = "2s"
 # Type OIDs: int2, int4, int8, oid; float4, float8, numeric.
 _INTEGER_TYPES = {21, 23, 20, 26}
 _FLOAT_TYPES = {700, 701, 1700}
@@ -81,6 +83,8 @@ class PostgreSQLSource(Datasource):
                 if not returns_rows(sql) or cursor.description is None:
                     return None
                 return ResultSet([d.name for d in cursor.description], cursor.fetchall())
+        except psycopg.errors.LockNotAvailable as error:
+            raise DatasourceBusy(f"PostgreSQL: {_message(error)}") from None
         except psycopg.Error as error:
             raise DatasourceError(f"PostgreSQL: {_message(error)}") from None
 
@@ -219,6 +223,14 @@ class PostgreSQLSource(Datasource):
             raise DatasourceError(f"PostgreSQL: {_message(error)}") from None
         finally:
             self._in_transaction = False
+
+    @contextmanager
+    def rolled_back(self) -> Iterator[None]:
+        """A statement in it waits at most :data:`LOCK_TIMEOUT` for a lock that another
+        session holds, then fails with a :class:`DatasourceBusy`."""
+        with super().rolled_back():
+            self.execute(f"SET LOCAL lock_timeout = '{LOCK_TIMEOUT}'")
+            yield
 
     def _live(self) -> psycopg.Connection:
         """The connection, its write's COPY ended; a new one if it was lost (the server

@@ -1,0 +1,84 @@
+"""The models as a program's earlier statements leave them: those stored in the database,
+and those the program trains or drops before the statement checked."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlml import ir
+from sqlml.checking.positions import name_at, placed_at
+from sqlml.errors import ModelError
+from sqlml.grammar import ast
+from sqlml.models.store import ModelStore
+from sqlml.runtime.datasource import Datasource
+from sqlml.runtime.training import check_base_estimator, check_repeated
+from sqlml.semantics.metric_names import check_evaluated, stored_task, trained_task
+from sqlml.statements import kind_of
+from sqlml.statements.evaluate.ir import EvaluateStatement
+from sqlml.statements.train.ir import TrainStatement
+
+
+class ProgramModels:
+    """What is known of each model, by its exact name, before the statement checked."""
+
+    def __init__(self, datasource: Datasource) -> None:
+        self.datasource = datasource
+        catalog = ModelStore(datasource).catalog()
+        # The estimator of each model that exists (None: its metadata is unreadable).
+        self.estimators = {
+            name: None if isinstance(meta, ModelError) else meta["estimator"]
+            for name, _, meta in catalog
+        }
+        self.tasks = {name: stored_task(meta) for name, _, meta in catalog}  # None: not known
+        # The LABEL column of each model ("": none; absent: not known).
+        self.labels = {name: meta["label"] for name, _, meta in catalog if isinstance(meta, dict)}
+        # The attributes of each model (absent: not known).
+        self.attributes: dict[str, Any] = {
+            name: meta["attributes"]
+            for name, _, meta in catalog
+            if isinstance(meta, dict) and isinstance(meta.get("attributes"), dict)
+        }
+
+    def check(self, statement: ir.Statement, node: ast.Statement) -> None:
+        """A :class:`~sqlml.errors.SqlmlError` if ``statement`` uses a model that neither
+        exists nor is trained earlier, or uses one as it cannot be used."""
+        effects = kind_of(statement).effects
+        for model in effects.values(statement, effects.reads_models):
+            with placed_at(name_at(node, model.split("."))):
+                self._check_exists(model)
+        if isinstance(statement, TrainStatement) and statement.base_model:
+            estimator = self.estimators[statement.base_model]
+            if estimator is not None:
+                with placed_at(getattr(node, "using", None)):
+                    check_base_estimator(statement, estimator)
+            if statement.base_model in self.attributes:
+                check_repeated(statement, self.attributes[statement.base_model])
+        if isinstance(statement, EvaluateStatement):
+            check_evaluated(node, self.tasks.get(statement.model), self.labels.get(statement.model))
+
+    def follow(self, statement: ir.Statement) -> None:
+        """Take in the models ``statement`` trains and drops."""
+        effects = kind_of(statement).effects
+        trains = isinstance(statement, TrainStatement)
+        for model in effects.values(statement, effects.writes_models):
+            self.estimators[model] = getattr(statement, "estimator", None)
+            self.attributes.pop(model, None)
+            if trains and not statement.base_model:
+                self.attributes[model] = statement.attributes
+            self.tasks[model] = (
+                trained_task(statement.task, statement.label, statement.attributes)
+                if trains
+                else None
+            )
+            self.labels[model] = statement.label if trains else None
+        for model in effects.values(statement, effects.drops_models):
+            self.estimators.pop(model, None)
+            self.attributes.pop(model, None)
+
+    def _check_exists(self, name: str) -> None:
+        if name not in self.estimators:
+            raise ModelError(
+                f"model {name} does not exist in {self.datasource.url} and no earlier "
+                "statement trains it",
+                hint=f"train it first with ... TO TRAIN <estimator> ... INTO {name}",
+            )
