@@ -78,7 +78,7 @@ def test_a_bug_in_sqlml_e_is_one_paragraph(planted: Path, capsys):
 def test_a_bug_outside_any_statement_is_one_paragraph(
     planted: Path, capsys, monkeypatch: pytest.MonkeyPatch
 ):
-    monkeypatch.setattr("sqlml.checking.check_program", _broken)
+    monkeypatch.setattr("sqlml.checking.Checker.check", _broken)
     program = planted / "prog.sql"
     program.write_text(PROGRAM)
 
