@@ -599,7 +599,8 @@ PRINTED = "```sh\nprintf 'a  \\n%s\\n' \"$PWD\"\n```\n\n```text\n{shown}\n```\n"
         ("a\n<folder>\nb", False),
     ],
 )
-def test_an_output_block_is_compared_exactly(shown: str, same: bool, tmp_path: Path):
+def test_an_output_block_is_compared_exactly(shown: str, same: bool, tmp_path: Path, monkeypatch):
+    monkeypatch.setattr(sys.modules[__name__], "REGENERATE", False)  # a regenerating run too
     doc = tmp_path / "page.md"
     doc.write_text(PRINTED.format(shown=shown))
     run = PageRun(blocks_of(doc), tmp_path, None, {str(tmp_path): "<folder>"})
