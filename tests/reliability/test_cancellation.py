@@ -476,3 +476,26 @@ def test_a_run_cancelled_between_two_steps_is_cancelled_not_succeeded(duckdb_url
         "cancelled",
         {statements[0].id: "succeeded", statements[1].id: "omitted"},
     )
+
+
+def test_a_run_cancelled_while_it_starts_runs_no_step(duckdb_url, tmp_path, monkeypatch):
+    """Ctrl-C while the run connects (before it could be told): it is cancelled as it
+    starts, and no step runs."""
+    from sqlml.backends.local import executor as local
+    from sqlml.codegen import to_workflow
+    from sqlml.grammar import parse
+    from sqlml.runtime.cancel import Cancelled
+    from sqlml.semantics import analyze
+
+    statements = analyze(parse("CREATE TABLE never_t AS SELECT 1 AS x;"))
+    executor = local.LocalExecutor(duckdb_url, tmp_path, jobs=1, run_dir=tmp_path / "runs")
+
+    def ctrl_c_while_connecting(*args: object) -> object:
+        executor.cancel("Ctrl-C")
+        return connect(*args)
+
+    monkeypatch.setattr(local, "connect", ctrl_c_while_connecting)
+    result = executor.run(to_workflow(statements, "starting"))
+    assert isinstance(result.error, Cancelled) and "(Ctrl-C)" in result.error.message
+    assert _recorded(duckdb_url, result.run_id) == ("cancelled", {statements[0].id: "omitted"})
+    assert tables_like(duckdb_url, "never_t") == []
