@@ -253,6 +253,7 @@ def test_a_session_opens_at_once_unless_told_to_open_later(iris_duckdb_url):
 _ESCAPES = re.compile(r"\x1b(?:\[[0-9;?]*[A-Za-z]|[()][A-Z0-9]|[=>])")
 UP, CTRL_C, CTRL_D, CTRL_R, TAB = "\x1b[A", "\x03", "\x04", "\x12", "\t"
 PROMPT = r"sqlml \[[^\]\n]*\]>"  # the database's name in brackets
+GUARD = 300  # seconds the shell may take to show what is expected: a deadlock guard
 
 
 class Shell:
@@ -278,7 +279,7 @@ class Shell:
         self.output = ""  # read but not yet matched
         self.prompt = self.expect(PROMPT).group()  # the first
 
-    def expect(self, pattern: str, timeout: float = 120) -> re.Match[str]:
+    def expect(self, pattern: str, timeout: float = GUARD) -> re.Match[str]:
         """Wait until the output matches ``pattern``; consume it up to the match's end."""
         deadline = time.monotonic() + timeout
         while (found := re.search(pattern, self.output)) is None:
@@ -425,12 +426,14 @@ def test_history_is_recalled_after_a_restart(iris_duckdb_url, tmp_path):
 
 
 def test_ctrl_c_cancels_a_running_statement_and_clears_the_line(shell):
-    shell.child.send("SELECT sum(i * i % 13) AS s FROM range(10000000000000) t(i);\r")
-    shell.expect("SELECT sum")
-    time.sleep(1)  # let it start
+    shell.child.send(
+        "CREATE TABLE first_one AS SELECT 1 AS one; "
+        "SELECT sum(i * i % 13) AS s FROM first_one, range(10000000000000) t(i);\r"
+    )
+    shell.expect(r"Time: ")  # the first statement ended; the second reads its table
     shell.child.send(CTRL_C)
     # The query would run for hours: the prompt returns once DuckDB has stopped it.
-    shell.expect(r"cancelled\r\n", timeout=60)
+    shell.expect(r"cancelled\r\n", timeout=GUARD)
     assert shell.run("SELECT 1 AS one;").splitlines()[2].strip() == "1"
     shell.child.send("SELECT 'half typed")
     shell.expect("half typed")
@@ -439,15 +442,15 @@ def test_ctrl_c_cancels_a_running_statement_and_clears_the_line(shell):
     shell.quit()
 
 
-def test_ctrl_c_stops_a_training_which_saves_nothing(shell):
+def test_ctrl_c_stops_a_training_which_saves_nothing(progress_shell):
+    shell = progress_shell
     shell.child.send(
         "SELECT * FROM iris_train TO TRAIN xgboost.gbtree WITH max_depth = 6, "
         "train.num_boost_round = 1000000 LABEL class INTO endless;\r"
     )
-    shell.expect("INTO endless;")
-    time.sleep(2)  # well into the rounds, which would take many minutes
+    shell.expect(r"training \(endless\): \d+/1000000 rounds")  # the rounds, for many minutes
     shell.child.send(CTRL_C)
-    shell.expect(r"cancelled\r\n", timeout=30)
+    shell.expect(r"cancelled\r\n", timeout=GUARD)
     assert "endless" not in shell.run("SHOW MODELS;", until=r"\(\d+ rows?\)")
     shell.quit()
 
