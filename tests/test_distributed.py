@@ -144,7 +144,7 @@ def test_the_pods_of_an_xgboost_job_train_together(tmp_path: Path, unique_name: 
         )
         for rank in range(2)
     ]
-    errors = [pod.communicate(timeout=180)[1] for pod in pods]
+    errors = [pod.communicate(timeout=600)[1] for pod in pods]  # a deadlock guard
     assert [pod.returncode for pod in pods] == [0, 0], errors
     assert "trained pod_model (xgboost.gbtree) on" in errors[0]
     assert "worker 1 of 2 of pod_model done" in errors[1]
@@ -179,8 +179,9 @@ def test_continuing_a_model_is_refused_at_check_time() -> None:
 
 
 def _children() -> list[int]:
-    """This process's child processes, once any being reaped have gone."""
-    deadline = time.monotonic() + 5
+    """This process's child processes, once any being reaped have gone (300 s at most, a
+    deadlock guard: they go at once, a busy machine reaps them later)."""
+    deadline = time.monotonic() + 300
     while True:
         found = [
             int(pid)
