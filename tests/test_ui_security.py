@@ -88,8 +88,9 @@ def sqlml_ui(tmp_path: Path) -> Iterator[Callable[..., tuple[subprocess.Popen[st
 
 
 def answered(url: str, **options) -> Response:
-    """``url``'s response, once the server has started listening."""
-    deadline = time.monotonic() + 60
+    """``url``'s response, once the server has started listening (300 s at most, a
+    deadlock guard)."""
+    deadline = time.monotonic() + 300
     while True:
         try:
             return httpx.get(url, timeout=10, **options)
@@ -298,7 +299,7 @@ def resumed(client: TestClient, failed: str) -> tuple[Response, str]:
     answer = client.post(f"/runs/{failed}/resume", headers={"origin": SAME_SITE})
     assert answer.status_code == 200, answer.text
     new = answer.json()["run"]
-    deadline = time.monotonic() + 120
+    deadline = time.monotonic() + 300  # a deadlock guard
     while client.get(f"/runs/{new}/state").json()["state"] in ("pending", "running"):
         assert time.monotonic() < deadline, f"the resumed run {new} did not end"
         time.sleep(0.5)
