@@ -205,14 +205,15 @@ def test_the_token_is_checked_on_every_route():
 def mysql_with_password(folder: Path) -> str:
     """The test server's database through a user whose password is the sentinel."""
     root = datasource_url("mysql", folder)
+    parts = urlsplit(root)
     ds = connect(root)
     try:
+        database = ds.quote([parts.path.lstrip("/")])  # SQLML_TEST_MYSQL's, not always test
         for host in ("%", "localhost", "127.0.0.1"):
             ds.execute(f"CREATE USER IF NOT EXISTS '{USER}'@'{host}' IDENTIFIED BY '{PASSWORD}'")
-            ds.execute(f"GRANT ALL PRIVILEGES ON test.* TO '{USER}'@'{host}'")
+            ds.execute(f"GRANT ALL PRIVILEGES ON {database}.* TO '{USER}'@'{host}'")
     finally:
         ds.close()
-    parts = urlsplit(root)
     return f"mysql://{USER}:{PASSWORD}@{parts.hostname}:{parts.port}{parts.path}"
 
 
