@@ -107,7 +107,14 @@ def test_a_cancelled_step_stops_its_workers(duckdb_url: str, unique_name: str) -
     token = Token()
     try:
         _load(ds, unique_name, 500, 1)
-        threading.Timer(1.0, token.cancel, ["a test"]).start()
+
+        def cancel_once_the_workers_run() -> None:
+            deadline = time.monotonic() + 300  # a deadlock guard
+            while not _child_pids() and time.monotonic() < deadline:
+                time.sleep(0.01)
+            token.cancel("a test")
+
+        threading.Thread(target=cancel_once_the_workers_run, daemon=True).start()
         with pytest.raises(Cancelled):
             _train(ds, unique_name, "m", ", train.workers = 2", token)
         assert not ModelStore(ds).list()
@@ -183,11 +190,16 @@ def _children() -> list[int]:
     deadlock guard: they go at once, a busy machine reaps them later)."""
     deadline = time.monotonic() + 300
     while True:
-        found = [
-            int(pid)
-            for task in Path(f"/proc/{os.getpid()}/task").iterdir()
-            for pid in (task / "children").read_text().split()
-        ]
+        found = _child_pids()
         if not found or time.monotonic() > deadline:
             return found
         time.sleep(0.1)
+
+
+def _child_pids() -> list[int]:
+    """This process's child processes now."""
+    return [
+        int(pid)
+        for task in Path(f"/proc/{os.getpid()}/task").iterdir()
+        for pid in (task / "children").read_text().split()
+    ]
