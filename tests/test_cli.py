@@ -52,20 +52,6 @@ def test_python_dash_m_and_usage_errors():
     assert sqlml("compile", "x.sql", "--target", "cobol").returncode == 2
 
 
-def test_run_the_iris_example(tmp_path):
-    done = sqlml("run", str(ROOT / "examples" / "iris.sql"), cwd=tmp_path)
-    assert done.returncode == 0, done.stderr
-    lines = done.stdout.splitlines()
-    assert lines[0].split("|")[0].strip() == "id"
-    assert lines[-1] == "(30 rows)"
-    rows = [line.split("|") for line in lines[2:-1]]
-    truth = [row[1].strip() for row in rows]
-    for column in (2, 3):  # xgboost, dnn
-        hits = sum(t == row[column].strip() for t, row in zip(truth, rows, strict=True))
-        assert hits / len(rows) >= 0.9
-    assert (tmp_path / "sqlml.duckdb").exists()  # the embedded default
-
-
 def test_compiled_python_workflow_runs(tmp_path):
     program = tmp_path / "small.sql"
     program.write_text(

@@ -91,7 +91,7 @@ def fetch(database: Path, query: str) -> list[tuple]:
         return con.execute(query).fetchall()
 
 
-def check_iris(db: Path, folder: Path) -> None:
+def check_iris(db: Path, folder: Path, printed: str) -> None:
     for model in ("iris_xgboost", "iris_dnn"):
         [(rows, hits)] = fetch(
             db,
@@ -99,9 +99,11 @@ def check_iris(db: Path, folder: Path) -> None:
             "JOIN iris_test t USING (id)",
         )
         assert rows == 30 and hits / rows >= 0.9, (model, hits)
+    lines = printed.splitlines()  # the last SELECT's rows: each flower and its predictions
+    assert lines[0].split("|")[0].strip() == "id" and lines[-1] == "(30 rows)", printed
 
 
-def check_churn(db: Path, folder: Path) -> None:
+def check_churn(db: Path, folder: Path, printed: str) -> None:
     [(accuracy, auc)] = fetch(db, "SELECT accuracy, auc FROM churn_xgboost_metrics")
     assert accuracy >= 0.74 and auc >= 0.8, (accuracy, auc)
     [(accuracy, auc)] = fetch(db, "SELECT accuracy, auc FROM churn_dnn_metrics")
@@ -123,7 +125,7 @@ def check_churn(db: Path, folder: Path) -> None:
     assert (folder / "churn_explain.png").stat().st_size > 10_000
 
 
-def check_houses(db: Path, folder: Path) -> None:
+def check_houses(db: Path, folder: Path, printed: str) -> None:
     for model in ("houses_xgboost", "houses_dnn"):
         [(r2, mae)] = fetch(db, f"SELECT r2, mae FROM {model}_metrics")
         assert r2 >= 0.85 and mae < 35, (model, r2, mae)
@@ -138,21 +140,21 @@ def check_houses(db: Path, folder: Path) -> None:
     assert (folder / "houses_explain.png").stat().st_size > 10_000
 
 
-def check_load_churn(db: Path, folder: Path) -> None:
+def check_load_churn(db: Path, folder: Path, printed: str) -> None:
     assert fetch(db, "SELECT churned, count(*) FROM churn GROUP BY 1 ORDER BY 1") == [
         ("no", 1018),
         ("yes", 482),
     ]
 
 
-def check_iris_ci(db: Path, folder: Path) -> None:
+def check_iris_ci(db: Path, folder: Path, printed: str) -> None:
     """The run passed its ASSERTs; what they asserted holds."""
     [(accuracy,)] = fetch(db, "SELECT accuracy FROM iris_ci_eval")
     assert accuracy >= 0.85, accuracy
     assert fetch(db, "SELECT count(*), count(class) FROM iris_ci_pred") == [(30, 30)]
 
 
-def check_iris_search(db: Path, folder: Path) -> None:
+def check_iris_search(db: Path, folder: Path, printed: str) -> None:
     """The model kept is the trial with the lowest validation log loss of the eight."""
     losses = dict(fetch(db, "SELECT trial, validation_log_loss FROM iris_best_trials"))
     ds = connect(f"duckdb:///{db}")
@@ -172,13 +174,13 @@ def check_iris_search(db: Path, folder: Path) -> None:
     assert rows == 30 and hits / rows >= 0.9, hits
 
 
-def check_optimize_woodcarving(db: Path, folder: Path) -> None:
+def check_optimize_woodcarving(db: Path, folder: Path, printed: str) -> None:
     """SQLFlow's documented optimum: 20 soldiers and 60 trains."""
     plan = fetch(db, "SELECT product, amount FROM woodcarving_plan ORDER BY product")
     assert plan == [("soldier", 20), ("train", 60)]
 
 
-def check_sklearn_iris(db: Path, folder: Path) -> None:
+def check_sklearn_iris(db: Path, folder: Path, printed: str) -> None:
     """The forest classifies held-out flowers, k-means recovers the species, the isolation
     forest flags the species it did not learn."""
     from sklearn.metrics import adjusted_rand_score
@@ -201,7 +203,7 @@ def check_sklearn_iris(db: Path, folder: Path) -> None:
     assert flags[0][0] / flags[0][1] >= 0.9, flags
 
 
-def check_run_binning(db: Path, folder: Path) -> None:
+def check_run_binning(db: Path, folder: Path, printed: str) -> None:
     """The script's bins hold every flower (petal lengths split as numpy splits them), its
     summary the columns' means; the function's shares are the three species' thirds."""
     counts = fetch(
@@ -246,7 +248,7 @@ def test_example_runs(name: str, tmp_path: Path):
     shutil.copytree(EXAMPLES, folder)
     done = sqlml_run(folder / name, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
-    CHECKS[name](tmp_path / "sqlml.duckdb", folder)
+    CHECKS[name](tmp_path / "sqlml.duckdb", folder, done.stdout)
 
 
 def test_the_data_files_are_make_data_outputs(tmp_path: Path):
