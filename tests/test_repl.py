@@ -310,7 +310,7 @@ class Shell:
 
     def quit(self) -> None:
         self.child.send(CTRL_D)
-        self.child.expect(pexpect.EOF, timeout=60)
+        self.child.expect(pexpect.EOF, timeout=GUARD)
         self.child.close()
         assert self.child.exitstatus == 0
 
@@ -344,8 +344,12 @@ def test_plain_sqlml_on_a_terminal_is_the_shell(iris_duckdb_url, tmp_path):
 def test_the_first_prompt_comes_before_the_datasource_is_open(iris_duckdb_url, tmp_path):
     """The shell opens the datasource once its first prompt is drawn: the prompt (naming the
     database) comes while another process holds the DuckDB file, which the open waits for
-    (up to LOCK_WAIT), and a statement typed at once runs when the file is free."""
+    (up to LOCK_WAIT, here made long enough for the test's own pace), and a statement typed
+    at once runs when the file is free."""
     path = iris_duckdb_url.removeprefix("duckdb:///")
+    (tmp_path / "sitecustomize.py").write_text(
+        f"from sqlml.runtime.datasource import duckdb\nduckdb.LOCK_WAIT = {GUARD}\n"
+    )
     holder = subprocess.Popen(
         [
             sys.executable,
@@ -359,12 +363,13 @@ def test_the_first_prompt_comes_before_the_datasource_is_open(iris_duckdb_url, t
     )
     try:
         assert holder.stdout is not None and holder.stdout.readline() == "held\n"
-        shell = Shell(iris_duckdb_url, tmp_path / "history")  # waits for the first prompt
+        python_path = os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")])
+        shell = Shell(iris_duckdb_url, tmp_path / "history", PYTHONPATH=python_path)  # 1st prompt
         assert holder.poll() is None  # the file is still held: the prompt did not wait for it
         assert shell.prompt == f"sqlml [{Path(path).stem}]>"
         shell.child.send("SELECT count(*) AS n FROM iris_test;\r")
     finally:
-        holder.communicate("\n", timeout=30)  # frees the file
+        holder.communicate("\n", timeout=GUARD)  # frees the file
     assert shell.expect(r"\n *(\d+)\r?\n\(1 row\)").group(1) == "30"
     shell.quit()
 
