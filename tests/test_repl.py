@@ -377,7 +377,7 @@ def test_the_first_prompt_comes_before_the_datasource_is_open(iris_duckdb_url, t
 def test_an_open_that_fails_after_the_first_prompt_ends_the_shell(tmp_path):
     shell = Shell("mysql://someone:s3cret@127.0.0.1:1/nowhere", tmp_path / "history")
     assert shell.prompt == "sqlml [nowhere]>"  # the database's name needs no connection
-    shell.child.expect(pexpect.EOF, timeout=60)  # not a prompt that cannot work
+    shell.child.expect(pexpect.EOF, timeout=GUARD)  # not a prompt that cannot work
     shell.child.close()
     told = shell.output + _ESCAPES.sub("", shell.child.before)
     assert "sqlml: error: cannot connect to mysql://someone:***@127.0.0.1:1/nowhere" in told
@@ -484,7 +484,7 @@ def test_meta_commands(shell, tmp_path):
     shell.expect("only_here")
     assert shell.run(";").splitlines()[2].strip() == "7"
     shell.child.send("\\q\r")
-    shell.child.expect(pexpect.EOF, timeout=60)
+    shell.child.expect(pexpect.EOF, timeout=GUARD)
     assert "s3cret" not in (tmp_path / "history").read_text()
 
 

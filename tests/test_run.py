@@ -408,7 +408,7 @@ def test_sqlflow_form_runs_its_script_in_the_image_step(tmp_path, unique_name):
         env={**os.environ, "SQLML_DATASOURCE": url},
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=600,  # a deadlock guard
     )
     assert done.returncode == 0, done.stderr
     found = rows(url, f'SELECT low, high, "count" FROM {t}_out ORDER BY low')

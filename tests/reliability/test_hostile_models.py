@@ -62,7 +62,7 @@ def child(*args: str) -> subprocess.CompletedProcess:
         capture_output=True,
         text=True,
         preexec_fn=limit,
-        timeout=120,
+        timeout=600,  # a deadlock guard
     )
 
 
