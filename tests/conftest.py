@@ -139,12 +139,23 @@ def fetch_rows(url: str, query: str) -> list[tuple]:
         ds.close()
 
 
-@pytest.fixture
-def shell(iris_duckdb_url: str, tmp_path: Path) -> Iterator[Any]:
-    """``sqlml repl`` on the iris DuckDB in a pseudo-terminal (tests/test_repl.py's Shell)."""
+def _shell(url: str, folder: Path, **env: str) -> Iterator[Any]:
     from tests.test_repl import Shell
 
-    started = Shell(iris_duckdb_url, tmp_path / "history")
+    started = Shell(url, folder / "history", **env)
     yield started
     if started.child.isalive():
         started.child.terminate(force=True)
+
+
+@pytest.fixture
+def shell(iris_duckdb_url: str, tmp_path: Path) -> Iterator[Any]:
+    """``sqlml repl`` on the iris DuckDB in a pseudo-terminal (tests/test_repl.py's Shell)."""
+    yield from _shell(iris_duckdb_url, tmp_path)
+
+
+@pytest.fixture
+def progress_shell(iris_duckdb_url: str, tmp_path: Path) -> Iterator[Any]:
+    """The ``shell``, its statements' progress shown as plain lines (a line per stage every
+    5 s, ``training (m): 40/100 rounds``): what shows a training is under way."""
+    yield from _shell(iris_duckdb_url, tmp_path, SQLML_PROGRESS="1", CI="true")

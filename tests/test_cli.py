@@ -52,23 +52,6 @@ def test_python_dash_m_and_usage_errors():
     assert sqlml("compile", "x.sql", "--target", "cobol").returncode == 2
 
 
-def test_run_the_iris_example(tmp_path):
-    done = sqlml("run", str(ROOT / "examples" / "iris.sql"), cwd=tmp_path)
-    assert done.returncode == 0, done.stderr
-    lines = done.stdout.splitlines()
-    assert [part.strip() for part in lines[0].split("|")] == [
-        "class", "flowers", "xgboost_right", "dnn_right",
-    ]  # fmt: skip
-    assert lines[-1] == "(3 rows)"
-    rows = [[part.strip() for part in line.split("|")] for line in lines[2:-1]]
-    assert [(row[0], row[1]) for row in rows] == [
-        ("setosa", "10"), ("versicolor", "10"), ("virginica", "10"),
-    ]  # fmt: skip
-    for column in (2, 3):  # xgboost, dnn: at least 27 of the 30 held-out flowers
-        assert sum(int(row[column]) for row in rows) >= 27
-    assert (tmp_path / "sqlml.duckdb").exists()  # the embedded default
-
-
 def test_compiled_python_workflow_runs(tmp_path):
     program = tmp_path / "small.sql"
     program.write_text(

@@ -1,12 +1,16 @@
-"""``Datasource.interrupt`` stops the statement another thread runs on that connection."""
+"""``Datasource.interrupt`` stops the statement another thread runs on that connection, and a
+standard SQL statement whose token is stopped is interrupted even when the cancel came before
+the database had started it (an interrupt then is lost: DuckDB's, SQLite's)."""
 
 from __future__ import annotations
-
-import threading
 
 import pytest
 
 from sqlml.errors import DatasourceError
+from sqlml.grammar import parse
+from sqlml.runtime.cancel import Token, interrupted_once_stopped
+from sqlml.runtime.execute import execute
+from sqlml.semantics import analyze
 
 # A query of each database that runs for minutes at least.
 LONG_QUERIES = {
@@ -20,13 +24,26 @@ LONG_QUERIES = {
 }
 
 
+def _stopped() -> Token:
+    token = Token()
+    token.cancel("a test")
+    return token
+
+
 def test_interrupt_stops_the_running_statement_and_keeps_the_connection(datasource):
-    timer = threading.Timer(0.5, datasource.interrupt)
-    timer.start()
-    try:
-        with pytest.raises(DatasourceError):
-            datasource.execute(LONG_QUERIES[datasource.dialect])
-    finally:
-        timer.cancel()
+    """Interrupts from another thread, repeated until the statement ends (whichever of them
+    comes once it runs), stop it; the connection answers the next statement."""
+    with pytest.raises(DatasourceError), interrupted_once_stopped(_stopped(), datasource.interrupt):
+        datasource.execute(LONG_QUERIES[datasource.dialect])
+    found = datasource.execute("SELECT 1")
+    assert found is not None and found.rows[0][0] == 1
+
+
+def test_a_statement_cancelled_before_it_started_is_interrupted(datasource):
+    """The cancel came between the last check and the statement's start: the statement is
+    interrupted all the same instead of running to its end."""
+    statement = analyze(parse(LONG_QUERIES[datasource.dialect] + ";"), datasource.dialect)[0]
+    with pytest.raises(DatasourceError):
+        execute(statement, datasource, token=_stopped())
     found = datasource.execute("SELECT 1")
     assert found is not None and found.rows[0][0] == 1

@@ -107,7 +107,14 @@ def test_a_cancelled_step_stops_its_workers(duckdb_url: str, unique_name: str) -
     token = Token()
     try:
         _load(ds, unique_name, 500, 1)
-        threading.Timer(1.0, token.cancel, ["a test"]).start()
+
+        def cancel_once_the_workers_run() -> None:
+            deadline = time.monotonic() + 300  # a deadlock guard
+            while not _child_pids() and time.monotonic() < deadline:
+                time.sleep(0.01)
+            token.cancel("a test")
+
+        threading.Thread(target=cancel_once_the_workers_run, daemon=True).start()
         with pytest.raises(Cancelled):
             _train(ds, unique_name, "m", ", train.workers = 2", token)
         assert not ModelStore(ds).list()
@@ -144,7 +151,7 @@ def test_the_pods_of_an_xgboost_job_train_together(tmp_path: Path, unique_name: 
         )
         for rank in range(2)
     ]
-    errors = [pod.communicate(timeout=180)[1] for pod in pods]
+    errors = [pod.communicate(timeout=600)[1] for pod in pods]  # a deadlock guard
     assert [pod.returncode for pod in pods] == [0, 0], errors
     assert "trained pod_model (xgboost.gbtree) on" in errors[0]
     assert "worker 1 of 2 of pod_model done" in errors[1]
@@ -179,14 +186,20 @@ def test_continuing_a_model_is_refused_at_check_time() -> None:
 
 
 def _children() -> list[int]:
-    """This process's child processes, once any being reaped have gone."""
-    deadline = time.monotonic() + 5
+    """This process's child processes, once any being reaped have gone (300 s at most, a
+    deadlock guard: they go at once, a busy machine reaps them later)."""
+    deadline = time.monotonic() + 300
     while True:
-        found = [
-            int(pid)
-            for task in Path(f"/proc/{os.getpid()}/task").iterdir()
-            for pid in (task / "children").read_text().split()
-        ]
+        found = _child_pids()
         if not found or time.monotonic() > deadline:
             return found
         time.sleep(0.1)
+
+
+def _child_pids() -> list[int]:
+    """This process's child processes now."""
+    return [
+        int(pid)
+        for task in Path(f"/proc/{os.getpid()}/task").iterdir()
+        for pid in (task / "children").read_text().split()
+    ]

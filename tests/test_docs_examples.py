@@ -118,7 +118,7 @@ def fetch(database: Path, query: str) -> list[tuple]:
         return con.execute(query).fetchall()
 
 
-def check_iris(db: Path, folder: Path) -> None:
+def check_iris(db: Path, folder: Path, printed: str) -> None:
     """Of the 30 held-out flowers, the trees name 27 right and the network 28 (0.9 and 0.933:
     trained on the four measures only; with the id, sorted by species, the network got all)."""
     for model, right in (("iris_xgboost", 27), ("iris_dnn", 28)):
@@ -128,9 +128,13 @@ def check_iris(db: Path, folder: Path) -> None:
             "JOIN iris_test t USING (id)",
         )
         assert rows == 30 and hits >= right, (model, hits)
+    lines = printed.splitlines()  # the last SELECT: the flowers each model named right
+    header = [part.strip() for part in lines[0].split("|")]
+    assert header == ["class", "flowers", "xgboost_right", "dnn_right"], printed
+    assert lines[-1] == "(3 rows)", printed
 
 
-def check_churn(db: Path, folder: Path) -> None:
+def check_churn(db: Path, folder: Path, printed: str) -> None:
     [(accuracy, auc)] = fetch(db, "SELECT accuracy, auc FROM churn_xgboost_metrics")
     assert accuracy >= 0.74 and auc >= 0.8, (accuracy, auc)
     [(accuracy, auc)] = fetch(db, "SELECT accuracy, auc FROM churn_dnn_metrics")
@@ -152,7 +156,7 @@ def check_churn(db: Path, folder: Path) -> None:
     assert (folder / "churn_explain.png").stat().st_size > 10_000
 
 
-def check_houses(db: Path, folder: Path) -> None:
+def check_houses(db: Path, folder: Path, printed: str) -> None:
     for model in ("houses_xgboost", "houses_dnn"):
         [(r2, mae)] = fetch(db, f"SELECT r2, mae FROM {model}_metrics")
         assert r2 >= 0.85 and mae < 35, (model, r2, mae)
@@ -167,21 +171,21 @@ def check_houses(db: Path, folder: Path) -> None:
     assert (folder / "houses_explain.png").stat().st_size > 10_000
 
 
-def check_load_churn(db: Path, folder: Path) -> None:
+def check_load_churn(db: Path, folder: Path, printed: str) -> None:
     assert fetch(db, "SELECT churned, count(*) FROM churn GROUP BY 1 ORDER BY 1") == [
         ("no", 1018),
         ("yes", 482),
     ]
 
 
-def check_iris_ci(db: Path, folder: Path) -> None:
+def check_iris_ci(db: Path, folder: Path, printed: str) -> None:
     """The run passed its ASSERTs; what they asserted holds."""
     [(accuracy,)] = fetch(db, "SELECT accuracy FROM iris_ci_eval")
     assert accuracy >= 0.85, accuracy
     assert fetch(db, "SELECT count(*), count(class) FROM iris_ci_pred") == [(30, 30)]
 
 
-def check_iris_search(db: Path, folder: Path) -> None:
+def check_iris_search(db: Path, folder: Path, printed: str) -> None:
     """The model kept is the trial with the lowest validation log loss of the eight."""
     losses = dict(fetch(db, "SELECT trial, validation_log_loss FROM iris_best_trials"))
     ds = connect(f"duckdb:///{db}")
@@ -201,13 +205,13 @@ def check_iris_search(db: Path, folder: Path) -> None:
     assert rows == 30 and hits / rows >= 0.9, hits
 
 
-def check_optimize_woodcarving(db: Path, folder: Path) -> None:
+def check_optimize_woodcarving(db: Path, folder: Path, printed: str) -> None:
     """SQLFlow's documented optimum: 20 soldiers and 60 trains."""
     plan = fetch(db, "SELECT product, amount FROM woodcarving_plan ORDER BY product")
     assert plan == [("soldier", 20), ("train", 60)]
 
 
-def check_sklearn_iris(db: Path, folder: Path) -> None:
+def check_sklearn_iris(db: Path, folder: Path, printed: str) -> None:
     """The forest classifies held-out flowers, k-means recovers the species, the isolation
     forest flags the species it did not learn."""
     from sklearn.metrics import adjusted_rand_score
@@ -230,7 +234,7 @@ def check_sklearn_iris(db: Path, folder: Path) -> None:
     assert flags[0][0] / flags[0][1] >= 0.9, flags
 
 
-def check_run_binning(db: Path, folder: Path) -> None:
+def check_run_binning(db: Path, folder: Path, printed: str) -> None:
     """The script's bins hold every flower (petal lengths split as numpy splits them), its
     summary the columns' means; the function's shares are the three species' thirds."""
     counts = fetch(
@@ -279,7 +283,7 @@ def test_example_runs(name: str, tmp_path: Path):
     assert done.returncode == 0, done.stderr
     assert "warning:" not in done.stderr, done.stderr
     assert [error.render(name) for error in found] == []
-    CHECKS[name](tmp_path / "sqlml.duckdb", folder)
+    CHECKS[name](tmp_path / "sqlml.duckdb", folder, done.stdout)
 
 
 TRAINS_ON_EVERY_COLUMN = re.compile(r"\bSELECT\s+\*\s+FROM\b[^;]*?\bTO\s+TRAIN\b", re.I | re.S)
@@ -301,7 +305,7 @@ def test_the_programs_shown_train_on_columns_they_name():
 
 def test_the_data_files_are_make_data_outputs(tmp_path: Path):
     shutil.copy(EXAMPLES / "make_data.py", tmp_path)
-    subprocess.run([sys.executable, str(tmp_path / "make_data.py")], check=True, timeout=120)
+    subprocess.run([sys.executable, str(tmp_path / "make_data.py")], check=True, timeout=600)
     for name in ("churn.csv", "houses.csv", "load_churn.sql"):
         assert (tmp_path / name).read_bytes() == (EXAMPLES / name).read_bytes(), name
 

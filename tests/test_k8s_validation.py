@@ -848,6 +848,6 @@ def test_a_thousand_tasks_with_their_manifests_validate_quickly():
     ]
     document["spec"]["templates"] += parts
     validate(workflow())  # the schemas are compiled once, before the clock starts
-    start = time.perf_counter()
+    start = time.process_time()  # this process's: other processes' load left out
     assert validate(document) == []
-    assert time.perf_counter() - start < 5
+    assert time.process_time() - start < 5

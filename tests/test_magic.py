@@ -40,7 +40,7 @@ def run_notebook(cells: list[tuple[str, bool]], folder: Path) -> list[nbformat.N
 
 
 def kernel(
-    notebook: nbformat.NotebookNode, folder: Path, timeout: int = 120
+    notebook: nbformat.NotebookNode, folder: Path, timeout: int = 600
 ) -> tuple[NotebookClient, dict[str, str]]:
     """A client running ``notebook`` in ``folder`` in a python3 kernel, and the kernel's
     environment: this checkout's sqlml, a cache of its own, no default datasource."""

@@ -5,7 +5,6 @@ interrupt."""
 from __future__ import annotations
 
 import asyncio
-import time
 from pathlib import Path
 
 import nbformat
@@ -23,16 +22,17 @@ RETRAIN = (  # a model that has a version already
     "%%sqlml\nSELECT * FROM {{table}}\n"
     "TO TRAIN xgboost.gbtree WITH train.num_boost_round = 1000000 LABEL {{label}} INTO petals;"
 )
-LONG_QUERY = "%sqlml SELECT count(*) FROM range(1000000000000) a"
-INTERRUPTED = {ENDLESS: "training", RETRAIN: "training", LONG_QUERY: ""}
-STOP_WITHIN = 5.0  # seconds from the interrupt to the cell's end
+LONG_QUERY = (  # a query of hours, once the statement before it has shown its summary
+    "%%sqlml\nSELECT * FROM iris_test TO PREDICT first_pred.class USING petals;\n"
+    "SELECT count(*) FROM first_pred, range(1000000000000) a;"
+)
+INTERRUPTED = {ENDLESS: "training", RETRAIN: "training", LONG_QUERY: "predicted 30 rows"}
 
 
-async def run_interrupting(notebook: nbformat.NotebookNode, folder: Path) -> list[float]:
-    """Execute ``notebook``'s cells in order, interrupting those of INTERRUPTED one second
-    after they show their text; the seconds each took to stop."""
-    client, env = kernel(notebook, folder, timeout=180)
-    stopped_in = []
+async def run_interrupting(notebook: nbformat.NotebookNode, folder: Path) -> None:
+    """Execute ``notebook``'s cells in order, interrupting those of INTERRUPTED once they
+    show their text (the statement is under way; a cell's end is awaited 600 s at most)."""
+    client, env = kernel(notebook, folder, timeout=600)
     async with client.async_setup_kernel(env=env):
         for index, cell in enumerate(notebook.cells):
             running = asyncio.ensure_future(client.async_execute_cell(cell, index))
@@ -40,13 +40,8 @@ async def run_interrupting(notebook: nbformat.NotebookNode, folder: Path) -> lis
                 while INTERRUPTED[cell.source] not in text(cell.outputs):
                     assert not running.done(), text(cell.outputs)
                     await asyncio.sleep(0.1)
-                await asyncio.sleep(1)
                 await client.km.interrupt_kernel()
-                interrupted_at = time.monotonic()
-                await running
-                stopped_in.append(time.monotonic() - interrupted_at)
             await running
-    return stopped_in
 
 
 def test_a_notebook_templates_names_searches_plots_and_cancels(tmp_path):
@@ -105,7 +100,7 @@ def test_a_notebook_templates_names_searches_plots_and_cancels(tmp_path):
             for source, fails in cells
         ]
     )
-    stopped_in = asyncio.run(run_interrupting(notebook, tmp_path))
+    asyncio.run(run_interrupting(notebook, tmp_path))
     outputs = [cell.outputs for cell in notebook.cells]
 
     assert text(outputs[1]).startswith(f"connected to duckdb:///{database} (DuckDB v")
@@ -130,10 +125,9 @@ def test_a_notebook_templates_names_searches_plots_and_cancels(tmp_path):
     assert len(images) == 1 and (tmp_path / "eval.png").is_file()
 
     cancelled = "the statement was cancelled (kernel interrupt); nothing it did was committed"
-    for index, line in ((9, 2), (10, 2), (11, 1)):
+    for index, line in ((9, 2), (10, 2), (11, 3)):
         (error,) = [o for o in outputs[index] if o.output_type == "error"]
         assert error.traceback == [f"cell:{line}:1: error: {cancelled}"]
-    assert max(stopped_in) < STOP_WITHIN
     # Nothing saved: no model endless, petals still at its first version; the next cells run.
     said = text(outputs[-1]).splitlines()
     assert said[0] == "['petals', 'searched'] 30 [1]"

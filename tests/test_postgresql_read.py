@@ -15,10 +15,12 @@ import numpy as np
 import pytest
 
 from sqlml.errors import DatasourceError
+from sqlml.runtime.cancel import Token, interrupted_once_stopped
 from sqlml.runtime.datasource import connect
 from sqlml.runtime.datasource.postgresql import PostgreSQLSource
 from tests.conftest import datasource_url
 
+GUARD = 300  # seconds a test waits for the server's state at most: a deadlock guard
 # 10**10 rows that stream: generate_series() alone would first store them all on disk
 ENDLESS = (
     "SELECT a.g * 100000 + b.g AS g, b.g * 0.5::float8 AS h "
@@ -208,19 +210,16 @@ def test_an_error_while_the_rows_stream_is_reported(source):
     [(ENDLESS, True), ("SELECT 1 AS x FROM pg_sleep(600)", False)],  # rows come, or none
 )
 def test_an_interrupted_read_stops(source, select, streams):
-    timer = threading.Timer(0.5, source.interrupt)
+    """Interrupted once rows came (or at once where none come), again until it stops (an
+    interrupt before the server runs the statement is lost): the read fails."""
+    stopped, rows = Token(), 0
     if not streams:
-        timer.start()
-    start, rows = time.monotonic(), 0
-    try:
-        with pytest.raises(DatasourceError, match="cancel"):
-            for batch in source.read_batches(select, 10_000):
-                if not rows:  # rows came (on a busy machine they may take over 0.5 s)
-                    timer.start()
-                rows += len(batch["x" if not streams else "g"])
-    finally:
-        timer.cancel()
-    assert time.monotonic() - start < 30
+        stopped.cancel("no rows come")
+    interrupting = interrupted_once_stopped(stopped, source.interrupt)
+    with pytest.raises(DatasourceError, match="cancel"), interrupting:
+        for batch in source.read_batches(select, 10_000):
+            stopped.cancel("rows came")
+            rows += len(batch["x" if not streams else "g"])
     assert (rows > 0) == streams
     assert source.execute("SELECT 1").rows == [(1,)]
 
@@ -233,27 +232,41 @@ def test_an_interrupted_read_stops(source, select, streams):
         "LATERAL (SELECT pg_sleep(CASE WHEN g = 5000 THEN 600 ELSE 0 END)) AS s",
     ],
 )
-def test_ctrl_c_stops_a_read_waiting_for_rows(source, select):
-    """SIGINT reaches the main thread while it waits for the server: the COPY is cancelled."""
-    timer = threading.Timer(0.5, os.kill, [os.getpid(), signal.SIGINT])
-    timer.start()
+def test_ctrl_c_stops_a_read_waiting_for_rows(source, select, tmp_path):
+    """SIGINT reaches the main thread while it waits for the server (sent once the server
+    says the read sleeps in its pg_sleep(600)): the COPY is cancelled, the read ends long
+    before the sleep would."""
+    pid = source.execute("SELECT pg_backend_pid()").rows[0][0]
+    watcher = connect(datasource_url("postgresql", tmp_path))
+
+    def sleeping() -> bool:
+        query = "SELECT count(*) FROM pg_stat_activity WHERE pid = %s AND wait_event = 'PgSleep'"
+        return watcher.execute(query, [pid]).rows == [(1,)]
+
+    def ctrl_c_once_sleeping() -> None:
+        deadline = time.monotonic() + GUARD
+        while not sleeping() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        os.kill(os.getpid(), signal.SIGINT)
+
+    signalling = threading.Thread(target=ctrl_c_once_sleeping)
+    signalling.start()
     start = time.monotonic()
     try:
         with pytest.raises(KeyboardInterrupt):
             source.read(select)
     finally:
-        timer.cancel()
-    assert time.monotonic() - start < 30
+        signalling.join()
+        watcher.close()
+    assert time.monotonic() - start < 500, "the read went on after SIGINT until the sleep ended"
     assert source.execute("SELECT 1").rows == [(1,)]
 
 
 def test_a_read_left_early_ends_and_the_connection_goes_on(source):
-    start = time.monotonic()
     batches = source.read_batches(ENDLESS, 1000)
     assert len(next(batches)["g"]) == 1000
-    batches.close()
+    batches.close()  # the endless read would never end: the connection answers only if it did
     assert source.execute("SELECT 1").rows == [(1,)]
-    assert time.monotonic() - start < 30
 
 
 def test_an_interrupt_between_a_reads_statements_stops_it(source, monkeypatch):

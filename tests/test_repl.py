@@ -253,6 +253,7 @@ def test_a_session_opens_at_once_unless_told_to_open_later(iris_duckdb_url):
 _ESCAPES = re.compile(r"\x1b(?:\[[0-9;?]*[A-Za-z]|[()][A-Z0-9]|[=>])")
 UP, CTRL_C, CTRL_D, CTRL_R, TAB = "\x1b[A", "\x03", "\x04", "\x12", "\t"
 PROMPT = r"sqlml \[[^\]\n]*\]>"  # the database's name in brackets
+GUARD = 300  # seconds the shell may take to show what is expected: a deadlock guard
 
 
 class Shell:
@@ -278,7 +279,7 @@ class Shell:
         self.output = ""  # read but not yet matched
         self.prompt = self.expect(PROMPT).group()  # the first
 
-    def expect(self, pattern: str, timeout: float = 120) -> re.Match[str]:
+    def expect(self, pattern: str, timeout: float = GUARD) -> re.Match[str]:
         """Wait until the output matches ``pattern``; consume it up to the match's end."""
         deadline = time.monotonic() + timeout
         while (found := re.search(pattern, self.output)) is None:
@@ -309,7 +310,7 @@ class Shell:
 
     def quit(self) -> None:
         self.child.send(CTRL_D)
-        self.child.expect(pexpect.EOF, timeout=60)
+        self.child.expect(pexpect.EOF, timeout=GUARD)
         self.child.close()
         assert self.child.exitstatus == 0
 
@@ -343,8 +344,12 @@ def test_plain_sqlml_on_a_terminal_is_the_shell(iris_duckdb_url, tmp_path):
 def test_the_first_prompt_comes_before_the_datasource_is_open(iris_duckdb_url, tmp_path):
     """The shell opens the datasource once its first prompt is drawn: the prompt (naming the
     database) comes while another process holds the DuckDB file, which the open waits for
-    (up to LOCK_WAIT), and a statement typed at once runs when the file is free."""
+    (up to LOCK_WAIT, here made long enough for the test's own pace), and a statement typed
+    at once runs when the file is free."""
     path = iris_duckdb_url.removeprefix("duckdb:///")
+    (tmp_path / "sitecustomize.py").write_text(
+        f"from sqlml.runtime.datasource import duckdb\nduckdb.LOCK_WAIT = {GUARD}\n"
+    )
     holder = subprocess.Popen(
         [
             sys.executable,
@@ -358,12 +363,13 @@ def test_the_first_prompt_comes_before_the_datasource_is_open(iris_duckdb_url, t
     )
     try:
         assert holder.stdout is not None and holder.stdout.readline() == "held\n"
-        shell = Shell(iris_duckdb_url, tmp_path / "history")  # waits for the first prompt
+        python_path = os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")])
+        shell = Shell(iris_duckdb_url, tmp_path / "history", PYTHONPATH=python_path)  # 1st prompt
         assert holder.poll() is None  # the file is still held: the prompt did not wait for it
         assert shell.prompt == f"sqlml [{Path(path).stem}]>"
         shell.child.send("SELECT count(*) AS n FROM iris_test;\r")
     finally:
-        holder.communicate("\n", timeout=30)  # frees the file
+        holder.communicate("\n", timeout=GUARD)  # frees the file
     assert shell.expect(r"\n *(\d+)\r?\n\(1 row\)").group(1) == "30"
     shell.quit()
 
@@ -371,7 +377,7 @@ def test_the_first_prompt_comes_before_the_datasource_is_open(iris_duckdb_url, t
 def test_an_open_that_fails_after_the_first_prompt_ends_the_shell(tmp_path):
     shell = Shell("mysql://someone:s3cret@127.0.0.1:1/nowhere", tmp_path / "history")
     assert shell.prompt == "sqlml [nowhere]>"  # the database's name needs no connection
-    shell.child.expect(pexpect.EOF, timeout=60)  # not a prompt that cannot work
+    shell.child.expect(pexpect.EOF, timeout=GUARD)  # not a prompt that cannot work
     shell.child.close()
     told = shell.output + _ESCAPES.sub("", shell.child.before)
     assert "sqlml: error: cannot connect to mysql://someone:***@127.0.0.1:1/nowhere" in told
@@ -425,12 +431,14 @@ def test_history_is_recalled_after_a_restart(iris_duckdb_url, tmp_path):
 
 
 def test_ctrl_c_cancels_a_running_statement_and_clears_the_line(shell):
-    shell.child.send("SELECT sum(i * i % 13) AS s FROM range(10000000000000) t(i);\r")
-    shell.expect("SELECT sum")
-    time.sleep(1)  # let it start
+    shell.child.send(
+        "CREATE TABLE first_one AS SELECT 1 AS one; "
+        "SELECT sum(i * i % 13) AS s FROM first_one, range(10000000000000) t(i);\r"
+    )
+    shell.expect(r"Time: ")  # the first statement ended; the second reads its table
     shell.child.send(CTRL_C)
     # The query would run for hours: the prompt returns once DuckDB has stopped it.
-    shell.expect(r"cancelled\r\n", timeout=60)
+    shell.expect(r"cancelled\r\n", timeout=GUARD)
     assert shell.run("SELECT 1 AS one;").splitlines()[2].strip() == "1"
     shell.child.send("SELECT 'half typed")
     shell.expect("half typed")
@@ -439,15 +447,15 @@ def test_ctrl_c_cancels_a_running_statement_and_clears_the_line(shell):
     shell.quit()
 
 
-def test_ctrl_c_stops_a_training_which_saves_nothing(shell):
+def test_ctrl_c_stops_a_training_which_saves_nothing(progress_shell):
+    shell = progress_shell
     shell.child.send(
         "SELECT * FROM iris_train TO TRAIN xgboost.gbtree WITH max_depth = 6, "
         "train.num_boost_round = 1000000 LABEL class INTO endless;\r"
     )
-    shell.expect("INTO endless;")
-    time.sleep(2)  # well into the rounds, which would take many minutes
+    shell.expect(r"training \(endless\): \d+/1000000 rounds")  # the rounds, for many minutes
     shell.child.send(CTRL_C)
-    shell.expect(r"cancelled\r\n", timeout=30)
+    shell.expect(r"cancelled\r\n", timeout=GUARD)
     assert "endless" not in shell.run("SHOW MODELS;", until=r"\(\d+ rows?\)")
     shell.quit()
 
@@ -476,7 +484,7 @@ def test_meta_commands(shell, tmp_path):
     shell.expect("only_here")
     assert shell.run(";").splitlines()[2].strip() == "7"
     shell.child.send("\\q\r")
-    shell.child.expect(pexpect.EOF, timeout=60)
+    shell.child.expect(pexpect.EOF, timeout=GUARD)
     assert "s3cret" not in (tmp_path / "history").read_text()
 
 

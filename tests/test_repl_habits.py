@@ -14,7 +14,7 @@ import pytest
 from sqlml.repl.expanded import render_expanded
 from sqlml.repl.statements import bare_command, entries, is_complete
 from sqlml.runtime.datasource import ResultSet
-from tests.test_repl import Shell, completions
+from tests.test_repl import GUARD, Shell, completions
 
 
 @pytest.fixture
@@ -151,7 +151,7 @@ def test_help_exit_and_quit_without_a_backslash(iris_duckdb_url, tmp_path):
         shell = Shell(iris_duckdb_url, tmp_path / "history")
         assert "\\x [on|off|auto]" in shell.run("help", until=r"Ctrl-C cancels.*\n")
         shell.child.send(word + "\r")
-        shell.child.expect(pexpect.EOF, timeout=30)
+        shell.child.expect(pexpect.EOF, timeout=GUARD)
         shell.child.close()
         assert shell.child.exitstatus == 0
 

@@ -249,7 +249,7 @@ def test_the_shell_shows_its_first_prompt_without_sqlglot(tmp_path):
         env=env,
         dimensions=(40, 200),
         encoding="utf-8",
-        timeout=60,
+        timeout=300,  # a deadlock guard
     )
     shell.expect(r"sqlml \[")
     shell.sendeof()

@@ -42,8 +42,8 @@ from selenium.webdriver.remote.webelement import WebElement  # noqa: E402
 from selenium.webdriver.support import expected_conditions as seen  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
-WAIT = 20  # seconds a page has to show something
-RUN_WAIT = 180  # seconds a run started from the page has to start and to end (a process)
+WAIT = 300  # seconds a page has to show something: a deadlock guard (each wait ends as it shows)
+RUN_WAIT = 300  # seconds a run started from the page has to start and to end: a deadlock guard
 DONE = {"succeeded", "cached", "skipped"}
 SYNTAX_ERROR_LINE = "FROM iris_train GROUP BY class ORDER BY n DESC LIMT 2;"  # LIMT: column 48
 

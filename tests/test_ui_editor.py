@@ -9,7 +9,6 @@ import html
 import re
 import sys
 import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -211,21 +210,55 @@ def test_a_post_from_another_site_is_refused(client, folder):
     assert same.status_code == 200
 
 
-def test_a_long_run_is_cancelled_and_a_second_run_meanwhile_is_refused(client):
+def test_a_long_run_is_cancelled_and_a_second_run_meanwhile_is_refused(client, monkeypatch):
+    from sqlml.ui import editor_runner
+
+    started = threading.Event()
+
+    def run_statements(*args: object, **options: object) -> object:
+        started.set()  # checked; its statements start
+        return original(*args, **options)
+
+    original = editor_runner.run_statements
+    monkeypatch.setattr(editor_runner, "run_statements", run_statements)
     answers: list[dict] = []
     slow = "SELECT SUM(a.range * b.range) FROM range(100000) AS a, range(1000000) AS b;"
     running = threading.Thread(target=lambda: answers.append(run(client, slow)))
     running.start()
-    deadline = time.monotonic() + 30
-    while not client.post("/editor/cancel").json()["cancelled"]:
-        assert time.monotonic() < deadline, "the run never started"
-        busy = client.post("/editor/run", json={"sql": "SELECT 1;"})
-        assert busy.status_code in (200, 409)
-        time.sleep(0.05)
-    running.join(30)
-    assert not running.is_alive()
+    assert started.wait(300), "the long run never started"
+    busy = client.post("/editor/run", json={"sql": "SELECT 1;"})
+    assert busy.status_code == 409, busy.text
+    assert busy.json()["error"] == "another statement is running: wait for it, or cancel it"
+    assert client.post("/editor/cancel").json() == {"cancelled": True}
+    running.join(300)
+    assert not running.is_alive(), "the cancelled run did not stop"
     assert '<p id="cancelled"' in answers[0]["html"]
+    assert client.post("/editor/cancel").json() == {"cancelled": False}  # no run going on
     assert run(client, "SELECT 2 AS after_cancel;")["ok"]
+
+
+def test_a_cancel_while_the_program_is_checked_cancels_its_run(client, monkeypatch):
+    """The Cancel button pressed before the statements start (the program being checked)
+    is kept: the run is cancelled as its statements start, and the table is not made."""
+    from sqlml.ui import editor_runner
+
+    pressed: list[dict] = []
+
+    def check_program(*args: object) -> object:
+        pressed.append(client.post("/editor/cancel").json())
+        return original(*args)
+
+    original = editor_runner.check_program
+    monkeypatch.setattr(editor_runner, "check_program", check_program)
+    answer = run(client, "CREATE TABLE never_made AS SELECT 1 AS x;")
+    assert pressed == [{"cancelled": True}]
+    assert '<p id="cancelled"' in answer["html"]
+    monkeypatch.undo()
+    found = run(
+        client,
+        "SELECT COUNT(*) AS n FROM information_schema.tables WHERE table_name = 'never_made';",
+    )
+    assert re.findall(r"<td>(\d+)</td>", found["html"]) == ["0"]
 
 
 def test_the_datasource_password_is_in_no_response(tmp_path):

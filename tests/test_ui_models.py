@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import re
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -277,14 +276,11 @@ def test_a_store_of_1000_versions_shows_a_page_of_100_and_links_to_the_older(sto
     take minutes): the page shows the newest 100 and links to the older ones; a version asked
     for shows on its page of the list; the list of models still reads one row each."""
     client = many_versions(store, tmp_path, range(1, 1001))
-    started = time.perf_counter()
-    page = client.get("/models/many")
-    seconds = time.perf_counter() - started
+    page = client.get("/models/many")  # its time: benchmarks/ui_models.py
     assert page.status_code == 200
     assert shown_versions(page.text) == list(range(1000, 900, -1))
     assert '<tr class="version current" data-version="1000">' in page.text
     assert "showing 1 to 100 of 1,000 versions" in page.text and 'rel="prev"' not in page.text
-    assert seconds < 5, f"the page of 1,000 versions took {seconds:.2f} s"
     older = client.get(link(page.text, "next")).text
     assert shown_versions(older) == list(range(900, 800, -1))
     assert "showing 101 to 200 of 1,000 versions" in older

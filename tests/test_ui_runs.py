@@ -29,6 +29,7 @@ CREATE TABLE b AS SELECT x + 1 AS x FROM a;
 CREATE TABLE c AS SELECT x FROM missing_table;
 CREATE TABLE d AS SELECT x FROM c;
 """
+GUARD = 300  # seconds a test waits for a run or a process at most: a deadlock guard
 SAME_SITE = {"origin": "http://testserver"}
 NODE = re.compile(r'<g class="node" data-step="([^"]+)" data-state="([^"]+)"')
 # a step's edges: the steps it waits for, space-separated (one path draws every edge)
@@ -61,7 +62,7 @@ def client(folder: Path, url: str) -> TestClient:
     return TestClient(create_app(Settings(url, folder / "runs", folder)))
 
 
-def wait_for_end(ui: TestClient, run_id: str, seconds: float = 60) -> dict:
+def wait_for_end(ui: TestClient, run_id: str, seconds: float = GUARD) -> dict:
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         state = ui.get(f"/runs/{run_id}/state").json()
@@ -154,7 +155,7 @@ def test_a_failed_run_resumes_from_the_page_and_succeeds(folder: Path, duckdb_ur
     assert [s for s, _ in state["steps"].values()] == ["cached", "cached", "succeeded", "succeeded"]
     assert read_run_file(folder / "runs" / resumed)["resumed_from"] == failed
     output = folder / "runs" / resumed / "output.txt"
-    deadline = time.monotonic() + 30  # its summary follows the run's end
+    deadline = time.monotonic() + GUARD  # its summary follows the run's end
     while "PASS=4" not in output.read_text():
         assert time.monotonic() < deadline, output.read_text()
         time.sleep(0.1)
@@ -213,7 +214,7 @@ def test_a_running_run_stops_from_the_page(folder: Path, duckdb_url: str) -> Non
         stderr=subprocess.PIPE,
     )
     try:
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + GUARD
         while not _running_step(folder):
             assert time.monotonic() < deadline and process.poll() is None, "the run did not start"
             time.sleep(0.1)
@@ -227,7 +228,7 @@ def test_a_running_run_stops_from_the_page(folder: Path, duckdb_url: str) -> Non
         }
         state = wait_for_end(ui, run_id)
         assert state["state"] == "cancelled" and state["resumable"]
-        assert process.wait(30) == 130
+        assert process.wait(GUARD) == 130
         refused = ui.post(f"/runs/{run_id}/stop", headers=SAME_SITE)
         assert refused.status_code == 409 and "not running" in refused.json()["error"]
     finally:

@@ -88,8 +88,9 @@ def sqlml_ui(tmp_path: Path) -> Iterator[Callable[..., tuple[subprocess.Popen[st
 
 
 def answered(url: str, **options) -> Response:
-    """``url``'s response, once the server has started listening."""
-    deadline = time.monotonic() + 60
+    """``url``'s response, once the server has started listening (300 s at most, a
+    deadlock guard)."""
+    deadline = time.monotonic() + 300
     while True:
         try:
             return httpx.get(url, timeout=10, **options)
@@ -204,14 +205,15 @@ def test_the_token_is_checked_on_every_route():
 def mysql_with_password(folder: Path) -> str:
     """The test server's database through a user whose password is the sentinel."""
     root = datasource_url("mysql", folder)
+    parts = urlsplit(root)
     ds = connect(root)
     try:
+        database = ds.quote([parts.path.lstrip("/")])  # SQLML_TEST_MYSQL's, not always test
         for host in ("%", "localhost", "127.0.0.1"):
             ds.execute(f"CREATE USER IF NOT EXISTS '{USER}'@'{host}' IDENTIFIED BY '{PASSWORD}'")
-            ds.execute(f"GRANT ALL PRIVILEGES ON test.* TO '{USER}'@'{host}'")
+            ds.execute(f"GRANT ALL PRIVILEGES ON {database}.* TO '{USER}'@'{host}'")
     finally:
         ds.close()
-    parts = urlsplit(root)
     return f"mysql://{USER}:{PASSWORD}@{parts.hostname}:{parts.port}{parts.path}"
 
 
@@ -298,7 +300,7 @@ def resumed(client: TestClient, failed: str) -> tuple[Response, str]:
     answer = client.post(f"/runs/{failed}/resume", headers={"origin": SAME_SITE})
     assert answer.status_code == 200, answer.text
     new = answer.json()["run"]
-    deadline = time.monotonic() + 120
+    deadline = time.monotonic() + 300  # a deadlock guard
     while client.get(f"/runs/{new}/state").json()["state"] in ("pending", "running"):
         assert time.monotonic() < deadline, f"the resumed run {new} did not end"
         time.sleep(0.5)

@@ -61,7 +61,7 @@ def _interactive(url: str | None, fmt: str) -> int:
     """Read statements and commands until ``\\q``, ``exit`` or Ctrl-D; the exit status."""
     session = Session(url, fmt, page, say=_say, sink=progress.terminal(sys.stderr), open_later=True)
     session.confirming, session.ask = True, _ask
-    helpers = _Helpers(session.catalog, lambda: prompt.app.invalidate())
+    helpers = _Helpers(session.catalog, lambda: in_prompt_loop(prompt.app.invalidate))
     prompt: PromptSession[str] = PromptSession(
         lambda: f"sqlml [{session.database}]> ",
         # Enter runs a complete entry; while Ctrl-R searches, the entry is still the main buffer.
@@ -82,11 +82,18 @@ def _interactive(url: str | None, fmt: str) -> int:
         if error is not None and prompt.app.future and not prompt.app.future.done():
             prompt.app.exit(exception=error)
 
-    def opened(done: Future[Datasource]) -> None:  # in the worker thread, as the open ends
+    def in_prompt_loop(function: Callable[[], None]) -> None:
+        """Call ``function`` in the prompt's event loop, from another thread; nothing once
+        the prompt has ended (the next one draws afresh, and pre_run sees to a failed open).
+        prompt_toolkit's own ``invalidate`` from another thread may fail as the prompt ends."""
         loop = prompt.app.loop
-        if done.exception() is not None and loop is not None:
-            with suppress(RuntimeError):  # the prompt has just ended: pre_run sees to the next
-                loop.call_soon_threadsafe(end_if_failed)
+        if loop is not None:
+            with suppress(RuntimeError):  # its loop closed meanwhile
+                loop.call_soon_threadsafe(function)
+
+    def opened(done: Future[Datasource]) -> None:  # in the worker thread, as the open ends
+        if done.exception() is not None:
+            in_prompt_loop(end_if_failed)
 
     def start(_: object) -> None:  # once the first prompt is drawn: the GIL is free
         nonlocal opening

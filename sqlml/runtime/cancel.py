@@ -11,8 +11,12 @@ check and commits nothing.
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
 from sqlml.errors import SqlmlError
+
+INTERRUPT_AGAIN = (0.1, 2.0)  # seconds to the first check of the token, and at most between two
 
 
 class Cancelled(SqlmlError):
@@ -61,3 +65,29 @@ def stopped_error(token: Token) -> Cancelled:
         f"the statement was cancelled ({token.reason}); nothing it did was committed",
         hint="run it again (sqlml run --resume RUN runs the cancelled steps again)",
     )
+
+
+@contextmanager
+def interrupted_once_stopped(token: Token, interrupt: Callable[[], None]) -> Iterator[None]:
+    """The body runs one statement in the database: once ``token`` is stopped, ``interrupt``
+    asks the database to stop it, again and again (less and less often) until the body ends.
+
+    Whoever cancels interrupts the running statement at once, but an interrupt that comes
+    before the database has started the statement is lost (DuckDB, SQLite: the statement then
+    runs to its end); the interrupts that follow stop it."""
+    done = threading.Event()
+
+    def watch() -> None:
+        pause, longest = INTERRUPT_AGAIN
+        while not done.wait(pause):
+            if token.stopped:
+                interrupt()
+                pause = min(2 * pause, longest)
+
+    watcher = threading.Thread(target=watch, name="sqlml-interrupt", daemon=True)
+    watcher.start()
+    try:
+        yield
+    finally:
+        done.set()
+        watcher.join()  # no interrupt meets the connection's next statement

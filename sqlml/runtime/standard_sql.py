@@ -1,8 +1,11 @@
-"""Run a standard SQL statement, its ``:name`` placeholders bound as the driver's parameters."""
+"""Run a standard SQL statement, its ``:name`` placeholders bound as the driver's parameters.
+The statement is interrupted once its token is stopped (a timeout, Ctrl-C), even when the
+cancel came just before it started."""
 
 from __future__ import annotations
 
 from sqlml import ir
+from sqlml.runtime.cancel import interrupted_once_stopped
 from sqlml.runtime.context import Context
 from sqlml.runtime.outcome import Outcome
 
@@ -10,8 +13,10 @@ from sqlml.runtime.outcome import Outcome
 def run(statement: ir.SqlStatement, context: Context) -> Outcome:
     """The rows the statement returns, if any."""
     datasource = context.datasource
-    if not statement.params:  # as written: sqlglot's tokenizer, which finds placeholders, unloaded
-        return Outcome(result=datasource.execute(statement.text))
-    from sqlml.runtime.bound_parameters import bound
+    sql, params = statement.text, ()
+    if statement.params:  # else sqlglot's tokenizer, which finds placeholders, stays unloaded
+        from sqlml.runtime.bound_parameters import bound
 
-    return Outcome(result=datasource.execute(*bound(statement.text, statement.params, datasource)))
+        sql, params = bound(statement.text, statement.params, datasource)
+    with interrupted_once_stopped(context.token, datasource.interrupt):
+        return Outcome(result=datasource.execute(sql, params))

@@ -4,7 +4,8 @@
 pods get: it survives ``sh -c`` and the kubelet's ``$(VAR)`` expansion). A Katib trial's
 values come in ``$SQLML_TRIAL``. The datasource URL comes from ``$SQLML_DATASOURCE`` (a
 Kubernetes Secret), never from the arguments, so credentials stay out of workflow specs and
-logs.
+logs. With ``SQLML_PROGRESS=1`` the step's log shows its progress lines, as ``sqlml run``'s
+standard error does.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from sqlml.runtime import cancel
 from sqlml.runtime.datasource import Datasource, connect
 from sqlml.runtime.execute import execute
 from sqlml.runtime.output import render
+from sqlml.runtime.progress import terminal
 
 
 def main(argv: list[str]) -> int:
@@ -41,7 +43,7 @@ def main(argv: list[str]) -> int:
         datasource = connect()
         try:
             with _stopped_by_signals(token, datasource, received):
-                outcome = execute(statement, datasource, token=token)
+                outcome = execute(statement, datasource, token=token, sink=terminal(sys.stderr))
         finally:
             datasource.close()
     except SqlmlError as error:

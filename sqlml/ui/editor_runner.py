@@ -87,13 +87,14 @@ class EditorRunner:
             raise Busy
         started = time.perf_counter()
         try:
-            self._switch.reset()
+            self._switch.arm()
             datasource = self._call(connect, self._url, self._base_dir)
             try:
                 outcome = self._checked_run(text, datasource)
             finally:
                 self._call(datasource.close)
         finally:
+            self._switch.disarm()
             self._lock.release()
         outcome.seconds = time.perf_counter() - started
         return outcome
@@ -165,31 +166,46 @@ def _plot(statement: ir.Statement, datasource: Datasource) -> Plot | None:
 class _CancelSwitch:
     """The Cancel button: wakes the wait for the running statements, which then ends in a
     ``KeyboardInterrupt`` (what :func:`run_statements` takes as Ctrl-C: it cancels the run,
-    then waits for it to stop)."""
+    then waits for it to stop). A press while the run connects or is checked is kept for the
+    wait to come."""
 
     def __init__(self) -> None:
+        self._guard = threading.Lock()
+        self._armed = False  # a run is going on
         self._pressed = threading.Event()
         self._waker: threading.Event | None = None  # set to wake the wait going on
 
-    def reset(self) -> None:
-        self._pressed.clear()
+    def arm(self) -> None:
+        """A run begins: presses cancel it from now on."""
+        with self._guard:
+            self._armed = True
+            self._pressed.clear()
+
+    def disarm(self) -> None:
+        """The run has ended: presses cancel nothing."""
+        with self._guard:
+            self._armed = False
 
     def press(self) -> bool:
-        """Cancel the statements running; whether any were."""
-        waker = self._waker
-        if waker is None:
-            return False
-        self._pressed.set()
-        waker.set()
+        """Cancel the run going on; whether there was one."""
+        with self._guard:
+            if not self._armed:
+                return False
+            self._pressed.set()
+            waker = self._waker
+        if waker is not None:
+            waker.set()
         return True
 
     def wait(self, future: Future[T], timeout: float | None) -> T:
         """``future``'s result, or a ``KeyboardInterrupt`` when pressed first (once a press)."""
         waker = threading.Event()
         future.add_done_callback(lambda _: waker.set())
-        self._waker = waker
+        with self._guard:
+            self._waker = waker
         try:
-            waker.wait(timeout)
+            if not self._pressed.is_set():
+                waker.wait(timeout)
             if not future.done() and self._pressed.is_set():
                 self._pressed.clear()
                 raise KeyboardInterrupt

@@ -20,7 +20,7 @@ from sqlml.models.store import CHUNKS, TABLE, ModelStore
 from sqlml.runtime.datasource import Datasource, connect
 
 FEATURES = ["x1", "x2", "x3", "x4"]
-WAIT = 90.0  # seconds a test waits at most for a child process
+WAIT = 300.0  # seconds a test waits at most for a child process: a deadlock guard
 
 
 def rows(count: int, seed: int, first_id: int = 0) -> dict[str, np.ndarray]:

@@ -38,7 +38,7 @@ url, program, folder = sys.argv[1:4]
 def waiting(method):
     def wait_then(self, *args):
         print("ready", flush=True)
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + 600  # past the test's own wait: it fails first
         while not (pathlib.Path(folder) / "go").exists() and time.monotonic() < deadline:
             time.sleep(0.02)
         return method(self, *args)
@@ -162,7 +162,7 @@ def together(create):
         if not waited:
             waited.append(True)
             print("ready", flush=True)
-            deadline = time.monotonic() + 60
+            deadline = time.monotonic() + 600  # past the test's own wait: it fails first
             while not (pathlib.Path(folder) / "go").exists() and time.monotonic() < deadline:
                 time.sleep(0.005)
         return create(self, statements)

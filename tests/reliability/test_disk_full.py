@@ -201,7 +201,7 @@ def test_the_shell_without_a_writable_history(tmp_path, read_only_folder):
         preexec_fn=without_root_powers,
         dimensions=(60, 200),
         encoding="utf-8",
-        timeout=120,
+        timeout=600,  # a deadlock guard
     )
     child.logfile_read = io.StringIO()
     try:

@@ -62,7 +62,7 @@ def child(*args: str) -> subprocess.CompletedProcess:
         capture_output=True,
         text=True,
         preexec_fn=limit,
-        timeout=120,
+        timeout=600,  # a deadlock guard
     )
 
 
@@ -174,9 +174,9 @@ def test_the_document_scan_accepts_real_models_quickly_and_refuses_malformed_one
     booster = xgb.train(params, xgb.DMatrix(x, label=y), 100)
     for raw_format in ("ubj", "json"):
         data = bytes(booster.save_raw(raw_format))
-        start = time.perf_counter()
+        start = time.process_time()  # this process's: other processes' load left out
         xgboost_document(data)
-        assert time.perf_counter() - start < 1.0, (raw_format, len(data))
+        assert time.process_time() - start < 1.0, (raw_format, len(data))
     ubj = bytes(booster.save_raw("ubj"))
     cut = ubj[: len(ubj) // 2]
     typed = b"{" + b"L" + (1).to_bytes(8, "big") + b"a" + b"[$d#L" + (1 << 60).to_bytes(8, "big")

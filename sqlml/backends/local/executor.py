@@ -130,6 +130,7 @@ class LocalExecutor:
             source=source,
         )
         self._running: _Run | None = None
+        self._cancelled: str | None = None  # the reason of a cancel before the run started
 
     def run(
         self, workflow: Workflow, resume: str | None = None, datasource: Datasource | None = None
@@ -144,17 +145,21 @@ class LocalExecutor:
             settings = replace(settings, shared=True, jobs=1)
         connection = datasource or connect(settings.url, settings.base_dir)
         try:
-            self._running = _Run(workflow, connection, resume, settings)
-            return self._running.run()
+            self._running = running = _Run(workflow, connection, resume, settings)
+            if self._cancelled is not None:  # before the run was there to hear it
+                running.cancel(self._cancelled)
+            return running.run()
         finally:
-            self._running = None
+            self._running, self._cancelled = None, None
             if datasource is None:
                 connection.close()
 
     def cancel(self, reason: str) -> None:
         """Stop the run going on (from another thread, or a signal handler): its running
         statements stop at their next check and commit nothing, no further step starts, and
-        the run and those steps are recorded as cancelled."""
+        the run and those steps are recorded as cancelled. A run still starting (connecting,
+        opening its record) is cancelled as it starts: no step runs."""
+        self._cancelled = reason
         running = self._running
         if running is not None:
             running.cancel(reason)
