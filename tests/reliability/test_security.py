@@ -205,9 +205,10 @@ def test_a_sentinel_password_never_shows(sentinel_url, capfd, tmp_path, monkeypa
     bad.write_text(f"SELECT x FROM {table} TO PREDICT q.y USING no_such_model;\n")
     closed_port = re.sub(r":\d+/", ":1/", sentinel_url)
     commands = [
+        # checked before it runs: once run, its CREATE TABLE would fail (check says so)
+        ("check", str(program), "--datasource", sentinel_url),
         ("run", str(program), "--datasource", sentinel_url),
         ("-e", f"SHOW TRAIN {model}; DESCRIBE MODEL {model};", "--datasource", sentinel_url),
-        ("check", str(program), "--datasource", sentinel_url),
         ("compile", str(program), "--target", "python"),
         ("compile", str(program), "--target", "argo"),
         ("parse", str(program), "--json"),
