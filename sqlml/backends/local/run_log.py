@@ -81,18 +81,18 @@ class RunLog:
         self._states: StatesFile | None = None  # a recorded run's, in its folder
 
     def start(self, run_dir: Path, source: str | None, base_dir: Path) -> None:
-        """Make ``run_dir`` for the step logs, say where it is and record the run's start; a
-        recorded run's folder also gets its description (of the program ``source``, whose
+        """Make ``run_dir`` for the step logs, record the run's start and say where it is
+        (once its folder and its record can be read: whoever reads the run id finds the run);
+        a recorded run's folder also gets its description (of the program ``source``, whose
         relative paths start from ``base_dir``) and its states file."""
         resumed = f" (resuming {self._resumed})" if self._resumed else ""
         steps = len(self._workflow.steps)
         try:
             run_dir.mkdir(parents=True, exist_ok=True)
         except OSError as error:  # no logs, but the run record in the database keeps all
-            self.note(f"run {self.run_id}{resumed}: {steps} steps, no logs")
-            warn_once("logs", f"step logs are not kept: {run_dir} ({reason(error)})")
+            logs, problem = "no logs", error
         else:
-            self.note(f"run {self.run_id}{resumed}: {steps} steps, logs in {run_dir}")
+            logs, problem = f"logs in {run_dir}", None
             if isinstance(self._record, rec.RunRecord):
                 with suppress(OSError):
                     description = describe(
@@ -101,6 +101,9 @@ class RunLog:
                     write_run_file(run_dir, description)
                 self._states = StatesFile(run_dir)
         self._record.start_run(self.run_id, self._workflow.name, self._resumed, time.time())
+        self.note(f"run {self.run_id}{resumed}: {steps} steps, {logs}")
+        if problem is not None:
+            warn_once("logs", f"step logs are not kept: {run_dir} ({reason(problem)})")
 
     def start_step(self, name: str, content_hash: str, started_at: float) -> None:
         if self._states is not None:  # first: a record write may wait for its server
