@@ -281,7 +281,7 @@ class _Run:
         """End a step that did not run: ``why`` is the reason it was left out or the error
         that kept it from starting."""
         now = time.time()
-        error, text = (why, _describe(why)) if isinstance(why, BaseException) else (None, why)
+        error, text = (why, _describe(why)) if isinstance(why, SqlmlError) else (None, why)
         self._log.end_step(
             rec.StepRecord(step.name, content_hash, state, 0, now, now, text, outputs or {}),
             new=True,

@@ -14,6 +14,7 @@ from typing import IO
 from sqlml.backends.local import record as rec
 from sqlml.backends.local.run_file import StatesFile, describe, write_run_file
 from sqlml.backends.local.verdicts import Verdict, verdict
+from sqlml.errors import SqlmlError
 from sqlml.local_files import reason, warn_once
 from sqlml.runtime.outcome import Outcome
 from sqlml.workflow.core import Step, Workflow
@@ -71,7 +72,7 @@ class RunLog:
         self.run_id = run_id
         self.states: dict[str, str] = {}  # each ended step's
         self.records: dict[str, rec.StepRecord] = {}  # as written to the run record
-        self.errors: dict[str, BaseException] = {}  # each failed or cancelled step's
+        self.errors: dict[str, SqlmlError] = {}  # each failed or cancelled step's
         self.verdicts: dict[str, Verdict] = {}  # by the name of the step of each statement
         self._record, self._workflow, self._resumed = record, workflow, resumed
         self._progress, self._on_done = progress, on_done
@@ -115,7 +116,7 @@ class RunLog:
         step: rec.StepRecord,
         outcome: Outcome | None = None,
         new: bool = False,
-        error: BaseException | None = None,
+        error: SqlmlError | None = None,
     ) -> None:
         """Record ``step``'s end (``new``: it never started; ``error``: why it failed) and
         pass on the ends of the statements that ended in order."""

@@ -47,7 +47,7 @@ class Verdict:
 
 
 def verdict(
-    step: Step, records: Sequence[rec.StepRecord], errors: Mapping[str, BaseException]
+    step: Step, records: Sequence[rec.StepRecord], errors: Mapping[str, SqlmlError]
 ) -> Verdict:
     """The verdict on the statement ``step`` runs, from the records of its steps in the
     workflow's order (``step``'s last) and the errors of those that failed, by step name."""
@@ -58,9 +58,7 @@ def verdict(
         why = ended.error or _UNMET
         note = _located(NotRun(f"not run: {why}"), step)
         return Verdict(SKIPPED, note, cancelled=why.startswith(CANCELLED_RUN))
-    error = errors.get(ended.step)
-    if not isinstance(error, SqlmlError):  # a bug's exception: the run raises it afterwards
-        error = SqlmlError(ended.error or f"the step ended {ended.state}")
+    error = errors.get(ended.step) or SqlmlError(ended.error or f"the step ended {ended.state}")
     stopped = ended.state == rec.CANCELLED
     return Verdict(ERROR if stopped else FAILURE, _located(error, step), stopped)
 
