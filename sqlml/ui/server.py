@@ -42,7 +42,7 @@ def create_app(settings: Settings) -> Starlette:
     ]
     middleware = [Middleware(SecurityHeaders), Middleware(SameOrigin)]
     if settings.hosts:
-        middleware.insert(0, Middleware(TrustedHostMiddleware, allowed_hosts=list(settings.hosts)))
+        middleware.insert(1, Middleware(TrustedHostMiddleware, allowed_hosts=list(settings.hosts)))
     if settings.token:
         middleware.append(Middleware(TokenCheck, token=settings.token))
     app = Starlette(routes=routes, middleware=middleware)
