@@ -590,3 +590,49 @@ def test_no_page_can_be_framed_by_another_site(demo, client):
         assert headers.get("x-frame-options", "").upper() == "DENY" or re.search(
             r"frame-ancestors\s+'none'", policy
         ), f"{address} may be framed: {dict(headers)}"
+
+
+# -- TO RUN from the editor --------------------------------------------------------------
+
+PWNED = 'SELECT 1 AS "touch", 2 AS "pwned.txt" TO RUN subprocess.run;'
+OWN_MODULE = (
+    "from pathlib import Path\n\n\ndef go(rows, marker):\n    Path(marker).write_text('ran')\n"
+)
+
+
+@pytest.fixture
+def editor(tmp_path, monkeypatch) -> TestClient:
+    """The editor of a page whose folder (and working folder) is ``tmp_path``, which holds
+    the module ``editor_module``; no module is declared runnable."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("SQLML_RUNNABLE", raising=False)
+    (tmp_path / "editor_module.py").write_text(OWN_MODULE)
+    settings = Settings(f"duckdb:///{tmp_path / 'editor.duckdb'}", tmp_path / "runs", tmp_path)
+    return TestClient(create_app(settings), follow_redirects=False)
+
+
+def test_the_editor_runs_no_function_of_pythons(editor, tmp_path):
+    """The issue's statement: it would run ``touch pwned.txt``."""
+    answer = editor.post("/editor/run", json={"sql": PWNED}, headers={"origin": SAME_SITE})
+    assert answer.status_code == 200 and not answer.json()["ok"]
+    shown = html.unescape(answer.json()["html"])
+    assert "subprocess is a module of Python's standard library" in shown
+    assert not (tmp_path / "pwned.txt").exists()
+
+
+def test_the_editor_runs_declared_modules_only(editor, tmp_path, monkeypatch):
+    """The page has no program folder: a module beside it (one the editor could have
+    written with DuckDB's COPY) runs only once declared where the page was started."""
+    marker = tmp_path / "ran"
+    sql = f"SELECT 1 AS i TO RUN editor_module.go WITH marker = '{marker}';"
+    answer = editor.post("/editor/run", json={"sql": sql}, headers={"origin": SAME_SITE})
+    assert not answer.json()["ok"]
+    shown = html.unescape(answer.json()["html"])
+    assert "here there is no program folder, and the module editor_module is not declared" in shown
+    assert "SQLML_RUNNABLE" in shown
+    assert not marker.exists()
+
+    monkeypatch.setenv("SQLML_RUNNABLE", "editor_module")
+    answer = editor.post("/editor/run", json={"sql": sql}, headers={"origin": SAME_SITE})
+    assert answer.json()["ok"], answer.json()["html"]
+    assert marker.read_text() == "ran"

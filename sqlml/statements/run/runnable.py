@@ -62,6 +62,7 @@ def by_name(program: str, kind: str) -> Refusal | None:
         return None
     if kind != "function":
         return None
+    names = declared()  # a mistake in the setting is said first
     module = program.rpartition(".")[0]
     top = module.split(".")[0]
     if top in NEVER:
@@ -69,7 +70,7 @@ def by_name(program: str, kind: str) -> Refusal | None:
             f"TO RUN {program}: {module} is a module of {_whose(top)}, which TO RUN never runs",
             "TO RUN calls a function of your own: write it in a module beside the program",
         )
-    if _declared(module):
+    if _declared(module, names):
         return None
     installed = _installed_at(top)
     if installed is not None:
@@ -89,7 +90,7 @@ def where_found(program: str, kind: str, folder: Path | None) -> Refusal | None:
     if refused is not None or kind not in ("function", "script"):
         return refused
     module = program.rpartition(".")[0]
-    if kind == "function" and _declared(module):
+    if kind == "function" and _declared(module, declared()):
         return None
     if folder is None:
         what = "a script" if kind == "script" else f"the module {module}"
@@ -120,7 +121,7 @@ def check_loaded(program: str, module_file: str | None, folder: Path) -> Refusal
     """Why the imported module of ``program`` (its file ``module_file``) may not run: it
     came from elsewhere than ``folder`` and is not declared."""
     module = program.rpartition(".")[0]
-    if _declared(module):
+    if _declared(module, declared()):
         return None
     if module_file and Path(module_file).resolve().is_relative_to(folder.resolve()):
         return None
@@ -131,8 +132,8 @@ def check_loaded(program: str, module_file: str | None, folder: Path) -> Refusal
     )
 
 
-def _declared(module: str) -> bool:
-    return any(module == name or module.startswith(name + ".") for name in declared())
+def _declared(module: str, names: tuple[str, ...]) -> bool:
+    return any(module == name or module.startswith(name + ".") for name in names)
 
 
 def _found_in(module: str, folder: Path) -> bool:
