@@ -251,7 +251,7 @@ def test_the_token_is_checked_on_every_route():
             assert client.request(method, path).status_code == 403, (method, path)
 
 
-def token_client(hosts: tuple[str, ...] | None = server.allowed_hosts("127.0.0.1")) -> TestClient:
+def token_client(hosts: tuple[str, ...] | None = ("127.0.0.1", "localhost", "[::1]")) -> TestClient:
     """A page served on 127.0.0.1 with the token ``the-token``, as ``sqlml ui`` serves it."""
     settings = Settings(None, Path("."), Path("."), token="the-token", hosts=hosts)
     return TestClient(
