@@ -9,6 +9,7 @@ what ``sqlml check`` refuses, with the same message, and runs only declared TO R
 from __future__ import annotations
 
 import html
+import os
 import re
 import socket
 import subprocess
@@ -194,6 +195,7 @@ def test_a_token_from_the_environment_is_used(monkeypatch, capsys):
     monkeypatch.setattr(server, "serve", lambda *args: served.update(token=args[3]) or 0)
     assert main(["ui", "--host", "0.0.0.0"]) == 0
     assert served["token"] == "from-the-environment"
+    assert "SQLML_UI_TOKEN" not in os.environ  # no run the page resumes, no program, gets it
 
 
 def test_no_secret_of_the_command_line_stays_in_the_process_list(sqlml_ui, tmp_path):
@@ -210,7 +212,7 @@ def test_no_secret_of_the_command_line_stays_in_the_process_list(sqlml_ui, tmp_p
     assert "ui" in arguments.split("\0") and str(port) in arguments
     assert PASSWORD not in arguments and "cli-token" not in arguments, arguments
     environment = Path(f"/proc/{process.pid}/environ").read_bytes().split(b"\0")
-    assert f"SQLML_DATASOURCE={url}".encode() in environment
+    assert f"SQLML_DATASOURCE={url}".encode() in environment  # for the runs it resumes
 
 
 def test_every_request_without_the_token_is_refused(sqlml_ui):

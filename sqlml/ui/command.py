@@ -81,7 +81,8 @@ def ui(args: argparse.Namespace, datasource: str | None) -> int:
             hint="keep the token (the default), or listen on 127.0.0.1",
         )
     _restart_without_secrets(args, datasource)
-    token = None if args.no_token else args.token or os.environ.get(TOKEN_ENV)
+    given = os.environ.pop(TOKEN_ENV, None)  # read once: no process the page starts gets it
+    token = None if args.no_token else args.token or given
     if not token and not args.no_token:
         token = secrets.token_urlsafe(24)
     shown = f"[{args.host}]" if ":" in args.host else args.host  # an IPv6 address
