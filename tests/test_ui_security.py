@@ -634,6 +634,12 @@ def test_the_editor_runs_declared_modules_only(editor, tmp_path, monkeypatch):
     assert "SQLML_RUNNABLE" in shown
     assert not marker.exists()
 
+    (tmp_path / "editor_script.py").write_text(f"open({str(marker)!r}, 'w').close()\n")
+    script = "SELECT 1 AS i TO RUN editor_script.py;"
+    answer = editor.post("/editor/run", json={"sql": script}, headers={"origin": SAME_SITE})
+    assert "no program folder, and so no script to run" in html.unescape(answer.json()["html"])
+    assert not marker.exists()
+
     monkeypatch.setenv("SQLML_RUNNABLE", "editor_module")
     answer = editor.post("/editor/run", json={"sql": sql}, headers={"origin": SAME_SITE})
     assert answer.json()["ok"], answer.json()["html"]

@@ -92,11 +92,15 @@ def where_found(program: str, kind: str, folder: Path | None) -> Refusal | None:
     module = program.rpartition(".")[0]
     if kind == "function" and _declared(module, declared()):
         return None
-    if folder is None:
-        what = "a script" if kind == "script" else f"the module {module}"
+    if folder is None and kind == "script":
         return (
-            f"TO RUN {program}: here there is no program folder, and {what} is not declared "
-            "runnable",
+            f"TO RUN {program}: here there is no program folder, and so no script to run",
+            "run the program with sqlml run, from the script's folder",
+        )
+    if folder is None:
+        return (
+            f"TO RUN {program}: here there is no program folder, and the module {module} is "
+            "not declared runnable",
             f"declare the module in {RUNNABLE_ENV} where sqlml ui is started "
             f"({RUNNABLE_ENV}=package,... sqlml ui), or run the program with sqlml run",
         )
