@@ -45,6 +45,7 @@ from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 WAIT = 300  # seconds a page has to show something: a deadlock guard (each wait ends as it shows)
 RUN_WAIT = 300  # seconds a run started from the page has to start and to end: a deadlock guard
 DONE = {"succeeded", "cached", "skipped"}
+TOKEN = "the-browser-tests-token"
 SYNTAX_ERROR_LINE = "FROM iris_train GROUP BY class ORDER BY n DESC LIMT 2;"  # LIMT: column 48
 
 
@@ -69,8 +70,13 @@ def demo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Demo, str]:
 
 
 @pytest.fixture(scope="module")
-def ui(demo: tuple[Demo, str]) -> Iterator[str]:
-    with serving(demo[0].settings()) as address:
+def ui(demo: tuple[Demo, str], browser: WebDriver) -> Iterator[str]:
+    """The page, served with a token, which the browser has presented once, as a user opens
+    the address sqlml ui prints: from then on its cookie is the browser's."""
+    with serving(demo[0].settings(TOKEN)) as address:
+        browser.get(f"{address}/runs?token={TOKEN}")
+        shown(browser, "table#runs")
+        assert browser.current_url == f"{address}/runs", "the token stayed in the address"
         yield address
 
 

@@ -1,12 +1,15 @@
-"""sqlml ui's security: it listens on loopback unless told otherwise, and another address
-needs a token (refused without it, a cookie once given); the datasource's password appears
-in no page and no response, error responses included; a POST from another site's page
-changes nothing; the editor refuses what ``sqlml check`` refuses, with the same message.
+"""sqlml ui's security: it listens on loopback unless told otherwise, always with a token
+(refused without it, a cookie once given, a bearer in any case) unless told ``--no-token``
+on loopback, answering to its own host names only; no secret of its command line stays in
+the process list; the datasource's password appears in no page and no response, error
+responses included; a POST from another site's page changes nothing; the editor refuses
+what ``sqlml check`` refuses, with the same message, and runs only declared TO RUN modules.
 """
 
 from __future__ import annotations
 
 import html
+import os
 import re
 import socket
 import subprocess
@@ -70,9 +73,11 @@ def sqlml_ui(tmp_path: Path) -> Iterator[Callable[..., tuple[subprocess.Popen[st
     started: list[subprocess.Popen[str]] = []
 
     def start(*arguments: str) -> tuple[subprocess.Popen[str], str]:
+        datasource = (
+            [] if "--datasource" in arguments else ["--datasource", f"duckdb:///{tmp_path}/ui.db"]
+        )
         process = subprocess.Popen(
-            [sys.executable, "-m", "sqlml", "ui", "--datasource", f"duckdb:///{tmp_path}/ui.db",
-             *arguments],
+            [sys.executable, "-m", "sqlml", "ui", *datasource, *arguments],
             cwd=tmp_path, stderr=subprocess.PIPE, text=True,
         )  # fmt: skip
         started.append(process)
@@ -100,42 +105,65 @@ def answered(url: str, **options) -> Response:
             time.sleep(0.1)
 
 
+ADDRESS = re.compile(r"sqlml ui: (http://\S+/)\?token=([\w-]+)")
+
+
+def printed_token(address: str) -> tuple[str, str]:
+    """The page's address and its token, from the line ``sqlml ui`` printed."""
+    found = ADDRESS.fullmatch(address)
+    assert found, f"sqlml ui printed no token: {address}"
+    return found.group(1), found.group(2)
+
+
 def test_sqlml_ui_listens_on_loopback_only_by_default(sqlml_ui):
     port = free_port()
-    _, address = sqlml_ui("--port", str(port))
-    assert address == f"sqlml ui: http://127.0.0.1:{port}/"  # and no token
-    assert answered(f"http://127.0.0.1:{port}/runs").status_code == 200
+    _, line = sqlml_ui("--port", str(port))
+    address, token = printed_token(line)
+    assert address == f"http://127.0.0.1:{port}/" and len(token) >= 24
+    assert answered(f"http://127.0.0.1:{port}/runs").status_code == 403  # no token
+    bearer = {"authorization": f"Bearer {token}"}
+    assert answered(f"http://127.0.0.1:{port}/runs", headers=bearer).status_code == 200
     assert listening(port) == {"0100007F"}  # 127.0.0.1, nothing else
 
 
 @pytest.mark.parametrize("host", ["localhost", "::1"])
 def test_sqlml_ui_answers_at_the_address_it_prints_on_each_loopback_name(sqlml_ui, host):
     port = free_port()
-    _, address = sqlml_ui("--host", host, "--port", str(port))
+    _, line = sqlml_ui("--host", host, "--port", str(port))
     shown = {"localhost": "localhost", "::1": "[::1]"}[host]
-    assert address == f"sqlml ui: http://{shown}:{port}/"
-    assert answered(f"http://{shown}:{port}/runs").status_code == 200
+    address, token = printed_token(line)
+    assert address == f"http://{shown}:{port}/"
+    entered = answered(f"{address}runs?token={token}")
+    assert entered.is_redirect and entered.headers["location"] == "/runs"
+    with httpx.Client(cookies={TOKEN_COOKIE: token}) as browser:
+        assert browser.get(f"{address}runs").status_code == 200
 
 
 def test_a_loopback_page_answers_to_loopback_names_only(sqlml_ui):
-    """A web site whose name is made to point at 127.0.0.1 (DNS rebinding) gets nothing."""
+    """A web site whose name is made to point at 127.0.0.1 (DNS rebinding) gets nothing,
+    even with the token."""
     port = free_port()
-    sqlml_ui("--port", str(port))
-    rebound = answered(f"http://127.0.0.1:{port}/runs", headers={"host": f"rebound.example:{port}"})
+    _, token = printed_token(sqlml_ui("--port", str(port))[1])
+    rebound = answered(
+        f"http://127.0.0.1:{port}/runs",
+        headers={"host": f"rebound.example:{port}", "authorization": f"Bearer {token}"},
+    )
     assert rebound.status_code == 400
 
 
 @pytest.mark.parametrize(
     ("options", "token"),
     [
-        ([], None),
-        (["--host", "localhost"], None),
-        (["--host", "::1"], None),
+        ([], "generated"),
+        (["--host", "localhost"], "generated"),
+        (["--host", "::1"], "generated"),
         (["--host", "0.0.0.0"], "generated"),
         (["--host", "192.168.1.20", "--token", "given-token"], "given-token"),
+        (["--no-token"], None),
+        (["--host", "::1", "--no-token"], None),
     ],
 )
-def test_an_address_other_than_loopback_needs_a_token(options, token, monkeypatch, capsys):
+def test_sqlml_ui_has_a_token_unless_told_on_loopback(options, token, monkeypatch, capsys):
     served = {}
     monkeypatch.delenv("SQLML_UI_TOKEN", raising=False)
     monkeypatch.setattr(
@@ -145,12 +173,20 @@ def test_an_address_other_than_loopback_needs_a_token(options, token, monkeypatc
     )
     assert main(["ui", *options]) == 0
     printed = capsys.readouterr().err
-    assert served["host"] == (options[1] if options else "127.0.0.1")
+    host = options[1] if options[:1] == ["--host"] else "127.0.0.1"
+    assert served["host"] == host
     if token is None:
-        assert served["token"] is None and "token" not in printed
+        assert served["token"] is None and "?token" not in printed
+        assert "warning: no token: every user of this machine" in printed
     else:
         assert served["token"] == token or (token == "generated" and len(served["token"]) >= 24)
         assert f"?token={served['token']}" in printed
+
+
+def test_no_token_is_refused_off_loopback(monkeypatch, capsys):
+    monkeypatch.setattr(server, "serve", lambda *args: pytest.fail("served without a token"))
+    assert main(["ui", "--host", "0.0.0.0", "--no-token"]) == 1
+    assert "anyone there would run statements as you" in capsys.readouterr().err
 
 
 def test_a_token_from_the_environment_is_used(monkeypatch, capsys):
@@ -159,6 +195,24 @@ def test_a_token_from_the_environment_is_used(monkeypatch, capsys):
     monkeypatch.setattr(server, "serve", lambda *args: served.update(token=args[3]) or 0)
     assert main(["ui", "--host", "0.0.0.0"]) == 0
     assert served["token"] == "from-the-environment"
+    assert "SQLML_UI_TOKEN" not in os.environ  # no run the page resumes, no program, gets it
+
+
+def test_no_secret_of_the_command_line_stays_in_the_process_list(sqlml_ui, tmp_path):
+    """``ps`` (``/proc/PID/cmdline``) shows neither the datasource's password nor the
+    token given on the command line: they are moved into the environment, which only the
+    user who started the page reads."""
+    port = free_port()
+    url = f"mysql://someone:{PASSWORD}@127.0.0.1:{free_port()}/db"
+    process, line = sqlml_ui("--datasource", url, "--token", "cli-token", "--port", str(port))
+    assert printed_token(line) == (f"http://127.0.0.1:{port}/", "cli-token")
+    bearer = {"authorization": "Bearer cli-token"}
+    assert answered(f"http://127.0.0.1:{port}/runs", headers=bearer).status_code == 200
+    arguments = Path(f"/proc/{process.pid}/cmdline").read_bytes().decode()
+    assert "ui" in arguments.split("\0") and str(port) in arguments
+    assert PASSWORD not in arguments and "cli-token" not in arguments, arguments
+    environment = Path(f"/proc/{process.pid}/environ").read_bytes().split(b"\0")
+    assert f"SQLML_DATASOURCE={url}".encode() in environment  # for the runs it resumes
 
 
 def test_every_request_without_the_token_is_refused(sqlml_ui):
@@ -197,6 +251,71 @@ def test_the_token_is_checked_on_every_route():
     for path in paths:
         for method in ("GET", "POST"):
             assert client.request(method, path).status_code == 403, (method, path)
+
+
+def token_client(hosts: tuple[str, ...] | None = ("127.0.0.1", "localhost", "[::1]")) -> TestClient:
+    """A page served on 127.0.0.1 with the token ``the-token``, as ``sqlml ui`` serves it."""
+    settings = Settings(None, Path("."), Path("."), token="the-token", hosts=hosts)
+    return TestClient(
+        create_app(settings), base_url="http://127.0.0.1:8765", follow_redirects=False
+    )
+
+
+def test_the_token_redirect_is_a_path_never_the_requests_host():
+    entered = token_client().get("/runs?state=failed&token=the-token&q=x")
+    assert entered.status_code == 307
+    assert entered.headers["location"] == "/runs?state=failed&q=x"
+    anywhere = token_client(hosts=None)  # listening on every interface: any name
+    forged = anywhere.get("/runs?token=the-token", headers={"host": "attacker.example"})
+    assert forged.headers["location"] == "/runs"
+
+
+@pytest.mark.parametrize("scheme", ["Bearer", "bearer", "BEARER", "bEaReR"])
+def test_a_bearer_token_is_taken_in_any_case(scheme):
+    assert (
+        token_client().get("/runs", headers={"authorization": f"{scheme} the-token"}).status_code
+        == 200
+    )
+
+
+@pytest.mark.parametrize(
+    "authorization", ["Basic the-token", "the-token", "Bearer", "Bearer other"]
+)
+def test_other_authorizations_are_refused(authorization):
+    assert token_client().get("/runs", headers={"authorization": authorization}).status_code == 403
+
+
+def test_a_page_with_a_token_answers_to_its_own_host_names_only():
+    """The Host check stays with the token (DNS rebinding): a valid token under another
+    name gets nothing."""
+    client = token_client()
+    bearer = {"authorization": "Bearer the-token"}
+    for name in ("127.0.0.1:8765", "localhost:8765", "[::1]:8765"):
+        assert client.get("/runs", headers={**bearer, "host": name}).status_code == 200, name
+    assert client.get("/runs", headers={**bearer, "host": "rebound.example"}).status_code == 400
+    assert server.allowed_hosts("192.168.1.20") == (
+        "127.0.0.1",
+        "localhost",
+        "[::1]",
+        "192.168.1.20",
+    )
+    assert server.allowed_hosts("::1")[-1] == "[::1]"
+    assert server.allowed_hosts("0.0.0.0") is None and server.allowed_hosts("::") is None
+
+
+def test_every_response_forbids_type_sniffing():
+    client = token_client()
+    bearer = {"authorization": "Bearer the-token"}
+    answers = [
+        client.get("/runs"),  # refused: no token
+        client.get("/runs?token=the-token"),  # the redirect
+        client.get("/runs", headers=bearer),
+        client.get("/static/style.css", headers=bearer),
+        client.get("/no-such-page", headers=bearer),
+        client.get("/runs", headers={**bearer, "host": "rebound.example"}),
+    ]
+    for answer in answers:
+        assert answer.headers.get("x-content-type-options") == "nosniff", answer.request.url
 
 
 # -- the datasource's password -------------------------------------------------------
@@ -473,3 +592,55 @@ def test_no_page_can_be_framed_by_another_site(demo, client):
         assert headers.get("x-frame-options", "").upper() == "DENY" or re.search(
             r"frame-ancestors\s+'none'", policy
         ), f"{address} may be framed: {dict(headers)}"
+
+
+# -- TO RUN from the editor --------------------------------------------------------------
+
+PWNED = 'SELECT 1 AS "touch", 2 AS "pwned.txt" TO RUN subprocess.run;'
+OWN_MODULE = (
+    "from pathlib import Path\n\n\ndef go(rows, marker):\n    Path(marker).write_text('ran')\n"
+)
+
+
+@pytest.fixture
+def editor(tmp_path, monkeypatch) -> TestClient:
+    """The editor of a page whose folder (and working folder) is ``tmp_path``, which holds
+    the module ``editor_module``; no module is declared runnable."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("SQLML_RUNNABLE", raising=False)
+    (tmp_path / "editor_module.py").write_text(OWN_MODULE)
+    settings = Settings(f"duckdb:///{tmp_path / 'editor.duckdb'}", tmp_path / "runs", tmp_path)
+    return TestClient(create_app(settings), follow_redirects=False)
+
+
+def test_the_editor_runs_no_function_of_pythons(editor, tmp_path):
+    """The issue's statement: it would run ``touch pwned.txt``."""
+    answer = editor.post("/editor/run", json={"sql": PWNED}, headers={"origin": SAME_SITE})
+    assert answer.status_code == 200 and not answer.json()["ok"]
+    shown = html.unescape(answer.json()["html"])
+    assert "subprocess is a module of Python's standard library" in shown
+    assert not (tmp_path / "pwned.txt").exists()
+
+
+def test_the_editor_runs_declared_modules_only(editor, tmp_path, monkeypatch):
+    """The page has no program folder: a module beside it (one the editor could have
+    written with DuckDB's COPY) runs only once declared where the page was started."""
+    marker = tmp_path / "ran"
+    sql = f"SELECT 1 AS i TO RUN editor_module.go WITH marker = '{marker}';"
+    answer = editor.post("/editor/run", json={"sql": sql}, headers={"origin": SAME_SITE})
+    assert not answer.json()["ok"]
+    shown = html.unescape(answer.json()["html"])
+    assert "here there is no program folder, and the module editor_module is not declared" in shown
+    assert "SQLML_RUNNABLE" in shown
+    assert not marker.exists()
+
+    (tmp_path / "editor_script.py").write_text(f"open({str(marker)!r}, 'w').close()\n")
+    script = "SELECT 1 AS i TO RUN editor_script.py;"
+    answer = editor.post("/editor/run", json={"sql": script}, headers={"origin": SAME_SITE})
+    assert "no program folder, and so no script to run" in html.unescape(answer.json()["html"])
+    assert not marker.exists()
+
+    monkeypatch.setenv("SQLML_RUNNABLE", "editor_module")
+    answer = editor.post("/editor/run", json={"sql": sql}, headers={"origin": SAME_SITE})
+    assert answer.json()["ok"], answer.json()["html"]
+    assert marker.read_text() == "ran"

@@ -3,9 +3,11 @@ shell runs them, one run at a time per server, cancellable from the page.
 
 A run opens its own connection (an embedded DuckDB file stays free between runs), checks the
 program against it (:func:`sqlml.checking.check_program`: the grammar, estimators,
-attributes, tables, columns and models) and, if nothing is wrong, runs it on the local
-executor without a run record (:func:`sqlml.backends.local.interactive.run_statements`), the
-connection used from one worker thread alone. The Cancel button cancels the run as Ctrl-C
+attributes, tables, columns and models; TO RUN's programs too, of which only declared
+modules run here, the editor having no program folder) and, if nothing is wrong, runs it on
+the local executor without a run record
+(:func:`sqlml.backends.local.interactive.run_statements`), the connection used from one
+worker thread alone. The Cancel button cancels the run as Ctrl-C
 cancels the shell's: its statements stop at their next check and commit nothing.
 """
 
@@ -26,6 +28,7 @@ from sqlml.checking import check_program, errors_of
 from sqlml.errors import SqlmlError, SqlmlWarning
 from sqlml.runtime import cancel
 from sqlml.runtime.datasource import Datasource, ResultSet, connect
+from sqlml.statements.run import runnable
 from sqlml.ui.recorded_plots import png
 
 T = TypeVar("T")
@@ -110,6 +113,9 @@ class EditorRunner:
         if errors:
             return EditorRun(errors=errors, warnings=warnings)
         statements = self._call(_analyzed, text, datasource.dialect)
+        refused = [error for error in map(_not_runnable, statements) if error is not None]
+        if refused:
+            return EditorRun(errors=refused, warnings=warnings)
         by_id = {statement.id: statement for statement in statements}
         run = EditorRun(warnings=warnings)
 
@@ -148,6 +154,17 @@ def _analyzed(text: str, dialect: str) -> list[ir.Statement]:
     from sqlml.semantics import analyze
 
     return analyze(parse(text), dialect)
+
+
+def _not_runnable(statement: ir.Statement) -> SqlmlError | None:
+    """The error of a TO RUN whose program the editor may not run: it has no program folder,
+    so only the modules ``$SQLML_RUNNABLE`` declares run (:mod:`sqlml.statements.run.runnable`)."""
+    if statement.kind != "run":
+        return None
+    refused = runnable.where_found(statement.program, statement.program_kind, None)
+    if refused is None:
+        return None
+    return SqlmlError(refused[0], line=statement.line, column=statement.column, hint=refused[1])
 
 
 def _plot(statement: ir.Statement, datasource: Datasource) -> Plot | None:

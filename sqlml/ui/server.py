@@ -20,14 +20,17 @@ from sqlml.ui.settings import Settings
 TOKEN_COOKIE = "sqlml_ui_token"
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
-NO_FRAMING = (  # the headers of every answer: no other site's page may frame one
+WILDCARDS = ("0.0.0.0", "::", "")  # addresses that listen on every interface
+SECURITY_HEADERS = (  # of every answer: no other site's page may frame one; no type sniffing
     (b"x-frame-options", b"DENY"),
     (b"content-security-policy", b"frame-ancestors 'none'"),
+    (b"x-content-type-options", b"nosniff"),
 )
 
 
 def create_app(settings: Settings) -> Starlette:
-    """The application: runs, models and the editor, under a token when one is set."""
+    """The application: runs, models and the editor, under a token unless ``settings`` has
+    none (``sqlml ui --no-token``), answering to ``settings.hosts`` only when they are set."""
     from sqlml.ui import editor, models, runs
 
     routes = [
@@ -37,9 +40,9 @@ def create_app(settings: Settings) -> Starlette:
         *editor.ROUTES,
         Mount("/static", StaticFiles(packages=[("sqlml.ui", "static")]), name="static"),
     ]
-    middleware = [Middleware(NoFraming), Middleware(SameOrigin)]
+    middleware = [Middleware(SecurityHeaders), Middleware(SameOrigin)]
     if settings.hosts:
-        middleware.insert(0, Middleware(TrustedHostMiddleware, allowed_hosts=list(settings.hosts)))
+        middleware.insert(1, Middleware(TrustedHostMiddleware, allowed_hosts=list(settings.hosts)))
     if settings.token:
         middleware.append(Middleware(TokenCheck, token=settings.token))
     app = Starlette(routes=routes, middleware=middleware)
@@ -49,7 +52,9 @@ def create_app(settings: Settings) -> Starlette:
 
 class TokenCheck:
     """Refuses every request without the token: in the query (``?token=``, which also sets
-    a cookie and redirects to the same page without it), in the cookie, or as a bearer."""
+    a cookie and redirects to the same page without it: a path, never an address made of the
+    request's ``Host``), in the cookie, or as ``Authorization: Bearer TOKEN`` (the scheme in
+    any case, RFC 7235)."""
 
     def __init__(self, app: ASGIApp, token: str) -> None:
         self._app, self._token = app, token
@@ -61,10 +66,10 @@ class TokenCheck:
         request = Request(scope)
         given = request.query_params.get("token")
         if given is not None and self._matches(given):
-            response: Response = RedirectResponse(request.url.remove_query_params("token"))
+            response: Response = RedirectResponse(_without_token(request))
             response.set_cookie(TOKEN_COOKIE, given, httponly=True, samesite="strict")
         elif self._matches(request.cookies.get(TOKEN_COOKIE, "")) or self._matches(
-            request.headers.get("authorization", "").removeprefix("Bearer ")
+            _bearer(request.headers.get("authorization", ""))
         ):
             await self._app(scope, receive, send)
             return
@@ -80,20 +85,32 @@ class TokenCheck:
         return bool(given) and hmac.compare_digest(given.encode(), self._token.encode())
 
 
-class NoFraming:
+def _without_token(request: Request) -> str:
+    """The request's path and query without ``token``: where its redirect goes."""
+    query = request.url.remove_query_params("token").query
+    return request.url.path + (f"?{query}" if query else "")
+
+
+def _bearer(authorization: str) -> str:
+    """The credentials of an ``Authorization: Bearer ...`` header; empty for another."""
+    scheme, _, credentials = authorization.strip().partition(" ")
+    return credentials.strip() if scheme.lower() == "bearer" else ""
+
+
+class SecurityHeaders:
     """Every response forbids framing by another site's page (clickjacking of Resume, Stop,
-    Run)."""
+    Run) and a browser's guessing of its content's type (``nosniff``)."""
 
     def __init__(self, app: ASGIApp) -> None:
         self._app = app
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        async def unframed(message: dict) -> None:
+        async def secured(message: dict) -> None:
             if message["type"] == "http.response.start":
-                message["headers"] = [*message.get("headers", []), *NO_FRAMING]
+                message["headers"] = [*message.get("headers", []), *SECURITY_HEADERS]
             await send(message)
 
-        await self._app(scope, receive, unframed if scope["type"] == "http" else send)
+        await self._app(scope, receive, secured if scope["type"] == "http" else send)
 
 
 class SameOrigin:
@@ -120,13 +137,21 @@ class SameOrigin:
         await self._app(scope, receive, send)
 
 
+def allowed_hosts(host: str) -> tuple[str, ...] | None:
+    """The names a page listening on ``host`` answers to: loopback names and ``host`` (a
+    web site whose name is made to point at this machine gets nothing: DNS rebinding);
+    None, any, when it listens on every interface (the token alone guards it then)."""
+    if host in WILDCARDS:
+        return None
+    return (*LOOPBACK_NAMES, f"[{host}]" if ":" in host else host)
+
+
 def serve(datasource: str | None, host: str, port: int, token: str | None) -> int:
-    """Serve the page on ``host``:``port`` until Ctrl-C."""
+    """Serve the page on ``host``:``port`` until Ctrl-C (``token`` None: to anyone)."""
     import uvicorn
 
     from sqlml.local_files import default_run_dir
 
-    hosts = None if token else (*LOOPBACK_NAMES, f"[{host}]" if ":" in host else host)
-    settings = Settings(datasource, default_run_dir(), Path.cwd(), token, hosts)
+    settings = Settings(datasource, default_run_dir(), Path.cwd(), token, allowed_hosts(host))
     uvicorn.run(create_app(settings), host=host, port=port, log_level="warning")
     return 0

@@ -10,9 +10,9 @@ from pathlib import Path
 class Settings:
     """What the page reads: the datasource (its URL never leaves the server), the run
     folder of the step logs and run files, and the folder programs' relative paths start
-    from; ``token``: what a browser must present, if anything; ``hosts``: the names the
-    page answers to (a page on loopback without a token answers to loopback names only, so
-    that a web site whose name is made to point at this machine cannot use it)."""
+    from; ``token``: what a browser must present (None: nothing, ``sqlml ui --no-token``);
+    ``hosts``: the names the page answers to (its loopback names and its address, so that a
+    web site whose name is made to point at this machine cannot use it; None: any)."""
 
     datasource: str | None
     run_dir: Path

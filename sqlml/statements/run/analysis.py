@@ -1,7 +1,9 @@
 """The analysis of TO RUN: what the program is (a function, a script or an image), sqlml's
 attributes apart from the program's parameters, and the INTO tables checked.
 
-Nothing of the program is imported or run here: ``sqlml check`` only reads its name.
+Nothing of the program is imported or run here: ``sqlml check`` only reads its name, and
+refuses one that is not runnable (:mod:`.runnable`: a module of Python's, of sqlml's or
+installed and not declared; a script outside the program's folder).
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from sqlml.semantics.attributes import Attr, check_attributes
 from sqlml.semantics.lineage import tables_read
 from sqlml.semantics.lowering import OUTPUT_REPLACE, error, lower_selecting, where
 from sqlml.semantics.table_names import same_table
-from sqlml.statements.run import syntax
+from sqlml.statements.run import runnable, syntax
 from sqlml.statements.run.ir import RunStatement
 from sqlml.tables import HELPER_MARK, is_own_table
 
@@ -61,13 +63,16 @@ def _lower(statement: syntax.RunStatement, step_id: str, dialect: str) -> RunSta
     image, entrypoint = split_image(program) if kind == "image" else (None, None)
     if kind == "function":
         _check_function(statement.program)
-        if statement.command:
-            raise error(
-                "CMD gives a script's or an image's command-line arguments; a Python "
-                "function takes its parameters from WITH",
-                statement.program.pos,
-                "write WITH name = value, ... instead of CMD",
-            )
+    refused = runnable.by_name(program, kind)
+    if refused is not None:
+        raise error(refused[0], statement.program.pos, refused[1])
+    if kind == "function" and statement.command:
+        raise error(
+            "CMD gives a script's or an image's command-line arguments; a Python "
+            "function takes its parameters from WITH",
+            statement.program.pos,
+            "write WITH name = value, ... instead of CMD",
+        )
     own = [a for a in statement.attributes if a.name.lower().startswith(OWN_PREFIXES)]
     attributes = check_attributes(own, RUN_ATTRIBUTES, "TO RUN")
     params = [a for a in statement.attributes if a not in own]

@@ -3,7 +3,8 @@ a child process, the tables it wrote into the INTO tables (all or none), their c
 SELECT column's name declared with its type where their values fit (:mod:`.column_types`).
 
 A Python function runs in ``python -m sqlml.statements.run.child``, a script in the same
-Python (both from the program file's folder), an image's program only inside that image:
+Python (both from the program file's folder, once :mod:`..runnable` allows them), an
+image's program only inside that image:
 on the Argo backend the step runs there (``python -m sqlml.runtime.step``); locally, where
 sqlml starts no containers, it is refused.
 """
@@ -24,6 +25,7 @@ from sqlml.errors import SqlmlError
 from sqlml.runtime.context import Context
 from sqlml.runtime.datasource.base import Columns
 from sqlml.runtime.outcome import Outcome
+from sqlml.statements.run import runnable
 from sqlml.statements.run.api import SPEC_ENV, output_file, read_columns, write_columns
 from sqlml.statements.run.handler.column_types import declared, program_view
 from sqlml.statements.run.handler.into import write_tables
@@ -41,6 +43,9 @@ def run(statement: RunStatement, context: Context) -> Outcome:
     for table in statement.tables:
         datasource.check_target(table, replace)  # before any work
     folder = (datasource.base_dir or Path.cwd()).resolve()
+    refused = runnable.where_found(statement.program, statement.program_kind, folder)
+    if refused is not None:
+        raise SqlmlError(refused[0], line=statement.line, column=statement.column, hint=refused[1])
     argv, cwd = _command(statement, folder)
     types = datasource.result_types(statement.select)
     columns = program_view(datasource.read(statement.select, context.reporter), types)
