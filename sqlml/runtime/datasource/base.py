@@ -219,7 +219,8 @@ class Datasource(ABC):
 
     def table_fingerprint(self, table: Sequence[str]) -> str | None:
         """A value that changes whenever ``table``'s rows or columns (names, types, order)
-        change, or None if unknown (no ``fingerprint_sql``, or no such table).
+        change, or None if unknown (no ``fingerprint_sql``, no such table, or none the
+        database can compute). A view's changes with the rows it gives: whatever it reads.
 
         The name is looked up regardless of case, as the dependency analysis lower-cases
         names: on a database whose names are case-sensitive (MySQL on Linux), tables whose
@@ -236,10 +237,11 @@ class Datasource(ABC):
         stored = [stored for (stored,) in found.rows] if found else []
         if not stored:
             return None
-        return repr([self._fingerprint([*schema, each]) for each in stored])
+        found = [self._fingerprint([*schema, each]) for each in stored]
+        return None if None in found else repr(found)
 
     def _fingerprint(self, table: Sequence[str]) -> Any:
-        """The fingerprint of the table named exactly ``table``."""
+        """The fingerprint of the table named exactly ``table``; None if it has none."""
         found = self.execute(self.fingerprint_sql.format(table=self.quote(table)))
         return (self.column_types(table), found.rows if found else None)
 

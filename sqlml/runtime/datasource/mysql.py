@@ -71,7 +71,8 @@ class MySQLSource(Datasource):
         time, else ``CHECKSUM TABLE``, which reads every row. Times have whole seconds, so a
         table changed in the current second is asked again once that second is over (a later
         change then gets a later time): the same unchanged table always gets the same form of
-        fingerprint, whenever it is asked, and a resumed run recognises it."""
+        fingerprint, whenever it is asked, and a resumed run recognises it. A view has
+        neither (its checksum is NULL): its rows are hashed (:meth:`_view_fingerprint`)."""
         if not self._exact_times:  # MySQL 8 caches these times for a day unless told not to
             with suppress(DatasourceError):  # MariaDB has no such cache, nor the variable
                 self.execute("SET SESSION information_schema_stats_expiry = 0")
@@ -80,7 +81,7 @@ class MySQLSource(Datasource):
         deadline = time.monotonic() + SETTLE_SECONDS
         while True:
             found = self.execute(
-                "SELECT CREATE_TIME, UPDATE_TIME, UPDATE_TIME < NOW(), "
+                "SELECT CREATE_TIME, UPDATE_TIME, UPDATE_TIME < NOW(), TABLE_TYPE, "
                 "(SELECT GROUP_CONCAT(c.COLUMN_NAME, ' ', c.COLUMN_TYPE "
                 "ORDER BY c.ORDINAL_POSITION) FROM information_schema.columns AS c "
                 "WHERE c.table_schema = t.table_schema AND c.table_name = t.table_name) "
@@ -88,14 +89,34 @@ class MySQLSource(Datasource):
                 "WHERE t.table_schema = COALESCE(%s, DATABASE()) AND t.table_name = %s",
                 [schema[-1] if schema else None, name],
             )
+            if found and found.rows and found.rows[0][3] == "VIEW":
+                return self._view_fingerprint(table)
             if not (found and found.rows and found.rows[0][1] is not None):
-                return super()._fingerprint(table)
-            created, updated, settled, columns = found.rows[0]
+                return self._checksum(table)
+            created, updated, settled, _, columns = found.rows[0]
             if settled:
                 return f"created {created}, updated {updated}, columns {columns}"
             if time.monotonic() >= deadline:  # written to without a pause: read the rows
-                return super()._fingerprint(table)
+                return self._checksum(table)
             time.sleep(0.1)
+
+    def _checksum(self, table: Sequence[str]) -> Any:
+        """The table's columns and ``CHECKSUM TABLE``; None where the server has no checksum
+        of it (NULL)."""
+        columns, found = super()._fingerprint(table)
+        return None if not found or found[0][-1] is None else (columns, found)
+
+    def _view_fingerprint(self, view: Sequence[str]) -> Any:
+        """A view's columns and a hash of its rows (the sum of each row's MD5, its values
+        quoted, NULL apart from 'NULL'): whatever the view reads (tables, other views,
+        functions), its fingerprint changes with the rows it gives."""
+        columns = self.column_types(view)
+        values = ", ".join(f"QUOTE({self.quote([str(column[0])])})" for column in columns)
+        found = self.execute(
+            "SELECT COUNT(*), SUM(CAST(CONV(LEFT(MD5(CONCAT_WS(',', "
+            f"{values})), 16), 16, 10) AS UNSIGNED)) FROM {self.quote(view)}"
+        )
+        return (columns, [tuple(map(str, row)) for row in found.rows] if found else None)
 
     def quote(self, parts: Sequence[str]) -> str:
         return ".".join("`" + part.replace("`", "``") + "`" for part in parts)
