@@ -85,6 +85,7 @@ class Datasource(ABC):
     schemes: ClassVar[tuple[str, ...]] = ()  # URL schemes; declaring them registers the class
     file_based: ClassVar[bool] = False  # URLs name a file (scheme:///path), else a server
     url_example: ClassVar[str] = "{scheme}://user:password@host/database"  # for hints
+    url_options: ClassVar[tuple[str, ...]] = ()  # the ?options its URLs may give its driver
     dialect: ClassVar[str]  # sqlglot dialect name
     param: ClassVar[str]  # bound parameter placeholder
     types: ClassVar[dict[str, str]]  # "int", "float", "bool", "text", "blob", "key" -> SQL

@@ -19,6 +19,7 @@ from typing import Any, ClassVar
 
 from sqlml import imports
 from sqlml.errors import DatasourceError
+from sqlml.runtime.datasource import mysql_options
 from sqlml.runtime.datasource.base import (
     BATCH_ROWS,
     WRITTEN_MARK,
@@ -42,6 +43,7 @@ WRITE_LOCK_SECONDS = 3600  # how long a write waits while another writes into it
 class MySQLSource(Datasource):
     schemes = ("mysql", "mariadb")
     url_example = "{scheme}://user:password@host:3306/database"
+    url_options = tuple(mysql_options.OPTIONS)
     dialect = "mysql"
     param = "%s"
     current_schema = "DATABASE()"
@@ -353,9 +355,14 @@ def _driver_errors() -> Iterator[None]:
 
 
 def _connect(url: DatasourceURL, local_infile: bool = False) -> pymysql.Connection:
+    """A connection as the URL says, its options given to pymysql
+    (:mod:`~sqlml.runtime.datasource.mysql_options`): with TLS asked for, one without TLS
+    (a server that offers none) is an error, never a connection in clear."""
     client = imports.load("pymysql.constants.CLIENT")
+    options = mysql_options.connect_arguments(url)
+    tls = mysql_options.wants_tls(url)
     try:
-        return pymysql.connect(
+        con = pymysql.connect(
             host=url.host,
             port=url.port or 3306,
             user=url.user or None,
@@ -363,16 +370,39 @@ def _connect(url: DatasourceURL, local_infile: bool = False) -> pymysql.Connecti
             database=url.path,
             charset="utf8mb4",
             autocommit=True,
-            connect_timeout=10,
             # LOAD DATA LOCAL allowed, yet pymysql never opens a file the server names
             client_flag=client.LOCAL_FILES if local_infile else 0,
+            **{"connect_timeout": 10, **options},
         )
     except pymysql.MySQLError as error:
         raise DatasourceError(
             f"cannot connect to {url}: {_message(error)}",
-            hint="check that the server is running and that the URL given with "
+            hint=mysql_options.NO_TLS_HINT
+            if tls
+            else "check that the server is running and that the URL given with "
             "--datasource or SQLML_DATASOURCE is right",
         ) from None
+    except OSError as error:  # pymysql reads the URL's certificate and key files first
+        raise DatasourceError(
+            f"cannot connect to {url}: its certificate or key files cannot be read "
+            f"({error.strerror or error})",
+            hint="check the paths and the key's password given by ssl_ca, ssl_cert, ssl_key "
+            "and ssl_key_password",
+        ) from None
+    if tls and not _encrypted(con):
+        con.close()
+        raise DatasourceError(
+            f"cannot connect to {url}: the server offers no TLS", hint=mysql_options.NO_TLS_HINT
+        )
+    return con
+
+
+def _encrypted(con: pymysql.Connection) -> bool:
+    """Whether the connection is encrypted (the server says which cipher it uses)."""
+    with con.cursor() as cursor:
+        cursor.execute("SHOW SESSION STATUS LIKE 'Ssl_cipher'")
+        found = cursor.fetchone()
+    return bool(found and found[1])
 
 
 def _type_text(sql_type: str | bytes) -> str:
