@@ -246,6 +246,11 @@ class Datasource(ABC):
         found = self.execute(self.fingerprint_sql.format(table=self.quote(table)))
         return (self.column_types(table), found.rows if found else None)
 
+    def compares_exactly(self, table: Sequence[str], column: str) -> bool:
+        """Whether ``column`` of ``table`` has the type of ``exact_key`` (True without one, or
+        without such a column)."""
+        return True
+
     def column_types(self, table: Sequence[str]) -> list[tuple[Any, ...]]:
         """``table``'s columns in order, each its name and type; empty if there is no table."""
         *schema, name = table

@@ -14,6 +14,7 @@ import time
 import uuid
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
+from functools import cached_property
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -36,6 +37,7 @@ from sqlml.runtime.datasource.url import DatasourceURL
 from sqlml.tables import HELPER_MARK
 
 pymysql = Driver("pymysql")
+_EXACT_COLLATIONS = ("utf8mb4_0900_bin", "utf8mb4_nopad_bin")  # binary, NO PAD: exact text
 SETTLE_SECONDS = 3.0  # the longest a fingerprint waits for a table's update time to settle
 WRITE_LOCK_SECONDS = 3600  # how long a write waits while another writes into its table
 
@@ -57,9 +59,6 @@ class MySQLSource(Datasource):
         "blob": "LONGBLOB",
         "key": "VARCHAR(255)",
     }
-    # VARCHAR collations ignore case and accents, and pad trailing spaces (utf8mb4_bin too);
-    # 1020 bytes hold any 255 characters of UTF-8.
-    exact_key: ClassVar[str | None] = "VARBINARY(1020)"
 
     def __init__(self, url: DatasourceURL, base_dir: Path | None = None) -> None:
         super().__init__(url, base_dir)
@@ -67,6 +66,38 @@ class MySQLSource(Datasource):
         self._con = _connect(url)
         self._load_con: pymysql.Connection | None = None
         self._in_transaction = False
+
+    @cached_property
+    def exact_key(self) -> str:  # type: ignore[override]  # the server's collations tell
+        """Text compared byte for byte, trailing spaces too: a binary collation without
+        padding (MySQL 8's ``utf8mb4_0900_bin``, MariaDB's ``utf8mb4_nopad_bin``); the
+        default ones ignore case and accents and ``utf8mb4_bin`` pads. A server with neither
+        (MySQL 5.7) gets ``VARBINARY``, whose values are read as bytes. 1020 bytes hold any
+        255 characters of UTF-8."""
+        found = self.execute(
+            "SELECT COLLATION_NAME FROM information_schema.COLLATIONS WHERE COLLATION_NAME IN "
+            "(%s, %s) ORDER BY COLLATION_NAME",
+            list(_EXACT_COLLATIONS),
+        )
+        if not found or not found.rows:
+            return "VARBINARY(1020)"
+        return f"VARCHAR(255) CHARACTER SET utf8mb4 COLLATE {found.rows[0][0]}"
+
+    def compares_exactly(self, table: Sequence[str], column: str) -> bool:
+        """Whether the column has :attr:`exact_key`'s type and collation."""
+        *schema, name = table
+        found = self.execute(
+            "SELECT DATA_TYPE, COLLATION_NAME FROM information_schema.columns "
+            "WHERE table_schema = COALESCE(%s, DATABASE()) AND table_name = %s "
+            "AND column_name = %s",
+            [schema[-1] if schema else None, name, column],
+        )
+        if not found or not found.rows:
+            return True
+        data_type, collation = (str(value).lower() for value in found.rows[0])
+        return self.exact_key.lower().startswith(data_type) and (
+            data_type == "varbinary" or self.exact_key.endswith(collation)
+        )
 
     def _fingerprint(self, table: Sequence[str]) -> Any:
         """The table's columns, creation and update times when the server keeps the update
