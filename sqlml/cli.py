@@ -30,7 +30,7 @@ from sqlml.local_files import internal_error
 from sqlml.runtime.datasource import dialect_of, dialects, parse_url
 from sqlml.runtime.output import FORMATS, ResultFiles, ResultStream, output_dir
 from sqlml.ui.command import add_ui_parser, ui
-from sqlml.workflow_cli import add_output_option, add_run_options
+from sqlml.workflow_cli import UsageParser, add_output_option, add_run_options
 
 if TYPE_CHECKING:
     from sqlml.backends.local.report import WriteResult
@@ -42,7 +42,7 @@ USAGE_ERROR = 2
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = UsageParser(
         prog="sqlml",
         description="Train and use machine-learning models with SQL.",
         epilog="Run a string with: sqlml -e 'SELECT 1;'",

@@ -11,14 +11,23 @@ import argparse
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import NoReturn
 
 from sqlml.backends import DEFAULT, backends
 from sqlml.backends.local import run, run_options
 from sqlml.backends.local.backend import LocalBackend
 from sqlml.errors import SqlmlError
 from sqlml.local_files import internal_error
+from sqlml.runtime.datasource.url import redacted_urls
 from sqlml.runtime.output import FORMATS, ResultFiles, output_dir
 from sqlml.workflow import Workflow, WorkflowError
+
+
+class UsageParser(argparse.ArgumentParser):
+    """A parser whose usage errors (its subcommands' too) never show a URL's password."""
+
+    def error(self, message: str) -> NoReturn:
+        super().error(redacted_urls(message))
 
 
 def add_run_options(parser: argparse.ArgumentParser) -> None:
@@ -55,7 +64,7 @@ def add_output_option(parser: argparse.ArgumentParser) -> None:
 
 def main(workflow: Workflow, base_dir: str = ".", argv: Sequence[str] | None = None) -> int:
     """Command-line entry point of a compiled workflow program."""
-    parser = argparse.ArgumentParser(description=f"Run the sqlml workflow {workflow.name}.")
+    parser = UsageParser(description=f"Run the sqlml workflow {workflow.name}.")
     parser.add_argument("--datasource", help="database URL (default: $SQLML_DATASOURCE)")
     parser.add_argument("--base-dir", default=base_dir, help="where relative file paths resolve")
     parser.add_argument("--format", choices=FORMATS, default="table")

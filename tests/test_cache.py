@@ -45,8 +45,6 @@ def reads_counted(datasource, monkeypatch) -> list[str]:
 
 
 def test_hits_until_the_table_changes(datasource, table, tmp_path, monkeypatch):
-    if datasource.dialect == "sqlite":
-        pytest.skip("SQLite tables have no fingerprint: never cached")
     cache = InputCache(tmp_path / "cache")
     calls = reads_counted(datasource, monkeypatch)
     select = f"SELECT x, s FROM {table} ORDER BY x"
@@ -77,8 +75,6 @@ def test_uncacheable_selects_read_the_database(datasource, table, tmp_path, monk
 
 
 def test_size_limit_evicts_the_least_recently_used(datasource, table, tmp_path):
-    if datasource.dialect == "sqlite":
-        pytest.skip("SQLite tables have no fingerprint: never cached")
     cache = InputCache(tmp_path / "cache", max_bytes=1)  # keeps only the newest entry
     cache.read(datasource, f"SELECT x FROM {table}")
     cache.read(datasource, f"SELECT s FROM {table}")
@@ -138,8 +134,8 @@ def test_a_changed_schema_with_the_same_rows_is_read_again(
 ):
     """The fingerprint covers the columns' names, types and order, not only the rows (DuckDB's
     and PostgreSQL's row hashes are blind to names, and PostgreSQL's to 10 becoming '10')."""
-    if datasource.dialect == "sqlite":
-        pytest.skip("SQLite tables have no fingerprint: never cached")
+    if change == "a new type" and datasource.dialect == "sqlite":
+        pytest.skip("SQLite cannot change a column's type")
     datasource.write_table([unique_name], {"a": np.array([1, 2, 3]), "b": np.array([10, 20, 30])})
     try:
         cache = InputCache(tmp_path / "cache")

@@ -253,4 +253,43 @@ def test_an_old_mysql_store_is_migrated_to_exact_names(mysql_url, unique_name):
     assert listed == {"Churn": 2, "churn": 1}
     assert loaded == {"Churn": b"Chu", "churn": b"chu"}
     assert saved == 1
-    assert types == [("name", "varbinary")] * 2
+    assert types == [("name", "varchar")] * 2
+
+
+def test_mysql_model_names_are_read_as_text(mysql_url, unique_name, capsys):
+    """A store of VARBINARY names (read as bytes: b'km' in JSON) is altered to text that
+    compares exactly: every reader, a user's SELECT too, gets the names as text, and names
+    alike stay apart."""
+    database = f"sqlml_{unique_name}"
+    root = connect(mysql_url)
+    root.execute(f"CREATE DATABASE {database}")
+    url = f"{mysql_url.rsplit('/', 1)[0]}/{database}"
+    try:
+        ds = connect(url)
+        for table in (model_store.TABLE, "sqlml_model_chunks"):
+            chunk = ", seq INTEGER NOT NULL, chunk LONGBLOB NOT NULL" if "chunks" in table else ""
+            ds.execute(
+                f"CREATE TABLE {table} (name VARBINARY(1020) NOT NULL, version INTEGER NOT NULL"
+                + (chunk or ", size BIGINT NOT NULL, metadata LONGTEXT NOT NULL")
+                + (
+                    ", PRIMARY KEY (name, version, seq))"
+                    if chunk
+                    else ", PRIMARY KEY (name, version))"
+                )
+            )
+        ds.close()
+        ds = connect(url)
+        store = ModelStore(ds)
+        for name in VARIANTS:
+            store.save(name, meta(), name.encode())
+        loaded = {name: store.load(name).data for name in VARIANTS}
+        ds.close()
+        query = f"SELECT name FROM {model_store.TABLE} ORDER BY version, name"
+        assert main(["-e", query, "--datasource", url, "--format", "json"]) == 0
+        shown = capsys.readouterr().out
+    finally:
+        root.execute(f"DROP DATABASE {database}")
+        root.close()
+    assert loaded == {name: name.encode() for name in VARIANTS}
+    names = [row["name"] for row in json.loads(shown[shown.index("[") : shown.rindex("]") + 1])]
+    assert sorted(names) == sorted(VARIANTS)

@@ -7,8 +7,9 @@ transaction, so a failed save leaves the previous version in place, and loading 
 every byte is there. Nothing stored is ever unpickled or executed.
 
 Models are named exactly as written: ``Churn``, ``churn``, ``modèle`` and ``modele `` are four
-models on every database. On MySQL the ``name`` columns are ``VARBINARY`` (its string
-collations ignore case, accents or trailing spaces), and a store made with ``VARCHAR`` names
+models on every database. On MySQL the ``name`` columns are text in a binary collation
+without padding (the default collations ignore case, accents or trailing spaces;
+``VARBINARY``, read as bytes, where the server has none), and a store made with other names
 is altered when first opened. Metadata is checked as it is read
 (:mod:`sqlml.models.metadata`), and a model's bytes are at most
 :data:`~sqlml.models.checks.MAX_MODEL_BYTES`.
@@ -136,17 +137,15 @@ class ModelStore:
 
     def _exact_names(self) -> None:
         """Make the name columns compare exactly where they are of a type that does not: a
-        store made before names were exact (MySQL's VARCHAR) is altered to the datasource's
-        ``exact_key``, keeping its rows (no names can clash: the new comparison is finer).
-        Checked once per connection."""
+        store made before names were exact (MySQL's VARCHAR) or read as text (MySQL's
+        VARBINARY, read as bytes) is altered to the datasource's ``exact_key``, keeping its
+        rows (no names can clash: the new comparison is as fine). Checked once per
+        connection."""
         exact = self._ds.exact_key
         if exact is None or self._ds in _EXACT:
             return
         for table in (TABLE, CHUNKS):
-            types = {
-                str(row[0]).lower(): str(row[1]).lower() for row in self._ds.column_types([table])
-            }
-            if types.get("name", "varbinary") != "varbinary":
+            if not self._ds.compares_exactly([table], "name"):
                 self._ds.execute(
                     f"ALTER TABLE {self._ds.quote([table])} MODIFY name {exact} NOT NULL"
                 )

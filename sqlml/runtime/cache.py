@@ -3,7 +3,8 @@
 An entry is keyed by the datasource (without its password), the SELECT text and a
 fingerprint of every table the SELECT reads, computed by the database itself (the table's
 columns, their types and order, plus on MySQL its update time, else ``CHECKSUM TABLE``; a
-hash aggregate of the rows elsewhere): a changed table is a new key. A SELECT
+hash aggregate of the rows elsewhere, and of a view's rows everywhere): a changed table, or
+a view whose tables changed, is a new key. A SELECT
 that reads no table, a table that cannot be fingerprinted, or a non-deterministic function
 (random numbers, the clock) is never cached.
 

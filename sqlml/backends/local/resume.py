@@ -2,8 +2,9 @@
 
 A step's content hash covers its definition, the values it reads and the fingerprints of the
 tables and models it reads. A resumed run skips a step that succeeded in the run it resumes
-when its hash is unchanged, no step it waits for ran again and what its kind declares it
-writes (models, tables, files) still exists.
+when its hash is unchanged, every table it reads has a fingerprint (one without may have
+changed unseen), no step it waits for ran again and what its kind declares it writes
+(models, tables, files) still exists.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ class Resume:
         hashed: bool = True,
     ) -> None:
         self._ds, self._previous, self._note, self._hashed = ds, previous, note, hashed
+        self._unknown: dict[str, list[str]] = {}  # step -> tables read without a fingerprint
 
     def content_hash(self, step: Step, resolve: Callable[[Ref], str]) -> str:
         """The step's definition, the values it reads and the fingerprints of the tables and
@@ -64,6 +66,13 @@ class Resume:
             or any(states[d] == rec.SUCCEEDED for d in step.after)
         ):
             return None
+        unknown = self._unknown.get(step.name)
+        if unknown:
+            self._note(
+                f"step {step.name} runs again: the database has no fingerprint of "
+                f"{', '.join(unknown)}, which may have changed"
+            )
+            return None
         from sqlml.backends.local.written import gone_output  # the model store: only here
 
         gone = gone_output(step, self._ds)
@@ -84,6 +93,7 @@ class Resume:
         io = dependencies([statement], self._ds.dialect).io[statement.id]
         tables = set(io.reads_tables) | ({MODEL_VERSIONS} if io.reads_all_models else set())
         found = {"tables": {n: self._ds.table_fingerprint(n.split(".")) for n in sorted(tables)}}
+        self._unknown[step.name] = [name for name, value in found["tables"].items() if not value]
         if io.reads_models:
             from sqlml.models.store import ModelStore  # only where a model is read
 

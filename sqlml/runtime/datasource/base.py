@@ -85,6 +85,7 @@ class Datasource(ABC):
     schemes: ClassVar[tuple[str, ...]] = ()  # URL schemes; declaring them registers the class
     file_based: ClassVar[bool] = False  # URLs name a file (scheme:///path), else a server
     url_example: ClassVar[str] = "{scheme}://user:password@host/database"  # for hints
+    url_options: ClassVar[tuple[str, ...]] = ()  # the ?options its URLs may give its driver
     dialect: ClassVar[str]  # sqlglot dialect name
     param: ClassVar[str]  # bound parameter placeholder
     types: ClassVar[dict[str, str]]  # "int", "float", "bool", "text", "blob", "key" -> SQL
@@ -219,7 +220,8 @@ class Datasource(ABC):
 
     def table_fingerprint(self, table: Sequence[str]) -> str | None:
         """A value that changes whenever ``table``'s rows or columns (names, types, order)
-        change, or None if unknown (no ``fingerprint_sql``, or no such table).
+        change, or None if unknown (no ``fingerprint_sql``, no such table, or none the
+        database can compute). A view's changes with the rows it gives: whatever it reads.
 
         The name is looked up regardless of case, as the dependency analysis lower-cases
         names: on a database whose names are case-sensitive (MySQL on Linux), tables whose
@@ -236,12 +238,18 @@ class Datasource(ABC):
         stored = [stored for (stored,) in found.rows] if found else []
         if not stored:
             return None
-        return repr([self._fingerprint([*schema, each]) for each in stored])
+        found = [self._fingerprint([*schema, each]) for each in stored]
+        return None if None in found else repr(found)
 
     def _fingerprint(self, table: Sequence[str]) -> Any:
-        """The fingerprint of the table named exactly ``table``."""
+        """The fingerprint of the table named exactly ``table``; None if it has none."""
         found = self.execute(self.fingerprint_sql.format(table=self.quote(table)))
         return (self.column_types(table), found.rows if found else None)
+
+    def compares_exactly(self, table: Sequence[str], column: str) -> bool:
+        """Whether ``column`` of ``table`` has the type of ``exact_key`` (True without one, or
+        without such a column)."""
+        return True
 
     def column_types(self, table: Sequence[str]) -> list[tuple[Any, ...]]:
         """``table``'s columns in order, each its name and type; empty if there is no table."""

@@ -14,11 +14,13 @@ import time
 import uuid
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
+from functools import cached_property
 from pathlib import Path
 from typing import Any, ClassVar
 
 from sqlml import imports
 from sqlml.errors import DatasourceError
+from sqlml.runtime.datasource import mysql_options
 from sqlml.runtime.datasource.base import (
     BATCH_ROWS,
     WRITTEN_MARK,
@@ -35,6 +37,7 @@ from sqlml.runtime.datasource.url import DatasourceURL
 from sqlml.tables import HELPER_MARK
 
 pymysql = Driver("pymysql")
+_EXACT_COLLATIONS = ("utf8mb4_0900_bin", "utf8mb4_nopad_bin")  # binary, NO PAD: exact text
 SETTLE_SECONDS = 3.0  # the longest a fingerprint waits for a table's update time to settle
 WRITE_LOCK_SECONDS = 3600  # how long a write waits while another writes into its table
 
@@ -42,6 +45,7 @@ WRITE_LOCK_SECONDS = 3600  # how long a write waits while another writes into it
 class MySQLSource(Datasource):
     schemes = ("mysql", "mariadb")
     url_example = "{scheme}://user:password@host:3306/database"
+    url_options = tuple(mysql_options.OPTIONS)
     dialect = "mysql"
     param = "%s"
     current_schema = "DATABASE()"
@@ -55,9 +59,6 @@ class MySQLSource(Datasource):
         "blob": "LONGBLOB",
         "key": "VARCHAR(255)",
     }
-    # VARCHAR collations ignore case and accents, and pad trailing spaces (utf8mb4_bin too);
-    # 1020 bytes hold any 255 characters of UTF-8.
-    exact_key: ClassVar[str | None] = "VARBINARY(1020)"
 
     def __init__(self, url: DatasourceURL, base_dir: Path | None = None) -> None:
         super().__init__(url, base_dir)
@@ -66,12 +67,45 @@ class MySQLSource(Datasource):
         self._load_con: pymysql.Connection | None = None
         self._in_transaction = False
 
+    @cached_property
+    def exact_key(self) -> str:  # type: ignore[override]  # the server's collations tell
+        """Text compared byte for byte, trailing spaces too: a binary collation without
+        padding (MySQL 8's ``utf8mb4_0900_bin``, MariaDB's ``utf8mb4_nopad_bin``); the
+        default ones ignore case and accents and ``utf8mb4_bin`` pads. A server with neither
+        (MySQL 5.7) gets ``VARBINARY``, whose values are read as bytes. 1020 bytes hold any
+        255 characters of UTF-8."""
+        found = self.execute(
+            "SELECT COLLATION_NAME FROM information_schema.COLLATIONS WHERE COLLATION_NAME IN "
+            "(%s, %s) ORDER BY COLLATION_NAME",
+            list(_EXACT_COLLATIONS),
+        )
+        if not found or not found.rows:
+            return "VARBINARY(1020)"
+        return f"VARCHAR(255) CHARACTER SET utf8mb4 COLLATE {found.rows[0][0]}"
+
+    def compares_exactly(self, table: Sequence[str], column: str) -> bool:
+        """Whether the column has :attr:`exact_key`'s type and collation."""
+        *schema, name = table
+        found = self.execute(
+            "SELECT DATA_TYPE, COLLATION_NAME FROM information_schema.columns "
+            "WHERE table_schema = COALESCE(%s, DATABASE()) AND table_name = %s "
+            "AND column_name = %s",
+            [schema[-1] if schema else None, name, column],
+        )
+        if not found or not found.rows:
+            return True
+        data_type, collation = (str(value).lower() for value in found.rows[0])
+        return self.exact_key.lower().startswith(data_type) and (
+            data_type == "varbinary" or self.exact_key.endswith(collation)
+        )
+
     def _fingerprint(self, table: Sequence[str]) -> Any:
         """The table's columns, creation and update times when the server keeps the update
         time, else ``CHECKSUM TABLE``, which reads every row. Times have whole seconds, so a
         table changed in the current second is asked again once that second is over (a later
         change then gets a later time): the same unchanged table always gets the same form of
-        fingerprint, whenever it is asked, and a resumed run recognises it."""
+        fingerprint, whenever it is asked, and a resumed run recognises it. A view has
+        neither (its checksum is NULL): its rows are hashed (:meth:`_view_fingerprint`)."""
         if not self._exact_times:  # MySQL 8 caches these times for a day unless told not to
             with suppress(DatasourceError):  # MariaDB has no such cache, nor the variable
                 self.execute("SET SESSION information_schema_stats_expiry = 0")
@@ -80,7 +114,7 @@ class MySQLSource(Datasource):
         deadline = time.monotonic() + SETTLE_SECONDS
         while True:
             found = self.execute(
-                "SELECT CREATE_TIME, UPDATE_TIME, UPDATE_TIME < NOW(), "
+                "SELECT CREATE_TIME, UPDATE_TIME, UPDATE_TIME < NOW(), TABLE_TYPE, "
                 "(SELECT GROUP_CONCAT(c.COLUMN_NAME, ' ', c.COLUMN_TYPE "
                 "ORDER BY c.ORDINAL_POSITION) FROM information_schema.columns AS c "
                 "WHERE c.table_schema = t.table_schema AND c.table_name = t.table_name) "
@@ -88,14 +122,34 @@ class MySQLSource(Datasource):
                 "WHERE t.table_schema = COALESCE(%s, DATABASE()) AND t.table_name = %s",
                 [schema[-1] if schema else None, name],
             )
+            if found and found.rows and found.rows[0][3] == "VIEW":
+                return self._view_fingerprint(table)
             if not (found and found.rows and found.rows[0][1] is not None):
-                return super()._fingerprint(table)
-            created, updated, settled, columns = found.rows[0]
+                return self._checksum(table)
+            created, updated, settled, _, columns = found.rows[0]
             if settled:
                 return f"created {created}, updated {updated}, columns {columns}"
             if time.monotonic() >= deadline:  # written to without a pause: read the rows
-                return super()._fingerprint(table)
+                return self._checksum(table)
             time.sleep(0.1)
+
+    def _checksum(self, table: Sequence[str]) -> Any:
+        """The table's columns and ``CHECKSUM TABLE``; None where the server has no checksum
+        of it (NULL)."""
+        columns, found = super()._fingerprint(table)
+        return None if not found or found[0][-1] is None else (columns, found)
+
+    def _view_fingerprint(self, view: Sequence[str]) -> Any:
+        """A view's columns and a hash of its rows (the sum of each row's MD5, its values
+        quoted, NULL apart from 'NULL'): whatever the view reads (tables, other views,
+        functions), its fingerprint changes with the rows it gives."""
+        columns = self.column_types(view)
+        values = ", ".join(f"QUOTE({self.quote([str(column[0])])})" for column in columns)
+        found = self.execute(
+            "SELECT COUNT(*), SUM(CAST(CONV(LEFT(MD5(CONCAT_WS(',', "
+            f"{values})), 16), 16, 10) AS UNSIGNED)) FROM {self.quote(view)}"
+        )
+        return (columns, [tuple(map(str, row)) for row in found.rows] if found else None)
 
     def quote(self, parts: Sequence[str]) -> str:
         return ".".join("`" + part.replace("`", "``") + "`" for part in parts)
@@ -332,9 +386,14 @@ def _driver_errors() -> Iterator[None]:
 
 
 def _connect(url: DatasourceURL, local_infile: bool = False) -> pymysql.Connection:
+    """A connection as the URL says, its options given to pymysql
+    (:mod:`~sqlml.runtime.datasource.mysql_options`): with TLS asked for, one without TLS
+    (a server that offers none) is an error, never a connection in clear."""
     client = imports.load("pymysql.constants.CLIENT")
+    options = mysql_options.connect_arguments(url)
+    tls = mysql_options.wants_tls(url)
     try:
-        return pymysql.connect(
+        con = pymysql.connect(
             host=url.host,
             port=url.port or 3306,
             user=url.user or None,
@@ -342,16 +401,39 @@ def _connect(url: DatasourceURL, local_infile: bool = False) -> pymysql.Connecti
             database=url.path,
             charset="utf8mb4",
             autocommit=True,
-            connect_timeout=10,
             # LOAD DATA LOCAL allowed, yet pymysql never opens a file the server names
             client_flag=client.LOCAL_FILES if local_infile else 0,
+            **{"connect_timeout": 10, **options},
         )
     except pymysql.MySQLError as error:
         raise DatasourceError(
             f"cannot connect to {url}: {_message(error)}",
-            hint="check that the server is running and that the URL given with "
+            hint=mysql_options.NO_TLS_HINT
+            if tls
+            else "check that the server is running and that the URL given with "
             "--datasource or SQLML_DATASOURCE is right",
         ) from None
+    except OSError as error:  # pymysql reads the URL's certificate and key files first
+        raise DatasourceError(
+            f"cannot connect to {url}: its certificate or key files cannot be read "
+            f"({error.strerror or error})",
+            hint="check the paths and the key's password given by ssl_ca, ssl_cert, ssl_key "
+            "and ssl_key_password",
+        ) from None
+    if tls and not _encrypted(con):
+        con.close()
+        raise DatasourceError(
+            f"cannot connect to {url}: the server offers no TLS", hint=mysql_options.NO_TLS_HINT
+        )
+    return con
+
+
+def _encrypted(con: pymysql.Connection) -> bool:
+    """Whether the connection is encrypted (the server says which cipher it uses)."""
+    with con.cursor() as cursor:
+        cursor.execute("SHOW SESSION STATUS LIKE 'Ssl_cipher'")
+        found = cursor.fetchone()
+    return bool(found and found[1])
 
 
 def _type_text(sql_type: str | bytes) -> str:

@@ -31,6 +31,16 @@ _RELATION_KINDS = {"r": "table", "p": "table", "v": "view", "m": "materialized v
                    "c": "composite type", "t": "TOAST table"}  # fmt: skip
 _CANCELLED = "canceling statement due to user request"  # the server's words
 _VERSIONED = {"r", "p", "m"}  # relations whose rows have versions: tables, materialized views
+# libpq's connection parameters a URL may give (as psql's URLs do), passed on as they are:
+# TLS (sslmode=require refuses a server without TLS, verify-full checks its certificate and
+# name), time limits, the session's settings. Not the ones that would name another server
+# or read a file of settings (host, service, passfile).
+_LIBPQ_OPTIONS = ("sslmode", "sslrootcert", "sslcert", "sslkey", "sslpassword", "sslcrl",
+                  "sslcrldir", "sslsni", "ssl_min_protocol_version", "ssl_max_protocol_version",
+                  "channel_binding", "gssencmode", "requirepeer", "krbsrvname",
+                  "connect_timeout", "application_name", "options", "target_session_attrs",
+                  "keepalives", "keepalives_idle", "keepalives_interval", "keepalives_count",
+                  "tcp_user_timeout")  # fmt: skip
 # How long a statement of a rolled-back transaction waits for a lock another session holds.
 LOCK_TIMEOUT = "2s"
 # Type OIDs: int2, int4, int8, oid; float4, float8, numeric.
@@ -41,6 +51,7 @@ _FLOAT_TYPES = {700, 701, 1700}
 class PostgreSQLSource(Datasource):
     schemes = ("postgresql", "postgres")
     url_example = "{scheme}://user@host:5432/database"
+    url_options = _LIBPQ_OPTIONS
     dialect = "postgres"
     param = "%s"
     current_schema = "current_schema()"
@@ -275,12 +286,16 @@ def _connect(url: DatasourceURL) -> psycopg.Connection:
             password=url.password or None,
             dbname=url.path,
             autocommit=True,
-            connect_timeout=10,
+            **{"connect_timeout": "10", **dict(url.options)},
         )
     except psycopg.Error as error:
+        message = _message(error)
         raise DatasourceError(
-            f"cannot connect to {url}: {_message(error)}",
-            hint="check that the server is running and that the URL given with "
+            f"cannot connect to {url}: {message}",
+            hint="the server offers no TLS: enable it on the server, or choose another "
+            "sslmode (psql's are disable, allow, prefer, require, verify-ca, verify-full)"
+            if url.option("sslmode") and ("SSL" in message or "sslmode" in message)
+            else "check that the server is running and that the URL given with "
             "--datasource or SQLML_DATASOURCE is right",
         ) from None
 

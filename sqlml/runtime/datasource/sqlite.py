@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import marshal
 import uuid
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -51,6 +53,28 @@ class SQLiteSource(Datasource):
                 f"cannot open the SQLite database {url}: {error}",
                 hint="check the path in --datasource or SQLML_DATASOURCE",
             ) from None
+        self._con.create_aggregate(_ROW_HASH, -1, _RowHash)
+
+    def table_fingerprint(self, table: Sequence[str]) -> str | None:
+        """The table's (or view's) columns and a hash of its rows, computed in Python as
+        SQLite has no hash function: it reads every row. None if there is no such table.
+        Names are compared as SQLite compares them: regardless of case."""
+        *schema, name = table
+        master = self.quote([*schema[-1:], "sqlite_master"])
+        found = self.execute(
+            f"SELECT name FROM {master} WHERE type IN ('table', 'view') "
+            "AND name = ? COLLATE NOCASE",
+            [name],
+        )
+        if not found or not found.rows:
+            return None
+        stored = [*schema, found.rows[0][0]]
+        columns = self.execute(
+            "SELECT name, type FROM pragma_table_info(?, ?)", [stored[-1], _schema(stored)]
+        )
+        names = ", ".join(self.quote([column]) for column, _ in columns.rows) if columns else ""
+        rows = self.execute(f"SELECT count(*), {_ROW_HASH}({names}) FROM {self.quote(stored)}")
+        return repr((columns.rows if columns else [], rows.rows if rows else []))
 
     def execute(self, sql: str, params: Sequence[Any] = ()) -> ResultSet | None:
         try:
@@ -165,6 +189,26 @@ class SQLiteSource(Datasource):
 
     def close(self) -> None:
         self._con.close()
+
+
+_ROW_HASH = "sqlml_row_hash"
+
+
+class _RowHash:
+    """An aggregate of SQLite's: the sum, modulo 2**64, of each row's BLAKE2b hash (of the
+    row's values with their types, as ``marshal`` writes them: C speed, no code run), as
+    text. Order-independent; equal rows count each. 1.9 s for 1,000,000 rows of 5 REALs,
+    where reading them takes 4.4 s."""
+
+    def __init__(self) -> None:
+        self.total = 0
+
+    def step(self, *values: Any) -> None:
+        digest = hashlib.blake2b(marshal.dumps(values), digest_size=8).digest()
+        self.total += int.from_bytes(digest, "big")
+
+    def finalize(self) -> str:
+        return str(self.total % (1 << 64))
 
 
 def _schema(table: Sequence[str]) -> str:

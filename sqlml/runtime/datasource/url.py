@@ -1,6 +1,9 @@
 """Datasource URLs: ``duckdb:///file.duckdb``, ``mysql://user:password@host:3306/db``.
 
-A URL's text form never shows its password, so it is safe in messages and logs.
+A server's URL may end in options for its driver (``?sslmode=require``): each datasource
+class declares the ones it understands (``url_options``), and any other is an error, never
+dropped. A URL's text form never shows its password (nor a secret option's value), so it is
+safe in messages and logs.
 """
 
 from __future__ import annotations
@@ -8,7 +11,7 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass, field
-from urllib.parse import quote, unquote, urlsplit
+from urllib.parse import parse_qsl, quote, unquote, urlencode, urlsplit
 
 from sqlml.errors import DatasourceError
 from sqlml.runtime.datasource import registry
@@ -26,6 +29,8 @@ class DatasourceURL:
     port: int | None = None
     user: str = ""
     password: str = field(default="", repr=False)
+    # the driver's options (name, value), in the URL's order; secret values hidden in repr
+    options: tuple[tuple[str, str], ...] = field(default=(), repr=False)
 
     def __str__(self) -> str:
         if not self.host:  # a file: server URLs need a host
@@ -33,7 +38,13 @@ class DatasourceURL:
         user = self.user + (":***" if self.password else "")
         at = f"{user}@" if user else ""
         port = f":{self.port}" if self.port else ""
-        return f"{self.scheme}://{at}{self.host}{port}/{self.path}"
+        shown = [(name, "***" if _secret(name) else value) for name, value in self.options]
+        query = f"?{urlencode(shown, safe='*/')}" if shown else ""
+        return f"{self.scheme}://{at}{self.host}{port}/{self.path}{query}"
+
+    def option(self, name: str) -> str | None:
+        """The value of the option ``name``; None if the URL does not give it."""
+        return dict(self.options).get(name)
 
     def with_password(self) -> str:
         """The URL written whole, its password too: only for the environment of a process
@@ -46,7 +57,8 @@ class DatasourceURL:
         host = f"[{self.host}]" if ":" in self.host else self.host  # an IPv6 address
         port = f":{self.port}" if self.port else ""
         at = f"{user}@" if user else ""
-        return f"{self.scheme}://{at}{host}{port}/{quote(self.path, safe='')}"
+        query = f"?{urlencode(self.options)}" if self.options else ""
+        return f"{self.scheme}://{at}{host}{port}/{quote(self.path, safe='')}{query}"
 
 
 def parse_url(text: str | None) -> DatasourceURL:
@@ -60,8 +72,10 @@ def parse_url(text: str | None) -> DatasourceURL:
         )
     scheme = source.schemes[0]
     if source.file_based:
+        rest, _, query = rest.partition("?")
         path = rest[1:] if rest.startswith("/") else rest
-        return DatasourceURL(scheme, path=path or ":memory:")
+        options = _options(text, query, source.url_options)
+        return DatasourceURL(scheme, path=path or ":memory:", options=options)
     try:
         parts = urlsplit(text)
         port = parts.port
@@ -84,7 +98,40 @@ def parse_url(text: str | None) -> DatasourceURL:
         port=port,
         user=unquote(parts.username or ""),
         password=unquote(parts.password or ""),
+        options=_options(text, parts.query, source.url_options),
     )
+
+
+def _options(text: str, query: str, known: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
+    """The URL's options, each one its datasource understands, given once."""
+    try:
+        options = parse_qsl(query, keep_blank_values=True, strict_parsing=bool(query))
+    except ValueError:
+        raise DatasourceError(
+            f"the options of datasource URL {redacted(text)!r} cannot be read",
+            hint="write them as ?name=value&name=value",
+        ) from None
+    names = [name for name, _ in options]
+    for name in names:
+        if name not in known or names.count(name) > 1:
+            scheme = text.partition("://")[0]
+            raise DatasourceError(
+                f"datasource URL {redacted(text)!r}: "
+                + (
+                    f"option {name!r} is given twice"
+                    if name in known
+                    else f"sqlml does not know the option {name!r}"
+                ),
+                hint=f"a {scheme} URL takes the options {', '.join(known)}"
+                if known
+                else f"a {scheme} URL takes no options",
+            )
+    return tuple(options)
+
+
+def _secret(option: str) -> bool:
+    """Whether an option's value is a secret (a key's password): never shown."""
+    return "password" in option.lower()
 
 
 def _examples() -> str:
@@ -92,6 +139,12 @@ def _examples() -> str:
     sources = sorted(registry.sources(), key=lambda source: not source.file_based)
     examples = [source.url_example.format(scheme=source.schemes[0]) for source in sources]
     return " or ".join([", ".join(examples[:-1]), examples[-1]] if len(examples) > 1 else examples)
+
+
+def redacted_urls(text: str) -> str:
+    """``text`` (a message quoting what the user typed) with the password of every URL in
+    it replaced by ``***``."""
+    return re.sub(r"[A-Za-z][\w+.-]*://[^\s'\"]*", lambda found: redacted(found[0]), text)
 
 
 def redacted(text: str) -> str:
@@ -103,9 +156,10 @@ def redacted(text: str) -> str:
     scheme, sep, rest = text.partition("://")
     if not sep:
         return text
+    rest = re.sub(r"([?&][^=&#]*password[^=&#]*=)[^&#]*", r"\1***", rest, flags=re.IGNORECASE)
     credentials, at, location = rest.rpartition("@")
     if not at:
         return f"{scheme}://" + re.sub(r"^([^/:]*):(?!\d*(?:/|$))[^/]*", r"\1:***", rest)
     if ":" not in credentials:
-        return text
+        return f"{scheme}://{rest}"
     return f"{scheme}://{credentials.split(':', 1)[0]}:***@{location}"
