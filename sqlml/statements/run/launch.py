@@ -1,7 +1,8 @@
 """The supervisor of a TO RUN program: ``python -m sqlml.statements.run.launch ARGV...``.
 
 sqlml starts it in a session of its own; it runs ``ARGV`` (the program) as its child and
-ties the program's life, and its descendants', to sqlml's (Linux):
+ties the program's life, and its descendants', to sqlml's (on Linux; elsewhere it only runs
+the program, which sqlml stops with its process group):
 
 - it asks for a signal when sqlml dies (``PR_SET_PDEATHSIG``), however sqlml dies (SIGKILL
   too), and the program for SIGKILL when the supervisor dies;
@@ -23,6 +24,7 @@ import ctypes
 import os
 import shutil
 import signal
+import subprocess
 import sys
 import time
 from contextlib import suppress
@@ -32,41 +34,43 @@ PARENT_ENV = "SQLML_RUN_PARENT"  # sqlml's pid: a supervisor whose parent is ano
 HAND_OVER_ENV = "SQLML_RUN_FOLDER"  # the hand-over folder, removed if sqlml dies
 GRACE_SECONDS = 3.0  # between SIGTERM to the program and SIGKILL to all
 _PR_SET_PDEATHSIG, _PR_SET_CHILD_SUBREAPER = 1, 36
-
-
-class _Stop(Exception):
-    """SIGTERM came: from sqlml stopping the program, or from sqlml's death."""
+_WAITED = {signal.SIGTERM, signal.SIGCHLD}  # blocked, and waited for: no race with a handler
 
 
 def main(argv: list[str]) -> int:
+    if not sys.platform.startswith("linux"):  # no prctl: the program runs unsupervised
+        return subprocess.call(argv)
     parent = int(os.environ.get(PARENT_ENV, "0"))
+    unblocked = signal.pthread_sigmask(signal.SIG_BLOCK, _WAITED)  # waited for, below
     _prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
     _prctl(_PR_SET_CHILD_SUBREAPER, 1)
     if parent and os.getppid() != parent:  # sqlml died before the signal was asked for
         _orphaned()
         return 1
-    program = _start(argv)
-    signal.signal(signal.SIGTERM, _raise_stop)  # before: the program dies with this process
-    try:
-        status = os.waitpid(program, 0)[1]
-        signal.signal(signal.SIGTERM, signal.SIG_IGN)
-    except _Stop:
-        signal.signal(signal.SIGTERM, signal.SIG_IGN)
-        status = _stopped(program)
+    program = _start(argv, unblocked)
+    while True:
+        if signal.sigwaitinfo(_WAITED).si_signo == signal.SIGTERM:
+            status = _stopped(program)
+            break
+        done, status = os.waitpid(program, os.WNOHANG)
+        if done:
+            break
     _end_descendants()
     if parent and os.getppid() != parent:
         _orphaned()
     return _exit_code(status)
 
 
-def _start(argv: list[str]) -> int:
-    """The program's pid: ``argv`` run in a child that dies with this process."""
+def _start(argv: list[str], mask: set[signal.Signals]) -> int:
+    """The program's pid: ``argv`` run (with the signal ``mask``) in a child that dies with
+    this process."""
     supervisor = os.getpid()
     pid = os.fork()
     if pid:
         return pid
     try:
         _prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
         if os.getppid() == supervisor:
             os.execvp(argv[0], argv)
     except OSError as error:
@@ -76,7 +80,7 @@ def _start(argv: list[str]) -> int:
 
 
 def _stopped(program: int) -> int:
-    """SIGTERM to the program's group (this process's, which ignores it), then its status
+    """SIGTERM to the program's group (this process's, which blocks it), then its status
     once it ends or, past ``GRACE_SECONDS``, once SIGKILL ended it."""
     with suppress(ProcessLookupError):
         os.killpg(0, signal.SIGTERM)
@@ -133,13 +137,7 @@ def _exit_code(status: int) -> int:
 
 
 def _prctl(option: int, value: int) -> None:
-    """``prctl(option, value)`` where there is one (Linux); nothing elsewhere."""
-    if sys.platform.startswith("linux"):
-        ctypes.CDLL(None, use_errno=True).prctl(option, int(value), 0, 0, 0)
-
-
-def _raise_stop(signum: int, frame: object) -> None:
-    raise _Stop
+    ctypes.CDLL(None, use_errno=True).prctl(option, int(value), 0, 0, 0)
 
 
 if __name__ == "__main__":
