@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import datasource_url, fetch_rows, run_program
 
 from sqlml.runtime.bounds import LINE_LIMIT, LOG_LIMIT, LOG_TAIL, MESSAGE_LIMIT
 from sqlml.runtime.datasource import connect
@@ -193,3 +194,59 @@ def test_a_100_mb_line_is_bounded_wherever_it_goes(tmp_path):
     assert shown.startswith(f"… [{log.stat().st_size - LOG_TAIL} bytes before these, in {log}]")
     assert len(shown.encode()) < LOG_TAIL + 1000
     assert json.loads((run_dir / "states.jsonl").read_text().splitlines()[-1])["run"] == "failed"
+
+
+UNHELD = '''
+def bad(rows, case):
+    """Columns a database cannot hold as they are, by ``case``."""
+    columns = {
+        "nul": {"a\\0b": [1], "a\\0c": [2]},
+        "case": {"A": [1], "a": [2]},
+        "empty": {"": [1]},
+        "object": {"n": [1], "o": [object()]},
+        "set": {"o": [{1, 2}]},
+        "nested": {"o": [{"k": {"n": 1}}]},
+        "list": {"o": [[1], [1, 2]]},
+    }[case]
+    return {TABLE: columns}
+'''
+
+REFUSED = {
+    "nul": r"the column 'a\\x00b': a column's name is non-empty text without NUL",
+    "case": "the column 'a': its name differs from 'A' only in case",
+    "empty": "the column '': a column's name is non-empty text without NUL",
+    "object": "the column 'o': a database holds no object value",
+    "set": r"the column 'o': a database holds no set value \(\{1, 2\}\)",
+    "nested": "the column 'o': a database holds no dict value",
+    "list": r"the column 'o': a database holds no list value \(\[1\]\)",
+}
+
+
+@pytest.mark.parametrize("server", ["duckdb", "sqlite", "mysql", "postgresql"])
+@pytest.mark.parametrize("case", list(REFUSED))
+def test_columns_a_database_cannot_hold_are_refused_naming_them(
+    tmp_path, capsys, unique_name, server, case
+):
+    """One error naming the INTO table and the column; the table as it was."""
+    url = datasource_url(server, tmp_path)
+    t = unique_name
+    (tmp_path / f"unheld_{t}.py").write_text(f"TABLE = {t!r}\n" + UNHELD)
+    try:
+        status, err = run_program(tmp_path, url, f"CREATE TABLE {t} AS SELECT 7 AS n;\n", capsys)
+        assert status == 0, err
+        text = (
+            f"SELECT 1 AS i TO RUN unheld_{t}.bad "
+            f"WITH case = '{case}', output.replace = true INTO {t};\n"
+        )
+        status, err = run_program(tmp_path, url, text, capsys)
+        assert status == 1
+        assert f"the program unheld_{t}.bad failed (exit status 1); its last lines:" in err
+        assert re.search(rf"error: write\('{t}'\): {REFUSED[case]}", err), err
+        assert "Traceback" not in err
+        assert fetch_rows(url, f"SELECT * FROM {t}") == [(7,)]
+    finally:
+        ds = connect(url)
+        try:
+            ds.execute(f"DROP TABLE IF EXISTS {t}")
+        finally:
+            ds.close()
