@@ -126,7 +126,7 @@ class _Shown:
 
 
 @contextmanager
-def _ctrl_c_cancels(executor: LocalExecutor, heard: list[int]) -> Iterator[None]:
+def _ctrl_c_cancels(executor: LocalExecutor, heard: list[int] | None = None) -> Iterator[None]:
     """In the body, the first Ctrl-C (or SIGTERM) cancels the run: its statements stop at
     their next check and commit nothing, and the run's error is the one line said about it.
     A run still stopping 2 s later says so; a second one ends the process at once (status
@@ -139,6 +139,7 @@ def _ctrl_c_cancels(executor: LocalExecutor, heard: list[int]) -> Iterator[None]
     if threading.current_thread() is not threading.main_thread():
         yield
         return
+    heard = [] if heard is None else heard
 
     def still_stopping() -> None:
         print("sqlml: still cancelling the run (Ctrl-C again to quit at once)", file=sys.stderr)
