@@ -100,13 +100,16 @@ def _run_state(tmp_path: Path) -> tuple[str, dict[str, str]]:
     return state, steps
 
 
+@pytest.mark.parametrize("program", ["spawner.spawn", "spawner.py"])
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGKILL])
-def test_the_program_and_all_it_started_end_with_sqlml(tmp_path, signum):
-    """SIGTERM or SIGKILL to ``sqlml run`` during a TO RUN ends the program, a process it
-    started in a session of its own and that one's child; the hand-over folder is removed.
-    SIGTERM cancels the run as Ctrl-C does (recorded cancelled, status 143)."""
-    text = "CREATE TABLE t AS SELECT 1 AS i;\nSELECT * FROM t TO RUN spawner.spawn INTO out;\n"
-    sqlml = _sqlml_run(tmp_path, text, "spawner", SPAWNER)
+def test_the_program_and_all_it_started_end_with_sqlml(tmp_path, signum, program):
+    """SIGTERM or SIGKILL to ``sqlml run`` during a TO RUN (of a function, of a script) ends
+    the program, a process it started in a session of its own and that one's child; the
+    hand-over folder is removed. SIGTERM cancels the run as Ctrl-C does (recorded cancelled,
+    status 143)."""
+    text = f"CREATE TABLE t AS SELECT 1 AS i;\nSELECT * FROM t TO RUN {program} INTO out;\n"
+    source = SPAWNER + ("spawn(None)\n" if program.endswith(".py") else "")
+    sqlml = _sqlml_run(tmp_path, text, "spawner", source)
     pids = tmp_path / "pids"
     _wait(lambda: pids.exists() and Path(f"{pids}.deep").exists(), "the program started")
     child, grandchild, folder = pids.read_text().split(" ", 2)
