@@ -189,7 +189,7 @@ import time
 
 
 def ctrl_c(rows):
-    os.kill(os.getppid(), signal.SIGINT)  # as Ctrl-C in sqlml's terminal
+    os.kill(int(os.environ["SQLML_RUN_PARENT"]), signal.SIGINT)  # as Ctrl-C in sqlml's terminal
     time.sleep(60)  # until the cancellation stops this program
 """
 

@@ -27,6 +27,7 @@ from sqlml.backends.local.run_file import (
     read_states,
 )
 from sqlml.errors import SqlmlError
+from sqlml.runtime.bounds import LOG_TAIL
 from sqlml.runtime.datasource import Datasource, connect, parse_url, source_class
 from sqlml.tables import RUN_STEPS, RUNS
 from sqlml.ui.launch import OUTPUT_FILE, sqlml_process
@@ -266,11 +267,22 @@ def step_log(settings: Settings, run_id: str, step: str) -> str | None:
     parts = []
     for path in paths:
         try:
-            text = path.read_text(encoding="utf-8", errors="replace")
+            text = _log_tail(path)
         except OSError:
             continue
         parts.append(text if path == paths[0] else f"--- {path.stem}\n{text}")
     return "".join(parts) if parts else None
+
+
+def _log_tail(path: Path) -> str:
+    """A step log's last ``LOG_TAIL`` bytes, after a note of what is left out."""
+    with path.open("rb") as file:
+        size = file.seek(0, 2)
+        file.seek(max(0, size - LOG_TAIL))
+        text = file.read().decode("utf-8", errors="replace")
+    if size <= LOG_TAIL:
+        return text
+    return f"… [{size - LOG_TAIL} bytes before these, in {path}]\n{text}"
 
 
 def clock(seconds: float | None, day: bool = False) -> str:

@@ -40,6 +40,7 @@ from sqlml.backends.local.verdicts import Verdict
 from sqlml.errors import SqlmlError
 from sqlml.local_files import default_run_dir
 from sqlml.runtime import cancel
+from sqlml.runtime.bounds import clipped
 from sqlml.runtime.datasource import Datasource, connect
 from sqlml.runtime.progress import Sink
 from sqlml.workflow.core import Ref, Retry, Step, Workflow
@@ -320,8 +321,10 @@ class _Run:
 
 def _describe(error: SqlmlError) -> str:
     """A step's error as the run record keeps it: its message, and its hint on a line of its
-    own (``sqlml status`` and ``sqlml ui`` show both)."""
-    return error.message + (f"\n  hint: {error.hint}" if error.hint else "")
+    own (``sqlml status`` and ``sqlml ui`` show both), each cut at ``MESSAGE_LIMIT``."""
+    rest = "the step's log keeps it"
+    message, hint = clipped(error.message, rest=rest), clipped(error.hint or "", rest=rest)
+    return message + (f"\n  hint: {hint}" if hint else "")
 
 
 def _text(value: Any) -> str:

@@ -21,6 +21,7 @@ from sqlml.runtime.output import ResultStream
 from sqlml.workflow.core import Retry, Workflow
 
 CANCELLED_STATUS = 130  # a run cancelled with Ctrl-C, as shells report SIGINT
+_STOP_SIGNALS = {signal.SIGINT: "Ctrl-C", signal.SIGTERM: "SIGTERM"}  # each cancels the run
 
 # Keeps a statement's result, given its step id: prints it, writes it to a file of its own...
 WriteResult = Callable[[str, ResultSet], object]
@@ -65,8 +66,9 @@ def run_and_report(
         sink=progress.terminal(sys.stderr),
         source=source,
     )
+    heard: list[int] = []  # the signals that cancelled the run
     try:
-        with _ctrl_c_cancels(executor):
+        with _ctrl_c_cancels(executor, heard):
             result = executor.run(workflow, resume)
     except SqlmlError as error:
         print(error.render(source), file=sys.stderr)
@@ -76,7 +78,7 @@ def run_and_report(
     if on_result is not None:
         on_result(result)
     if isinstance(result.error, cancel.Cancelled):
-        return CANCELLED_STATUS
+        return 128 + heard[0] if heard else CANCELLED_STATUS
     return 1 if result.error is not None or shown.unkept else 0
 
 
@@ -124,11 +126,12 @@ class _Shown:
 
 
 @contextmanager
-def _ctrl_c_cancels(executor: LocalExecutor) -> Iterator[None]:
-    """In the body, the first Ctrl-C cancels the run: its statements stop at their next check
-    and commit nothing, and the run's error is the one line said about it. A run still
-    stopping 2 s later says so; a second Ctrl-C ends the process at once (status 130): its
-    databases roll back what was not committed, and the run record still says running.
+def _ctrl_c_cancels(executor: LocalExecutor, heard: list[int] | None = None) -> Iterator[None]:
+    """In the body, the first Ctrl-C (or SIGTERM) cancels the run: its statements stop at
+    their next check and commit nothing, and the run's error is the one line said about it.
+    A run still stopping 2 s later says so; a second one ends the process at once (status
+    128 + the signal's number, 130 for Ctrl-C): its databases roll back what was not
+    committed, and the run record still says running. ``heard`` gets the signals' numbers.
 
     A thread of its own hears the Ctrl-Cs (through the signal module's wakeup socket), even
     while the main thread waits in a database (a long SQL statement on SQLite, which runs
@@ -136,6 +139,7 @@ def _ctrl_c_cancels(executor: LocalExecutor) -> Iterator[None]:
     if threading.current_thread() is not threading.main_thread():
         yield
         return
+    heard = [] if heard is None else heard
 
     def still_stopping() -> None:
         print("sqlml: still cancelling the run (Ctrl-C again to quit at once)", file=sys.stderr)
@@ -144,32 +148,37 @@ def _ctrl_c_cancels(executor: LocalExecutor) -> Iterator[None]:
     slow.daemon = True
 
     def hear(hearing: socket.socket) -> None:
-        heard = 0
         while signals := hearing.recv(64):  # empty once the body has ended
             for number in signals:
-                if number != signal.SIGINT:  # another signal a handler of Python's got
+                if number not in _STOP_SIGNALS:  # another signal a handler of Python's got
                     continue
-                heard += 1
-                if heard == 1:
-                    executor.cancel("Ctrl-C")
+                heard.append(number)
+                name = _STOP_SIGNALS[signal.Signals(number)]
+                if len(heard) == 1:
+                    executor.cancel(name)
                     slow.start()
                 else:
-                    print("sqlml: quit at once (a second Ctrl-C)", file=sys.stderr, flush=True)
+                    print(f"sqlml: quit at once (a second {name})", file=sys.stderr, flush=True)
                     sys.stdout.flush()
-                    os._exit(CANCELLED_STATUS)  # not waiting for the statements still running
+                    os._exit(128 + number)  # not waiting for the statements still running
 
     hearing, waking = socket.socketpair()  # a socket, not a pipe: Windows wakes it too
     waking.setblocking(False)
     listener = threading.Thread(target=hear, args=[hearing], name="sqlml-ctrl-c", daemon=True)
     listener.start()
-    previous_handler = signal.signal(signal.SIGINT, lambda signum, frame: None)  # heard above
+    previous = {number: signal.signal(number, _heard_above) for number in _STOP_SIGNALS}
     previous_wakeup = signal.set_wakeup_fd(waking.fileno(), warn_on_full_buffer=False)
     try:
         yield
     finally:
         signal.set_wakeup_fd(previous_wakeup)
-        signal.signal(signal.SIGINT, previous_handler)
+        for number, handler in previous.items():
+            signal.signal(number, handler)
         slow.cancel()
         waking.close()
         listener.join()
         hearing.close()
+
+
+def _heard_above(signum: int, frame: object) -> None:
+    """A stop signal's handler: the listener of the wakeup socket hears it."""

@@ -25,6 +25,7 @@ from sqlml import ir
 from sqlml.errors import InternalError, SqlmlError
 from sqlml.local_files import keep_traceback, reason, warn_once
 from sqlml.runtime import cancel
+from sqlml.runtime.bounds import LOG_LIMIT, MESSAGE_LIMIT, clipped
 from sqlml.runtime.datasource import Datasource
 from sqlml.runtime.execute import execute
 from sqlml.runtime.outcome import Outcome
@@ -100,7 +101,7 @@ def run_task(task: Task, datasource: Callable[[], Datasource]) -> TaskResult:
                 )
         except Exception as error:
             result.error = reported(error, task.step, task.name, log)
-            _log(log, f"failed: {_message(error)}")
+            _log(log, f"failed: {_message(error)}", LOG_LIMIT)  # whole: the record cuts it
         else:
             _log(log, "succeeded")
     result.ended_at = time.time()
@@ -481,6 +482,6 @@ def _message(error: BaseException) -> str:
     return error.message if isinstance(error, SqlmlError) else repr(error)
 
 
-def _log(log: IO[str], message: str) -> None:
-    log.write(f"{time.strftime('%H:%M:%S')} {message}\n")
+def _log(log: IO[str], message: str, limit: int = MESSAGE_LIMIT) -> None:
+    log.write(f"{time.strftime('%H:%M:%S')} {clipped(message, limit)}\n")
     log.flush()

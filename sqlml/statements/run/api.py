@@ -23,6 +23,7 @@ sqlml writes for each run.
 from __future__ import annotations
 
 import datetime
+import decimal
 import json
 import os
 from collections.abc import Mapping, Sequence
@@ -33,6 +34,9 @@ from typing import Any
 import numpy as np
 
 SPEC_ENV = "SQLML_RUN"
+# The Python values an INTO table's column of objects may hold (None too).
+HELD = (type(None), str, bytes, bool, int, float, decimal.Decimal, datetime.date,
+        datetime.time, datetime.timedelta)  # fmt: skip
 
 
 class RunError(Exception):
@@ -81,10 +85,41 @@ def write(table: str, columns: Mapping[str, Sequence[Any] | np.ndarray]) -> None
     if table.lower() not in names:
         into = ", ".join(tables()) or "no table"
         raise RunError(f"write({table!r}): the statement's INTO names {into}")
-    write_columns(
-        {name: as_array(values) for name, values in columns.items()},
-        output_file(Path(spec()["output"]), names.index(table.lower())),
-    )
+    arrays = {name: as_array(values) for name, values in columns.items()}
+    held(table, arrays)
+    write_columns(arrays, output_file(Path(spec()["output"]), names.index(table.lower())))
+
+
+def held(table: str, columns: Mapping[Any, np.ndarray]) -> None:
+    """A :class:`RunError` naming the column of ``table`` a database cannot hold as it is:
+    a name that is not text, empty, holds NUL or differs from another only in case (which
+    every database but PostgreSQL takes as the same), or a value of another type than
+    :data:`HELD` (a set, a dict, a list, any other object)."""
+    seen: dict[str, str] = {}
+    for name, values in columns.items():
+        where = f"write({table!r}): the column {name!r}"
+        if not isinstance(name, str) or not name or "\0" in name:
+            raise RunError(f"{where}: a column's name is non-empty text without NUL")
+        if name.lower() in seen:
+            raise RunError(
+                f"{where}: its name differs from {seen[name.lower()]!r} only in case, and a "
+                "database takes them as one name"
+            )
+        seen[name.lower()] = name
+        if values.dtype.kind not in "biufMmO":
+            raise RunError(f"{where}: a database holds no values of type {values.dtype}")
+        if values.dtype.kind == "O":
+            wrong = next((v for v in values.tolist() if not isinstance(v, HELD)), None)
+            if wrong is not None:
+                raise RunError(
+                    f"{where}: a database holds no {type(wrong).__name__} value "
+                    f"({_shown(wrong)}); give it as text, numbers, dates or None"
+                )
+
+
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 def output_file(folder: Path, index: int) -> Path:
@@ -98,10 +133,14 @@ def as_array(values: Sequence[Any] | np.ndarray) -> np.ndarray:
         array = values
     else:
         items = list(values)
-        array = np.asarray(items)
-        if array.ndim != 1 or array.dtype.kind not in "biuf":
+        try:
+            array = np.asarray(items)
+        except ValueError:  # lists of several lengths
+            array = np.empty(0, dtype=object)
+        if array.ndim != 1 or array.dtype.kind not in "biuf" or len(array) != len(items):
             array = np.empty(len(items), dtype=object)
-            array[:] = items
+            for index, value in enumerate(items):  # numpy's numbers as Python's
+                array[index] = value.item() if isinstance(value, np.generic) else value
     if array.ndim != 1:
         raise RunError(f"a column holds one value per row, not an array of shape {array.shape}")
     if isinstance(array, np.ma.MaskedArray):

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import sys
 import tempfile
 import time
@@ -25,7 +26,7 @@ from sqlml.errors import SqlmlError
 from sqlml.runtime.context import Context
 from sqlml.runtime.datasource.base import Columns
 from sqlml.runtime.outcome import Outcome
-from sqlml.statements.run import runnable
+from sqlml.statements.run import launch, runnable
 from sqlml.statements.run.api import SPEC_ENV, output_file, read_columns, write_columns
 from sqlml.statements.run.handler.column_types import declared, program_view
 from sqlml.statements.run.handler.into import write_tables
@@ -34,6 +35,7 @@ from sqlml.statements.run.ir import RunStatement
 
 T = TypeVar("T")
 STEP_MODULE = "sqlml.runtime.step"  # the entry point of a workflow step's container
+HAND_OVER_PREFIX = "sqlml-run-"  # of a hand-over folder's name, then the pid of its sqlml
 
 
 def run(statement: RunStatement, context: Context) -> Outcome:
@@ -50,7 +52,8 @@ def run(statement: RunStatement, context: Context) -> Outcome:
     types = datasource.result_types(statement.select)
     columns = program_view(datasource.read(statement.select, context.reporter), types)
     count = len(next(iter(columns.values()), ()))
-    with tempfile.TemporaryDirectory(prefix="sqlml-run-") as work:
+    _remove_stale_hand_overs()
+    with tempfile.TemporaryDirectory(prefix=f"{HAND_OVER_PREFIX}{os.getpid()}-") as work:
         env = _hand_over(statement, columns, folder, Path(work))
         del columns
         started = time.monotonic()
@@ -93,11 +96,27 @@ def _hand_over(
     return {
         **os.environ,
         SPEC_ENV: str(spec),
+        launch.HAND_OVER_ENV: str(work),  # removed by the supervisor if sqlml dies
         # what SQLFlow hands its runnables
         "SQLFLOW_TO_RUN_SELECT": statement.select,
         "SQLFLOW_TO_RUN_INTO": ",".join(description["tables"]),
         "SQLFLOW_TO_RUN_IMAGE": statement.image or "",
     }
+
+
+def _remove_stale_hand_overs() -> None:
+    """Remove the hand-over folders of this user's sqlml processes that are gone: one killed
+    while it wrote the rows, before its program's supervisor could remove them."""
+    for folder in Path(tempfile.gettempdir()).glob(f"{HAND_OVER_PREFIX}*-*"):
+        pid = folder.name[len(HAND_OVER_PREFIX) :].split("-", 1)[0]
+        try:
+            if not pid.isdigit() or folder.stat().st_uid != os.getuid():
+                continue
+            os.kill(int(pid), 0)
+        except ProcessLookupError:
+            shutil.rmtree(folder, ignore_errors=True)
+        except OSError:  # gone meanwhile, or another user's process
+            continue
 
 
 def _written(statement: RunStatement, output: Path) -> list[tuple[list[str], Columns]]:
