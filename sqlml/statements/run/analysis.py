@@ -29,7 +29,7 @@ RUN_ATTRIBUTES = {
         "run.timeout",
         "float",
         DEFAULT_TIMEOUT,
-        "seconds the program may run; past them it is stopped (its process group killed) and "
+        "seconds the program may run; past them it is stopped (with every process it started) and "
         "the statement fails, writing nothing",
         minimum=0,
         exclusive_minimum=True,
