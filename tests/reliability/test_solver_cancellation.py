@@ -165,3 +165,18 @@ def test_a_second_ctrl_c_quits_at_once_and_leaves_no_solver(hard):
     assert "Traceback" not in err
     _until(lambda: _gone(solver), "the solver ends")
     _unwritten(url, table)
+
+
+def test_a_solver_killed_from_outside_is_one_error(hard):
+    """The system's out-of-memory killer (SIGKILL) ending the solver: the statement's error."""
+    url, program, table = hard
+    child = _sqlml(url, program)
+    try:
+        os.kill(_solving(child), signal.SIGKILL)
+        _, err = child.communicate(timeout=GUARD)
+    finally:
+        child.kill()
+    assert child.returncode == 1, err
+    assert "error: the solver's process was killed (SIGKILL) before it found a solution" in err
+    assert "Traceback" not in err and "internal error" not in err, err
+    _unwritten(url, table)

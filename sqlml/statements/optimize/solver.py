@@ -20,12 +20,19 @@ import tempfile
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from sqlml.errors import SqlmlError
 
 POLL = 0.05  # seconds between two checks of the statement's cancellation
+# A process group of the child's own: the terminal's Ctrl-C reaches the parent only.
+_OWN_GROUP: dict[str, Any] = (
+    {"process_group": 0}
+    if os.name == "posix"
+    else {"creationflags": getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0)}
+)
 _LENGTH = 8  # bytes of the program's length, before it
 
 
@@ -52,7 +59,7 @@ def milp(arrays: dict[str, np.ndarray], check: Callable[[], None]) -> Found:
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=errors,
-            process_group=0,
+            **_OWN_GROUP,
         )
         try:
             output = _exchange(child, payload, check)
