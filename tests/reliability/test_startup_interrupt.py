@@ -1,7 +1,7 @@
-"""Ctrl-C while ``sqlml`` starts: one line and status 130, never a ``KeyboardInterrupt``
-traceback, wherever the loading of its modules (and of the database's driver) is when the
-signal comes. A sitecustomize pauses one import (the event: it says so, then waits) and the
-test sends SIGINT then."""
+"""Ctrl-C while ``sqlml`` (or a compiled workflow program) starts: one line and status 130,
+never a ``KeyboardInterrupt`` traceback, wherever the loading of its modules (and of the
+database's driver) is when the signal comes. A sitecustomize pauses one import (the event:
+it says so, then waits) and the test sends SIGINT then."""
 
 from __future__ import annotations
 
@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 from conftest import ROOT
+
+from sqlml.cli import main
 
 GUARD = 120  # seconds: a hang guard, not a measure
 
@@ -31,13 +33,16 @@ sys.meta_path.insert(0, _Pause())
 """
 
 
+@pytest.mark.parametrize("compiled", [False, True], ids=["sqlml run", "compiled program"])
 @pytest.mark.parametrize(
     "module",
     # sqlml's first module, one half way through its command line, the last one it loads, the
     # database driver it loads once it runs the program
-    ["sqlml.errors", "sqlml.runtime.datasource.base", "sqlml.cli", "duckdb"],
+    ["sqlml.errors", "sqlml.runtime.datasource.base", "sqlml.workflow_cli", "duckdb"],
 )
-def test_ctrl_c_while_sqlml_loads_is_one_line_and_status_130(tmp_path: Path, module: str):
+def test_ctrl_c_while_sqlml_loads_is_one_line_and_status_130(
+    tmp_path: Path, module: str, compiled: bool
+):
     (tmp_path / "pause").mkdir()
     (tmp_path / "pause" / "sitecustomize.py").write_text(PAUSE_IMPORT)
     program = tmp_path / "x.sql"
@@ -49,9 +54,12 @@ def test_ctrl_c_while_sqlml_loads_is_one_line_and_status_130(tmp_path: Path, mod
         "PAUSE_IMPORT_ONCE": "1",
         "SQLML_CACHE_DIR": str(tmp_path / "cache"),
     }
+    command = [sys.executable, "-m", "sqlml", "run", str(program)]
+    if compiled:
+        assert main(["compile", str(program), "-o", str(tmp_path / "x.py")]) == 0
+        command = [sys.executable, str(tmp_path / "x.py")]
     child = subprocess.Popen(
-        [sys.executable, "-m", "sqlml", "run", str(program), "--datasource",
-         f"duckdb:///{tmp_path / 'x.duckdb'}"],
+        [*command, "--datasource", f"duckdb:///{tmp_path / 'x.duckdb'}"],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
