@@ -17,6 +17,7 @@ from sqlml.backends import DEFAULT, backends
 from sqlml.backends.local import run, run_options
 from sqlml.backends.local.backend import LocalBackend
 from sqlml.errors import SqlmlError
+from sqlml.interrupted import INTERRUPTED, SAID
 from sqlml.local_files import internal_error
 from sqlml.runtime.datasource.url import redacted_urls
 from sqlml.runtime.output import FORMATS, ResultFiles, output_dir
@@ -91,6 +92,9 @@ def main(workflow: Workflow, base_dir: str = ".", argv: Sequence[str] | None = N
     except SqlmlError as error:
         print(error.render("sqlml"), file=sys.stderr)
         return 1
+    except KeyboardInterrupt:  # outside the run, which hears Ctrl-C itself
+        sys.stderr.write(SAID)
+        return INTERRUPTED
     except Exception as error:  # a bug: one paragraph, its traceback kept in a file
         print(internal_error(error, f"workflow {workflow.name}").render("sqlml"), file=sys.stderr)
         return 1

@@ -234,6 +234,82 @@ def test_absurd_keras_attributes_are_refused(attribute, message, tmp_path, capfd
     assert_error(status, out + err, message)
 
 
+WIDE = ", ".join(["10000"] * 30)
+
+
+@pytest.mark.parametrize(
+    ("estimator", "attribute"),
+    [
+        ("DNNClassifier", f"model.hidden_units = [{WIDE}]"),
+        ("DNNRegressor", f"model.hidden_units = [{WIDE}]"),
+        ("DNNLinearCombinedClassifier", f"model.dnn_hidden_units = [{WIDE}]"),
+        ("sqlflow_models.DNNClassifier", f"model.hidden_units = [{WIDE}]"),
+        ("sqlflow_models.StackedRNNClassifier", f"model.stack_units = [{WIDE}]"),
+        (
+            "sqlflow_models.LSTMBasedTimeSeriesModel",
+            "model.stack_units = [10000, 10000, 10000, 10000]",
+        ),
+        ("DNNClassifier", "model.hidden_units = CHOICE([64], [10000, 10000, 10000, 10000])"),
+    ],
+)
+def test_a_keras_network_beyond_the_model_limit_is_refused_by_check(
+    estimator, attribute, tmp_path, capfd
+):
+    """Each layer within its 10,000 units, all of them together beyond 1 GiB of weights."""
+    program = tmp_path / "p.sql"
+    program.write_text(f"SELECT * FROM t TO TRAIN {estimator} WITH {attribute} LABEL y INTO m;\n")
+    status = main(["check", str(program)])
+    out, err = capfd.readouterr()
+    assert_error(status, out + err, "more than a model may hold (268,435,456 weights: 1 GiB)")
+    assert f"attribute {attribute.split(' ')[0]} makes a network" in err, err
+
+
+def test_a_keras_network_within_the_model_limit_checks(tmp_path, capfd):
+    program = tmp_path / "p.sql"
+    program.write_text(
+        "SELECT * FROM t TO TRAIN DNNClassifier WITH model.hidden_units = [10000, 10000] "
+        "LABEL y INTO m;\n"
+    )
+    assert main(["check", str(program)]) == 0, capfd.readouterr()
+
+
+@pytest.mark.parametrize("kind", ["duckdb", "postgresql"])
+def test_a_keras_network_too_large_for_its_features_is_refused_before_tensorflow(
+    kind, tmp_path, capfd, monkeypatch, unique_name
+):
+    """Two layers of 10,000 units check; over a one-hot column of 1,000,000 buckets they
+    would hold 10^10 weights: the training refuses them before TensorFlow is imported."""
+    from sqlml.models.keras import library
+
+    def imported() -> None:
+        raise AssertionError("TensorFlow was imported")
+
+    monkeypatch.setattr(library, "keras", imported)
+    url = datasource_url(kind, tmp_path)
+    u = unique_name
+    program = (
+        f"CREATE TABLE {u} (c INTEGER, y INTEGER);"
+        f"INSERT INTO {u} VALUES (1, 0), (2, 1), (3, 0), (4, 1);"
+        f"SELECT c, y FROM {u} TO TRAIN DNNClassifier WITH model.hidden_units = [10000, 10000] "
+        f"COLUMN INDICATOR(CATEGORY_ID(c, 1000000)) LABEL y INTO {u}_m;"
+    )
+    try:
+        status, output = sqlml(capfd, url, program)
+        assert_error(
+            status,
+            output,
+            "model.hidden_units over the features' 1,000,000 values makes a network of at least "
+            "10,100,030,001 weights",
+        )
+        assert f"{u}_m" not in models(url)
+    finally:
+        ds = connect(url)
+        try:
+            ds.execute(f"DROP TABLE IF EXISTS {u}")
+        finally:
+            ds.close()
+
+
 def test_absurd_xgboost_num_class_and_too_many_classes_are_refused(tmp_path, capfd):
     program = tmp_path / "p.sql"
     program.write_text(

@@ -23,7 +23,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "sqlml"
 # IPython entry point, which imports the magic by name.
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("foundations", ("sqlml.errors", "sqlml.tables", "sqlml.metrics", "sqlml.search_space",
-                     "sqlml.local_files", "sqlml.imports", "sqlml")),
+                     "sqlml.local_files", "sqlml.imports", "sqlml.interrupted", "sqlml")),
     # A statement kind's folder: its rules' builders and AST node (syntax) are grammar, its
     # analysis semantics, its handler (if it has its own) runtime, the rest IR.
     ("grammar", ("sqlml.grammar", "sqlml.statements.*.syntax")),

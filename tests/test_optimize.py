@@ -226,6 +226,9 @@ def test_a_good_statement_checks():
         ({"constraint": "x <= c GROUP BY a"}, 3, 28, "has GROUP BY but no SUM"),
         ({"constraint": "SUM(x) <= c"}, 3, 22, "column c is outside SUM(...) in the constraint"),
         ({"constraint": "SUM(t.c * x) <= 1"}, 3, 16, "takes a column of the SELECT's result"),
+        ({"objective": "SUM(x / 0)"}, 2, 19, "x / 0 divides by zero in the objective"),
+        ({"constraint": "x / (2 - 2) <= 1"}, 3, 14, "x / (2 - 2) divides by zero in the"),
+        ({"objective": "SUM(b * x / -0.0)"}, 2, 23, "divides by zero in the objective"),
         ({"attrs": 'var_type = "Reals"'}, 4, 6, "TO MAXIMIZE needs variables"),
         ({"attrs": 'variables = "x(a)"'}, 4, 6, "TO MAXIMIZE needs var_type"),
         ({"attrs": 'variables = "x(a", var_type = "Reals"'}, 4, 6, "is not a variable"),
@@ -308,3 +311,72 @@ def test_a_time_limit_without_a_solution_is_an_error(tmp_path, capsys):
     assert "the solver found no solution in solver.time_limit" in err, err
     status, err = run(tmp_path, url, program.replace("0.000001", "60"), capsys)
     assert status == 0 and "(optimal;" in err, err
+
+
+@pytest.mark.parametrize("kind", ["duckdb", "postgresql"])
+@pytest.mark.parametrize(
+    ("objective", "constraint"),
+    [
+        ("SUM(x / 0)", "x <= 1"),
+        ("SUM(w * x)", "x / (1 - 1) <= 1"),
+        ("SUM(x * 1e308 * 10)", "x <= 1"),
+    ],
+)
+def test_arithmetic_errors_are_one_error_and_write_nothing(
+    tmp_path, capsys, unique_name, kind, objective, constraint
+):
+    url = datasource_url(kind, tmp_path)
+    data = (
+        f"CREATE TABLE {unique_name} (id INTEGER, w DOUBLE PRECISION);\n"
+        f"INSERT INTO {unique_name} VALUES (1, 2), (2, 3);\n"
+    )
+    program = (
+        f"SELECT * FROM {unique_name} TO MAXIMIZE {objective} CONSTRAINT {constraint}\n"
+        f'WITH variables = "x(id)", var_type = "Binary" INTO {unique_name}_out;\n'
+    )
+    try:
+        assert run(tmp_path, url, data, capsys)[0] == 0
+        status, err = run(tmp_path, url, program, capsys)
+        assert status == 1, err
+        assert err.count("error:") == 1 and "internal error" not in err, err
+        assert "divides by zero" in err or "overflows" in err, err
+        assert "Traceback" not in err
+        assert rows(url, f"SELECT COUNT(*) FROM {unique_name}") == [(2,)]
+        ds = connect(url)
+        try:
+            assert not ds.table_exists([f"{unique_name}_out"])
+        finally:
+            ds.close()
+    finally:
+        ds = connect(url)
+        try:
+            ds.execute(f"DROP TABLE IF EXISTS {unique_name}")
+        finally:
+            ds.close()
+
+
+def test_a_number_divided_by_zero_at_run_time_is_a_check_error():
+    """Past ``sqlml check`` (a program lowered before the check knew literal zeros): numbers
+    divide as numpy's, and the infinite coefficient is one error at the expression."""
+    from dataclasses import replace
+
+    import numpy as np
+
+    from sqlml.errors import CheckError
+    from sqlml.semantics.analyze import analyze
+    from sqlml.statements.optimize.program import build
+
+    [statement] = [
+        s
+        for s in analyze(
+            parse(BASE.format(objective="SUM(x / 2)", constraint="x <= 1", attrs=ATTRS)), "duckdb"
+        )
+        if s.kind == "optimize"
+    ]
+    divided = ["/", ["variable", 2, 17], ["number", 0]]
+    statement = replace(
+        statement, objective={**statement.objective, "expr": ["sum", divided, 2, 13]}
+    )
+    columns = {"a": np.array([1, 2]), "b": np.array([1.0, 2.0]), "c": np.array([1.0, 1.0])}
+    with pytest.raises(CheckError, match="divides by zero"):
+        build(statement, columns)

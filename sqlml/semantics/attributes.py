@@ -15,7 +15,7 @@ passes them (``one_drop = 0``); sqlml's own (``model.*``, ``output.*``...) take 
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -52,6 +52,8 @@ class Attr:
     # Another attribute, the values of it this one applies to, and its value when omitted
     # (an optimizer's argument: model.optimizer, the optimizers taking it, Adam).
     only_with: tuple[str, tuple[Any, ...], Any] | None = None
+    # A check of the whole value (a list's items together), raising ValueError.
+    whole: Callable[[Any], None] | None = field(default=None, compare=False)
 
     def check(self, value: ast.Value) -> Any:
         """Return ``value`` converted to this attribute's type, or raise ValueError."""
@@ -63,6 +65,8 @@ class Attr:
         items = checked if isinstance(checked, list) else [checked]
         for item in items:
             self._check_range(item)
+        if self.whole is not None:
+            self.whole(checked)
         return checked
 
     def _check_range(self, item: Any) -> None:

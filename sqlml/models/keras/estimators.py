@@ -7,11 +7,13 @@ from typing import Any
 
 from sqlml.models.attributes import MAX_CLASSES, PAI_RESOURCES, schema
 from sqlml.models.estimator import Estimator
+from sqlml.models.keras.size import WHOLE, check_units
 from sqlml.semantics.attributes import Attr, not_applied
 
 # Sane maximums: a model beyond them would not fit in memory or in the model store (1 GiB),
 # or diverges at once.
-MAX_UNITS = 10_000  # of a hidden layer: two such layers hold 10^8 weights (400 MB)
+MAX_UNITS = 10_000  # of a hidden layer: two such layers hold 10^8 weights (400 MB); a
+# network's layers together hold at most size.MAX_WEIGHTS
 MAX_LEARNING_RATE = 10.0
 
 DEFAULT_OPTIMIZER = "Adam"
@@ -175,10 +177,11 @@ def _dnn(prefix: str = "") -> tuple[Attr, ...]:
             f"model.{prefix}hidden_units",
             "int list",
             [64, 32],
-            "units of each hidden layer",
+            f"units of each hidden layer; {WHOLE}",
             minimum=1,
             maximum=MAX_UNITS,
             architecture=True,
+            whole=check_units,
         ),
         Attr(
             f"model.{prefix}activation",
@@ -473,10 +476,11 @@ def _sequence_classifier(name: str, doc: str, model_type: str, bidirectional: bo
             "model.stack_units",
             "int list",
             [32],
-            "units of each stacked recurrent layer",
+            f"units of each stacked recurrent layer; {WHOLE}",
             minimum=1,
             maximum=MAX_UNITS,
             architecture=True,
+            whole=check_units,
         ),
         Attr(
             "model.hidden_size",
@@ -533,10 +537,11 @@ def _series_regressor(name: str, model_type: str) -> Estimator:
             "model.stack_units",
             "int list",
             [500, 500],
-            "units of each stacked recurrent layer",
+            f"units of each stacked recurrent layer; {WHOLE}",
             minimum=1,
             maximum=MAX_UNITS,
             architecture=True,
+            whole=check_units,
         ),
         Attr(
             "model.n_in",

@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import math
 import re
-import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -20,6 +19,7 @@ from sqlml import ir
 from sqlml.errors import ModelError
 from sqlml.models.checks import TAMPERED_HINT
 from sqlml.models.store import StoredModel
+from sqlml.models.xgboost import pages
 from sqlml.models.xgboost.checks import not_xgboost, xgboost_document
 from sqlml.runtime.cancel import Token
 from sqlml.runtime.context import Context
@@ -151,8 +151,8 @@ def train_batches(
             "XGBoost's shotgun updater learns from the first batch of external memory only",
             hint="add updater = 'coord_descent', or leave out train.external_memory",
         )
-    with tempfile.TemporaryDirectory(prefix="sqlml-xgboost-") as folder:
-        rows = _Batches(batches, one_hot, Path(folder), context.token)
+    with pages.folder() as folder:
+        rows = _Batches(batches, one_hot, folder, context.token)
         try:
             if params.get("tree_method") == "hist" and not one_hot:
                 dtrain = xgb.ExtMemQuantileDMatrix(rows)
@@ -169,7 +169,8 @@ def train_batches(
 class _Batches(xgb.DataIter):
     """Passes over training batches, for XGBoost's external memory: the first reads
     ``batches()`` and keeps its pages in ``folder`` (:class:`Spool`), the others read them
-    from there; each page checks ``token``."""
+    from there; each page checks ``token``, and in the first pass the room XGBoost's pages
+    need in ``folder`` (:class:`pages.Room`)."""
 
     def __init__(
         self,
@@ -183,7 +184,9 @@ class _Batches(xgb.DataIter):
         self._one_hot = one_hot
         self._token = token
         self._spool = Spool(folder / "pages")
+        self._room = pages.Room(folder)
         self._pass: Iterator[Page] | None = None
+        self._passes = 0
 
     def next(self, input_data: Callable[..., None]) -> bool:
         if self._pass is None:
@@ -193,12 +196,15 @@ class _Batches(xgb.DataIter):
             return False
         self._token.check()
         arrays, y = page
+        if self._passes == 0:  # XGBoost writes its pages in the first pass
+            self._room.check(arrays["x"])
         input_data(data=arrays["x"], label=y)
         return True
 
     def reset(self) -> None:
         if self._pass is not None:
             self._pass.close()  # a pass stopped early leaves the connection usable
+            self._passes += 1
         self._pass = None
 
     def _pages(self) -> Iterator[Page]:

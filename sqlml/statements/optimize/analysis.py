@@ -314,6 +314,12 @@ class _Checker:
                 expr.pos,
                 SUPPORTED,
             )
+        if expr.op == "/" and _constant(right) == 0:
+            raise error(
+                f"{shown} divides by zero in {scope.what}",
+                expr.pos,
+                "divide by a number other than 0, or by a column",
+            )
         return [expr.op, left, right], max(left_degree, right_degree)
 
     def name(self, name: Name, scope: _Scope) -> tuple[list, int]:
@@ -355,6 +361,23 @@ class _Checker:
         inner = _Scope(scope.what, scope.aggregate, scope.group_by, in_sum=True)
         tree, degree = self.tree(call.argument, inner)
         return ["sum", tree, call.pos.line, call.pos.column], degree
+
+
+def _constant(tree: list) -> float | None:
+    """The value of an IR tree of numbers only (None if it holds a column or the variable)."""
+    if tree[0] == "number":
+        return float(tree[1])
+    if tree[0] not in ("neg", "+", "-", "*", "/"):
+        return None
+    parts = [_constant(part) for part in tree[1:]]
+    if None in parts:
+        return None
+    if tree[0] == "neg":
+        return -parts[0]
+    left, right = parts
+    if tree[0] == "/":
+        return None if right == 0 else left / right
+    return left + right if tree[0] == "+" else left - right if tree[0] == "-" else left * right
 
 
 def _has_sum(expr: syntax.Expr) -> bool:

@@ -1,5 +1,6 @@
 """TO MAXIMIZE / TO MINIMIZE's handler: read the rows, build the program, solve it with HiGHS
-(through SciPy), write the rows and the solution into the INTO table.
+(through SciPy, in a child process that a timeout or Ctrl-C kills: ``solver.py``), write the
+rows and the solution into the INTO table.
 
 An infeasible or unbounded program is an error, and nothing is written: a table already
 there is left as it was.
@@ -7,21 +8,17 @@ there is left as it was.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 
-from sqlml import imports
 from sqlml.errors import CheckError, SqlmlError
 from sqlml.runtime.context import Context
 from sqlml.runtime.outcome import Outcome
+from sqlml.statements.optimize import solver
 from sqlml.statements.optimize.ir import OptimizeStatement
 from sqlml.statements.optimize.program import LinearProgram, build
-
-if TYPE_CHECKING:
-    from scipy.optimize import OptimizeResult
 
 
 @dataclass(frozen=True)
@@ -43,7 +40,9 @@ def optimize(statement: OptimizeStatement, context: Context) -> Outcome:
     program = build(statement, columns)
     context.token.check()
     with context.reporter.stage("solving", unit="variables"):
-        solution = solve(program, statement.attributes.get("solver.time_limit"))
+        solution = solve(
+            program, statement.attributes.get("solver.time_limit"), context.token.check
+        )
     output = {**columns, result: solution.values}
     datasource.write_table(statement.table, output, replace, context.token)
     count = len(solution.values)
@@ -78,12 +77,15 @@ def result_column(statement: OptimizeStatement, columns: Mapping[str, np.ndarray
     return name
 
 
-def solve(program: LinearProgram, time_limit: float | None = None) -> Solution:
-    """Solve ``program`` with HiGHS; a :class:`SqlmlError` if it has no optimum."""
-    optimize = imports.load("scipy.optimize")
-    constraints = []
-    if program.matrix.shape[0]:
-        constraints.append(optimize.LinearConstraint(program.matrix, program.low, program.high))
+def _never() -> None:
+    """A check that never stops the solver."""
+
+
+def solve(
+    program: LinearProgram, time_limit: float | None = None, check: Callable[[], None] = _never
+) -> Solution:
+    """Solve ``program`` with HiGHS (in a child process, killed once ``check`` raises); a
+    :class:`SqlmlError` if it has no optimum."""
     if (program.lower > program.upper).any():
         row = int((program.lower > program.upper).argmax())
         raise SqlmlError(
@@ -91,26 +93,35 @@ def solve(program: LinearProgram, time_limit: float | None = None) -> Solution:
             f"value (at least {program.lower[row]:g} and at most {program.upper[row]:g})",
             hint="check those constraints against that row's values; nothing was written",
         )
-    bounds = optimize.Bounds(program.lower, program.upper)
-    integrality = np.full(len(program.cost), int(program.integer))
-    options = {"time_limit": time_limit} if time_limit else None
+    matrix = program.matrix.tocsr()
+    arrays = {
+        "integrality": np.full(len(program.cost), int(program.integer)),
+        "lower": program.lower,
+        "upper": program.upper,
+        "data": matrix.data,
+        "indices": matrix.indices,
+        "indptr": matrix.indptr,
+        "shape": np.array(matrix.shape),
+        "low": program.low,
+        "high": program.high,
+        "time_limit": np.array(time_limit if time_limit else np.nan),
+    }
 
-    def run(cost: np.ndarray) -> OptimizeResult:
-        return optimize.milp(
-            cost, integrality=integrality, bounds=bounds, constraints=constraints, options=options
-        )
+    def run(cost: np.ndarray) -> solver.Found:
+        return solver.milp({**arrays, "cost": cost}, check)
 
     found = run(program.cost)
-    if found.status == 4 and "unbounded or infeasible" in found.message:
+    status = found.status
+    if status == 4 and "unbounded or infeasible" in found.message:
         # HiGHS's presolve may not tell which: unbounded if any values meet the constraints.
         feasible = run(np.zeros_like(program.cost)).x is not None
-        found.status = 3 if feasible else 2
-    if found.status == 2:
+        status = 3 if feasible else 2
+    if status == 2:
         raise SqlmlError(
             "the problem is infeasible: no values of the variable meet every constraint",
             hint="loosen or correct the constraints (or the var_type); nothing was written",
         )
-    if found.status == 3:
+    if status == 3:
         raise SqlmlError(
             "the problem is unbounded: the objective improves without limit",
             hint="bound the variable: a constraint on it, or a var_type such as "
@@ -122,9 +133,9 @@ def solve(program: LinearProgram, time_limit: float | None = None) -> Solution:
             f"the solver found no solution {reason}",
             hint="give it more time, or a smaller problem; nothing was written",
         )
-    status = "optimal" if found.status == 0 else "time limit reached: not proven optimal"
+    ended = "optimal" if found.status == 0 else "time limit reached: not proven optimal"
     values = found.x + 0.0  # no -0.0
     if program.integer:
         values = np.rint(values).astype(np.int64)
     objective = program.sign * float(program.cost @ values) + program.offset
-    return Solution(values, objective, status)
+    return Solution(values, objective, ended)

@@ -159,12 +159,12 @@ class _Linear:
 def _row(tree: list, data: _Data) -> _Linear:
     """A row-wise expression's coefficient and constant."""
     op = tree[0]
-    if op == "number":
-        return _Linear(None, float(tree[1]))
+    if op == "number":  # numpy's numbers: 1 / 0 is inf (found by _check_finite), no exception
+        return _Linear(None, np.float64(tree[1]))
     if op == "column":
         return _Linear(None, data.numbers(tree[1], tree[2], tree[3]))
     if op == "variable":
-        return _Linear(1.0, 0.0)
+        return _Linear(np.float64(1.0), np.float64(0.0))
     if op == "neg":
         inner = _row(tree[1], data)
         return _Linear(_negated(inner.coefficient), -inner.constant)

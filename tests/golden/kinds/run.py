@@ -3,9 +3,12 @@
 Run it with: python THIS_FILE.py [--datasource URL] [--backend local|argo] [--jobs N]
 """
 
-from sqlml import ir, steps
-from sqlml.workflow import Workflow
-from sqlml.workflow_cli import main
+from sqlml.interrupted import loading
+
+with loading():  # Ctrl-C meanwhile: one line and status 130, no traceback
+    from sqlml import ir, steps
+    from sqlml.workflow import Workflow
+    from sqlml.workflow_cli import main
 
 workflow = Workflow('run')
 

@@ -19,6 +19,7 @@ from sqlml.errors import ModelError, SqlmlError
 from sqlml.models.checks import TAMPERED_HINT
 from sqlml.models.keras import library
 from sqlml.models.keras.model import network
+from sqlml.models.keras.size import check_network
 from sqlml.models.store import StoredModel
 from sqlml.runtime.context import Context
 from sqlml.runtime.features_apply import FeatureArrays, check_column_types
@@ -32,6 +33,16 @@ def _reject_nulls(features: FeatureArrays) -> None:
             "the features hold NULL values, which a neural network cannot take",
             hint="filter them out or replace them with COALESCE in the SELECT",
         )
+
+
+def _check_size(features: FeatureArrays, attributes: dict[str, Any]) -> None:
+    """Refuse a network that holds more weights than a model may, before TensorFlow is
+    imported (it would allocate it first)."""
+    embeddings = [c for c in features.categoricals if c.encoding == "embedding"]
+    width = features.numbers.shape[1] + sum(
+        c.dimension if c.encoding == "embedding" else c.buckets for c in features.categoricals
+    )
+    check_network(width, sum(c.buckets * c.dimension for c in embeddings), attributes)
 
 
 def train(
@@ -52,6 +63,7 @@ def train(
     choosing on the ``validation`` rows.
     """
     _reject_nulls(features)
+    _check_size(features, attributes)
     keras = library.keras()
     if searches(attributes):
         from sqlml.models.keras.model import search
@@ -92,6 +104,7 @@ def train_batches(
             hint="remove train.external_memory",
         )
     _reject_nulls(sample)
+    _check_size(sample, attributes)
     keras = library.keras()
     tf = library.tensorflow()
 

@@ -1,0 +1,41 @@
+"""Ctrl-C while sqlml loads: one line and status 130, not a ``KeyboardInterrupt`` traceback.
+
+Python turns SIGINT into ``KeyboardInterrupt`` from its start; one raised while sqlml's
+modules load would print a traceback. The ``sqlml`` command and compiled workflow programs
+load them in :func:`loading`, and say :data:`SAID` of a ``KeyboardInterrupt`` that reaches
+them later (outside a run, which hears Ctrl-C itself). This module imports nothing of sqlml's.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from types import FrameType
+
+INTERRUPTED = 130  # as shells report SIGINT
+SAID = "sqlml: interrupted\n"
+
+
+def _quit(signum: int, frame: FrameType | None) -> None:
+    os.write(2, SAID.encode())
+    os._exit(INTERRUPTED)
+
+
+@contextmanager
+def loading() -> Iterator[None]:
+    """In the body (imports), SIGINT ends the process at once: one line, status 130. Only in
+    the main thread, and only where SIGINT raises ``KeyboardInterrupt`` (not ignored)."""
+    quiet = (
+        threading.current_thread() is threading.main_thread()
+        and signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    )
+    if quiet:
+        signal.signal(signal.SIGINT, _quit)
+    try:
+        yield
+    finally:
+        if quiet:
+            signal.signal(signal.SIGINT, signal.default_int_handler)
