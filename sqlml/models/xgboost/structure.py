@@ -130,7 +130,7 @@ def _trees(model: dict[str, Any], features: int, outputs: int) -> int:
     """The number of trees of a gbtree ``model``, checked (see the module's docstring)."""
     param = _object(model.get("gbtree_model_param"), "its gbtree_model_param")
     count = _decimal(param, "num_trees", 0, MAX_SIZE)
-    _decimal(param, "num_parallel_tree", 1, MAX_SIZE)
+    parallel = _decimal(param, "num_parallel_tree", 1, MAX_SIZE)
     trees = model.get("trees")
     groups = _integers(model.get("tree_info"), "its tree_info")
     if not isinstance(trees, list) or len(trees) != count or len(groups) != count:
@@ -138,8 +138,12 @@ def _trees(model: dict[str, Any], features: int, outputs: int) -> int:
     if ((groups < 0) | (groups >= outputs)).any():
         raise Damaged(f"a tree belongs to a group past the model's {outputs:,} outputs")
     rounds = _integers(model.get("iteration_indptr"), "its iteration_indptr")
-    if not len(rounds) or rounds[0] != 0 or rounds[-1] != count or (np.diff(rounds) < 0).any():
+    layer = parallel * outputs  # the trees of a round: num_parallel_tree of each output
+    steps = np.diff(rounds)
+    if not len(rounds) or rounds[0] != 0 or rounds[-1] != count or (steps != layer).any():
         raise Damaged("its iteration_indptr does not count its trees by round")
+    if count and (groups != np.tile(np.repeat(np.arange(outputs), parallel), len(steps))).any():
+        raise Damaged("its tree_info does not give each round's trees to each output in turn")
     cats = model.get("cats", {})
     if not isinstance(cats, dict) or any(len(_listed(cats.get(k, []), k)) for k in _NO_CATEGORIES):
         raise Damaged("it holds categories, which sqlml's models have not")
