@@ -71,13 +71,13 @@ SEEDS = {
     },
     "sklearn": {
         "forest": "SELECT x1, x2, y FROM d TO TRAIN sklearn.ensemble.RandomForestClassifier "
-        "WITH n_estimators = 2, max_depth = 3 LABEL y INTO forest;",
+        "WITH model.n_estimators = 2, model.max_depth = 3 LABEL y INTO forest;",
         "logistic": "SELECT x1, x2, y FROM d TO TRAIN sklearn.linear_model.LogisticRegression "
         "LABEL y INTO logistic;",
         "kmeans": "SELECT x1, x2 FROM d TO TRAIN sklearn.cluster.KMeans WITH "
         "model.n_clusters = 2 INTO kmeans;",
         "isolation": "SELECT x1, x2 FROM d TO TRAIN sklearn.ensemble.IsolationForest WITH "
-        "n_estimators = 2 INTO isolation;",
+        "model.n_estimators = 2 INTO isolation;",
         "svm": "SELECT x1, x2 FROM d TO TRAIN sklearn.svm.OneClassSVM INTO svm;",
     },
     "keras": {
@@ -394,7 +394,8 @@ def _mutate_npy(content: bytes, rng: np.random.Generator) -> tuple[bytes, str]:
         kind = target.dtype.kind
         value = _number(rng, at) if kind in "iuf" else None
         if value is not None:
-            target[at] = _wrap(value, target.dtype) if kind in "iu" else float(value)
+            with contextlib.suppress(OverflowError, ValueError):
+                target[at] = _wrap(value, target.dtype) if kind in "iu" else float(value)
         array = flat.reshape(array.shape)
         what = f"[{at}].{field} = {value}"
     else:
