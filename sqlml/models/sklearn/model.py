@@ -122,7 +122,12 @@ def load(data: bytes, name: str | None) -> Pipeline:
     if untrusted:
         raise skops_error(f"it names {', '.join(sorted(untrusted))}, which sqlml does not load")
     wanted = ESTIMATOR_TYPES[name]
-    model = pipeline[-1] if isinstance(pipeline, Pipeline) and len(pipeline) else None
+    steps = pipeline.steps if isinstance(pipeline, Pipeline) else None
+    if not isinstance(steps, list) or not all(
+        isinstance(step, tuple) and len(step) == 2 for step in steps
+    ):
+        raise skops_error("it does not hold a pipeline of (name, step) pairs")
+    model = steps[-1][1] if steps else None
     if not isinstance(model, BaseEstimator) or _type_name(model) != wanted:
         raise skops_error(f"it does not hold a {name}")
     try:
@@ -146,7 +151,9 @@ def _check_tree(tree: Any) -> None:
     leaves = left == -1
     own = np.arange(len(left))
     if (
-        len(left) != nodes
+        nodes < 1
+        or len(left) != nodes
+        or len(state.value) != nodes
         or (leaves != (right == -1)).any()
         # scikit-learn numbers a node's children after it: links back would loop forever
         or (~leaves & ((left <= own) | (right <= own) | (left >= nodes) | (right >= nodes))).any()
