@@ -9,10 +9,12 @@ TensorFlow reserves more): a crash fails the test with the mutant that caused it
 
 from __future__ import annotations
 
+import io
 import json
 import resource
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -67,3 +69,19 @@ def test_xgboost_and_scikit_learn_mutants_are_used_or_refused(tmp_path):
 def test_keras_mutants_are_used_or_refused(tmp_path):
     pytest.importorskip("keras")
     check(fuzz(tmp_path, "keras", seed=0, mutants=60, limit=False))
+
+
+def test_an_archive_of_a_zip_version_python_cannot_read_is_refused():
+    """Found by the fuzzer: zipfile raised NotImplementedError for such an archive."""
+    from sqlml.errors import ModelError
+    from sqlml.models.keras.checks import keras_archive
+    from sqlml.models.sklearn.checks import skops_archive
+
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as archive:
+        archive.writestr("schema.json", b"{}")
+    data = bytearray(out.getvalue())
+    data[data.find(b"PK\x01\x02") + 6] = 187  # the version needed to extract: 18.7
+    for check in (skops_archive, keras_archive):
+        with pytest.raises(ModelError, match="damaged or cut-short"):
+            check(bytes(data))
