@@ -122,7 +122,7 @@ def load(data: bytes, name: str | None) -> Pipeline:
     if untrusted:
         raise skops_error(f"it names {', '.join(sorted(untrusted))}, which sqlml does not load")
     wanted = ESTIMATOR_TYPES[name]
-    steps = pipeline.steps if isinstance(pipeline, Pipeline) else None
+    steps = getattr(pipeline, "steps", None) if isinstance(pipeline, Pipeline) else None
     if not isinstance(steps, list) or not all(
         isinstance(step, tuple) and len(step) == 2 for step in steps
     ):
