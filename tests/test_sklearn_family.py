@@ -385,6 +385,7 @@ def _tree(left: list[int], right: list[int], feature: list[int]) -> SimpleNamesp
         children_left=np.array(left),
         children_right=np.array(right),
         feature=np.array(feature),
+        value=np.zeros((len(left), 1, 1)),
     )
     return SimpleNamespace(tree_=state, n_features_in_=2)
 
@@ -398,6 +399,10 @@ def test_a_forest_tree_linking_nodes_or_features_it_lacks_is_refused():
         _tree([0, -1, -1], [2, -1, -1], [1, -2, -2]),  # a loop to the root
         _tree([1, -1, -1], [2, -1, -1], [2, -2, -2]),  # a third feature of two
         _tree([1, -1, -1], [2, -1, -1], [-2, -2, -2]),  # a split on no feature
+        _tree([1, 2, -1, -1], [2, 1, -1, -1], [1, 0, -2, -2]),  # a link back: a loop
+        _tree([1, -1, -1], [-1, -1, -1], [1, -2, -2]),  # a left child only
+        _tree([1, -1, -1], [1, -1, -1], [1, -2, -2]),  # one child linked twice
+        _tree([], [], []),  # no nodes: the state of a tree replaced by {}
     ):
         with pytest.raises(ModelError, match="links nodes or features it does not have"):
             _check_tree(broken)

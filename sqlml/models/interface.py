@@ -148,6 +148,12 @@ class Family(ABC):
         """What is wrong with a stored model's metadata for this family, in a few words."""
         return None
 
+    def check_data(self, data: bytes, metadata: dict[str, Any], most_features: int) -> str | None:
+        """What is wrong with a stored model's bytes, in a few words, found before its
+        library reads them (no library needed); ``most_features``: the most columns its
+        feature columns make. The model store asks it of every model it loads."""
+        return None
+
     def training_job(
         self,
         kubeflow: ModuleType,

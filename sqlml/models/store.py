@@ -28,6 +28,7 @@ from typing import Any
 from sqlml.errors import DatasourceError, ModelError
 from sqlml.models.checks import MAX_MODEL_BYTES, TAMPERED_HINT
 from sqlml.models.metadata import read_metadata
+from sqlml.models.registry import family
 from sqlml.runtime.cancel import Token
 from sqlml.runtime.datasource import Datasource
 from sqlml.tables import MODEL_CHUNKS, MODEL_VERSIONS
@@ -151,8 +152,10 @@ class ModelStore:
                 )
         _EXACT.add(self._ds)
 
-    def load(self, name: str, version: int | None = None) -> StoredModel:
-        """``version`` of ``name`` (default: the newest); a :class:`ModelError` if none."""
+    def load(self, name: str, version: int | None = None, check: bool = True) -> StoredModel:
+        """``version`` of ``name`` (default: the newest); a :class:`ModelError` if none, or
+        if its family finds its bytes damaged (unless ``check`` is False: for its metadata
+        only)."""
         p = self._ds.param
         found = None
         chosen = "" if version is None else f" AND version = {p}"
@@ -197,6 +200,8 @@ class ModelStore:
                 f"model {name} version {version} is incomplete ({len(data)} of {size} bytes)",
                 hint="train it again",
             )
+        if check:
+            _check_data(name, version, metadata, data)
         return StoredModel(name, version, metadata, data)
 
     def list(self) -> list[tuple[str, int, dict[str, Any]]]:
@@ -254,6 +259,22 @@ class ModelStore:
             for table in (self._chunks, self._models):
                 self._ds.execute(f"DELETE FROM {table} WHERE name = {p}", [name])
         return bool(found and found.rows[0][0])
+
+
+def _check_data(name: str, version: int, metadata: dict[str, Any], data: bytes) -> None:
+    """A :class:`ModelError` naming the model if its family finds its bytes damaged
+    (before its library reads them: a tree linking nodes it does not have crashes XGBoost)."""
+    from sqlml.ir import FeatureColumn
+    from sqlml.runtime.features_apply import max_width
+
+    most = max_width([FeatureColumn.from_dict(feature) for feature in metadata["features"]])
+    why = family(metadata["family"]).check_data(data, metadata, most)
+    if why:
+        raise ModelError(
+            f"model {name} version {version} cannot be used: its stored model is damaged or "
+            f"was altered ({why})",
+            hint=TAMPERED_HINT,
+        )
 
 
 def _entry(name: str, version: int, text: Any) -> tuple[str, int, dict[str, Any] | ModelError]:

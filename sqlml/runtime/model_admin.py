@@ -13,7 +13,7 @@ from sqlml.runtime.outcome import Outcome
 
 
 def show_train(statement: ir.ShowTrainStatement, context: Context) -> Outcome:
-    metadata = ModelStore(context.datasource).load(statement.model).metadata
+    metadata = ModelStore(context.datasource).load(statement.model, check=False).metadata
     return Outcome(
         result=ResultSet(["model", "train_statement"], [(statement.model, metadata["statement"])])
     )
@@ -43,7 +43,7 @@ def show_models(statement: ir.ShowModelsStatement, context: Context) -> Outcome:
 
 
 def describe_model(statement: ir.DescribeModelStatement, context: Context) -> Outcome:
-    stored = ModelStore(context.datasource).load(statement.model)
+    stored = ModelStore(context.datasource).load(statement.model, check=False)
     meta = stored.metadata
     labels = meta["labels"]
     rows = [

@@ -76,7 +76,14 @@ def _members(data: bytes) -> dict[str, bytes]:
                 if info.is_dir():
                     continue
                 members[info.filename] = _read(archive, info, limit)
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, OSError, ValueError):
+    except (
+        zipfile.BadZipFile,
+        zipfile.LargeZipFile,
+        EOFError,
+        OSError,
+        ValueError,
+        NotImplementedError,
+    ):  # a zip version or compression zipfile does not read
         raise keras_error("it is not a .keras archive, or a damaged or cut-short one") from None
     if "config.json" not in members:
         raise keras_error("it is not a .keras archive: it has no config.json")

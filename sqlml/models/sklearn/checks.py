@@ -130,7 +130,14 @@ def _members(data: bytes) -> dict[str, bytes]:
                 if info.file_size > len(data):
                     raise skops_error(f"its member {name!r} is larger than the archive")
                 members[name] = archive.read(info)
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, OSError, ValueError):
+    except (
+        zipfile.BadZipFile,
+        zipfile.LargeZipFile,
+        EOFError,
+        OSError,
+        ValueError,
+        NotImplementedError,
+    ):  # a zip version or compression zipfile does not read
         raise skops_error("it is not a skops archive, or a damaged or cut-short one") from None
     return members
 

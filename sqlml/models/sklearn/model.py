@@ -122,11 +122,21 @@ def load(data: bytes, name: str | None) -> Pipeline:
     if untrusted:
         raise skops_error(f"it names {', '.join(sorted(untrusted))}, which sqlml does not load")
     wanted = ESTIMATOR_TYPES[name]
-    model = pipeline[-1] if isinstance(pipeline, Pipeline) and len(pipeline) else None
+    steps = getattr(pipeline, "steps", None) if isinstance(pipeline, Pipeline) else None
+    if not isinstance(steps, list) or not all(
+        isinstance(step, tuple) and len(step) == 2 for step in steps
+    ):
+        raise skops_error("it does not hold a pipeline of (name, step) pairs")
+    model = steps[-1][1] if steps else None
     if not isinstance(model, BaseEstimator) or _type_name(model) != wanted:
         raise skops_error(f"it does not hold a {name}")
-    for tree in getattr(model, "estimators_", []):
-        _check_tree(tree)
+    try:
+        for tree in getattr(model, "estimators_", []):
+            _check_tree(tree)
+        if name == "sklearn.svm.OneClassSVM":
+            _check_svm(model)
+    except (AttributeError, TypeError, ValueError, IndexError) as error:
+        raise skops_error(f"its state is malformed ({type(error).__name__}: {error})") from None
     return pipeline
 
 
@@ -137,15 +147,45 @@ def _check_tree(tree: Any) -> None:
     if state is None:
         raise skops_error("a tree of its forest has no nodes")
     nodes, width = state.node_count, tree.n_features_in_
-    children = np.concatenate([state.children_left, state.children_right])
-    leaves = state.children_left == -1
+    left, right = state.children_left, state.children_right
+    leaves = left == -1
+    own = np.arange(len(left))
     if (
-        len(state.children_left) != nodes
-        or ((children != -1) & ((children <= 0) | (children >= nodes))).any()
+        nodes < 1
+        or len(left) != nodes
+        or len(state.value) != nodes
+        or (leaves != (right == -1)).any()
+        # scikit-learn numbers a node's children after it: links back would loop forever
+        or (~leaves & ((left <= own) | (right <= own) | (left >= nodes) | (right >= nodes))).any()
+        or (np.bincount(np.concatenate([left[~leaves], right[~leaves]]), minlength=1) > 1).any()
         or ((state.feature < 0) & ~leaves).any()
         or (state.feature >= width).any()
     ):
         raise skops_error("a tree of its forest links nodes or features it does not have")
+
+
+_SVM_KERNELS = ("rbf", "linear", "poly", "sigmoid")
+
+
+def _check_svm(model: Any) -> None:
+    """A :class:`ModelError` unless a one-class SVM's arrays fit each other: libsvm reads
+    them by the sizes it is given, without bounds checks."""
+    vectors = np.asarray(model.support_vectors_)
+    count = vectors.shape[0] if vectors.ndim == 2 else -1
+    shapes = {
+        "support_vectors_": (vectors.shape, (count, model.n_features_in_)),
+        "support_": (np.shape(model.support_), (count,)),
+        "_dual_coef_": (np.shape(model._dual_coef_), (1, count)),
+        "dual_coef_": (np.shape(model.dual_coef_), (1, count)),
+        "_intercept_": (np.shape(model._intercept_), (1,)),
+        "intercept_": (np.shape(model.intercept_), (1,)),
+        "_n_support": (np.shape(model._n_support), (2,)),
+        "_probA": (np.shape(model._probA), (0,)),
+        "_probB": (np.shape(model._probB), (0,)),
+    }
+    wrong = [name for name, (found, wanted) in shapes.items() if found != wanted]
+    if wrong or model.kernel not in _SVM_KERNELS or model._sparse is not False:
+        raise skops_error(f"its SVM's {', '.join(wrong) or 'kernel'} do not fit its vectors")
 
 
 def values(features: FeatureArrays) -> np.ndarray:

@@ -68,6 +68,17 @@ class XGBoost(Family):
             return f"its XGBoost objective {objective} does not fit its labels"
         return None
 
+    def check_data(self, data: bytes, metadata: dict[str, Any], most_features: int) -> str | None:
+        """Whether XGBoost can read and use the model safely (:mod:`.structure`)."""
+        from sqlml.models.xgboost.checks import xgboost_document
+        from sqlml.models.xgboost.structure import Damaged, check_model
+
+        try:
+            check_model(xgboost_document(data, Damaged), metadata["params"], most_features)
+        except Damaged as damage:
+            return str(damage)
+        return None
+
     def training_job(
         self,
         kubeflow: ModuleType,

@@ -293,7 +293,7 @@ def load(data: bytes) -> xgb.Booster:
     try:
         booster.load_model(bytearray(data))
     except xgb.core.XGBoostError as error:
-        raise not_xgboost(_reason(error)) from None
+        raise not_xgboost(_reason(error) or "it cannot read it") from None
     return booster
 
 
@@ -302,7 +302,10 @@ def checked(data: bytes, params: dict[str, Any]) -> xgb.Booster:
     objective, booster, classes and one target. Reads XGBoost's configuration (a few
     numbers), never anything as large as the model's number of features."""
     booster = load(data)
-    learner = json.loads(booster.save_config())["learner"]
+    try:
+        learner = json.loads(booster.save_config())["learner"]
+    except xgb.core.XGBoostError as error:  # a parameter out of its range, as base_score
+        raise not_xgboost(_reason(error)) from None
     found = learner["learner_model_param"]
     multi = params["objective"].startswith("multi:")
     expected = {
