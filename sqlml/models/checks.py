@@ -10,10 +10,22 @@ from __future__ import annotations
 
 import json
 import re
+import zipfile
 from collections.abc import Callable
 from typing import Any
 
 MAX_MODEL_BYTES = 1 << 30  # 1 GiB: a model's bytes, and a .keras archive's members together
+
+# What reading a damaged zip archive raises (a zip version or compression zipfile does not
+# read: NotImplementedError)
+ZIP_ERRORS = (
+    zipfile.BadZipFile,
+    zipfile.LargeZipFile,
+    EOFError,
+    OSError,
+    ValueError,
+    NotImplementedError,
+)
 
 TAMPERED_HINT = (
     "train the model again; if you did not store it, check who can write the models tables"

@@ -18,7 +18,7 @@ import zipfile
 from typing import Any
 
 from sqlml.errors import ModelError
-from sqlml.models.checks import MAX_MODEL_BYTES, TAMPERED_HINT, json_depth
+from sqlml.models.checks import MAX_MODEL_BYTES, TAMPERED_HINT, ZIP_ERRORS, json_depth
 
 MAX_CONFIG_DEPTH = 64  # a Keras configuration: about 10 levels, 20 with nested models
 MAX_CONFIG_BYTES = 16 << 20  # config.json
@@ -76,14 +76,7 @@ def _members(data: bytes) -> dict[str, bytes]:
                 if info.is_dir():
                     continue
                 members[info.filename] = _read(archive, info, limit)
-    except (
-        zipfile.BadZipFile,
-        zipfile.LargeZipFile,
-        EOFError,
-        OSError,
-        ValueError,
-        NotImplementedError,
-    ):  # a zip version or compression zipfile does not read
+    except ZIP_ERRORS:
         raise keras_error("it is not a .keras archive, or a damaged or cut-short one") from None
     if "config.json" not in members:
         raise keras_error("it is not a .keras archive: it has no config.json")

@@ -18,7 +18,7 @@ import zipfile
 from typing import Any
 
 from sqlml.errors import ModelError
-from sqlml.models.checks import MAX_MODEL_BYTES, TAMPERED_HINT, json_depth
+from sqlml.models.checks import MAX_MODEL_BYTES, TAMPERED_HINT, ZIP_ERRORS, json_depth
 
 MAX_SCHEMA_DEPTH = 64  # a forest's tree: about 20 levels
 MAX_MEMBERS = 1_000_000
@@ -130,14 +130,7 @@ def _members(data: bytes) -> dict[str, bytes]:
                 if info.file_size > len(data):
                     raise skops_error(f"its member {name!r} is larger than the archive")
                 members[name] = archive.read(info)
-    except (
-        zipfile.BadZipFile,
-        zipfile.LargeZipFile,
-        EOFError,
-        OSError,
-        ValueError,
-        NotImplementedError,
-    ):  # a zip version or compression zipfile does not read
+    except ZIP_ERRORS:
         raise skops_error("it is not a skops archive, or a damaged or cut-short one") from None
     return members
 
