@@ -85,6 +85,7 @@ class NotRun(SqlmlError):
 
 
 _A_BUG = "this is a bug in sqlml, not a mistake in the program"
+_SAID_AT_MOST = 2000  # of an error's first line, the one said (all of it: the traceback)
 
 
 class InternalError(SqlmlError):
@@ -99,8 +100,9 @@ class InternalError(SqlmlError):
         """``error``, met in ``where`` (``step s1-select``, ``sqlml check``...)."""
         import traceback  # here: only a bug loads it
 
+        first = next(iter(str(error).strip().splitlines()), "")[:_SAID_AT_MOST]
         internal = cls(
-            f"internal error in {where}: {type(error).__name__}: {error}",
+            f"internal error in {where}: {type(error).__name__}: {first}",
             hint=f"{_A_BUG}: please report it, with what you ran",
         )
         internal.details = "".join(traceback.format_exception(error))

@@ -126,6 +126,23 @@ def test_xgboost_explainers_rank_x1_first(duckdb_url, tmp_path, capsys):
     assert tables[1].splitlines()[0] == "importance,fscore"  # XGBoostExplainer: gain, splits
 
 
+def test_xgboost_explainer_refuses_a_linear_model_which_tree_explainer_explains(
+    duckdb_url, tmp_path, capsys
+):
+    program = DATA + (
+        "SELECT x2, x3, x1, y FROM d TO TRAIN xgboost.gblinear "
+        "WITH objective = 'reg:squarederror', train.num_boost_round = 20 LABEL y INTO lin;\n"
+        "SELECT * FROM d TO EXPLAIN lin USING TreeExplainer;\n"
+        "SELECT * FROM d TO EXPLAIN lin USING XGBoostExplainer;\n"
+    )
+    status, out, err = run(tmp_path, duckdb_url, program, capsys)
+    assert status == 1
+    assert ranked(out)[0] == "x1"  # TreeExplainer: SHAP values of the linear model
+    assert "p.sql:3:1: error: XGBoostExplainer ranks features by the gain of their splits, " in err
+    assert "use TreeExplainer" not in err and "explain it with TreeExplainer" in err
+    assert "internal error" not in err and "Traceback" not in err
+
+
 def test_summary_options_draw_different_plots(duckdb_url, tmp_path, capsys):
     options = {
         "dot": "summary.plot_type = dot",

@@ -122,6 +122,17 @@ def test_an_internal_error_keeps_its_traceback():
     assert "please report it, with what you ran" in internal.hint
 
 
+def test_an_internal_error_says_the_first_line_of_a_library_s_message():
+    """XGBoost's errors carry its C++ stack: the paragraph says their first line only."""
+    said = "gblinear.cc:222: Check failed\nStack trace:\n  [bt] (0) libxgboost.so" + "x" * 9000
+    internal = InternalError.of(RuntimeError(said), "step s01")
+    assert (
+        internal.message
+        == "internal error in step s01: RuntimeError: gblinear.cc:222: Check failed"
+    )
+    assert "[bt] (0) libxgboost.so" in internal.details
+
+
 def test_no_traceback_leaves_a_subprocess(tmp_path: Path):
     """The same through the installed command, as a user runs it."""
     program = tmp_path / "prog.sql"

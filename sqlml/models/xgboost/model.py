@@ -421,6 +421,13 @@ def importances(
 ) -> dict[str, np.ndarray]:
     """XGBoost's own importance of each feature (its matrix columns summed): ``gain``, the
     total loss reduction of its splits, and ``fscore``, how many splits use it."""
+    if metadata["params"].get("booster") == "gblinear":
+        raise ModelError(
+            f"XGBoostExplainer ranks features by the gain of their splits, and "
+            f"{metadata['estimator']} is a linear model: it has no splits",
+            hint="explain it with TreeExplainer (its SHAP values, exact for a linear model) "
+            "or PermutationExplainer",
+        )
     booster = checked(data, metadata["params"])
     check_column_types(features, metadata)
     x, owners = _matrix(features, metadata["params"])
