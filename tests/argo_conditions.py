@@ -149,7 +149,16 @@ def _string(value: Any) -> str:
         return text.rstrip("0").rstrip(".") if "." in text else text
     if isinstance(value, str):
         return value
-    return json.dumps(value, separators=(",", ":"))
+    return _text(value)
+
+
+def _text(value: Any) -> str:
+    """The JSON text of a value as read (numbers as they were written)."""
+    if isinstance(value, dict):
+        return "{" + ",".join(f"{json.dumps(k)}:{_text(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, list):
+        return "[" + ",".join(map(_text, value)) + "]"
+    return str(value) if isinstance(value, _Number) else json.dumps(value)
 
 
 def _int64(text: str) -> int | None:
