@@ -11,7 +11,8 @@ logs shown for such a step are also those of its job's replica pods, found by th
 operator's labels (``training.kubeflow.org/job-name`` and ``.../operator-name``; labelled by
 ``.../replica-type`` or, for mpi-operator, ``.../job-role``, and ``.../replica-index``), and of
 its Experiment's trial pods, found by Katib's (``katib.kubeflow.org/experiment`` and the
-``katib.kubeflow.org/trial`` label Katib's pod webhook adds). Stopping a run deletes the jobs
+``katib.kubeflow.org/trial`` label Katib's pod webhook adds), read from the collector container
+Katib injects, which prints the trial's output. Stopping a run deletes the jobs
 and Experiments it created that still run: Argo deletes owned objects only with the Workflow.
 """
 
