@@ -22,10 +22,12 @@ put in it:
   log for a pod not yet scheduled), chunked as a stream when ``follow=true``.
 - Scripted failures (``fail``).
 
-No controller runs here: no Argo controller moves a Workflow, no operator creates pods or
-updates a job, no garbage collector deletes dependents. A test that wants an object the
-controllers would create (a job created by Argo's resource step, a replica pod) adds it with
-``create`` or ``add_pod``, as those controllers would.
+No controller runs here on its own: no Argo controller moves a Workflow, no garbage
+collector deletes dependents. A test that wants an object the controllers would create (a job
+created by Argo's resource step, a replica pod) adds it with ``create`` or ``add_pod``, as
+those controllers would. A test may plug in a model of an operator, written from its source
+(``tests/controllers/``): ``controllers[plural].reconcile(api, obj)`` runs on each GET of an
+object of that plural, before the answer, and may change its status and add pods.
 """
 
 from __future__ import annotations
@@ -164,6 +166,7 @@ class KubeStandin:
     namespaces: set[str] = field(default_factory=lambda: {"default", "ml"})
     served: dict[str, str] = field(default_factory=lambda: dict(EVERY_OPERATOR))
     scripts: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # plural -> statuses
+    controllers: dict[str, Any] = field(default_factory=dict)  # plural -> .reconcile(api, obj)
     objects: dict[str, dict[tuple[str, str], dict[str, Any]]] = field(default_factory=dict)
     pods: dict[str, Pod] = field(default_factory=dict)  # by name
     logs: dict[tuple[str, str], list[str]] = field(default_factory=dict)  # (pod, container)
@@ -422,6 +425,8 @@ class KubeStandin:
             return _not_found(plural, name, RESOURCES[plural][0] if plural in RESOURCES else "")
         current = store[namespace, name]
         if r.method == "GET":
+            if plural in self.controllers:
+                self.controllers[plural].reconcile(self, current)
             if self.scripts.get(plural):
                 statuses = self.scripts[plural]
                 reads = self._reads.get(plural, 0)

@@ -607,6 +607,9 @@ def jobs_running() -> dict[str, Any]:
     )
 
 
+KLOG = "I1205 10:00:03.000000      14 main.go:143]"  # klog v2's header of an info line
+
+
 def training_pods(api: KubeStandin, created: dict[str, dict[str, Any]]) -> dict[str, str]:
     """The pods the operators create for the run's jobs and Experiment, labelled as they label
     them (training operator v1.9: pkg/controller.v1/common/pod.go; Katib v0.19's pod webhook:
@@ -635,8 +638,11 @@ def training_pods(api: KubeStandin, created: dict[str, dict[str, Any]]) -> dict[
     for trial in (f"{search}-kx7r2b9m", f"{search}-q4ttvz8c"):
         labels = {"katib.kubeflow.org/experiment": search, "katib.kubeflow.org/trial": trial}
         labels["batch.kubernetes.io/job-name"] = labels["job-name"] = trial
+        # Katib's StdOut collector: the trial's output goes to its metrics file, which the
+        # collector Katib injects prints through klog; the training container logs nothing.
         containers = ("training-container", "metrics-logger-and-collector")
-        api.add_pod(Pod(f"{trial}-5fzqn", labels, containers), {containers[0]: [f"trial {trial}"]})
+        said = {containers[0]: [], containers[1]: [f"{KLOG} trial {trial}"]}
+        api.add_pod(Pod(f"{trial}-5fzqn", labels, containers), said)
         names[f"{SEARCH}/{trial}"] = f"{trial}-5fzqn"
     # The suggestion's pod has the experiment's label too, but no trial's.
     suggestion = {"katib.kubeflow.org/experiment": search, "katib.kubeflow.org/suggestion": search}
@@ -821,7 +827,7 @@ def test_logs_show_the_replica_and_trial_pods_of_each_step(api, jobs_program, ku
         r.path.split("/")[-2]: r.query["container"] for r in api.requests_to("GET", "/log$")
     }
     for label, name in names.items():
-        expected = {XGB: "xgboost", TF: "tensorflow", SEARCH: "training-container"}
+        expected = {XGB: "xgboost", TF: "tensorflow", SEARCH: "metrics-logger-and-collector"}
         assert containers[name] == [expected[label.split("/")[0]]], label
     # Pods found by the operators' labels, never listing the whole namespace.
     selectors = sorted(r.query["labelSelector"][0] for r in api.requests_to("GET", "/pods$"))

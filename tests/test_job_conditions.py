@@ -157,9 +157,10 @@ def test_the_old_replica_count_condition_would_have_hung_on_a_crash_loop():
 
 
 def experiment_status(*conditions: dict, completed: bool = False, **counts: int) -> dict:
+    """Katib sets completionTime to an empty time (sent as null) with Created, a time when
+    the Experiment ends."""
     status: dict[str, Any] = {"conditions": list(conditions), "startTime": NOW, **counts}
-    if completed:
-        status["completionTime"] = NOW
+    status["completionTime"] = NOW if completed else None
     return {"apiVersion": "kubeflow.org/v1beta1", "kind": "Experiment", "status": status}
 
 

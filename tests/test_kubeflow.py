@@ -340,7 +340,8 @@ def test_katib_experiment_is_valid():
     assert validate(manifest) == []
     # Katib fails the Experiment when failed trials (metrics unavailable included) reach 2.
     assert step.params["failure_condition"] == JOB_FAILED
-    assert step.params["success_condition"] == "status.completionTime"
+    # Katib writes completionTime as null from its first reconcile: present AND not empty.
+    assert step.params["success_condition"] == "status.completionTime,status.completionTime!="
 
 
 @pytest.mark.parametrize(

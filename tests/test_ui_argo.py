@@ -30,6 +30,7 @@ from tests.kube_standin import TOKEN, KubeStandin
 from tests.test_argo_backend import (
     JOBS_PROGRAM,
     RUN,
+    SEARCH,
     SUFFIX,
     TF,
     WORKFLOWS,
@@ -253,3 +254,21 @@ def test_a_training_steps_log_has_its_job_replicas_logs(folder, api, capsys):
         f"--- {TF}/ps-0",
         "ps 0",
     ]
+
+
+def test_a_search_steps_log_has_its_trials_output_from_katibs_collector(folder, api, capsys):
+    """Katib's StdOut collector sends a trial's output to its metrics file and prints it from
+    the collector it injects; the page shows those lines, without klog's header."""
+    (folder / "prog.sql").write_text(JOBS_PROGRAM)
+    submit(folder, api, capsys)
+    names = finished_jobs_run(api)
+    trials = sorted(label for label in names if label.startswith(f"{SEARCH}/"))
+    log = ui(folder).get(f"/runs/{RUN}/steps/{SEARCH}/log")
+    assert log.status_code == 200
+    assert log.text.splitlines() == [
+        f"--- {SEARCH}",
+        "created experiment",
+        *(line for label in trials for line in (f"--- {label}", f"trial {label.split('/')[1]}")),
+    ]
+    asked = {r.path.split("/")[-2]: r.query["container"] for r in api.requests_to("GET", "/log$")}
+    assert {asked[names[label]][0] for label in trials} == {"metrics-logger-and-collector"}

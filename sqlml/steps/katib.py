@@ -9,10 +9,13 @@ The manifest is built as plain JSON values in Katib's ``v1beta1`` schema: Katib'
 SDK (``kubeflow-katib``) pins ``protobuf<5``, which TensorFlow's own pin excludes, so it is
 not a dependency of sqlml; the tests check every field against its models.
 
-The step fails when the Experiment has Katib's ``Failed`` condition: Katib sets it once
-failed trials, trials whose metrics were unavailable included, reach
-``maxFailedTrialCount``. It succeeds when the Experiment has a ``completionTime``, which Katib
-sets in the same status update as its ``Succeeded`` or ``Failed`` condition.
+The step fails when the Experiment has Katib's ``Failed`` condition: Katib (v0.19) sets it
+once failed trials, trials whose metrics were unavailable included, reach
+``maxFailedTrialCount``, or when its suggestion fails. It succeeds when the Experiment's
+``completionTime`` is set and not empty: Katib writes it as ``null`` when it creates the
+Experiment (an empty time: Argo's gjson lookup finds a null, so a bare ``status.completionTime``
+would hold at once) and sets it in the status update that adds ``Succeeded`` (the last trial
+counted, the objective's goal reached) or ``Failed`` (checked first).
 
 Metrics collection (``StdOut``, ``File``...) works only in namespaces labelled
 ``katib.kubeflow.org/metrics-collector-injection: enabled``, where Katib's webhook adds its
@@ -42,6 +45,8 @@ RESUME_POLICIES = ("Never", "LongRunning", "FromVolume")
 # One condition per type, each new one appended last (Katib's Experiment setCondition):
 # Created, Running, Restarting, Succeeded, Failed.
 EXPERIMENT_CONDITION_TYPES = 5
+# completionTime present and not null (its string is "" while null): set only when it ends.
+EXPERIMENT_COMPLETED = "status.completionTime,status.completionTime!="
 
 
 @dataclass(frozen=True)
@@ -228,7 +233,7 @@ def run(
     return run_job(
         name,
         manifest,
-        "status.completionTime",
+        EXPERIMENT_COMPLETED,
         failed_condition(EXPERIMENT_CONDITION_TYPES),
         after,
     )

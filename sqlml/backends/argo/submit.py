@@ -11,7 +11,8 @@ logs shown for such a step are also those of its job's replica pods, found by th
 operator's labels (``training.kubeflow.org/job-name`` and ``.../operator-name``; labelled by
 ``.../replica-type`` or, for mpi-operator, ``.../job-role``, and ``.../replica-index``), and of
 its Experiment's trial pods, found by Katib's (``katib.kubeflow.org/experiment`` and the
-``katib.kubeflow.org/trial`` label Katib's pod webhook adds). Stopping a run deletes the jobs
+``katib.kubeflow.org/trial`` label Katib's pod webhook adds), read from the collector container
+Katib injects, which prints the trial's output. Stopping a run deletes the jobs
 and Experiments it created that still run: Argo deletes owned objects only with the Workflow.
 """
 
@@ -64,6 +65,11 @@ JOB_ROLE_LABEL = "training.kubeflow.org/job-role"  # mpi-operator: launcher, wor
 EXPERIMENT_LABEL = "katib.kubeflow.org/experiment"
 TRIAL_LABEL = "katib.kubeflow.org/trial"
 TRIAL_CONTAINER = "training-container"  # the primaryContainerName sqlml's trials use
+# Katib's StdOut collector runs the trial container's command with "1>/var/log/katib/
+# metrics.log 2>&1", so that container's log is empty; the sidecar its pod webhook injects
+# (pkg/webhook/v1beta1/pod, v0.19) prints each line of that file through klog.
+COLLECTOR_CONTAINER = "metrics-logger-and-collector"
+_KLOG_INFO = re.compile(r"I\d{4} \d\d:\d\d:\d\d\.\d{6} +\d+ [^ \]]+:\d+\] ")
 
 
 @dataclass(frozen=True)
@@ -470,8 +476,7 @@ def sources(kube: Kube, found: list[Owned]) -> list[Source]:
             labels = metadata.get("labels") or {}
             if item.kind.operator is None:
                 part, order = labels.get(TRIAL_LABEL, ""), (0, 0)
-                template = (item.obj.get("spec") or {}).get("trialTemplate") or {}
-                container = template.get("primaryContainerName") or TRIAL_CONTAINER
+                container = _trial_container(item.obj, spec)
             else:
                 replica = labels.get(REPLICA_TYPE_LABEL) or labels.get(JOB_ROLE_LABEL) or "pod"
                 index = labels.get(REPLICA_INDEX_LABEL)
@@ -493,6 +498,18 @@ def sources(kube: Kube, found: list[Owned]) -> list[Source]:
             )
         result.extend(source for _, source in sorted(keyed, key=lambda pair: pair[0]))
     return result
+
+
+def _trial_container(experiment: Mapping[str, Any], pod_spec: Mapping[str, Any]) -> str:
+    """The container of a trial's pod that shows its output: Katib's collector under the
+    StdOut collector (where Katib injected it), else the trial's primary container."""
+    spec = experiment.get("spec") or {}
+    collector = ((spec.get("metricsCollectorSpec") or {}).get("collector") or {}).get("kind")
+    names = {container.get("name") for container in pod_spec.get("containers") or []}
+    if collector in (None, "StdOut") and COLLECTOR_CONTAINER in names:
+        return COLLECTOR_CONTAINER
+    template = spec.get("trialTemplate") or {}
+    return template.get("primaryContainerName") or TRIAL_CONTAINER
 
 
 def _replica_container(job: Mapping[str, Any], replica: str, pod_spec: Mapping[str, Any]) -> str:
@@ -585,7 +602,8 @@ def _fnv32a(data: bytes) -> int:
 
 def pod_log(kube: Kube, pod: str, follow: bool, container: str = CONTAINER) -> Iterator[str]:
     """The lines of the log of ``container`` (the step container) of ``pod``, as they come
-    when ``follow``."""
+    when ``follow``; Katib's collector's lines without klog's header on its info lines (the
+    trial's own output)."""
     with kube.call("get", "pods/log", pod):
         response = kube.core.read_namespaced_pod_log(
             pod, kube.namespace, container=container, follow=follow, _preload_content=False,
@@ -593,13 +611,23 @@ def pod_log(kube: Kube, pod: str, follow: bool, container: str = CONTAINER) -> I
         )  # fmt: skip
         try:
             pending = b""
+            shown = _unprefixed if container == COLLECTOR_CONTAINER else _decoded
             for chunk in response.stream(4096):
                 *lines, pending = (pending + chunk).split(b"\n")
-                yield from (line.decode(errors="replace") for line in lines)
+                yield from map(shown, lines)
             if pending:
-                yield pending.decode(errors="replace")
+                yield shown(pending)
         finally:
             response.release_conn()
+
+
+def _decoded(line: bytes) -> str:
+    return line.decode(errors="replace")
+
+
+def _unprefixed(line: bytes) -> str:
+    text = line.decode(errors="replace")
+    return text[match.end() :] if (match := _KLOG_INFO.match(text)) else text
 
 
 class Watch:
