@@ -50,7 +50,7 @@ def job_task(document: dict[str, Any], kind: str) -> dict[str, Any]:
     return next(
         task
         for task in statement_tasks(document).values()
-        if task["template"] == "resource-apply"
+        if task["template"] in ("resource", "resource-apply")
         and json.loads(argument(task, "manifest"))["kind"] == kind
     )
 
@@ -101,7 +101,7 @@ def test_repeated_oom_kills_fail_the_job_after_three_restarts(kind):
     assert manifest["spec"]["runPolicy"]["backoffLimit"] == 3
     with KubeStandin() as api:
         operator = TrainingOperator(api)
-        job = argo_resource.start(api, templates["resource-apply"], task, RUN)
+        job = argo_resource.start(api, templates[task["template"]], task, RUN)
         killed = oom_killer(operator, job, kind)
         assert argo_resource.wait(api, task, RUN, job) == "failed"
         stored = api.objects[f"{kind.lower()}s"]["ml", job["metadata"]["name"]]
@@ -229,3 +229,46 @@ def test_the_old_create_made_a_second_job_on_a_retry():
         argo_resource.start(api, create, task, RUN)
         argo_resource.start(api, create, task, RUN)
         assert len(api.objects["xgboostjobs"]) == 2
+
+
+@pytest.mark.parametrize("kind", ["XGBoostJob", "TFJob"])
+def test_a_deleted_replica_pod_is_created_again_and_the_job_goes_on(kind):
+    """A node drained: the operator creates the pod again, a new one with no restarts."""
+    document, templates = compiled()
+    task = job_task(document, kind)
+    with KubeStandin() as api:
+        operator = TrainingOperator(api)
+        job = argo_resource.start(api, templates[task["template"]], task, RUN)
+        argo_resource.read(api, job)
+        worker = f"{job['metadata']['name']}-{WORKER[kind]}-0"
+        for _ in range(5):  # more deletions than the backoff limit
+            operator.delete(worker)
+            argo_resource.read(api, job)
+            assert worker in api.pods and operator.pods[worker].restarts == 0
+        assert operator.created.count(worker) == 6
+        operator.exit(f"{job['metadata']['name']}-{HEAD[kind]}-0", 0)
+        assert argo_resource.wait(api, task, RUN, job) == "succeeded"
+        assert api.errors == []
+
+
+@pytest.mark.parametrize(("kind", "expected"), [("XGBoostJob", "failed"), ("TFJob", "succeeded")])
+def test_an_evicted_replica_pod(kind, expected):
+    """Evicted (ends Failed): a TFJob restarts it; an XGBoostJob's status rule fails the job
+    on a failed replica unless its restart policy is ExitCode (xgboostjob_controller.go)."""
+    document, templates = compiled()
+    task = job_task(document, kind)
+    with KubeStandin() as api:
+        operator = TrainingOperator(api)
+        job = argo_resource.start(api, templates[task["template"]], task, RUN)
+        argo_resource.read(api, job)
+        worker = f"{job['metadata']['name']}-{WORKER[kind]}-0"
+        operator.evict(worker)
+        conditions = argo_resource.read(api, job)["status"]["conditions"]
+        assert conditions[-1]["type"] == ("Failed" if expected == "failed" else "Restarting")
+        head = f"{job['metadata']['name']}-{HEAD[kind]}-0"
+        if expected == "succeeded":
+            argo_resource.read(api, job)  # the worker created again
+            assert worker in operator.pods and operator.pods[worker].phase == "Running"
+            operator.exit(head, 0)
+        assert argo_resource.wait(api, task, RUN, job) == expected
+        assert api.errors == []
