@@ -7,8 +7,9 @@ NOT a cluster), as Argo v4.1.2 runs it:
 - the executor runs ``kubectl <action> -f manifest -o json`` (``workflow/executor/resource.go``):
   ``create`` fails on a name already taken (409 AlreadyExists); ``apply`` creates the object
   when there is none (``kubectl.kubernetes.io/last-applied-configuration`` recorded) and
-  otherwise patches the difference from the last applied one, which for the same manifest is
-  none: the existing object is adopted, untouched;
+  otherwise patches the difference (three-way, from the last applied configuration and the
+  live object), which for the same manifest and a live object with only a status added is
+  none: the existing object is adopted, untouched (kubectl sends no PATCH for ``{}``);
 - then it reads the object until a condition holds (tests/argo_conditions.py).
 """
 
