@@ -1527,6 +1527,7 @@ ARGO_CRD = "argo/workflows-full.yaml.gz"
 # validate.go: workflowFieldNameFmt, workflowFieldMaxLength, paramOrArtifactNameRegex
 _ARGO_FIELD_NAME = re.compile(r"[a-zA-Z0-9][-a-zA-Z0-9]*")
 _ARGO_PARAM_NAME = re.compile(r"[-a-zA-Z0-9_]+")
+SAMPLE_WORKFLOW_UID = "0b6f5c1e-7d2a-4c3b-9e8f-1a2b3c4d5e6f"  # what {{workflow.uid}} becomes
 _ARGO_PARAMETER = re.compile(r"{{[-a-zA-Z0-9]+(\.[-a-zA-Z0-9_]+)*}}")  # paramRegex
 # common.GlobalVarValidWorkflowVariablePrefix: only tags with these prefixes are checked
 _ARGO_PREFIXES = ("item.", "steps.", "inputs.", "outputs.", "pod.", "workflow.", "tasks.")
@@ -2459,6 +2460,8 @@ class _Argo:
                 continue
             j, value = arguments[argument]
             at = _key(_index(_key(_key(where, "arguments"), "parameters"), j), "value")
+            if isinstance(value, str):  # Argo substitutes the Workflow's uid (a global)
+                value = value.replace("{{workflow.uid}}", SAMPLE_WORKFLOW_UID)
             if isinstance(value, str) and "{{" not in value:
                 self.check_manifest(value, at)
         if not resource:

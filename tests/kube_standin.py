@@ -22,12 +22,11 @@ put in it:
   log for a pod not yet scheduled), chunked as a stream when ``follow=true``.
 - Scripted failures (``fail``).
 
-No controller runs here on its own: no Argo controller moves a Workflow, no garbage
-collector deletes dependents. A test that wants an object the controllers would create (a job
-created by Argo's resource step, a replica pod) adds it with ``create`` or ``add_pod``, as
-those controllers would. A test may plug in a model of an operator, written from its source
-(``tests/controllers/``): ``controllers[plural].reconcile(api, obj)`` runs on each GET of an
-object of that plural, before the answer, and may change its status and add pods.
+No controller runs here unless a test plugs one in (``controllers``: models of the operators
+written from their source, in tests/controllers/: the training operator's, Katib's); otherwise no Argo controller moves a
+Workflow, no operator creates pods or updates a job, no garbage collector deletes dependents.
+A test that wants an object the controllers would create (a job created by Argo's resource
+step, a replica pod) adds it with ``create`` or ``add_pod``, as those controllers would.
 """
 
 from __future__ import annotations
@@ -39,6 +38,7 @@ import re
 import threading
 import traceback
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -166,7 +166,6 @@ class KubeStandin:
     namespaces: set[str] = field(default_factory=lambda: {"default", "ml"})
     served: dict[str, str] = field(default_factory=lambda: dict(EVERY_OPERATOR))
     scripts: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # plural -> statuses
-    controllers: dict[str, Any] = field(default_factory=dict)  # plural -> .reconcile(api, obj)
     objects: dict[str, dict[tuple[str, str], dict[str, Any]]] = field(default_factory=dict)
     pods: dict[str, Pod] = field(default_factory=dict)  # by name
     logs: dict[tuple[str, str], list[str]] = field(default_factory=dict)  # (pod, container)
@@ -175,6 +174,9 @@ class KubeStandin:
     errors: list[str] = field(default_factory=list)  # tracebacks of the stand-in's own failures
     suffixes: list[str] = field(default_factory=list)  # generateName suffixes to hand out first
     seed: int = 0  # of the random suffixes after those
+    # Controllers' reconciles (tests/controllers/): called with (plural, stored object) before
+    # a GET of the object answers, they may change its status and the pods.
+    controllers: list[Callable[[str, dict[str, Any]], None]] = field(default_factory=list)
     _reads: dict[str, int] = field(default_factory=dict)
     _version: int = 100
     _lock: threading.RLock = field(default_factory=threading.RLock)
@@ -425,8 +427,8 @@ class KubeStandin:
             return _not_found(plural, name, RESOURCES[plural][0] if plural in RESOURCES else "")
         current = store[namespace, name]
         if r.method == "GET":
-            if plural in self.controllers:
-                self.controllers[plural].reconcile(self, current)
+            for reconcile in self.controllers:
+                reconcile(plural, current)
             if self.scripts.get(plural):
                 statuses = self.scripts[plural]
                 reads = self._reads.get(plural, 0)

@@ -95,7 +95,7 @@ def test_each_task_passes_its_statements_ir_and_runs_the_step_entry_point():
     by_name = tasks(document)
     for statement in program:
         task = by_name[statement.id]
-        if task["template"] == "resource":
+        if task["template"] in ("resource", "resource-apply"):
             continue
         assert task["template"] == statement.kind.replace("_", "-")
         # Argo expands {{...}} in parameters: none reaches it, yet the IR decodes unchanged.
@@ -128,9 +128,10 @@ def test_distributed_training_becomes_kubeflow_jobs():
     kinds = {}
     for statement in program:
         task = by_name[statement.id]
-        if task["template"] != "resource":
+        if task["template"] != "resource-apply":
             continue
-        manifest = json.loads(arguments(task)["manifest"])
+        uid = "0b6f5c1e-7d2a-4c3b-9e8f-1a2b3c4d5e6f"  # Argo substitutes the Workflow's uid
+        manifest = json.loads(arguments(task)["manifest"].replace("{{workflow.uid}}", uid))
         assert_valid_job(manifest, manifest["kind"])
         kinds[statement.model] = manifest
     assert set(kinds) == {"xgb_model", "dnn_model"}  # not local_model: distributed = false
@@ -143,18 +144,19 @@ def test_distributed_training_becomes_kubeflow_jobs():
         "PS": 2,
     }
     metadata = kinds["xgb_model"]["metadata"]
-    assert metadata["generateName"].startswith("p-s4-train-xgb-model-")
+    # Named after the statement and the Workflow's uid: a retried step finds its job.
+    assert metadata["name"] == f"s4-train-xgb-mode-{uid}"
     assert metadata["namespace"] == "ml"
     container = xgb["Worker"]["template"]["spec"]["containers"][0]
     statement = next(s for s in program if getattr(s, "model", None) == "xgb_model")
     (argument,) = container["args"]  # base64: no shell or kubelet can alter it
     assert ir.from_argument(argument) == statement
-    assert {spec["restartPolicy"] for spec in xgb.values()} == {"ExitCode"}
+    assert {spec["restartPolicy"] for spec in xgb.values()} == {"OnFailure"}
     policy = kinds["xgb_model"]["spec"]["runPolicy"]
     assert policy["backoffLimit"] == 3 and policy["activeDeadlineSeconds"] == 24 * 3600
-    resource = templates(document)["resource"]["resource"]
+    resource = templates(document)["resource-apply"]["resource"]
     assert resource == {
-        "action": "create",
+        "action": "apply",
         "manifest": "{{inputs.parameters.manifest}}",
         "successCondition": "{{inputs.parameters.success-condition}}",
         "failureCondition": "{{inputs.parameters.failure-condition}}",
@@ -278,7 +280,11 @@ def test_cli_options_reach_the_workflow(tmp_path, capsys):
         "name": "prod-db",
         "key": "dsn",
     }
-    assert train["retryStrategy"] == {"limit": 2, "backoff": {"duration": "10s", "factor": 2}}
+    assert train["retryStrategy"] == {
+        "limit": 2,
+        "retryPolicy": "Always",
+        "backoff": {"duration": "10s", "factor": 2},
+    }
 
 
 def test_cli_reports_a_non_root_violation(tmp_path, capsys):

@@ -502,10 +502,11 @@ def argo_creates(api: KubeStandin, run: str = RUN) -> dict[str, dict[str, Any]]:
     }
     created = {}
     for task in workflow["spec"]["templates"][0]["dag"]["tasks"]:
-        if task["template"] != "resource":
+        if task["template"] not in ("resource", "resource-apply"):
             continue
         parameters = {p["name"]: p["value"] for p in task["arguments"]["parameters"]}
-        manifest = json.loads(parameters["manifest"])
+        uid = workflow["metadata"]["uid"]  # a global Argo substitutes
+        manifest = json.loads(parameters["manifest"].replace("{{workflow.uid}}", uid))
         manifest["metadata"]["ownerReferences"] = [owner]
         created[task["name"]] = api.create(PLURALS[manifest["kind"]], manifest)
     return created
@@ -594,7 +595,8 @@ def experiment_running(trials: list[str]) -> dict[str, Any]:
 
 
 def resource_node(task: str, phase: str) -> dict[str, Any]:
-    return node(task, phase, template="resource")
+    """A resource step's node: a job's template applies it, an Experiment's creates it."""
+    return node(task, phase, template="resource" if task == SEARCH else "resource-apply")
 
 
 def jobs_running() -> dict[str, Any]:
@@ -661,8 +663,9 @@ def test_stop_deletes_the_running_jobs_and_experiments_the_run_created(
     for owner_uid in ("0f1e2d3c-4b5a-4978-8695-a4b3c2d1e0f9", None):
         other = copy.deepcopy(created[TF])
         metadata = other["metadata"]
-        for key in ("name", "uid", "resourceVersion", "creationTimestamp", "generation"):
+        for key in ("uid", "resourceVersion", "creationTimestamp", "generation"):
             metadata.pop(key)
+        metadata["name"] = f"other-{len(others)}"
         if owner_uid:
             metadata["ownerReferences"][0].update(name="prog-zzzzz", uid=owner_uid)
         else:
@@ -852,13 +855,11 @@ def test_logs_show_the_replica_and_trial_pods_of_each_step(api, jobs_program, ku
 
 
 def argo_creates_names(api: KubeStandin) -> dict[str, dict[str, Any]]:
-    """The objects argo_creates made, by task (from the stand-in's store)."""
-    found = {}
-    for plural in PLURALS.values():
-        for obj in api.objects[plural].values():
-            found[obj["metadata"]["generateName"].removeprefix("prog-")] = obj
-    tasks = {XGB: "s2-train-xgb-model-", TF: "s3-train-dnn-model-", SEARCH: "s4-train-searched-"}
-    return {task: found[prefix] for task, prefix in tasks.items()}
+    """The objects argo_creates made, by task (from the stand-in's store: one of each kind)."""
+    kinds = {XGB: "xgboostjobs", TF: "tfjobs", SEARCH: "experiments"}
+    found = {task: list(api.objects[plural].values()) for task, plural in kinds.items()}
+    assert all(len(objects) == 1 for objects in found.values()), found
+    return {task: objects[0] for task, objects in found.items()}
 
 
 def test_logs_of_a_pod_not_started_or_deleted_say_so(api, jobs_program, kubeconfig, capsys):

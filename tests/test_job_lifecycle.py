@@ -29,6 +29,8 @@ from test_k8s_manifests import argument, statement_tasks, workflow
 
 from tests.kube_standin import TOKEN, KubeStandin
 
+WORKFLOW_UID = "5f0c6a1e-2b3d-4e5f-8a9b-0c1d2e3f4a5b"  # Argo substitutes {{workflow.uid}}
+
 pytest.importorskip("hera.workflows.models")
 
 PROGRAM = """
@@ -121,7 +123,7 @@ def _call(api: KubeStandin, method: str, path: str, body: Any = None) -> dict[st
 
 def _run_resource_step(api: KubeStandin, task: dict[str, Any]) -> tuple[str, int]:
     """Create the task's job and read it until a condition is met: (outcome, reads)."""
-    manifest = json.loads(argument(task, "manifest"))
+    manifest = json.loads(argument(task, "manifest").replace("{{workflow.uid}}", WORKFLOW_UID))
     success, failure = argument(task, "success-condition"), argument(task, "failure-condition")
     group_version = manifest["apiVersion"]
     collection = f"/apis/{group_version}/namespaces/ml/{PLURALS[manifest['kind']]}"

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 import yaml
-from k8s_validation import validate
+from k8s_validation import SAMPLE_WORKFLOW_UID, validate
 from pod_runtime import container_env, container_process
 
 from sqlml import ir, steps
@@ -93,9 +93,9 @@ def test_every_statement_kind_is_accepted():
     document = workflow(EVERY_KIND)
     assert_accepted(document)
     manifests = [
-        json.loads(argument(task, "manifest"))
+        json.loads(argument(task, "manifest").replace("{{workflow.uid}}", SAMPLE_WORKFLOW_UID))
         for task in statement_tasks(document).values()
-        if task["template"] == "resource"
+        if task["template"] in ("resource", "resource-apply")
     ]
     assert sorted(m["kind"] for m in manifests) == ["Experiment", "TFJob", "XGBoostJob"]
     for manifest in manifests:  # also validated inside the Workflow; here on their own

@@ -60,7 +60,8 @@ def run_step(
     success = argument(task, "success-condition") if success is None else success
     collection = f"/apis/{manifest['apiVersion']}/namespaces/ml/experiments"
     seen: list[dict[str, Any]] = []
-    with KubeStandin(controllers={"experiments": controller}) as api:
+    with KubeStandin() as api:
+        controller.plug_into(api)
         name = _call(api, "POST", collection, manifest)["metadata"]["name"]
 
         def read() -> bytes:
@@ -183,7 +184,8 @@ def test_what_labels_parse_refuses_is_refused(selector):
 def test_trial_output_is_in_the_collectors_log_not_the_training_containers(task):
     """What the Katib model writes, which the logs tests rely on."""
     controller = ExperimentController([Trial(polls=1, lines=("rmse=0.25",))])
-    with KubeStandin(controllers={"experiments": controller}) as api:
+    with KubeStandin() as api:
+        controller.plug_into(api)
         name = api.create("experiments", json.loads(argument(task, "manifest")))["metadata"]["name"]
         for _ in range(4):
             _call(api, "GET", f"/apis/kubeflow.org/v1beta1/namespaces/ml/experiments/{name}")

@@ -50,8 +50,8 @@ def main(argv: list[str]) -> int:
         print(error.render(statement.id), file=sys.stderr)
         if isinstance(error, InternalError):  # the pod's log is the step's
             print(error.details, file=sys.stderr)
-        # Stopped by a signal: the shell's 128 + its number, which the training operator's
-        # ExitCode restart policy retries; any other failure is final (1).
+        # Stopped by a signal: the shell's 128 + its number (what Kubernetes shows of a pod
+        # stopped from outside); any other failure is 1.
         return 128 + received[0] if received else 1
     if outcome.summary:  # a search's trial: its name=value metric lines for Katib's collector
         print(outcome.summary, file=sys.stdout if statement.kind == "trial" else sys.stderr)

@@ -10,7 +10,8 @@ SDK's models (``kubeflow-training``).
 A step succeeds when its job has a ``completionTime`` and fails when the job has the
 operator's ``Failed`` condition (Argo checks the failure condition first, and the operators
 set both in one status update). ``RunPolicy`` gives every job a backoff limit by default, so
-that a replica failing again and again fails the job instead of restarting forever.
+that a replica restarting ``OnFailure`` again and again fails the job instead of restarting
+forever.
 
 System dependencies: a Kubernetes cluster with the Kubeflow training operator v1.9
 (``kubeflow.org/v1``: TFJob, PyTorchJob, XGBoostJob) and, for MPIJob, mpi-operator
@@ -69,9 +70,12 @@ class RunPolicy:
         clean_pod_policy: pods deleted when the job ends: ``None``, ``Running`` or ``All``.
         ttl_seconds_after_finished: delete the finished job after this many seconds.
         active_deadline_seconds: fail the job when it runs longer than this.
-        backoff_limit: pod restarts (``OnFailure``) or re-creations (``ExitCode``) before
-            the job fails; ``None`` leaves it to the operator, which never fails a job whose
-            replica keeps crashing under ``OnFailure``.
+        backoff_limit: the container restarts, added up over the job's running pods,
+            at which the operator fails the job (training-operator v1.9 ``PastBackoffLimit``).
+            Only restarts in place count (``OnFailure``, ``Always``): an ``ExitCode`` pod
+            (``restartPolicy: Never``) killed is created again, which nothing counts.
+            ``None`` leaves it to the operator, which never fails a job whose replica keeps
+            crashing.
         scheduling_policy: gang scheduling settings.
         suspend: create the job suspended (no pods until resumed).
     """

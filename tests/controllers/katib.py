@@ -1,5 +1,5 @@
 """Katib v0.19's Experiment controller, as the loopback API stand-in's controller for
-``experiments`` (``KubeStandin.controllers``). It is NOT Katib, and the stand-in NOT a cluster.
+``experiments`` (plugged into ``KubeStandin.controllers`` by :meth:`ExperimentController.plug_into`). It is NOT Katib, and the stand-in NOT a cluster.
 
 One reconcile per read of an Experiment: each GET moves it one step, as Katib's source
 (kubeflow/katib v0.19.0) writes its status:
@@ -82,6 +82,15 @@ class ExperimentController:
 
     def __post_init__(self) -> None:
         self._random = random.Random(self.seed)
+
+    def plug_into(self, api: Any) -> None:
+        """Reconcile the Experiments of the stand-in ``api`` before each read of one."""
+
+        def reconcile(plural: str, obj: dict[str, Any]) -> None:
+            if plural == "experiments":
+                self.reconcile(api, obj)
+
+        api.controllers.append(reconcile)
 
     def reconcile(self, api: Any, experiment: dict[str, Any]) -> None:
         """One reconcile of ``experiment`` (as stored by the stand-in ``api``)."""

@@ -7,7 +7,8 @@ turns ``$$`` into ``$`` in container arguments). Argo v4 accepts at most 200 tas
 and 200 templates: a larger program's statements are split into nested DAG templates
 (``part-N``) of at most 200 tasks, statements that do not depend on each other kept in
 parallel parts. A TO TRAIN with ``train.distributed`` (or worker counts)
-becomes a TFJob (Keras) or XGBoostJob (XGBoost) created by the one ``resource`` template.
+becomes a TFJob (Keras) or XGBoostJob (XGBoost) named after the Workflow's uid and applied
+by the ``resource-apply`` template, so that a retried step adopts the job it created.
 A TO TRAIN with candidates (a hyperparameter search) becomes a Katib Experiment, created by
 the same template, then a ``search`` step that keeps the best trial.
 Tasks depend on each other as the program's dependency analysis says. The datasource URL
@@ -38,6 +39,15 @@ STEP_COMMAND = ("python", "-m", "sqlml.runtime.step")
 DATASOURCE_ENV = "SQLML_DATASOURCE"
 DEFAULT_WORKERS = 2  # worker pods of a distributed TO TRAIN that gives no count
 DEFAULT_JOB_DEADLINE = 24 * 3600  # seconds a distributed TO TRAIN may run
+# Retries of a step whose pod was deleted (a node drained, a preemption): Argo's "pod
+# deleted" is an Error, which only the retry policies OnError and Always retry (v4.1.2).
+ERROR_RETRIES = 3
+# Distributed TO TRAINs are resource steps of their own template: Argo applies (``kubectl
+# apply``) the job, named ``<statement>-<workflow uid>``, so that a retry adopts the job its
+# first attempt created instead of creating a second one.
+JOB_RESOURCE = "resource_apply"
+WORKFLOW_UID = "{{workflow.uid}}"
+_UID_SLOT = "sqlml-workflow-uid-placeholder-00000"  # a uid's 36 characters while building
 MAX_DAG_TASKS = 200  # Argo v4's CRD: at most 200 tasks in a DAG, 200 templates
 # A Workflow's name is the `workflows.argoproj.io/workflow` label of its pods: a label value
 # of at most 63 characters, 5 of them generated.
@@ -57,7 +67,8 @@ class ArgoOptions:
         requests: resource requests of every step container and job pod.
         limits: resource limits of the same.
         run_as_user: the non-root user id every container runs as.
-        retries: retries of a failed step (with exponential backoff).
+        retries: retries of a failed step (with exponential backoff, any failure); 0: only
+            a step whose pod was deleted is retried, up to :data:`ERROR_RETRIES` times.
         image_pull_policy: ``Always``, ``IfNotPresent`` or ``Never`` (default: the cluster's).
         job_run_policy: the RunPolicy of distributed training jobs (default: a backoff
             limit of 3 and a deadline of 24 hours).
@@ -120,7 +131,7 @@ def program_workflow(
                 options.namespace, after,
             )  # fmt: skip
         if _distributed(statement):
-            return workflow.add(_training_job(statement, workflow.name, options, after))
+            return workflow.add(_training_job(statement, options, after))
         return add_step(workflow, planned, after)
 
     return build(plan(statements, dialect), dns_label(name, MAX_WORKFLOW_PREFIX), add)
@@ -260,9 +271,9 @@ def _task(m: Any, step: Step, after: Sequence[str]) -> Any:
 
 
 def _arguments(step: Step) -> dict[str, str]:
-    if step.template == RESOURCE:
+    if step.template in (RESOURCE, JOB_RESOURCE):
         return {
-            "manifest": literal_json(step.params["manifest"]),
+            "manifest": literal_json(step.params["manifest"]).replace(_UID_SLOT, WORKFLOW_UID),
             "success-condition": step.params["success_condition"],
             "failure-condition": step.params["failure_condition"],
         }
@@ -272,20 +283,13 @@ def _arguments(step: Step) -> dict[str, str]:
 def _template(m: Any, kind: str, options: ArgoOptions, image: str | None = None) -> Any:
     """The template of a kind's steps, in the step image or, for the statements naming a
     model zoo image, in that image."""
-    retry = (
-        m.RetryStrategy(
-            limit=m.IntOrString(options.retries),
-            backoff=m.Backoff(duration="10s", factor=m.IntOrString(2)),
-        )
-        if options.retries
-        else None
-    )
-    if kind == RESOURCE:
+    retry = _retry(m, options, kind)
+    if kind in (RESOURCE, JOB_RESOURCE):
         return m.Template(
             name=_template_name(kind),
             inputs=_inputs(m, "manifest", "success-condition", "failure-condition"),
             resource=m.ResourceTemplate(
-                action="create",
+                action="apply" if kind == JOB_RESOURCE else "create",
                 manifest="{{inputs.parameters.manifest}}",
                 success_condition="{{inputs.parameters.success-condition}}",
                 failure_condition="{{inputs.parameters.failure-condition}}",
@@ -328,6 +332,27 @@ def _template(m: Any, kind: str, options: ArgoOptions, image: str | None = None)
     )
 
 
+def _retry(m: Any, options: ArgoOptions, kind: str) -> Any:
+    """The retry strategy of a kind's template (Argo v4.1.2's retry policies).
+
+    ``--retries N``: any failure or error, N times (``Always``). Otherwise only an error
+    (``OnError``: the pod deleted by a node drain or a preemption, not a statement that
+    failed), :data:`ERROR_RETRIES` times, where a second attempt is safe: statement steps
+    and training jobs, which a retry adopts, but not the ``create`` of a Katib Experiment
+    (its ``generateName`` would start a second search).
+    """
+    backoff = m.Backoff(duration="10s", factor=m.IntOrString(2))
+    if options.retries:
+        return m.RetryStrategy(
+            limit=m.IntOrString(options.retries), retry_policy="Always", backoff=backoff
+        )
+    if kind == RESOURCE:
+        return None
+    return m.RetryStrategy(
+        limit=m.IntOrString(ERROR_RETRIES), retry_policy="OnError", backoff=backoff
+    )
+
+
 def _inputs(m: Any, *names: str) -> Any:
     return m.Inputs(parameters=[m.Parameter(name=name) for name in names])
 
@@ -354,13 +379,16 @@ def _distributed(statement: ir.Statement) -> bool:
 
 
 def _training_job(
-    statement: ir.TrainStatement, program: str, options: ArgoOptions, after: Sequence[Step]
+    statement: ir.TrainStatement, options: ArgoOptions, after: Sequence[Step]
 ) -> Step:
     """The Kubeflow job of the statement's model family (a TFJob for Keras, an XGBoostJob
-    for XGBoost) whose pods run the statement's step.
+    for XGBoost) whose pods run the statement's step, named ``<statement>-<workflow uid>``.
 
-    A statement that fails exits with 1, which ``ExitCode`` makes final at once; a pod killed
-    (exit codes from 128) is created again, up to the run policy's backoff limit.
+    Replicas restart ``OnFailure``: the kubelet restarts a container that exits non-zero (a
+    failed statement, an out-of-memory kill) in its pod, and training-operator v1.9 fails the
+    job when the restarts of its running pods reach the run policy's backoff limit
+    (``PastBackoffLimit``). Under ``ExitCode`` a killed pod is deleted and created again,
+    which no backoff limit counts: only the deadline would end it.
     """
     from sqlml.models import family  # the one place codegen meets the families
 
@@ -371,22 +399,20 @@ def _training_job(
         options = replace(options, image=image)
 
     def replica(count: int = 1) -> kubeflow.Replica:
-        return _replica(options, args, count, restart_policy="ExitCode")
+        return _replica(options, args, count, restart_policy="OnFailure")
 
     model_family = family(statement.family)
     workers = attributes.get("train.workers", DEFAULT_WORKERS)
     ps = attributes.get("train.ps") if model_family.parameter_servers else None
     counts = {"Master": 1, "Chief": 1, "Worker": workers, **({"PS": ps} if ps else {})}
-    # Many runs of one workflow coexist: the job's name is a prefix Kubernetes completes.
-    limit = job_name_limit(counts) - GENERATED_SUFFIX - 1
-    name = dns_label(f"{program}-{statement.id}", limit)
+    # Many runs of one workflow coexist, and a retried step must find its job: the name ends
+    # with the Workflow's uid, which Argo substitutes (the slot keeps its length meanwhile).
+    # The statement's id, cut, keeps its unique place in the program (``s03-train-...``).
+    limit = job_name_limit(counts) - len(_UID_SLOT) - 1
+    name = f"{dns_label(statement.id)[:limit].rstrip('-')}-{_UID_SLOT}"
     common = {"namespace": options.namespace, "run_policy": options.job_run_policy}
     step = model_family.training_job(kubeflow, name, replica, workers, ps, **common, after=after)
-    manifest = step.params["manifest"]
-    metadata = {**manifest["metadata"], "generateName": f"{name}-"}
-    del metadata["name"]
-    params = {**step.params, "manifest": {**manifest, "metadata": metadata}}
-    return Step(statement.id, step.template, params, step.after)
+    return Step(statement.id, JOB_RESOURCE, step.params, step.after)
 
 
 def _replica(
@@ -430,6 +456,6 @@ def _template_name(kind: str, image: str | None = None) -> str:
 def _image(step: Step) -> str | None:
     """The model zoo image of a statement step (TO TRAIN <image>/<estimator>, USING a model
     zoo's model, the estimator's first; a TO PREDICT of a model trained from one)."""
-    if step.template == RESOURCE:
+    if step.template in (RESOURCE, JOB_RESOURCE):
         return None
     return step.params.get("image") or step.params.get("base_image")

@@ -37,7 +37,12 @@ def add_workflow_options(parser: argparse.ArgumentParser, title: str, retries: b
         "--run-as-user", type=int, default=1000, metavar="UID", help="non-root user id (1000)"
     )
     if retries:
-        argo.add_argument("--retries", type=int, default=0, help="retries of a failed step (0)")
+        argo.add_argument(
+            "--retries",
+            type=int,
+            default=0,
+            help="retries of a failed step (0: only a step whose pod was deleted, 3 times)",
+        )
     argo.add_argument(
         "--job-deadline",
         type=int,

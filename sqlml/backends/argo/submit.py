@@ -333,8 +333,10 @@ def owned(kube: Kube, workflow: Mapping[str, Any], step: str | None = None) -> l
 
 def created_by(workflow: Mapping[str, Any]) -> tuple[list[tuple[str, dict[str, Any]]], bool]:
     """The (task, manifest) of each DAG task or step that runs a resource template, its
-    manifest with the task's parameters in; and whether some manifest could not be read."""
+    manifest with the task's parameters and the Workflow's uid in (a training job's name
+    ends with it); and whether some manifest could not be read."""
     templates = {t["name"]: t for t in workflow.get("spec", {}).get("templates") or []}
+    uid = (workflow.get("metadata") or {}).get("uid")
     found: list[tuple[str, dict[str, Any]]] = []
     unknown = False
     for template in templates.values():
@@ -355,6 +357,8 @@ def created_by(workflow: Mapping[str, Any]) -> tuple[list[tuple[str, dict[str, A
                 lambda m, given=parameters: given.get(m[1], m[0]),
                 target["resource"].get("manifest") or "",
             )
+            if uid:
+                text = text.replace("{{workflow.uid}}", uid)
             try:
                 manifest = yaml.safe_load(text)
             except yaml.YAMLError:

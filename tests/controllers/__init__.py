@@ -1,0 +1,1 @@
+"""Controllers' behaviour for the loopback stand-in (tests/kube_standin.py), from their source."""
