@@ -23,8 +23,9 @@ put in it:
 - Scripted failures (``fail``).
 
 No controller runs here unless a test plugs one in (``controllers``: models of the operators
-written from their source, in tests/controllers/: the training operator's, Katib's); otherwise no Argo controller moves a
-Workflow, no operator creates pods or updates a job, no garbage collector deletes dependents.
+written from their source, in tests/controllers/: the training operator's, Katib's);
+otherwise no Argo controller moves a Workflow, no operator creates pods or updates a job, no
+garbage collector deletes dependents.
 A test that wants an object the controllers would create (a job created by Argo's resource
 step, a replica pod) adds it with ``create`` or ``add_pod``, as those controllers would.
 """

@@ -1,5 +1,6 @@
 """Katib v0.19's Experiment controller, as the loopback API stand-in's controller for
-``experiments`` (plugged into ``KubeStandin.controllers`` by :meth:`ExperimentController.plug_into`). It is NOT Katib, and the stand-in NOT a cluster.
+``experiments`` (plugged into ``KubeStandin.controllers`` by
+:meth:`ExperimentController.plug_into`). It is NOT Katib, and the stand-in NOT a cluster.
 
 One reconcile per read of an Experiment: each GET moves it one step, as Katib's source
 (kubeflow/katib v0.19.0) writes its status:
