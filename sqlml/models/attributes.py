@@ -70,6 +70,33 @@ DISTRIBUTED = (
         aliases=("train.num_workers",),
     ),
 )
+
+
+def _quantity(value: str) -> None:
+    from sqlml.backends.argo.pods import check_quantity  # a plain function, no Kubernetes
+
+    check_quantity(value)
+
+
+# The requests and limits of the statement's pods on Kubernetes (its step's, its job's and
+# its trials'), instead of the Argo backend's --cpu, --memory, --cpu-limit, --memory-limit.
+POD_RESOURCES = tuple(
+    Attr(
+        f"train.{name}",
+        "string",
+        None,
+        f"on Kubernetes, the {doc} of this statement's pods (its step, its training job's "
+        f"replicas, its search's trials), a Kubernetes quantity, e.g. {example}, instead of "
+        f"the Argo backend's --{name.replace('_', '-')}",
+        whole=_quantity,
+    )
+    for name, doc, example in (
+        ("cpu", "CPU request", '"2" or "500m"'),
+        ("memory", "memory request", '"2Gi"'),
+        ("cpu_limit", "CPU limit", '"4"'),
+        ("memory_limit", "memory limit (a raised memory request raises the default limit)", '"8Gi"'),
+    )
+)
 # Of families whose job has parameter servers.
 PS = Attr(
     "train.ps",
@@ -87,8 +114,8 @@ PAI_RESOURCES = tuple(
         f"train.{name}",
         "int",
         f"SQLFlow on PAI: {doc}",
-        "the pods of sqlml's Kubeflow job get the requests of the Argo backend's --cpu and "
-        "--memory options",
+        "the pods of sqlml's Kubeflow job get the requests of train.cpu and train.memory (or "
+        "the Argo backend's --cpu and --memory options)",
         minimum=0,
     )
     for name, doc in (
@@ -106,5 +133,11 @@ PAI_RESOURCES = tuple(
 def schema(*attrs: Attr, parameter_servers: bool = False) -> dict[str, Attr]:
     """An estimator's attributes by name: ``attrs``, then those every estimator takes
     (``train.ps`` too with ``parameter_servers``)."""
-    common = (EXTERNAL_MEMORY, *VALIDATION, *DISTRIBUTED, *((PS,) if parameter_servers else ()))
+    common = (
+        EXTERNAL_MEMORY,
+        *VALIDATION,
+        *DISTRIBUTED,
+        *((PS,) if parameter_servers else ()),
+        *POD_RESOURCES,
+    )
     return {attr.name: attr for attr in (*attrs, *common)}
