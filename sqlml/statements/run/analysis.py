@@ -34,6 +34,14 @@ RUN_ATTRIBUTES = {
         minimum=0,
         exclusive_minimum=True,
     ),
+    "run.datasource": Attr(
+        "run.datasource",
+        "bool",
+        False,
+        "hand the program the database credentials sqlml's environment holds "
+        "($SQLML_DATASOURCE, with its password, and PGPASSWORD, MYSQL_PWD); FALSE: the program "
+        "runs without them (it gets its rows and writes its tables through files)",
+    ),
     "output.replace": OUTPUT_REPLACE,
 }
 
