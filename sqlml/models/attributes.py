@@ -94,7 +94,11 @@ POD_RESOURCES = tuple(
         ("cpu", "CPU request", '"2" or "500m"'),
         ("memory", "memory request", '"2Gi"'),
         ("cpu_limit", "CPU limit", '"4"'),
-        ("memory_limit", "memory limit (a raised memory request raises the default limit)", '"8Gi"'),
+        (
+            "memory_limit",
+            "memory limit (a raised memory request raises the default limit)",
+            '"8Gi"',
+        ),
     )
 )
 # Of families whose job has parameter servers.

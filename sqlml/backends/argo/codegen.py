@@ -27,10 +27,10 @@ import yaml
 
 import sqlml
 from sqlml import ir, steps
+from sqlml.backends.argo import pods
 from sqlml.codegen.workflow import add_step, build
 from sqlml.errors import KubernetesError
 from sqlml.plan import PlannedStatement, plan
-from sqlml.backends.argo import pods
 from sqlml.steps import kubeflow
 from sqlml.steps.naming import GENERATED_SUFFIX, MAX_NAME, dns_label, job_name_limit
 from sqlml.workflow.core import RESOURCE, Step, Workflow
@@ -171,7 +171,9 @@ def render(workflow: Workflow, options: ArgoOptions) -> Any:
             "workflow pods run as a non-root user; --run-as-user is 0 (root)",
             hint="give the image's non-root user id, e.g. 1000",
         )
-    kinds = sorted({(step.template, _image(step) or "", _own(step, options)) for step in workflow.steps})
+    kinds = sorted(
+        {(step.template, _image(step) or "", _own(step, options)) for step in workflow.steps}
+    )
     templates = [
         *_dags(m, workflow.steps, options),
         *(_template(m, kind, options, image or None, own) for kind, image, own in kinds),
@@ -440,7 +442,11 @@ def _training_job(
 def _statement_options(statement: ir.Statement, options: ArgoOptions) -> ArgoOptions:
     """``options`` with the requests and limits the statement's attributes give its pods."""
     requests, limits = pods.statement_resources(
-        options.requests, options.limits, statement.attributes, f"statement {statement.id}"
+        options.requests,
+        options.limits,
+        statement.attributes,
+        f"statement {statement.id}",
+        (statement.line, statement.column),
     )
     return replace(options, requests=requests, limits=limits)
 
@@ -492,8 +498,9 @@ def _own(step: Step, options: ArgoOptions) -> str:
     attributes = {} if step.template == RESOURCE else step.params.get("attributes") or {}
     if not any(attributes.get(name) is not None for name in pods.ATTRIBUTES):
         return ""
+    position = (step.params.get("line"), step.params.get("column"))
     own = pods.statement_resources(
-        options.requests, options.limits, attributes, f"statement {step.name}"
+        options.requests, options.limits, attributes, f"statement {step.name}", position
     )
     return json.dumps(own, sort_keys=True)
 

@@ -19,9 +19,7 @@ def add_workflow_options(parser: argparse.ArgumentParser, title: str, retries: b
     from sqlml.backends.argo import pods
 
     argo = parser.add_argument_group(title)
-    argo.add_argument(
-        "--image", help="the step image (default: docker.io/library/sqlml:VERSION)"
-    )
+    argo.add_argument("--image", help="the step image (default: docker.io/library/sqlml:VERSION)")
     argo.add_argument("--namespace", help="the workflow's namespace")
     argo.add_argument("--service-account", metavar="NAME", help="the pods' service account")
     argo.add_argument(

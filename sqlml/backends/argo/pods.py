@@ -64,14 +64,15 @@ def statement_resources(
     limits: Mapping[str, str],
     attributes: Mapping[str, Any],
     where: str,
+    position: tuple[int | None, int | None] = (None, None),
 ) -> tuple[dict[str, str], dict[str, str]]:
     """The requests and limits of a statement's pods: the program's, changed by the
-    statement's ``attributes`` (:data:`ATTRIBUTES`)."""
+    statement's ``attributes`` (:data:`ATTRIBUTES`); ``position``: its line and column."""
     own: dict[str, dict[str, str]] = {"requests": {}, "limits": {}}
     for attribute, (kind, resource) in ATTRIBUTES.items():
         if attributes.get(attribute) is not None:
             own[kind][resource] = attributes[attribute]
-    return merged(requests, limits, own["requests"], own["limits"], where)
+    return merged(requests, limits, own["requests"], own["limits"], where, position)
 
 
 def merged(
@@ -80,6 +81,7 @@ def merged(
     own_requests: Mapping[str, str],
     own_limits: Mapping[str, str],
     where: str,
+    position: tuple[int | None, int | None] = (None, None),
 ) -> tuple[dict[str, str], dict[str, str]]:
     """``requests`` and ``limits`` changed by ``own_requests`` and ``own_limits``. A limit
     below a request that ``own_requests`` raises is raised to it; a limit ``own_limits``
@@ -93,6 +95,8 @@ def merged(
         if resource in own_limits or resource not in own_requests:
             raise KubernetesError(
                 f"{where}: the {resource} request {request} is above its limit {limit}",
+                line=position[0],
+                column=position[1],
                 hint=f"give a {resource} limit at least as large as the request",
             )
         limits[resource] = request
