@@ -180,6 +180,22 @@ def test_a_run_creates_the_secret_and_workflow_then_watches_it_to_success(
     assert err.index(f"step {S2}: Succeeded") < err.index(f"run {RUN}: Succeeded")
 
 
+def test_a_run_without_jobs_is_bounded_by_its_database(api, program, kubeconfig, capsys):
+    """A MySQL datasource: 20 steps at once (MySQL allows 151 connections by default), pods
+    collected, the run deleted after a week, failed after three days, no token in sqlml's
+    containers."""
+    api.statuses = PROGRESS
+    step_pods(api, LOGS)
+    assert run(program, kubeconfig, "--datasource", URL) == 0, capsys.readouterr().err
+    (create,) = api.requests_to("POST", f"{WORKFLOWS}$")
+    spec = validated(yaml.safe_dump(create.body))["spec"]
+    assert spec["parallelism"] == 20
+    assert spec["podGC"]["strategy"] == "OnPodSuccess"
+    assert spec["ttlStrategy"] == {"secondsAfterCompletion": 604800}
+    assert spec["activeDeadlineSeconds"] == 259200
+    assert spec["automountServiceAccountToken"] is False
+
+
 def test_a_failed_step_is_named_at_its_statement_and_exits_1(api, program, kubeconfig, capsys):
     step_pods(api, LOGS)
     api.statuses = [
