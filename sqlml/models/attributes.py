@@ -64,8 +64,8 @@ DISTRIBUTED = (
         None,
         "XGBoost: the processes that train the model together, each on its part of the "
         "rows (XGBoost's collective): locally, that many processes; on Kubernetes, the "
-        "XGBoostJob's master and train.workers - 1 workers (1: no job, the step trains). Keras: the TFJob's worker pods "
-        "besides its chief. 2 on Kubernetes when unset",
+        "XGBoostJob's master and train.workers - 1 workers (1: no job, the step trains). "
+        "Keras: the TFJob's worker pods besides its chief. 2 on Kubernetes when unset",
         minimum=1,
         aliases=("train.num_workers",),
     ),
