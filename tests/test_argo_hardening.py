@@ -123,6 +123,37 @@ def test_every_pod_has_requests_and_a_memory_limit_a_statement_may_change():
     assert container(compiled(**options), "s2-train-plain")["resources"] == options
 
 
+@pytest.mark.parametrize(
+    "statement, kind",
+    [
+        ("SELECT x FROM t TO PREDICT p.y WITH predict.{name} = '{value}' USING m", "predict"),
+        ("SELECT x, y FROM t TO EVALUATE m WITH evaluate.{name} = '{value}' LABEL y INTO e",
+         "evaluate"),
+        ("SELECT x, y FROM t TO EXPLAIN m WITH explain.{name} = '{value}' INTO e", "explain"),
+        ("SELECT x FROM t TO RUN funcs.f WITH run.{name} = '{value}', factor = 3 INTO o", "run"),
+        ("SELECT x FROM t TO MAXIMIZE SUM(x) CONSTRAINT SUM(x) <= 10 WITH variables = 'x', "
+         "var_type = 'Integers', optimize.{name} = '{value}' INTO o", "optimize"),
+    ],
+)  # fmt: skip
+@pytest.mark.parametrize(
+    "name, value, resources",
+    [
+        ("cpu", "2", {**DEFAULT, "requests": {"cpu": "2", "memory": "1Gi"}}),
+        ("memory_limit", "2Gi", {**DEFAULT, "limits": {"memory": "2Gi"}}),
+    ],
+)
+def test_every_statement_kind_may_set_its_own_pods_resources(
+    statement, kind, name, value, resources
+):
+    head = "CREATE TABLE t AS SELECT 1.0 AS x, 2.0 AS y;\n"
+    train = f"{XGB} LABEL y INTO m;\n"
+    document = compiled(head + train + statement.format(name=name, value=value) + ";\n")
+    [task] = [name for name in tasks(document) if name.startswith("s3-")]
+    assert tasks(document)[task]["template"].startswith(f"{kind}-pod-")
+    assert container(document, task)["resources"] == resources
+    assert container(document, "s2-train-m")["resources"] == DEFAULT
+
+
 def test_a_limit_below_its_request_and_a_quantity_that_is_none_are_refused():
     text = f"{XGB}, train.memory = '8Gi', train.memory_limit = '2Gi' LABEL y INTO m;"
     with pytest.raises(KubernetesError, match="statement s1-train-m: the memory request 8Gi ") as e:

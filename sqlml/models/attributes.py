@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from sqlml.semantics.attributes import Attr, not_applied
+from sqlml.semantics.attributes import Attr, not_applied, pod_resources
 
 # A prediction batch holds rows x classes probabilities.
 MAX_CLASSES = 10_000
@@ -72,35 +72,6 @@ DISTRIBUTED = (
 )
 
 
-def _quantity(value: str) -> None:
-    from sqlml.backends.argo.pods import check_quantity  # a plain function, no Kubernetes
-
-    check_quantity(value)
-
-
-# The requests and limits of the statement's pods on Kubernetes (its step's, its job's and
-# its trials'), instead of the Argo backend's --cpu, --memory, --cpu-limit, --memory-limit.
-POD_RESOURCES = tuple(
-    Attr(
-        f"train.{name}",
-        "string",
-        None,
-        f"on Kubernetes, the {doc} of this statement's pods (its step, its training job's "
-        f"replicas, its search's trials), a Kubernetes quantity, e.g. {example}, instead of "
-        f"the Argo backend's --{name.replace('_', '-')}",
-        whole=_quantity,
-    )
-    for name, doc, example in (
-        ("cpu", "CPU request", '"2" or "500m"'),
-        ("memory", "memory request", '"2Gi"'),
-        ("cpu_limit", "CPU limit", '"4"'),
-        (
-            "memory_limit",
-            "memory limit (a raised memory request raises the default limit)",
-            '"8Gi"',
-        ),
-    )
-)
 # Of families whose job has parameter servers.
 PS = Attr(
     "train.ps",
@@ -142,6 +113,6 @@ def schema(*attrs: Attr, parameter_servers: bool = False) -> dict[str, Attr]:
         *VALIDATION,
         *DISTRIBUTED,
         *((PS,) if parameter_servers else ()),
-        *POD_RESOURCES,
+        *pod_resources("train").values(),
     )
     return {attr.name: attr for attr in (*attrs, *common)}

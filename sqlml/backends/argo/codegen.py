@@ -57,8 +57,8 @@ class ArgoOptions:
         secret: the Secret holding the datasource URL.
         secret_key: the key of the URL in that Secret.
         requests: resource requests of every step container, job and trial pod (a TO
-            TRAIN's ``train.cpu``/``train.memory`` change its own).
-        limits: resource limits of the same (``train.cpu_limit``/``train.memory_limit``).
+            statement's ``<kind>.cpu``/``<kind>.memory`` change its own).
+        limits: resource limits of the same (``<kind>.cpu_limit``/``<kind>.memory_limit``).
         run_as_user: the non-root user id every container runs as.
         retries: retries of a failed step (with exponential backoff).
         image_pull_policy: ``Always``, ``IfNotPresent`` or ``Never`` (default: the cluster's).
@@ -496,7 +496,7 @@ def _own(step: Step, options: ArgoOptions) -> str:
     """The requests and limits of a statement step that sets its own (``train.cpu``...), as
     JSON; ``""`` for the program's."""
     attributes = {} if step.template == RESOURCE else step.params.get("attributes") or {}
-    if not any(attributes.get(name) is not None for name in pods.ATTRIBUTES):
+    if not pods.own_resources(attributes):
         return ""
     position = (step.params.get("line"), step.params.get("column"))
     own = pods.statement_resources(

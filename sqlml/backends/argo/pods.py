@@ -1,7 +1,7 @@
 """What a compiled Workflow's pods may use and how long a run's objects stay: the defaults of
 the Workflow's ``parallelism``, pod garbage collection, time to live and deadline (Argo
-v4.1.2's ``WorkflowSpec``), and the resource requests and limits of every pod, which a TO
-TRAIN may change for its own pods (``train.cpu``, ``train.memory``...).
+v4.1.2's ``WorkflowSpec``), and the resource requests and limits of every pod, which a
+statement may change for its own pods (``train.cpu``, ``predict.memory``...).
 """
 
 from __future__ import annotations
@@ -25,13 +25,15 @@ DEFAULT_TTL = 7 * 24 * 3600  # seconds a finished Workflow (and its failed pods)
 DEFAULT_RUN_DEADLINE = 3 * 24 * 3600  # seconds a run may take
 DEFAULT_REQUESTS = {"cpu": "500m", "memory": "1Gi"}
 DEFAULT_LIMITS = {"memory": "4Gi"}
-# A TO TRAIN's attributes for its own pods: attribute -> (requests or limits, resource).
+# A statement's attributes for its own pods, <kind>.<name> (train.cpu, predict.memory...):
+# name -> (requests or limits, resource).
 ATTRIBUTES = {
-    "train.cpu": ("requests", "cpu"),
-    "train.memory": ("requests", "memory"),
-    "train.cpu_limit": ("limits", "cpu"),
-    "train.memory_limit": ("limits", "memory"),
+    "cpu": ("requests", "cpu"),
+    "memory": ("requests", "memory"),
+    "cpu_limit": ("limits", "cpu"),
+    "memory_limit": ("limits", "memory"),
 }
+KINDS = ("train", "predict", "evaluate", "explain", "run", "optimize")
 _QUANTITY = re.compile(r"([0-9]+(?:\.[0-9]+)?)(m|k|M|G|T|P|E|Ki|Mi|Gi|Ti|Pi|Ei)?")
 _SUFFIXES = {
     None: 1, "m": Decimal("0.001"), "k": 10**3, "M": 10**6, "G": 10**9, "T": 10**12,
@@ -67,12 +69,22 @@ def statement_resources(
     position: tuple[int | None, int | None] = (None, None),
 ) -> tuple[dict[str, str], dict[str, str]]:
     """The requests and limits of a statement's pods: the program's, changed by the
-    statement's ``attributes`` (:data:`ATTRIBUTES`); ``position``: its line and column."""
+    statement's ``attributes`` (:func:`own_resources`); ``position``: its line and column."""
     own: dict[str, dict[str, str]] = {"requests": {}, "limits": {}}
-    for attribute, (kind, resource) in ATTRIBUTES.items():
-        if attributes.get(attribute) is not None:
-            own[kind][resource] = attributes[attribute]
+    for name, value in own_resources(attributes).items():
+        kind, resource = ATTRIBUTES[name]
+        own[kind][resource] = value
     return merged(requests, limits, own["requests"], own["limits"], where, position)
+
+
+def own_resources(attributes: Mapping[str, Any]) -> dict[str, str]:
+    """The statement's own ``<kind>.cpu``... attributes that are set, by name (``cpu``...)."""
+    own = {}
+    for key, value in attributes.items():
+        kind, _, name = key.partition(".")
+        if kind in KINDS and name in ATTRIBUTES and value is not None:
+            own[name] = value
+    return own
 
 
 def merged(
