@@ -3,11 +3,20 @@
 # Build: docker build -t sqlml:0.1.0 .   (EXTRAS=tensorflow,plot,sklearn by default; "" for XGBoost only)
 #
 # The base image is pinned to an exact tag: Python 3.11.7 (the interpreter the test suite ran
-# on) on Debian 12 "bookworm". A tag can still be re-pushed; a digest cannot. No registry was
-# reachable when this was written, so no digest is given here. To pin by digest, look it up
-# and append it to the tag:
+# on) on Debian 12 "bookworm". A tag can still be re-pushed; a digest cannot. This file gives
+# no digest because none could be had from an authoritative source: the only network open
+# when it was written was PyPI's and Debian's, neither of which publishes Docker Hub's
+# digests, and the digests for this tag that public Dockerfiles quote disagree with each
+# other (the tag was rebuilt, and a digest may name one platform's manifest or the
+# multi-platform index), so copying one would pin an image nobody here has verified. Where
+# Docker Hub is reachable, pin it by appending the index digest it reports to the tag:
 #   docker buildx imagetools inspect python:3.11.7-slim-bookworm    # prints "Digest: sha256:..."
 #   FROM python:3.11.7-slim-bookworm@sha256:<that digest>
+#
+# Docker names the built image docker.io/library/sqlml:0.1.0, the name the Argo backend's
+# pods use by default (spelled in full: an unqualified name is resolved by each container
+# runtime's own registries configuration, e.g. CRI-O's short-name mode).
+FROM python:3.11.7-slim-bookworm@sha256:<that digest>
 FROM python:3.11.7-slim-bookworm
 
 ARG EXTRAS=tensorflow,plot,sklearn

@@ -180,6 +180,22 @@ def test_a_run_creates_the_secret_and_workflow_then_watches_it_to_success(
     assert err.index(f"step {S2}: Succeeded") < err.index(f"run {RUN}: Succeeded")
 
 
+def test_a_run_without_jobs_is_bounded_by_its_database(api, program, kubeconfig, capsys):
+    """A MySQL datasource: 20 steps at once (MySQL allows 151 connections by default), pods
+    collected, the run deleted after a week, failed after three days, no token in sqlml's
+    containers."""
+    api.statuses = PROGRESS
+    step_pods(api, LOGS)
+    assert run(program, kubeconfig, "--datasource", URL) == 0, capsys.readouterr().err
+    (create,) = api.requests_to("POST", f"{WORKFLOWS}$")
+    spec = validated(yaml.safe_dump(create.body))["spec"]
+    assert spec["parallelism"] == 20
+    assert spec["podGC"]["strategy"] == "OnPodSuccess"
+    assert spec["ttlStrategy"] == {"secondsAfterCompletion": 604800}
+    assert spec["activeDeadlineSeconds"] == 259200
+    assert spec["automountServiceAccountToken"] is False
+
+
 def test_a_failed_step_is_named_at_its_statement_and_exits_1(api, program, kubeconfig, capsys):
     step_pods(api, LOGS)
     api.statuses = [
@@ -939,9 +955,21 @@ def test_a_run_streams_its_training_pods_and_reports_a_forbidden_list_once(
     assert f"run {RUN}: Succeeded" in err
 
 
-def test_an_invalid_object_is_one_clear_line(api, program, kubeconfig, capsys):
+def test_a_quantity_that_is_none_is_refused_before_any_request(api, program, kubeconfig, capsys):
+    assert run(program, kubeconfig, "--datasource", URL, "--memory", "lots") == 1
+    err = capsys.readouterr().err
+    assert "error: the memory quantity 'lots' must be a Kubernetes quantity" in err
+    assert "hint: e.g. --cpu 500m --memory 2Gi" in err and "Traceback" not in err
+    assert not api.requests_to("POST", f"{WORKFLOWS}$")
+
+
+def test_an_invalid_object_is_one_clear_line(api, program, kubeconfig, capsys, monkeypatch):
     """The API server's 422 Invalid (here the Workflow CRD's schema refuses a memory request
-    that is no quantity): one line naming the field, a hint, no traceback, no run."""
+    that is no quantity, sqlml's own check of it turned off): one line naming the field, a
+    hint, no traceback, no run."""
+    from sqlml.backends.argo import pods
+
+    monkeypatch.setattr(pods, "quantity", lambda value: 1)
     assert run(program, kubeconfig, "--datasource", URL, "--memory", "lots") == 1
     err = capsys.readouterr().err
     first = err.splitlines()[0]

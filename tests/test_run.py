@@ -95,6 +95,12 @@ def nothing(rows):
     return None
 
 
+def credentials(rows):
+    """Which database credentials the program's environment holds."""
+    names = ["SQLML_DATASOURCE", "PGPASSWORD", "MYSQL_PWD"]
+    return {TABLE: {"name": names, "held": [name in os.environ for name in names]}}
+
+
 def broken(rows):
     print("reading", len(rows["i"]), "rows")
     return 1 / 0
@@ -187,6 +193,23 @@ def test_a_script_gets_cmd_as_its_arguments_and_with_as_params(tmp_path, tables,
         ("--bins=3", 4),
         ("a b", 4),
     ]
+
+
+@pytest.mark.parametrize("declared, held", [("", False), ("WITH run.datasource = TRUE", True)])
+def test_a_program_gets_the_database_credentials_only_when_declared(
+    tmp_path, tables, capsys, monkeypatch, declared, held
+):
+    """sqlml's environment holds the URL (an Argo step's comes from the Secret) and the
+    clients' password variables; the program gets them with run.datasource = TRUE only."""
+    t, url = tables, datasource_url("duckdb", tmp_path)
+    program_folder(tmp_path, t)
+    for name, value in (("SQLML_DATASOURCE", url), ("PGPASSWORD", "pw"), ("MYSQL_PWD", "pw")):
+        monkeypatch.setenv(name, value)
+    text = SOURCE.format(t=t) + f"SELECT * FROM {t} TO RUN funcs_{t}.credentials {declared} "
+    status, err = run(tmp_path, url, text + f"INTO {t}_out;\n", capsys)
+    assert status == 0, err
+    found = rows(url, f"SELECT name, held FROM {t}_out ORDER BY name")
+    assert found == [("MYSQL_PWD", held), ("PGPASSWORD", held), ("SQLML_DATASOURCE", held)]
 
 
 def test_several_into_tables_appear_together(tmp_path, url, tables, capsys):

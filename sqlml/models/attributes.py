@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from sqlml.semantics.attributes import Attr, not_applied
+from sqlml.semantics.attributes import Attr, not_applied, pod_resources
 
 # A prediction batch holds rows x classes probabilities.
 MAX_CLASSES = 10_000
@@ -64,12 +64,14 @@ DISTRIBUTED = (
         None,
         "XGBoost: the processes that train the model together, each on its part of the "
         "rows (XGBoost's collective): locally, that many processes; on Kubernetes, the "
-        "XGBoostJob's master and train.workers - 1 workers. Keras: the TFJob's worker pods "
-        "besides its chief. 2 on Kubernetes when unset",
+        "XGBoostJob's master and train.workers - 1 workers (1: no job, the step trains). "
+        "Keras: the TFJob's worker pods besides its chief. 2 on Kubernetes when unset",
         minimum=1,
         aliases=("train.num_workers",),
     ),
 )
+
+
 # Of families whose job has parameter servers.
 PS = Attr(
     "train.ps",
@@ -87,8 +89,8 @@ PAI_RESOURCES = tuple(
         f"train.{name}",
         "int",
         f"SQLFlow on PAI: {doc}",
-        "the pods of sqlml's Kubeflow job get the requests of the Argo backend's --cpu and "
-        "--memory options",
+        "the pods of sqlml's Kubeflow job get the requests of train.cpu and train.memory (or "
+        "the Argo backend's --cpu and --memory options)",
         minimum=0,
     )
     for name, doc in (
@@ -106,5 +108,11 @@ PAI_RESOURCES = tuple(
 def schema(*attrs: Attr, parameter_servers: bool = False) -> dict[str, Attr]:
     """An estimator's attributes by name: ``attrs``, then those every estimator takes
     (``train.ps`` too with ``parameter_servers``)."""
-    common = (EXTERNAL_MEMORY, *VALIDATION, *DISTRIBUTED, *((PS,) if parameter_servers else ()))
+    common = (
+        EXTERNAL_MEMORY,
+        *VALIDATION,
+        *DISTRIBUTED,
+        *((PS,) if parameter_servers else ()),
+        *pod_resources("train").values(),
+    )
     return {attr.name: attr for attr in (*attrs, *common)}

@@ -111,6 +111,8 @@ class Family(ABC):
     # PermutationExplainer (needs the label) work with any.
     explainers: ClassVar[tuple[str, ...]] = ("ShapleyExplainer", "PermutationExplainer")
     parameter_servers: ClassVar[bool] = False  # whether train.ps applies to its job
+    # Whether its job's head pod is one of train.workers (XGBoost's Master: rank 0).
+    job_head_is_worker: ClassVar[bool] = False
     # Whether its trainer trains on streamed batches (a StreamingTrainer): without it,
     # TO TRAIN refuses train.external_memory.
     streams: ClassVar[bool] = False

@@ -204,6 +204,36 @@ def not_applied(name: str, kind: str, doc: str, instead: str, **checks: Any) -> 
     return Attr(name, kind, None, f"{doc}; not applied: {instead}", ignored=instead, **checks)
 
 
+def pod_resources(prefix: str) -> dict[str, Attr]:
+    """The attributes of a statement kind (``prefix``: ``train``, ``predict``...) that set
+    the requests and limits of its pods on Kubernetes, instead of the Argo backend's
+    ``--cpu``, ``--memory``, ``--cpu-limit`` and ``--memory-limit``."""
+
+    def quantity(value: str) -> None:
+        from sqlml.backends.argo.pods import check_quantity  # a plain function
+
+        check_quantity(value)
+
+    attrs = (
+        Attr(
+            f"{prefix}.{name}",
+            "string",
+            None,
+            f"on Kubernetes, the {doc} of this statement's pods (its step's; a TO TRAIN's job "
+            f"replicas and search trials too), a Kubernetes quantity, e.g. {example}, instead "
+            f"of the Argo backend's --{name.replace('_', '-')}",
+            whole=quantity,
+        )
+        for name, doc, example in (
+            ("cpu", "CPU request", '"2" or "500m"'),
+            ("memory", "memory request", '"2Gi"'),
+            ("cpu_limit", "CPU limit", '"4"'),
+            ("memory_limit", "memory limit (a larger memory request raises it)", '"8Gi"'),
+        )
+    )
+    return {attr.name: attr for attr in attrs}
+
+
 def warn(pos: ast.Position, message: str) -> None:
     """Print ``sqlml: warning: line L, column C: MESSAGE`` on standard error."""
     print(f"sqlml: warning: line {pos.line}, column {pos.column}: {message}", file=sys.stderr)

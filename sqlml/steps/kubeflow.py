@@ -107,6 +107,8 @@ class Replica:
         run_as_user: the non-root user id the containers run as.
         run_as_group: the group id the containers run as.
         image_pull_policy: ``Always``, ``IfNotPresent`` or ``Never`` (default: the cluster's).
+        service_account_token: mount the service account's API token (only for a program
+            that talks to the API server itself; sqlml's statements do not).
     """
 
     image: str
@@ -123,6 +125,7 @@ class Replica:
     run_as_user: int = 1000
     run_as_group: int = 1000
     image_pull_policy: str | None = None
+    service_account_token: bool = False
 
 
 @dataclass(frozen=True)
@@ -483,6 +486,7 @@ def pod_template(m: Any, replica: Replica, container_name: str) -> Any:
         spec=m.V1PodSpec(
             containers=[container],
             service_account_name=replica.service_account,
+            automount_service_account_token=replica.service_account_token,
             node_selector=dict(replica.node_selector) or None,
             security_context=m.V1PodSecurityContext(
                 run_as_non_root=True,

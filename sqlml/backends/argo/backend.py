@@ -82,7 +82,6 @@ class ArgoBackend(Backend):
         try:
             options = argo_options(args)
             workflow = to_argo(program.statements, program.name, options, program.dialect)
-            workflow.spec.parallelism = args.jobs
             manifest = workflow.model_dump(mode="json", by_alias=True, exclude_none=True)
 
             def record(kube: Kube, name: str) -> None:  # for sqlml ui's list of runs

@@ -28,6 +28,7 @@ import yaml
 
 import sqlml
 from sqlml import ir, steps
+from sqlml.backends.argo import pods
 from sqlml.codegen.workflow import add_step, build
 from sqlml.errors import KubernetesError
 from sqlml.plan import PlannedStatement, plan
@@ -59,34 +60,45 @@ class ArgoOptions:
     """Where and how the workflow's pods run.
 
     Args:
-        image: the step image (see the Dockerfile).
+        image: the step image (see the Dockerfile), named in full: an unqualified name is
+            resolved by each container runtime's own registries configuration.
         namespace: the workflow's namespace (default: the one it is submitted to).
         service_account: the service account of the workflow's pods.
         secret: the Secret holding the datasource URL.
         secret_key: the key of the URL in that Secret.
-        requests: resource requests of every step container and job pod.
-        limits: resource limits of the same.
+        requests: resource requests of every step container, job and trial pod (a TO
+            statement's ``<kind>.cpu``/``<kind>.memory`` change its own).
+        limits: resource limits of the same (``<kind>.cpu_limit``/``<kind>.memory_limit``).
         run_as_user: the non-root user id every container runs as.
         retries: retries of a failed step (with exponential backoff, any failure); 0: only
             a step whose pod was deleted is retried, up to :data:`ERROR_RETRIES` times.
         image_pull_policy: ``Always``, ``IfNotPresent`` or ``Never`` (default: the cluster's).
         job_run_policy: the RunPolicy of distributed training jobs (default: a backoff
             limit of 3 and a deadline of 24 hours).
+        parallelism: steps running at once (default: the dialect's, :func:`pods.parallelism`).
+        pod_gc: when Argo deletes step pods (one of :data:`pods.POD_GC_STRATEGIES`, None:
+            never); a succeeded pod :data:`pods.POD_GC_DELAY` after it ends.
+        ttl_seconds: seconds a finished Workflow stays (with its pods and the objects it owns).
+        deadline_seconds: seconds a run may take before Argo fails it.
     """
 
-    image: str = f"sqlml:{sqlml.__version__}"
+    image: str = f"docker.io/library/sqlml:{sqlml.__version__}"
     namespace: str | None = None
     service_account: str | None = None
     secret: str = "sqlml-datasource"
     secret_key: str = "url"
-    requests: Mapping[str, str] = field(default_factory=dict)
-    limits: Mapping[str, str] = field(default_factory=dict)
+    requests: Mapping[str, str] = field(default_factory=lambda: dict(pods.DEFAULT_REQUESTS))
+    limits: Mapping[str, str] = field(default_factory=lambda: dict(pods.DEFAULT_LIMITS))
     run_as_user: int = 1000
     retries: int = 0
     image_pull_policy: str | None = None
     job_run_policy: kubeflow.RunPolicy = field(
         default_factory=lambda: kubeflow.RunPolicy(active_deadline_seconds=DEFAULT_JOB_DEADLINE)
     )
+    parallelism: int | None = None
+    pod_gc: str | None = pods.DEFAULT_POD_GC
+    ttl_seconds: int | None = pods.DEFAULT_TTL
+    deadline_seconds: int | None = pods.DEFAULT_RUN_DEADLINE
 
 
 def to_argo_yaml(
@@ -111,6 +123,8 @@ def to_argo(
 ) -> Any:
     """The Argo Workflow of ``statements`` (a hera ``Workflow`` model)."""
     options = options or ArgoOptions()
+    if options.parallelism is None:
+        options = replace(options, parallelism=pods.parallelism(dialect))
     return render(program_workflow(statements, name, options, dialect), options)
 
 
@@ -125,7 +139,7 @@ def program_workflow(
         planned = _zoo_image(planned, images)
         statement = planned.statement
         if isinstance(statement, ir.SearchStatement):  # a Katib Experiment, then the best kept
-            replica = _replica(options, ())
+            replica = _replica(_statement_options(statement, options), ())
             return steps.katib_search(
                 workflow, statement, f"{workflow.name}-{statement.id}", replica,
                 options.namespace, after,
@@ -168,10 +182,12 @@ def render(workflow: Workflow, options: ArgoOptions) -> Any:
             "workflow pods run as a non-root user; --run-as-user is 0 (root)",
             hint="give the image's non-root user id, e.g. 1000",
         )
-    kinds = sorted({(step.template, _image(step) or "") for step in workflow.steps})
+    kinds = sorted(
+        {(step.template, _image(step) or "", _own(step, options)) for step in workflow.steps}
+    )
     templates = [
-        *_dags(m, workflow.steps),
-        *(_template(m, kind, options, image or None) for kind, image in kinds),
+        *_dags(m, workflow.steps, options),
+        *(_template(m, kind, options, image or None, own) for kind, image, own in kinds),
     ]
     if len(templates) > MAX_DAG_TASKS:
         raise KubernetesError(
@@ -192,15 +208,37 @@ def render(workflow: Workflow, options: ArgoOptions) -> Any:
                 seccomp_profile=m.SeccompProfile(type="RuntimeDefault"),
             ),
             templates=templates,
+            **_lifetime(m, options),
         ),
     )
 
 
-def _dags(m: Any, workflow_steps: Sequence[Step]) -> list[Any]:
+def _lifetime(m: Any, options: ArgoOptions) -> dict[str, Any]:
+    """The Workflow's steps at once, pod garbage collection, time to live and deadline, and
+    its service-account token: mounted only in Argo's executor containers (a step's
+    ``wait``, a resource step's ``main``, which create, read and report through the API
+    server: Argo v4.1.2 ``workflowpod.go``, ``setupServiceAccount``), never in a container
+    running sqlml, which needs none."""
+    pod_gc = options.pod_gc
+    return {
+        "parallelism": options.parallelism,
+        "pod_gc": None
+        if pod_gc is None
+        else m.PodGC(strategy=pod_gc, delete_delay_duration=pods.POD_GC_DELAY),
+        "ttl_strategy": None
+        if options.ttl_seconds is None
+        else m.TTLStrategy(seconds_after_completion=options.ttl_seconds),
+        "active_deadline_seconds": options.deadline_seconds,
+        "automount_service_account_token": False,
+        "executor": m.ExecutorConfig(service_account_name=options.service_account or "default"),
+    }
+
+
+def _dags(m: Any, workflow_steps: Sequence[Step], options: ArgoOptions) -> list[Any]:
     """The ``main`` DAG of the steps or, beyond :data:`MAX_DAG_TASKS`, of ``part-N`` DAGs,
     each after the parts holding its steps' prerequisites."""
     if len(workflow_steps) <= MAX_DAG_TASKS:
-        return [_dag(m, "main", [_task(m, step, step.after) for step in workflow_steps])]
+        return [_dag(m, "main", [_task(m, step, step.after, options) for step in workflow_steps])]
     parts = _parts(workflow_steps)
     part_of = {step.name: index for index, part in enumerate(parts) for step in part}
     names = [f"part-{index + 1}" for index in range(len(parts))]
@@ -216,7 +254,7 @@ def _dags(m: Any, workflow_steps: Sequence[Step]) -> list[Any]:
                 dependencies=[names[other] for other in before] or None,
             )
         )
-        tasks = [_task(m, step, [n for n in step.after if n in inside]) for step in part]
+        tasks = [_task(m, step, [n for n in step.after if n in inside], options) for step in part]
         templates.append(_dag(m, names[index], tasks))
     return [_dag(m, "main", main), *templates]
 
@@ -257,10 +295,10 @@ def _dag(m: Any, name: str, tasks: list[Any]) -> Any:
     return m.Template(name=name, dag=m.DAGTemplate(tasks=tasks))
 
 
-def _task(m: Any, step: Step, after: Sequence[str]) -> Any:
+def _task(m: Any, step: Step, after: Sequence[str], options: ArgoOptions) -> Any:
     return m.DAGTask(
         name=step.name,
-        template=_template_name(step.template, _image(step)),
+        template=_template_name(step.template, _image(step), _own(step, options)),
         dependencies=list(after) or None,
         arguments=m.Arguments(
             parameters=[
@@ -280,9 +318,15 @@ def _arguments(step: Step) -> dict[str, str]:
     return {"ir": literal_json(step.params).replace("$", "$$")}
 
 
-def _template(m: Any, kind: str, options: ArgoOptions, image: str | None = None) -> Any:
+def _template(
+    m: Any, kind: str, options: ArgoOptions, image: str | None = None, own: str = ""
+) -> Any:
     """The template of a kind's steps, in the step image or, for the statements naming a
-    model zoo image, in that image."""
+    model zoo image, in that image; ``own``: the requests and limits of statements that
+    set their own (:func:`_own`)."""
+    if own:
+        requests, limits = json.loads(own)
+        options = replace(options, requests=requests, limits=limits)
     retry = _retry(m, options, kind)
     if kind in (RESOURCE, JOB_RESOURCE):
         return m.Template(
@@ -303,7 +347,7 @@ def _template(m: Any, kind: str, options: ArgoOptions, image: str | None = None)
             hint="compile programs of sqlml statements and Kubeflow job steps",
         )
     return m.Template(
-        name=_template_name(kind, image),
+        name=_template_name(kind, image, own),
         inputs=_inputs(m, "ir"),
         container=m.Container(
             name="main",
@@ -368,10 +412,15 @@ def _resources(m: Any, options: ArgoOptions) -> Any:
 
 def _distributed(statement: ir.Statement) -> bool:
     """A TO TRAIN runs as a Kubeflow job when ``train.distributed`` says so or, unset, when
-    it asks for workers or parameter servers."""
+    it asks for workers or parameter servers; one whose job would be one process (XGBoost's
+    ``train.workers = 1``) trains in its step's own process."""
     if not isinstance(statement, ir.TrainStatement):
         return False
+    from sqlml.models import family
+
     attributes = statement.attributes
+    if family(statement.family).job_head_is_worker and attributes.get("train.workers") == 1:
+        return False
     flag = attributes.get("train.distributed")
     if flag is None:
         return "train.workers" in attributes or "train.ps" in attributes
@@ -397,6 +446,7 @@ def _training_job(
     image = statement.image or statement.base_image
     if image:  # a model zoo's image: the job's pods run in it
         options = replace(options, image=image)
+    options = _statement_options(statement, options)
 
     def replica(count: int = 1) -> kubeflow.Replica:
         return _replica(options, args, count, restart_policy="OnFailure")
@@ -413,6 +463,18 @@ def _training_job(
     common = {"namespace": options.namespace, "run_policy": options.job_run_policy}
     step = model_family.training_job(kubeflow, name, replica, workers, ps, **common, after=after)
     return Step(statement.id, JOB_RESOURCE, step.params, step.after)
+
+
+def _statement_options(statement: ir.Statement, options: ArgoOptions) -> ArgoOptions:
+    """``options`` with the requests and limits the statement's attributes give its pods."""
+    requests, limits = pods.statement_resources(
+        options.requests,
+        options.limits,
+        statement.attributes,
+        f"statement {statement.id}",
+        (statement.line, statement.column),
+    )
+    return replace(options, requests=requests, limits=limits)
 
 
 def _replica(
@@ -445,12 +507,28 @@ def literal_json(value: Any) -> str:
     return re.sub(r"\{(?=\{)", r"\\u007b", json.dumps(value, separators=(",", ":")))
 
 
-def _template_name(kind: str, image: str | None = None) -> str:
-    """A kind's template name; with a model zoo image, one per image: ``train-image-<hash>``."""
+def _template_name(kind: str, image: str | None = None, own: str = "") -> str:
+    """A kind's template name; with a model zoo image, one per image: ``train-image-<hash>``;
+    with a statement's own requests and limits, one per set of them: ``...-pod-<hash>``."""
     name = kind.replace("_", "-").replace(".", "-")
-    if image is None:
-        return name
-    return f"{name}-image-{hashlib.sha256(image.encode()).hexdigest()[:10]}"
+    if image is not None:
+        name = f"{name}-image-{hashlib.sha256(image.encode()).hexdigest()[:10]}"
+    if own:
+        name = f"{name}-pod-{hashlib.sha256(own.encode()).hexdigest()[:10]}"
+    return name
+
+
+def _own(step: Step, options: ArgoOptions) -> str:
+    """The requests and limits of a statement step that sets its own (``train.cpu``...), as
+    JSON; ``""`` for the program's."""
+    attributes = {} if step.template == RESOURCE else step.params.get("attributes") or {}
+    if not pods.own_resources(attributes):
+        return ""
+    position = (step.params.get("line"), step.params.get("column"))
+    own = pods.statement_resources(
+        options.requests, options.limits, attributes, f"statement {step.name}", position
+    )
+    return json.dumps(own, sort_keys=True)
 
 
 def _image(step: Step) -> str | None:

@@ -38,6 +38,7 @@ class XGBoost(Family):
     distributed_module = "sqlml.models.xgboost.distributed"
     explainers = ("TreeExplainer", "XGBoostExplainer", "ShapleyExplainer", "PermutationExplainer")
     streams = True  # external memory
+    job_head_is_worker = True  # the XGBoostJob's Master is rank 0 of train.workers
 
     def estimators(self) -> Iterable[Estimator]:
         from sqlml.models.xgboost.estimators import ESTIMATORS

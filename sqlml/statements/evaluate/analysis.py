@@ -4,7 +4,7 @@ needs one), the IR made."""
 from __future__ import annotations
 
 from sqlml.metrics import METRICS, SCIKIT_LEARN_CLUSTERING_METRICS, SQLFLOW_METRICS, split_names
-from sqlml.semantics.attributes import Attr, check_attributes
+from sqlml.semantics.attributes import Attr, check_attributes, pod_resources
 from sqlml.semantics.lowering import (
     OUTPUT_REPLACE,
     Output,
@@ -39,6 +39,7 @@ EVALUATE_ATTRIBUTES = {
         "classes, predicted against actual values for regressors; needs the plot extra",
     ),
     "output.replace": OUTPUT_REPLACE,
+    **pod_resources("evaluate"),
 }
 
 

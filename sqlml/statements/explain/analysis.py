@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlml.semantics.attributes import Attr, check_attributes
+from sqlml.semantics.attributes import Attr, check_attributes, pod_resources
 from sqlml.semantics.lowering import (
     OUTPUT_REPLACE,
     Output,
@@ -103,6 +103,7 @@ EXPLAIN_ATTRIBUTES = {
         "the program's folder); needs the plot extra",
     ),
     "output.replace": OUTPUT_REPLACE,
+    **pod_resources("explain"),
 }
 
 

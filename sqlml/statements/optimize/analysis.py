@@ -11,7 +11,7 @@ import sqlglot
 from sqlglot import exp
 
 from sqlml.grammar.ast import Attribute, Name, Position
-from sqlml.semantics.attributes import Attr, check_attributes
+from sqlml.semantics.attributes import Attr, check_attributes, pod_resources
 from sqlml.semantics.lowering import OUTPUT_REPLACE, Output, error, lower_selecting, where
 from sqlml.statements.optimize import syntax
 from sqlml.statements.optimize.ir import SOLVERS, VAR_TYPES, OptimizeStatement
@@ -44,6 +44,7 @@ OPTIMIZE_ATTRIBUTES = {
         exclusive_minimum=True,
     ),
     "output.replace": OUTPUT_REPLACE,
+    **pod_resources("optimize"),
 }
 
 SUPPORTED = (

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from sqlml.semantics.attributes import Attr, check_attributes, not_applied
+from sqlml.semantics.attributes import Attr, check_attributes, not_applied, pod_resources
 from sqlml.semantics.lowering import OUTPUT_REPLACE, Output, error, lower_selecting, where
 from sqlml.statements.predict import syntax
 from sqlml.statements.predict.ir import PredictStatement
@@ -27,6 +27,7 @@ PREDICT_ATTRIBUTES = {
         "sqlml predicts in one process, predict.batch_size rows at a time",
         minimum=1,
     ),
+    **pod_resources("predict"),
 }
 
 

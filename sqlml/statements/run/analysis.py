@@ -14,7 +14,7 @@ from typing import Any
 
 from sqlml.grammar import ast
 from sqlml.grammar.ast import Attribute, Name
-from sqlml.semantics.attributes import Attr, check_attributes
+from sqlml.semantics.attributes import Attr, check_attributes, pod_resources
 from sqlml.semantics.lineage import tables_read
 from sqlml.semantics.lowering import OUTPUT_REPLACE, error, lower_selecting, where
 from sqlml.semantics.table_names import same_table
@@ -34,7 +34,16 @@ RUN_ATTRIBUTES = {
         minimum=0,
         exclusive_minimum=True,
     ),
+    "run.datasource": Attr(
+        "run.datasource",
+        "bool",
+        False,
+        "hand the program the database credentials sqlml's environment holds "
+        "($SQLML_DATASOURCE, with its password, and PGPASSWORD, MYSQL_PWD); FALSE: the program "
+        "runs without them (it gets its rows and writes its tables through files)",
+    ),
     "output.replace": OUTPUT_REPLACE,
+    **pod_resources("run"),
 }
 
 # The attributes that are sqlml's; every other WITH attribute is a parameter of the program.

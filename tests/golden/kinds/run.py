@@ -24,7 +24,7 @@ s1_run_analysis_binning = workflow.add(steps.statement(
         command=[],
         params={'bins': 10, 'columns': ['amount', 'age']},
         tables=[['transaction_bins']],
-        attributes={'run.timeout': 600.0, 'output.replace': False},
+        attributes={'run.timeout': 600.0, 'run.datasource': False, 'output.replace': False},
         image=None,
         entrypoint=None,
     )
@@ -41,7 +41,7 @@ s2_run_scripts_summary_py = workflow.add(steps.statement(
         command=['--by=day', '--top=5'],
         params={},
         tables=[['daily_summary'], ['top_days']],
-        attributes={'run.timeout': 3600.0, 'output.replace': False},
+        attributes={'run.timeout': 3600.0, 'run.datasource': False, 'output.replace': False},
         image=None,
         entrypoint=None,
     )
@@ -58,7 +58,7 @@ s3_run_sqlflow_runnable_v0_0_1 = workflow.add(steps.statement(
         command=['two_dim_binning.py', '--columns=v1,v2', '--bin_num=10,5'],
         params={},
         tables=[['creditcard_stats'], ['creditcard_prob']],
-        attributes={'run.timeout': 3600.0, 'output.replace': False},
+        attributes={'run.timeout': 3600.0, 'run.datasource': False, 'output.replace': False},
         image='sqlflow/runnable:v0.0.1',
         entrypoint=None,
     )

@@ -36,6 +36,8 @@ from sqlml.statements.run.ir import RunStatement
 T = TypeVar("T")
 STEP_MODULE = "sqlml.runtime.step"  # the entry point of a workflow step's container
 HAND_OVER_PREFIX = "sqlml-run-"  # of a hand-over folder's name, then the pid of its sqlml
+# The database credentials a program gets only with run.datasource = TRUE.
+CREDENTIALS_ENV = ("SQLML_DATASOURCE", "PGPASSWORD", "MYSQL_PWD")
 
 
 def run(statement: RunStatement, context: Context) -> Outcome:
@@ -78,7 +80,8 @@ def run(statement: RunStatement, context: Context) -> Outcome:
 def _hand_over(
     statement: RunStatement, columns: Columns, folder: Path, work: Path
 ) -> dict[str, str]:
-    """Write the rows and the run's description into ``work``; the child's environment."""
+    """Write the rows and the run's description into ``work``; the child's environment:
+    sqlml's, without the database credentials unless ``run.datasource`` hands them over."""
     rows = work / "rows.parquet"
     _exchanged(write_columns, columns, rows)
     (work / "tables").mkdir()
@@ -93,8 +96,9 @@ def _hand_over(
         "select": statement.select,
     }
     spec.write_text(json.dumps(description), encoding="utf-8")
+    keep = statement.attributes.get("run.datasource")
     return {
-        **os.environ,
+        **{k: v for k, v in os.environ.items() if keep or k not in CREDENTIALS_ENV},
         SPEC_ENV: str(spec),
         launch.HAND_OVER_ENV: str(work),  # removed by the supervisor if sqlml dies
         # what SQLFlow hands its runnables

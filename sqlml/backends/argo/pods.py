@@ -1,0 +1,115 @@
+"""What a compiled Workflow's pods may use and how long a run's objects stay: the defaults of
+the Workflow's ``parallelism``, pod garbage collection, time to live and deadline (Argo
+v4.1.2's ``WorkflowSpec``), and the resource requests and limits of every pod, which a
+statement may change for its own pods (``train.cpu``, ``predict.memory``...).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from decimal import Decimal
+from typing import Any
+
+from sqlml.errors import KubernetesError
+
+# Steps running at once, by dialect: each step opens a database connection. MySQL's default
+# max_connections is 151 and PostgreSQL's 100, shared with every other client; DuckDB opens
+# its file in one process at a time and SQLite has one writer at a time.
+PARALLELISM = {"mysql": 20, "postgres": 20, "duckdb": 1, "sqlite": 1}
+FALLBACK_PARALLELISM = 10
+POD_GC_STRATEGIES = ("OnPodSuccess", "OnPodCompletion", "OnWorkflowSuccess", "OnWorkflowCompletion")
+DEFAULT_POD_GC = "OnPodSuccess"
+POD_GC_DELAY = "1h"  # a succeeded step's pod (and its log) stays this long
+DEFAULT_TTL = 7 * 24 * 3600  # seconds a finished Workflow (and its failed pods) stays
+DEFAULT_RUN_DEADLINE = 3 * 24 * 3600  # seconds a run may take
+DEFAULT_REQUESTS = {"cpu": "500m", "memory": "1Gi"}
+DEFAULT_LIMITS = {"memory": "4Gi"}
+# A statement's attributes for its own pods, <kind>.<name> (train.cpu, predict.memory...):
+# name -> (requests or limits, resource).
+ATTRIBUTES = {
+    "cpu": ("requests", "cpu"),
+    "memory": ("requests", "memory"),
+    "cpu_limit": ("limits", "cpu"),
+    "memory_limit": ("limits", "memory"),
+}
+KINDS = ("train", "predict", "evaluate", "explain", "run", "optimize")
+_QUANTITY = re.compile(r"([0-9]+(?:\.[0-9]+)?)(m|k|M|G|T|P|E|Ki|Mi|Gi|Ti|Pi|Ei)?")
+_SUFFIXES = {
+    None: 1, "m": Decimal("0.001"), "k": 10**3, "M": 10**6, "G": 10**9, "T": 10**12,
+    "P": 10**15, "E": 10**18, "Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40,
+    "Pi": 2**50, "Ei": 2**60,
+}  # fmt: skip
+
+
+def parallelism(dialect: str) -> int:
+    """The steps a run of a program in ``dialect`` runs at once by default."""
+    return PARALLELISM.get(dialect, FALLBACK_PARALLELISM)
+
+
+def quantity(text: str) -> Decimal:
+    """A Kubernetes quantity (``500m``, ``2Gi``, ``1.5``) as a number; ValueError if not one."""
+    match = _QUANTITY.fullmatch(text)
+    if match is None:
+        raise ValueError("must be a Kubernetes quantity such as 500m, 2, 512Mi or 4Gi")
+    return Decimal(match[1]) * _SUFFIXES[match[2]]
+
+
+def check_quantity(value: Any) -> None:
+    """An attribute's check: ``value`` is a positive quantity."""
+    if quantity(value) <= 0:
+        raise ValueError("must be above 0")
+
+
+def statement_resources(
+    requests: Mapping[str, str],
+    limits: Mapping[str, str],
+    attributes: Mapping[str, Any],
+    where: str,
+    position: tuple[int | None, int | None] = (None, None),
+) -> tuple[dict[str, str], dict[str, str]]:
+    """The requests and limits of a statement's pods: the program's, changed by the
+    statement's ``attributes`` (:func:`own_resources`); ``position``: its line and column."""
+    own: dict[str, dict[str, str]] = {"requests": {}, "limits": {}}
+    for name, value in own_resources(attributes).items():
+        kind, resource = ATTRIBUTES[name]
+        own[kind][resource] = value
+    return merged(requests, limits, own["requests"], own["limits"], where, position)
+
+
+def own_resources(attributes: Mapping[str, Any]) -> dict[str, str]:
+    """The statement's own ``<kind>.cpu``... attributes that are set, by name (``cpu``...)."""
+    own = {}
+    for key, value in attributes.items():
+        kind, _, name = key.partition(".")
+        if kind in KINDS and name in ATTRIBUTES and value is not None:
+            own[name] = value
+    return own
+
+
+def merged(
+    requests: Mapping[str, str],
+    limits: Mapping[str, str],
+    own_requests: Mapping[str, str],
+    own_limits: Mapping[str, str],
+    where: str,
+    position: tuple[int | None, int | None] = (None, None),
+) -> tuple[dict[str, str], dict[str, str]]:
+    """``requests`` and ``limits`` changed by ``own_requests`` and ``own_limits``. A limit
+    below a request that ``own_requests`` raises is raised to it; a limit ``own_limits``
+    sets below its request is an error."""
+    requests = {**requests, **own_requests}
+    limits = {**limits, **own_limits}
+    for resource, request in requests.items():
+        limit = limits.get(resource)
+        if limit is None or quantity(request) <= quantity(limit):
+            continue
+        if resource in own_limits or resource not in own_requests:
+            raise KubernetesError(
+                f"{where}: the {resource} request {request} is above its limit {limit}",
+                line=position[0],
+                column=position[1],
+                hint=f"give a {resource} limit at least as large as the request",
+            )
+        limits[resource] = request
+    return requests, limits
