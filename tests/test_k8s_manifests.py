@@ -238,6 +238,21 @@ def test_any_program_name_gives_names_the_controllers_accept(name):
     assert again["metadata"] == document["metadata"]  # stable: the same program, the same names
 
 
+@pytest.mark.parametrize(
+    ("name", "prefix"),
+    [
+        ("Ünïcode.Names.V2", "unicode-names-v2-"),
+        ("Straße_Größe", "strasse-grosse-"),
+        ("prix_€", "prix-"),
+        ("ﬁle①", "file1-"),
+    ],
+)
+def test_a_program_name_keeps_its_letters_without_their_accents(name, prefix):
+    document = workflow(EVERY_KIND, name)
+    assert_accepted(document)
+    assert document["metadata"]["generateName"] == prefix
+
+
 def test_long_names_stay_distinct():
     first = workflow(EVERY_KIND, "q" * 80 + "first")["metadata"]["generateName"]
     second = workflow(EVERY_KIND, "q" * 80 + "second")["metadata"]["generateName"]

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import unicodedata
 
 from sqlml.errors import KubernetesError
 
@@ -31,16 +32,24 @@ _LABEL = re.compile(r"[a-z]([-a-z0-9]*[a-z0-9])?")
 def dns_label(text: str, max_length: int = MAX_NAME) -> str:
     """``text`` as a DNS-1035 label of at most ``max_length`` characters.
 
-    Other characters become '-'; a name that does not start with a letter gets ``sqlml-``
-    in front; a name too long is cut and ends with 8 hex digits of a hash of ``text``.
+    Letters lose their accents (``Ü`` is ``u``, ``ß`` is ``ss``); other characters become
+    '-'; a name that does not start with a letter gets ``sqlml-`` in front; a name too long
+    is cut and ends with 8 hex digits of a hash of ``text``.
     """
-    name = re.sub(r"-{2,}", "-", re.sub(r"[^a-z0-9-]+", "-", text.lower())).strip("-")
+    name = re.sub(r"-{2,}", "-", re.sub(r"[^a-z0-9-]+", "-", _ascii(text))).strip("-")
     if not name[:1].isalpha():
         name = f"sqlml-{name}".rstrip("-")
     if len(name) > max_length:
         digest = hashlib.sha256(text.encode()).hexdigest()[:_HASH]
         name = f"{name[: max_length - _HASH - 1].rstrip('-')}-{digest}"
     return name
+
+
+def _ascii(text: str) -> str:
+    """``text`` in lower case, its letters' accents and other combining marks left out
+    (Unicode's compatibility decomposition, NFKD)."""
+    decomposed = unicodedata.normalize("NFKD", text.casefold())
+    return "".join(c for c in decomposed if not unicodedata.combining(c))
 
 
 def generate_name(text: str, max_name: int = MAX_NAME) -> str:
