@@ -299,3 +299,49 @@ def test_a_step_whose_statement_cannot_be_read_says_so(capsys):
 
     assert step.main(["not base64!"]) == 2
     assert "the step's statement cannot be read" in capsys.readouterr().err
+
+
+EARLY_STOPPING = """
+CREATE TABLE train AS SELECT 1.0 AS x, 2.0 AS y;
+SELECT x, y FROM train TO TRAIN xgboost.gbtree WITH objective = 'reg:squarederror',
+  eta = CHOICE(0.1, 0.3), max_depth = INT_RANGE(2, 4), search.trials = 4,
+  search.metric = rmse, search.early_stopping = medianstop{settings} LABEL y INTO searched;
+"""
+
+
+@pytest.mark.parametrize(
+    ("settings", "expected"),
+    [
+        ("", []),
+        (
+            ", search.early_stopping.min_trials = 2, search.early_stopping.start_step = 1",
+            [
+                {"name": "min_trials_required", "value": "2"},
+                {"name": "start_step", "value": "1"},
+            ],
+        ),
+    ],
+)
+def test_a_search_asks_katib_for_median_stopping(settings, expected):
+    """Katib v0.19's ``spec.earlyStopping``: medianstop and the settings its service
+    validates (``min_trials_required`` > 0, ``start_step`` >= 1)."""
+    document = workflow(EARLY_STOPPING.format(settings=settings))
+    assert_accepted(document)
+    (experiment,) = [
+        json.loads(argument(task, "manifest"))
+        for task in statement_tasks(document).values()
+        if task["template"] == "resource"
+    ]
+    assert validate(experiment) == []
+    stopping = experiment["spec"]["earlyStopping"]
+    assert stopping["algorithmName"] == "medianstop"
+    assert stopping.get("algorithmSettings", []) == expected
+
+
+def test_a_search_without_early_stopping_has_none():
+    (experiment,) = [
+        json.loads(argument(task, "manifest"))
+        for task in statement_tasks(workflow(EVERY_KIND)).values()
+        if task["template"] == "resource" and "Experiment" in argument(task, "manifest")
+    ]
+    assert "earlyStopping" not in experiment["spec"]
