@@ -18,9 +18,9 @@ from __future__ import annotations
 
 import hashlib
 import re
-import unicodedata
 
 from sqlml.errors import KubernetesError
+from sqlml.semantics.lowering import unaccented
 
 MAX_NAME = 63  # a DNS label
 MAX_EXPERIMENT_NAME = 40
@@ -36,20 +36,13 @@ def dns_label(text: str, max_length: int = MAX_NAME) -> str:
     '-'; a name that does not start with a letter gets ``sqlml-`` in front; a name too long
     is cut and ends with 8 hex digits of a hash of ``text``.
     """
-    name = re.sub(r"-{2,}", "-", re.sub(r"[^a-z0-9-]+", "-", _ascii(text))).strip("-")
+    name = re.sub(r"-{2,}", "-", re.sub(r"[^a-z0-9-]+", "-", unaccented(text))).strip("-")
     if not name[:1].isalpha():
         name = f"sqlml-{name}".rstrip("-")
     if len(name) > max_length:
         digest = hashlib.sha256(text.encode()).hexdigest()[:_HASH]
         name = f"{name[: max_length - _HASH - 1].rstrip('-')}-{digest}"
     return name
-
-
-def _ascii(text: str) -> str:
-    """``text`` in lower case, its letters' accents and other combining marks left out
-    (Unicode's compatibility decomposition, NFKD)."""
-    decomposed = unicodedata.normalize("NFKD", text.casefold())
-    return "".join(c for c in decomposed if not unicodedata.combining(c))
 
 
 def generate_name(text: str, max_name: int = MAX_NAME) -> str:
