@@ -26,6 +26,8 @@ from sqlml.semantics import analyze
 from sqlml.steps import katib
 from sqlml.steps.kubeflow import Replica, RunPolicy, SchedulingPolicy
 
+pytestmark = pytest.mark.usefixtures("tfjob_family")  # TFJobRegressor: a TFJob
+
 pytest.importorskip("hera.workflows.models")
 
 EXAMPLES = sorted(
@@ -48,7 +50,7 @@ SELECT x, y FROM train TO TRAIN xgboost.gbtree WITH objective = 'reg:squarederro
   LABEL y INTO xgb_model;
 SELECT x, y FROM train TO TRAIN xgboost.gbtree WITH objective = 'reg:squarederror',
   train.workers = 3 LABEL y INTO xgb_distributed;
-SELECT x, y FROM train TO TRAIN DNNRegressor WITH train.distributed = true, train.ps = 2,
+SELECT x, y FROM train TO TRAIN TFJobRegressor WITH train.distributed = true, train.ps = 2,
   train.workers = 12 LABEL y INTO dnn_distributed;
 SELECT x, y FROM train TO TRAIN xgboost.gbtree WITH objective = 'reg:squarederror',
   eta = CHOICE(0.1, 0.3), max_depth = INT_RANGE(2, 4), search.trials = 4,
