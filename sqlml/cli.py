@@ -82,12 +82,14 @@ def _parser() -> argparse.ArgumentParser:
     )
     compile_.add_argument("-o", "--output", metavar="OUT", help="write here instead of stdout")
     _dialect(compile_)
+    _dialect_source(compile_)
     _backend_options(compile_, "compile")
 
     parse = commands.add_parser("parse", help="print a program's statements and their DAG")
     parse.add_argument("file", metavar="FILE")
     parse.add_argument("--json", action="store_true", help="print JSON instead of a summary")
     _dialect(parse)
+    _dialect_source(parse)
 
     repl = commands.add_parser("repl", help="an interactive shell (also plain `sqlml`)")
     _common(repl)
@@ -201,6 +203,17 @@ def _dialect(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _dialect_source(parser: argparse.ArgumentParser) -> None:
+    """``--datasource`` of a command that only reads its SQL dialect (no connection)."""
+    parser.add_argument(
+        "--datasource",
+        metavar="URL",
+        default=argparse.SUPPRESS,
+        help="the database the program runs on, whose SQL dialect it is in unless --dialect "
+        "says (default: $SQLML_DATASOURCE); not connected to",
+    )
+
+
 def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--datasource",
@@ -243,9 +256,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "check":
             return _check(args.files, args.datasource, args.dialect, args.junit)
         if args.command == "compile":
-            return _compile(args)
+            return _compile(args, args.dialect or dialect_of(datasource))
         if args.command == "parse":
-            return _parse(args.file, args.dialect or "duckdb", args.json)
+            return _parse(args.file, args.dialect or dialect_of(datasource), args.json)
         if args.command == "export":
             return _export(args.model, Path(args.file), datasource, args.version)
         if args.command in RUN_COMMANDS:
@@ -565,8 +578,8 @@ def _check_datasource(url: str | None) -> Iterator[Datasource | None]:
         datasource.close()
 
 
-def _compile(args: argparse.Namespace) -> int:
-    file, dialect = args.file, args.dialect or "duckdb"
+def _compile(args: argparse.Namespace, dialect: str) -> int:
+    file = args.file
     try:
         statements = _statements(_read(file), dialect)
     except SqlmlError as error:

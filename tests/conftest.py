@@ -159,3 +159,15 @@ def progress_shell(iris_duckdb_url: str, tmp_path: Path) -> Iterator[Any]:
     """The ``shell``, its statements' progress shown as plain lines (a line per stage every
     5 s, ``training (m): 40/100 rounds``): what shows a training is under way."""
     yield from _shell(iris_duckdb_url, tmp_path, SQLML_PROGRESS="1", CI="true")
+
+
+@pytest.fixture
+def tfjob_family() -> Iterator[None]:
+    """The test family whose distributed TO TRAIN (TFJobRegressor) compiles to a TFJob."""
+    from tfjob_family import TFJobFamily
+
+    from sqlml import models
+
+    models.register(TFJobFamily())
+    yield
+    models.unregister("tfjob")

@@ -17,6 +17,8 @@ from sqlml.grammar import parse
 from sqlml.plan import dependencies
 from sqlml.semantics import analyze
 
+pytestmark = pytest.mark.usefixtures("tfjob_family")  # TFJobRegressor: a TFJob
+
 models = pytest.importorskip("hera.workflows.models")
 
 PROGRAM = """
@@ -26,7 +28,7 @@ SELECT x, y FROM train TO TRAIN xgboost.gbtree WITH objective = 'reg:squarederro
   INTO plain_model;
 SELECT x, y FROM train TO TRAIN xgboost.gbtree WITH objective = 'reg:squarederror',
   train.workers = 3 LABEL y INTO xgb_model;
-SELECT x, y FROM train TO TRAIN DNNRegressor WITH train.distributed = true, train.ps = 2
+SELECT x, y FROM train TO TRAIN TFJobRegressor WITH train.distributed = true, train.ps = 2
   LABEL y INTO dnn_model;
 SELECT x, y FROM train TO TRAIN DNNRegressor WITH train.distributed = false, train.workers = 4
   LABEL y INTO local_model;

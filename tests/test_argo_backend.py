@@ -27,6 +27,8 @@ from sqlml.cli import main
 from tests.kube_standin import SUFFIX_ALPHABET, TOKEN, KubeStandin, Pod
 from tests.test_argo import validated
 
+pytestmark = pytest.mark.usefixtures("tfjob_family")  # TFJobRegressor: a TFJob
+
 pytest.importorskip("kubernetes")
 
 PASSWORD = "s3cr3t-SENTINEL-pw"
@@ -485,7 +487,7 @@ def test_logs_follow_a_step_that_has_not_started_yet(api, program, kubeconfig, c
 JOBS_PROGRAM = """CREATE TABLE train AS SELECT 1.0 AS x, 2.0 AS y;
 SELECT x, y FROM train TO TRAIN xgboost.gbtree WITH objective = 'reg:squarederror',
   train.workers = 2 LABEL y INTO xgb_model;
-SELECT x, y FROM train TO TRAIN DNNRegressor WITH train.distributed = true, train.ps = 1,
+SELECT x, y FROM train TO TRAIN TFJobRegressor WITH train.distributed = true, train.ps = 1,
   train.workers = 1 LABEL y INTO dnn_model;
 SELECT x, y FROM train TO TRAIN xgboost.gbtree WITH objective = 'reg:squarederror',
   eta = CHOICE(0.1, 0.3), search.trials = 2, search.metric = rmse LABEL y INTO searched;

@@ -150,3 +150,48 @@ def test_check_reports_errors_without_running(tmp_path):
     done = sqlml("check", str(bad))
     assert done.returncode == 1
     assert done.stderr.startswith(f"{bad}:2:26: error: unknown estimator nonsense")
+
+
+_BACKTICKS = "CREATE TABLE t AS SELECT 1 AS `x`;\nASSERT (SELECT COUNT(`x`) FROM `t`) = 1;\n"
+_MYSQL_URL = "mysql://someone:pa55word@db.example:3306/shop"  # read for its dialect, not opened
+
+
+@pytest.mark.parametrize(
+    "where",
+    [
+        ["--datasource", _MYSQL_URL, "compile"],
+        ["compile", "--datasource", _MYSQL_URL],
+        ["compile", "--dialect", "mysql"],
+        ["compile", "--environment"],
+    ],
+)
+@pytest.mark.parametrize("target", ["argo", "python"])
+def test_compile_takes_the_dialect_of_the_datasource(tmp_path, monkeypatch, where, target):
+    """The datasource's dialect (option or $SQLML_DATASOURCE) compiles MySQL's backticks,
+    to the very output --dialect mysql gives."""
+    program = tmp_path / "ticks.sql"
+    program.write_text(_BACKTICKS)
+    monkeypatch.delenv("SQLML_DATASOURCE", raising=False)
+    if where[-1] == "--environment":
+        monkeypatch.setenv("SQLML_DATASOURCE", _MYSQL_URL)
+        where = where[:-1]
+    out, expected = tmp_path / "out", tmp_path / "expected"
+    assert main([*where, str(program), "--target", target, "-o", str(out)]) == 0
+    assert (
+        main(
+            ["compile", str(program), "--dialect", "mysql", "--target", target, "-o", str(expected)]
+        )
+        == 0
+    )
+    assert out.read_text() == expected.read_text()
+    assert "pa55word" not in out.read_text()
+
+
+def test_parse_takes_the_dialect_of_the_datasource(tmp_path, monkeypatch, capsys):
+    program = tmp_path / "ticks.sql"
+    program.write_text(_BACKTICKS)
+    monkeypatch.delenv("SQLML_DATASOURCE", raising=False)
+    assert main(["parse", str(program)]) == 1  # DuckDB reads backticks as an error
+    capsys.readouterr()
+    assert main(["parse", "--datasource", _MYSQL_URL, str(program)]) == 0
+    assert "reads t; after s1" in capsys.readouterr().out

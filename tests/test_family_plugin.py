@@ -16,7 +16,7 @@ import pytest
 from sqlml import models
 from sqlml.backends.argo.codegen import to_argo_yaml
 from sqlml.cli import main
-from sqlml.errors import KubernetesError
+from sqlml.errors import CheckError
 from sqlml.grammar import parse
 from sqlml.models.attributes import schema
 from sqlml.models.estimator import Estimator
@@ -161,11 +161,15 @@ def test_a_family_that_does_not_stream_refuses_external_memory_at_check(
     assert "no_such_table" not in err  # refused before the SELECT runs
 
 
-def test_a_family_without_a_kubeflow_job_trains_in_process_only(constant_family):
-    program = "SELECT x, y FROM points TO TRAIN ConstantRegressor WITH train.workers = 2 "
-    statements = analyze(parse(program + "LABEL y INTO m;"))
-    with pytest.raises(KubernetesError, match="constant models train in-process only"):
-        to_argo_yaml(statements, "p")
+def test_a_family_without_a_kubeflow_job_trains_in_process_only(constant_family, capsys):
+    program = "SELECT x, y FROM points TO TRAIN ConstantRegressor WITH "
+    with pytest.raises(CheckError, match="trains in one process") as raised:
+        analyze(parse(program + "train.distributed = true LABEL y INTO m;"))
+    assert (raised.value.line, raised.value.column) == (1, len(program) + 1)
+    (statement,) = analyze(parse(program + "train.workers = 2 LABEL y INTO m;"))
+    assert "train.workers is not applied" in capsys.readouterr().err
+    assert "train.workers" not in statement.attributes
+    assert "kubeflow.org" not in to_argo_yaml([statement], "p")  # the step's own pod
 
 
 def test_unregistering_removes_the_estimators(constant_family):

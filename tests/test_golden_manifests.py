@@ -24,6 +24,8 @@ from sqlml.backends.argo.codegen import ArgoOptions, to_argo_yaml
 from sqlml.grammar import parse
 from sqlml.semantics import analyze
 
+pytestmark = pytest.mark.usefixtures("tfjob_family")  # TFJobRegressor: a TFJob
+
 pytest.importorskip("hera.workflows.models")
 
 GOLDEN = Path(__file__).parent / "golden" / "argo"

@@ -176,6 +176,28 @@ _TRAIN = "SELECT * FROM t TO TRAIN {estimator} WITH {attributes} LABEL y INTO m;
         ),
         ("XGBClassifier", "eta = CHOICE(0.1), train.workers = 2", "eta", "one process", "workers"),
         (
+            "XGBClassifier",
+            "eta = CHOICE(0.1), search.early_stopping = hyperband",
+            "search.early",
+            "search.early_stopping must be one of 'medianstop'",
+            None,
+        ),
+        (
+            "XGBClassifier",
+            "eta = CHOICE(0.1), search.early_stopping.start_step = 2",
+            "search.early",
+            "search.early_stopping.start_step applies to search.early_stopping = medianstop",
+            "set search.early_stopping = medianstop",
+        ),
+        (
+            "XGBClassifier",
+            "eta = CHOICE(0.1), search.early_stopping = medianstop, "
+            "search.early_stopping.min_trials = 0",
+            "search.early_stopping.min",
+            "min_trials must be >= 1",
+            None,
+        ),
+        (
             "DNNClassifier",
             "model.hidden_units = CHOICE([10], [0])",
             "[0]",

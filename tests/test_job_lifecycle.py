@@ -30,12 +30,13 @@ from test_k8s_manifests import argument, statement_tasks, workflow
 from tests.kube_standin import TOKEN, KubeStandin
 
 WORKFLOW_UID = "5f0c6a1e-2b3d-4e5f-8a9b-0c1d2e3f4a5b"  # Argo substitutes {{workflow.uid}}
+pytestmark = pytest.mark.usefixtures("tfjob_family")  # TFJobRegressor: a TFJob
 
 pytest.importorskip("hera.workflows.models")
 
 PROGRAM = """
 CREATE TABLE train AS SELECT 1.0 AS x, 2.0 AS y;
-SELECT x, y FROM train TO TRAIN DNNRegressor WITH train.distributed = true, train.workers = 2
+SELECT x, y FROM train TO TRAIN TFJobRegressor WITH train.distributed = true, train.workers = 2
   LABEL y INTO dnn_distributed;
 SELECT x, y FROM train TO TRAIN xgboost.gbtree WITH objective = 'reg:squarederror',
   max_depth = INT_RANGE(2, 4), search.trials = 4, search.parallel = 2, search.metric = rmse

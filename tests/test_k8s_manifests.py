@@ -26,6 +26,8 @@ from sqlml.semantics import analyze
 from sqlml.steps import katib
 from sqlml.steps.kubeflow import Replica, RunPolicy, SchedulingPolicy
 
+pytestmark = pytest.mark.usefixtures("tfjob_family")  # TFJobRegressor: a TFJob
+
 pytest.importorskip("hera.workflows.models")
 
 EXAMPLES = sorted(
@@ -48,7 +50,7 @@ SELECT x, y FROM train TO TRAIN xgboost.gbtree WITH objective = 'reg:squarederro
   LABEL y INTO xgb_model;
 SELECT x, y FROM train TO TRAIN xgboost.gbtree WITH objective = 'reg:squarederror',
   train.workers = 3 LABEL y INTO xgb_distributed;
-SELECT x, y FROM train TO TRAIN DNNRegressor WITH train.distributed = true, train.ps = 2,
+SELECT x, y FROM train TO TRAIN TFJobRegressor WITH train.distributed = true, train.ps = 2,
   train.workers = 12 LABEL y INTO dnn_distributed;
 SELECT x, y FROM train TO TRAIN xgboost.gbtree WITH objective = 'reg:squarederror',
   eta = CHOICE(0.1, 0.3), max_depth = INT_RANGE(2, 4), search.trials = 4,
@@ -238,6 +240,21 @@ def test_any_program_name_gives_names_the_controllers_accept(name):
     assert again["metadata"] == document["metadata"]  # stable: the same program, the same names
 
 
+@pytest.mark.parametrize(
+    ("name", "prefix"),
+    [
+        ("Ünïcode.Names.V2", "unicode-names-v2-"),
+        ("Straße_Größe", "strasse-grosse-"),
+        ("prix_€", "prix-"),
+        ("ﬁle①", "file1-"),
+    ],
+)
+def test_a_program_name_keeps_its_letters_without_their_accents(name, prefix):
+    document = workflow(EVERY_KIND, name)
+    assert_accepted(document)
+    assert document["metadata"]["generateName"] == prefix
+
+
 def test_long_names_stay_distinct():
     first = workflow(EVERY_KIND, "q" * 80 + "first")["metadata"]["generateName"]
     second = workflow(EVERY_KIND, "q" * 80 + "second")["metadata"]["generateName"]
@@ -284,3 +301,49 @@ def test_a_step_whose_statement_cannot_be_read_says_so(capsys):
 
     assert step.main(["not base64!"]) == 2
     assert "the step's statement cannot be read" in capsys.readouterr().err
+
+
+EARLY_STOPPING = """
+CREATE TABLE train AS SELECT 1.0 AS x, 2.0 AS y;
+SELECT x, y FROM train TO TRAIN xgboost.gbtree WITH objective = 'reg:squarederror',
+  eta = CHOICE(0.1, 0.3), max_depth = INT_RANGE(2, 4), search.trials = 4,
+  search.metric = rmse, search.early_stopping = medianstop{settings} LABEL y INTO searched;
+"""
+
+
+@pytest.mark.parametrize(
+    ("settings", "expected"),
+    [
+        ("", []),
+        (
+            ", search.early_stopping.min_trials = 2, search.early_stopping.start_step = 1",
+            [
+                {"name": "min_trials_required", "value": "2"},
+                {"name": "start_step", "value": "1"},
+            ],
+        ),
+    ],
+)
+def test_a_search_asks_katib_for_median_stopping(settings, expected):
+    """Katib v0.19's ``spec.earlyStopping``: medianstop and the settings its service
+    validates (``min_trials_required`` > 0, ``start_step`` >= 1)."""
+    document = workflow(EARLY_STOPPING.format(settings=settings))
+    assert_accepted(document)
+    (experiment,) = [
+        json.loads(argument(task, "manifest"))
+        for task in statement_tasks(document).values()
+        if task["template"] == "resource"
+    ]
+    assert validate(experiment) == []
+    stopping = experiment["spec"]["earlyStopping"]
+    assert stopping["algorithmName"] == "medianstop"
+    assert stopping.get("algorithmSettings", []) == expected
+
+
+def test_a_search_without_early_stopping_has_none():
+    (experiment,) = [
+        json.loads(argument(task, "manifest"))
+        for task in statement_tasks(workflow(EVERY_KIND)).values()
+        if task["template"] == "resource" and "Experiment" in argument(task, "manifest")
+    ]
+    assert "earlyStopping" not in experiment["spec"]

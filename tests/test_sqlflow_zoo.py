@@ -14,7 +14,7 @@ import pytest
 
 from sqlml.backends.argo.codegen import to_argo_yaml
 from sqlml.cli import main
-from sqlml.errors import CheckError, KubernetesError, ModelError
+from sqlml.errors import CheckError, ModelError
 from sqlml.grammar import parse
 from sqlml.models.cluster.checks import kmeans_document
 from sqlml.models.outlier.checks import one_class_document
@@ -230,11 +230,15 @@ def test_an_unsupervised_estimator_refuses_validation_attributes():
 def test_clustering_trains_in_process_only_and_is_explained_by_its_scores(
     blobs, duckdb_url, capsys
 ):
+    with pytest.raises(CheckError, match=r"KMeans \(cluster models\) trains in one process"):
+        analyze(
+            parse("SELECT x, y FROM blobs TO TRAIN KMeans WITH train.distributed = true INTO m;")
+        )
     statements = analyze(
         parse("SELECT x, y FROM blobs TO TRAIN KMeans WITH train.workers = 2 INTO m;")
     )
-    with pytest.raises(KubernetesError, match="cluster models train in-process only"):
-        to_argo_yaml(statements, "p")
+    assert "train.workers is not applied" in capsys.readouterr().err
+    assert "kubeflow.org" not in to_argo_yaml(statements, "p")
     run(duckdb_url, "SELECT x, y FROM blobs TO TRAIN KMeans INTO clusters;", capsys)
     explained, _ = run(duckdb_url, "SELECT x, y FROM blobs TO EXPLAIN clusters;", capsys)
     assert {row["feature"] for row in explained} == {"x", "y"}

@@ -41,6 +41,8 @@ from tests.test_argo_backend import (
     step_pods,
 )
 
+pytestmark = pytest.mark.usefixtures("tfjob_family")  # TFJobRegressor: a TFJob
+
 PASSWORD = "s3cr3t-SENTINEL-pw"
 URL = f"postgresql://root:{PASSWORD}@127.0.0.1:5432/test"
 PROGRAM = """CREATE TABLE t AS SELECT 1 AS x;

@@ -53,7 +53,7 @@ def test_a_usage_error_hides_the_password(command, shape, capsys):
 @pytest.mark.parametrize(
     "argv",
     [
-        ["parse", "p.sql", "--json", "--datasource", URL],  # the issue's: parse takes none
+        ["parse", "p.sql", "--json", "--datasource", URL, "--jobs", "2"],  # parse has no jobs
         ["run", "p.sql", "--format", URL],  # a bad choice
         ["run", "p.sql", "--jobs", URL],  # a bad number
         ["ui", "--port", URL],

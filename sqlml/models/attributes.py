@@ -54,9 +54,10 @@ DISTRIBUTED = (
         "train.distributed",
         "bool",
         None,
-        "on Kubernetes (compile --target argo), train in a Kubeflow job: a TFJob (Keras) or "
-        "an XGBoostJob (XGBoost); unset: when train.workers or train.ps is given. Local runs "
-        "train in-process, but XGBoost's with train.workers above 1",
+        "on Kubernetes (compile --target argo), train in a Kubeflow job: an XGBoostJob "
+        "(XGBoost); unset: when train.workers is given. Local runs train in-process, but "
+        "XGBoost's with train.workers above 1. The other families (Keras...) train in one "
+        "process: true is an error, train.workers and train.ps are not applied",
     ),
     Attr(
         "train.workers",
@@ -64,8 +65,8 @@ DISTRIBUTED = (
         None,
         "XGBoost: the processes that train the model together, each on its part of the "
         "rows (XGBoost's collective): locally, that many processes; on Kubernetes, the "
-        "XGBoostJob's master and train.workers - 1 workers (1: no job, the step trains). "
-        "Keras: the TFJob's worker pods besides its chief. 2 on Kubernetes when unset",
+        "XGBoostJob's master and train.workers - 1 workers (1: no job, the step trains; 2 "
+        "on Kubernetes when unset). Other families train in one process: not applied",
         minimum=1,
         aliases=("train.num_workers",),
     ),
@@ -77,7 +78,8 @@ PS = Attr(
     "train.ps",
     "int",
     None,
-    "parameter-server pods of the TFJob (Keras)",
+    "SQLFlow's parameter servers of a distributed Keras training; not applied: sqlml "
+    "trains Keras models in one process",
     minimum=1,
     aliases=("train.num_ps",),
 )

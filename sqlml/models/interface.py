@@ -156,6 +156,12 @@ class Family(ABC):
         feature columns make. The model store asks it of every model it loads."""
         return None
 
+    def has_training_job(self) -> bool:
+        """Whether its models train in a Kubeflow job on Kubernetes (it overrides
+        :meth:`training_job`); if not, ``train.distributed`` is refused and ``train.workers``
+        and ``train.ps`` are not applied."""
+        return type(self).training_job is not Family.training_job
+
     def training_job(
         self,
         kubeflow: ModuleType,

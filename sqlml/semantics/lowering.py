@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -163,5 +164,12 @@ def error(message: str, pos: ast.Position, hint: str | None) -> CheckError:
 
 
 def slug(text: str) -> str:
-    """``text`` as a part of a step id."""
-    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:40] or "statement"
+    """``text`` as a part of a step id (letters without their accents: modèle is modele)."""
+    return re.sub(r"[^a-z0-9]+", "-", unaccented(text)).strip("-")[:40] or "statement"
+
+
+def unaccented(text: str) -> str:
+    """``text`` in lower case, its letters' accents and other combining marks left out
+    (Unicode's compatibility decomposition, NFKD: ``Ü`` is ``u``, ``ß`` is ``ss``)."""
+    decomposed = unicodedata.normalize("NFKD", text.casefold())
+    return "".join(c for c in decomposed if not unicodedata.combining(c))

@@ -29,6 +29,7 @@ from sqlml.semantics.attributes import Attr, check_attributes, check_related, ow
 PREFIX = "search."
 REPLACE = "output.replace"  # a setting too: whether the trials table may replace any table
 DEFAULT_PARALLEL = 3  # Katib trials at once when search.parallel is not given
+EARLY_STOPPING = ("medianstop",)  # Katib v0.19's early-stopping algorithms
 
 SEARCH_ATTRIBUTES = {
     attr.name: attr
@@ -74,6 +75,33 @@ SEARCH_ATTRIBUTES = {
             f"on Kubernetes, Katib trials run at once (default: {DEFAULT_PARALLEL}, at most "
             "search.trials); locally, trials share the executor's --jobs workers",
             minimum=1,
+        ),
+        Attr(
+            "search.early_stopping",
+            "string",
+            None,
+            "on Kubernetes, Katib's early stopping of the trials: medianstop stops a trial "
+            "whose search.metric, averaged over its first reports, is worse than the median "
+            "of the finished trials'; local searches run every trial to its end",
+            choices=EARLY_STOPPING,
+        ),
+        Attr(
+            "search.early_stopping.min_trials",
+            "int",
+            None,
+            "medianstop: the trials that must have succeeded before it stops any (Katib's "
+            "min_trials_required; default: Katib's, 3)",
+            minimum=1,
+            only_with=("search.early_stopping", EARLY_STOPPING, None),
+        ),
+        Attr(
+            "search.early_stopping.start_step",
+            "int",
+            None,
+            "medianstop: the reports of a trial's metric averaged before it is compared "
+            "(Katib's start_step; default: Katib's, 4)",
+            minimum=1,
+            only_with=("search.early_stopping", EARLY_STOPPING, None),
         ),
         Attr(
             "search.trials_table",
@@ -181,7 +209,23 @@ def check(
         "parallel": parallel,
         "trials_table": table.split("."),
         "replace_table": search[REPLACE],
+        **_early_stopping(search),
     }
+
+
+def _early_stopping(search: dict[str, Any]) -> dict[str, Any]:
+    """``early_stopping``: Katib's algorithm and its settings, by Katib's names (none when
+    not asked for, so that searches without it keep their IR)."""
+    algorithm = search.get("search.early_stopping")
+    if algorithm is None:
+        return {}
+    names = {"min_trials": "min_trials_required", "start_step": "start_step"}
+    settings = {
+        katib: search[f"search.early_stopping.{own}"]
+        for own, katib in names.items()
+        if f"search.early_stopping.{own}" in search
+    }
+    return {"early_stopping": {"algorithm": algorithm, "settings": settings}}
 
 
 def _entry(attribute: ast.Attribute, found: ast.Candidates, estimator: Estimator) -> dict:

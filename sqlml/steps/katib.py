@@ -114,6 +114,8 @@ def run(
     additional_metrics: Sequence[str] = (),
     algorithm: str = "random",
     algorithm_settings: Mapping[str, str] | None = None,
+    early_stopping: str | None = None,
+    early_stopping_settings: Mapping[str, str] | None = None,
     parallel_trial_count: int = 3,
     max_trial_count: int = 12,
     max_failed_trial_count: int = 3,
@@ -147,6 +149,9 @@ def run(
         algorithm: Katib's search algorithm (``random``, ``grid``, ``bayesianoptimization``,
             ``tpe``, ``hyperband``, ``cmaes``...).
         algorithm_settings: the algorithm's settings, by name.
+        early_stopping: Katib's early-stopping algorithm (``medianstop``), or None.
+        early_stopping_settings: its settings, by name (``min_trials_required``,
+            ``start_step``).
         parallel_trial_count: trials run at once.
         max_trial_count: trials in all.
         max_failed_trial_count: failed trials (metrics unavailable included) at which the
@@ -205,16 +210,8 @@ def run(
     }
     spec = {
         "objective": _present(objective),
-        "algorithm": _present(
-            {
-                "algorithmName": algorithm,
-                "algorithmSettings": [
-                    {"name": key, "value": str(value)}
-                    for key, value in (algorithm_settings or {}).items()
-                ]
-                or None,
-            }
-        ),
+        "algorithm": _settings(algorithm, algorithm_settings),
+        "earlyStopping": _settings(early_stopping, early_stopping_settings),
         "parameters": [parameter.to_plain() for parameter in parameters],
         "parallelTrialCount": parallel_trial_count,
         "maxTrialCount": max_trial_count,
@@ -237,6 +234,14 @@ def run(
         failed_condition(EXPERIMENT_CONDITION_TYPES),
         after,
     )
+
+
+def _settings(algorithm: str | None, settings: Mapping[str, Any] | None) -> dict | None:
+    """An algorithm's spec (search or early stopping): its name and its settings as text."""
+    if algorithm is None:
+        return None
+    pairs = [{"name": key, "value": str(value)} for key, value in (settings or {}).items()]
+    return _present({"algorithmName": algorithm, "algorithmSettings": pairs or None})
 
 
 def _present(values: dict[str, Any]) -> dict[str, Any]:

@@ -20,6 +20,7 @@ import hashlib
 import re
 
 from sqlml.errors import KubernetesError
+from sqlml.semantics.lowering import unaccented
 
 MAX_NAME = 63  # a DNS label
 MAX_EXPERIMENT_NAME = 40
@@ -31,10 +32,11 @@ _LABEL = re.compile(r"[a-z]([-a-z0-9]*[a-z0-9])?")
 def dns_label(text: str, max_length: int = MAX_NAME) -> str:
     """``text`` as a DNS-1035 label of at most ``max_length`` characters.
 
-    Other characters become '-'; a name that does not start with a letter gets ``sqlml-``
-    in front; a name too long is cut and ends with 8 hex digits of a hash of ``text``.
+    Letters lose their accents (``Ü`` is ``u``, ``ß`` is ``ss``); other characters become
+    '-'; a name that does not start with a letter gets ``sqlml-`` in front; a name too long
+    is cut and ends with 8 hex digits of a hash of ``text``.
     """
-    name = re.sub(r"-{2,}", "-", re.sub(r"[^a-z0-9-]+", "-", text.lower())).strip("-")
+    name = re.sub(r"-{2,}", "-", re.sub(r"[^a-z0-9-]+", "-", unaccented(text))).strip("-")
     if not name[:1].isalpha():
         name = f"sqlml-{name}".rstrip("-")
     if len(name) > max_length:

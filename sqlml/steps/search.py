@@ -114,6 +114,8 @@ def katib_search(
         algorithm_settings={"random_state": settings["seed"]}
         if settings["algorithm"] == "random"
         else None,
+        early_stopping=settings.get("early_stopping", {}).get("algorithm"),
+        early_stopping_settings=settings.get("early_stopping", {}).get("settings"),
         parallel_trial_count=settings["parallel"],
         max_trial_count=settings["trials"],
         max_failed_trial_count=settings["trials"],

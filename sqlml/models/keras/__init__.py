@@ -1,5 +1,6 @@
 """The Keras family: neural networks and linear models, stored as ``.keras`` archives and
-loaded in safe mode, trained in a TFJob on Kubernetes.
+loaded in safe mode, trained in one process (a step's pod on Kubernetes: sqlml does not
+distribute Keras training, whose TFJob replicas would each train on every row).
 
 This module imports no more than the interface: the estimators' declarations (which need the
 semantics layer) load on first lookup, TensorFlow with :mod:`.model`, when a Keras model is
@@ -10,7 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from sqlml.models.estimator import Estimator
@@ -19,8 +19,6 @@ from sqlml.models.keras.checks import keras_archive
 
 if TYPE_CHECKING:
     from sqlml.models.store import StoredModel
-    from sqlml.steps.kubeflow import Replica
-    from sqlml.workflow.core import Step
 
 
 class Keras(Family):
@@ -46,24 +44,6 @@ class Keras(Family):
         from sqlml.models.keras.estimators import builder_estimator
 
         return builder_estimator(name)
-
-    def training_job(
-        self,
-        kubeflow: ModuleType,
-        name: str,
-        replica: Callable[[int], Replica],
-        workers: int,
-        ps: int | None,
-        **options: Any,
-    ) -> Step:
-        """A TFJob: a chief pod, the workers and the parameter servers."""
-        return kubeflow.tensorflow_train(
-            name,
-            chief=replica(1),
-            workers=replica(workers),
-            ps=replica(ps) if ps else None,
-            **options,
-        )
 
 
 FAMILY = Keras()

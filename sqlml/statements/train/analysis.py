@@ -65,6 +65,7 @@ def _lower(statement: syntax.TrainStatement, step_id: str, dialect: str) -> Trai
     _check_eval_metric(statement, attributes, estimator.task_for(attributes))
     _check_streams(statement, estimator, attributes)
     _check_workers(statement, estimator, attributes)
+    attributes = _one_process(statement, estimator, attributes)
     repeated = None
     if statement.using is not None:
         trained = dataclasses.replace(statement, attributes=plain + candidates)
@@ -232,6 +233,34 @@ def _check_streams(
             given.pos,
             f"remove {given.name} (or set it to false)",
         )
+
+
+def _one_process(
+    statement: syntax.TrainStatement, estimator: Estimator, attributes: dict[str, Any]
+) -> dict[str, Any]:
+    """The attributes of a family without a Kubeflow job (Keras, scikit-learn...), whose
+    models train in one process: ``train.distributed = true`` refused, ``train.workers`` and
+    ``train.ps`` left out with a warning (SQLFlow's PAI programs give them)."""
+    if family(estimator.family).has_training_job():
+        return attributes
+    given = {own_name(a.name, estimator.attributes): a for a in statement.attributes}
+    reason = (
+        f"{estimator.name} ({estimator.family} models) trains in one process: sqlml does not "
+        "distribute its training"
+    )
+    if attributes.get("train.distributed"):
+        written = given["train.distributed"]
+        raise error(
+            f"{reason}, so {written.name} = true cannot be honoured",
+            written.pos,
+            f"remove {written.name}; to train on several processes, use an XGBoost estimator "
+            "with train.workers",
+        )
+    for name in ("train.workers", "train.ps"):
+        if name in attributes:
+            written = given[name]
+            warn(written.pos.line, written.pos.column, f"{reason}; {written.name} is not applied")
+    return {k: v for k, v in attributes.items() if k not in ("train.workers", "train.ps")}
 
 
 def _check_workers(

@@ -32,14 +32,14 @@ s1_train_price_xgb = workflow.add(steps.train(
 s2_train_price_dnn = workflow.add(steps.train(
     ir.TrainStatement(
         id='s2-train-price-dnn',
-        text='SELECT area, rooms, price FROM houses TO TRAIN DNNRegressor\n  WITH train.distributed = true, train.ps = 1 LABEL price INTO price_dnn',
+        text='SELECT area, rooms, price FROM houses TO TRAIN DNNRegressor\n  WITH train.workers = 2, train.ps = 1 LABEL price INTO price_dnn',
         line=4,
         column=1,
         select='SELECT area, rooms, price FROM houses',
         estimator='DNNRegressor',
         family='keras',
         task='regressor',
-        attributes={'model.hidden_units': [64, 32], 'model.activation': 'relu', 'model.dropout': 0.0, 'train.epoch': 10, 'train.batch_size': 32, 'train.seed': 0, 'optimizer.learning_rate': 0.01, 'train.external_memory': False, 'validation.split': 0.2, 'validation.seed': 0, 'train.distributed': True, 'train.ps': 1, 'architecture': 'dnn'},
+        attributes={'model.hidden_units': [64, 32], 'model.activation': 'relu', 'model.dropout': 0.0, 'train.epoch': 10, 'train.batch_size': 32, 'train.seed': 0, 'optimizer.learning_rate': 0.01, 'train.external_memory': False, 'validation.split': 0.2, 'validation.seed': 0, 'architecture': 'dnn'},
         features=[],
         label='price',
         model='price_dnn',

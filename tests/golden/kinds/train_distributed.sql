@@ -1,5 +1,5 @@
--- A distributed TO TRAIN: an XGBoostJob and a TFJob on Kubernetes; locally XGBoost in train.workers processes, Keras in-process.
+-- A distributed TO TRAIN: an XGBoostJob on Kubernetes, locally XGBoost in train.workers processes; Keras trains in one process (train.workers, as SQLFlow's PAI programs give it, is not applied).
 SELECT area, rooms, price FROM houses TO TRAIN xgboost.gbtree
   WITH objective = 'reg:squarederror', train.workers = 2 LABEL price INTO price_xgb;
 SELECT area, rooms, price FROM houses TO TRAIN DNNRegressor
-  WITH train.distributed = true, train.ps = 1 LABEL price INTO price_dnn;
+  WITH train.workers = 2, train.ps = 1 LABEL price INTO price_dnn;
