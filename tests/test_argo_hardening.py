@@ -192,10 +192,10 @@ def test_the_default_image_is_named_in_full():
     assert container(compiled(), "s2-train-plain")["image"] == "docker.io/library/sqlml:0.1.0"
 
 
-def test_one_xgboost_worker_trains_in_its_step_and_keras_keeps_its_job():
+def test_one_xgboost_worker_and_a_keras_model_train_in_their_step():
     document = compiled()
     assert tasks(document)["s5-train-one"]["template"] == "train"
-    assert manifest(document, "s6-train-keras-one")["kind"] == "TFJob"
+    assert tasks(document)["s6-train-keras-one"]["template"] == "train"  # Keras: one process
     assert manifest(document, "s4-train-spread")["kind"] == "XGBoostJob"
 
 

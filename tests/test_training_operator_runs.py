@@ -27,12 +27,13 @@ from test_k8s_manifests import OPTIONS, statement_tasks, workflow
 from tests.kube_standin import KubeStandin
 
 pytest.importorskip("hera.workflows.models")
+pytestmark = pytest.mark.usefixtures("tfjob_family")  # TFJobRegressor: a TFJob
 
 PROGRAM = """
 CREATE TABLE train AS SELECT 1.0 AS x, 2.0 AS y;
 SELECT x, y FROM train TO TRAIN xgboost.gbtree WITH objective = 'reg:squarederror',
   train.workers = 2 LABEL y INTO xgb_distributed;
-SELECT x, y FROM train TO TRAIN DNNRegressor WITH train.distributed = true, train.workers = 2
+SELECT x, y FROM train TO TRAIN TFJobRegressor WITH train.distributed = true, train.workers = 2
   LABEL y INTO dnn_distributed;
 """
 RUN = {"metadata": {"name": "p-x7k2m", "uid": "5f0c6a1e-2b3d-4e5f-8a9b-0c1d2e3f4a5b"}}
