@@ -16,7 +16,6 @@
 # Docker names the built image docker.io/library/sqlml:0.1.0, the name the Argo backend's
 # pods use by default (spelled in full: an unqualified name is resolved by each container
 # runtime's own registries configuration, e.g. CRI-O's short-name mode).
-FROM python:3.11.7-slim-bookworm@sha256:<that digest>
 FROM python:3.11.7-slim-bookworm
 
 ARG EXTRAS=tensorflow,plot,sklearn
