@@ -13,12 +13,12 @@ import pytest
 import yaml
 from test_argo import replica_specs, tasks, templates
 
-from sqlml.backends.argo import pods
 from sqlml.backends.argo.codegen import ArgoOptions, to_argo_yaml
 from sqlml.cli import main
 from sqlml.errors import CheckError, KubernetesError
 from sqlml.grammar import parse
 from sqlml.semantics import analyze
+from sqlml.semantics.quantities import quantity
 from tests import k8s_validation
 
 pytest.importorskip("hera.workflows.models")
@@ -200,8 +200,8 @@ def test_one_xgboost_worker_and_a_keras_model_train_in_their_step():
 
 
 def test_the_quantities_kubernetes_takes():
-    assert pods.quantity("500m") == pods.quantity("0.5")
-    assert pods.quantity("1Gi") == 2**30 and pods.quantity("1G") == 10**9
+    assert quantity("500m") == quantity("0.5")
+    assert quantity("1Gi") == 2**30 and quantity("1G") == 10**9
     for text in ("lots", "1 Gi", "-1", "1gi", ""):
         with pytest.raises(ValueError):
-            pods.quantity(text)
+            quantity(text)

@@ -21,6 +21,7 @@ from typing import Any
 
 from sqlml.errors import CheckError
 from sqlml.grammar import ast
+from sqlml.semantics.quantities import check_quantity
 
 _TYPE_WORDS = {
     "int": "an integer",
@@ -209,11 +210,6 @@ def pod_resources(prefix: str) -> dict[str, Attr]:
     the requests and limits of its pods on Kubernetes, instead of the Argo backend's
     ``--cpu``, ``--memory``, ``--cpu-limit`` and ``--memory-limit``."""
 
-    def quantity(value: str) -> None:
-        from sqlml.backends.argo.pods import check_quantity  # a plain function
-
-        check_quantity(value)
-
     attrs = (
         Attr(
             f"{prefix}.{name}",
@@ -222,7 +218,7 @@ def pod_resources(prefix: str) -> dict[str, Attr]:
             f"on Kubernetes, the {doc} of this statement's pods (its step's; a TO TRAIN's job "
             f"replicas and search trials too), a Kubernetes quantity, e.g. {example}, instead "
             f"of the Argo backend's --{name.replace('_', '-')}",
-            whole=quantity,
+            whole=check_quantity,
         )
         for name, doc, example in (
             ("cpu", "CPU request", '"2" or "500m"'),

@@ -112,13 +112,14 @@ def argo_options(args: argparse.Namespace) -> ArgoOptions:
     """The Workflow's options, as :func:`add_workflow_options` parsed them."""
     from sqlml.backends.argo import pods
     from sqlml.backends.argo.codegen import ArgoOptions
+    from sqlml.semantics.quantities import check_quantity
     from sqlml.steps.kubeflow import RunPolicy
 
     def quantities(cpu: str | None, memory: str | None) -> dict[str, str]:
         given = {key: value for key, value in (("cpu", cpu), ("memory", memory)) if value}
         for key, value in given.items():
             try:
-                pods.check_quantity(value)
+                check_quantity(value)
             except ValueError as error:
                 raise SqlmlError(
                     f"the {key} quantity {value!r} {error}",

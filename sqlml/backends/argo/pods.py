@@ -6,12 +6,11 @@ statement may change for its own pods (``train.cpu``, ``predict.memory``...).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
-from decimal import Decimal
 from typing import Any
 
 from sqlml.errors import KubernetesError
+from sqlml.semantics.quantities import quantity
 
 # Steps running at once, by dialect: each step opens a database connection. MySQL's default
 # max_connections is 151 and PostgreSQL's 100, shared with every other client; DuckDB opens
@@ -34,31 +33,11 @@ ATTRIBUTES = {
     "memory_limit": ("limits", "memory"),
 }
 KINDS = ("train", "predict", "evaluate", "explain", "run", "optimize")
-_QUANTITY = re.compile(r"([0-9]+(?:\.[0-9]+)?)(m|k|M|G|T|P|E|Ki|Mi|Gi|Ti|Pi|Ei)?")
-_SUFFIXES = {
-    None: 1, "m": Decimal("0.001"), "k": 10**3, "M": 10**6, "G": 10**9, "T": 10**12,
-    "P": 10**15, "E": 10**18, "Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40,
-    "Pi": 2**50, "Ei": 2**60,
-}  # fmt: skip
 
 
 def parallelism(dialect: str) -> int:
     """The steps a run of a program in ``dialect`` runs at once by default."""
     return PARALLELISM.get(dialect, FALLBACK_PARALLELISM)
-
-
-def quantity(text: str) -> Decimal:
-    """A Kubernetes quantity (``500m``, ``2Gi``, ``1.5``) as a number; ValueError if not one."""
-    match = _QUANTITY.fullmatch(text)
-    if match is None:
-        raise ValueError("must be a Kubernetes quantity such as 500m, 2, 512Mi or 4Gi")
-    return Decimal(match[1]) * _SUFFIXES[match[2]]
-
-
-def check_quantity(value: Any) -> None:
-    """An attribute's check: ``value`` is a positive quantity."""
-    if quantity(value) <= 0:
-        raise ValueError("must be above 0")
 
 
 def statement_resources(
