@@ -128,7 +128,7 @@ def test_the_image_is_the_step_image_on_argo():
     text = to_argo_yaml(statements, "zoo")
     assert "image: sqlflow/sqlflow:latest" in text
     assert "template: predict\n" in text  # the other statements keep the shared template
-    assert text.count("image: sqlml:") == 1
+    assert text.count("image: docker.io/library/sqlml:") == 1
 
 
 def test_a_local_run_notes_the_images_it_ignores_in_one_line_each(capsys):
