@@ -19,6 +19,7 @@ import importlib.util
 import os
 import re
 import sys
+import sysconfig
 from pathlib import Path, PurePath
 
 from sqlml.errors import SqlmlError
@@ -159,8 +160,13 @@ def _installed_at(top: str) -> str | None:
         return spec.origin
     places = [spec.origin] if spec.origin else list(spec.submodule_search_locations or ())
     here = Path.cwd().resolve()
-    elsewhere = [p for p in places if not Path(p).resolve().is_relative_to(here)]
-    return elsewhere[0] if elsewhere else None
+    installed = {Path(sysconfig.get_paths()[key]).resolve() for key in ("purelib", "platlib")}
+
+    def elsewhere(place: Path) -> bool:  # a virtual environment may be in the working folder
+        return not place.is_relative_to(here) or any(place.is_relative_to(i) for i in installed)
+
+    found = [p for p in places if elsewhere(Path(p).resolve())]
+    return found[0] if found else None
 
 
 def _whose(module: str) -> str:
