@@ -969,11 +969,9 @@ def test_an_invalid_object_is_one_clear_line(api, program, kubeconfig, capsys, m
     """The API server's 422 Invalid (here the Workflow CRD's schema refuses a memory request
     that is no quantity, sqlml's own check of it turned off): one line naming the field, a
     hint, no traceback, no run."""
-    from sqlml.backends.argo import pods
     from sqlml.semantics import quantities
 
-    for module in (pods, quantities):  # the check of options and of requests against limits
-        monkeypatch.setattr(module, "quantity", lambda value: 1)
+    monkeypatch.setattr(quantities, "quantity", lambda value: 1)
     assert run(program, kubeconfig, "--datasource", URL, "--memory", "lots") == 1
     err = capsys.readouterr().err
     first = err.splitlines()[0]

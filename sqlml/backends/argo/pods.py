@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from sqlml.errors import KubernetesError
-from sqlml.semantics.quantities import quantity
+from sqlml.semantics import quantities
 
 # Steps running at once, by dialect: each step opens a database connection. MySQL's default
 # max_connections is 151 and PostgreSQL's 100, shared with every other client; DuckDB opens
@@ -81,7 +81,7 @@ def merged(
     limits = {**limits, **own_limits}
     for resource, request in requests.items():
         limit = limits.get(resource)
-        if limit is None or quantity(request) <= quantity(limit):
+        if limit is None or quantities.quantity(request) <= quantities.quantity(limit):
             continue
         if resource in own_limits or resource not in own_requests:
             raise KubernetesError(
