@@ -31,8 +31,8 @@ REPEATS = 3
 def child(url: str) -> None:
     """Run the TO TRAIN statement; print its read's and its own seconds as JSON."""
     from sqlml import cli
+    from sqlml.datasources import Columns, Datasource
     from sqlml.runtime import in_memory
-    from sqlml.runtime.datasource import Columns, Datasource
     from sqlml.runtime.progress import Progress
 
     reads: list[float] = []

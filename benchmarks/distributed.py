@@ -69,7 +69,7 @@ def main() -> None:
 
 def _generate(db: str, rows: int) -> None:
     """The training and the test rows, written by sqlml."""
-    from sqlml.runtime.datasource import connect
+    from sqlml.datasources import connect
 
     rng = np.random.default_rng(5)
     ds = connect(db)
@@ -83,8 +83,8 @@ def _generate(db: str, rows: int) -> None:
 
 
 def _drop(db: str, workers: list[int]) -> None:
+    from sqlml.datasources import connect
     from sqlml.models.store import ModelStore
-    from sqlml.runtime.datasource import connect
 
     ds = connect(db)
     for count in workers:
@@ -105,8 +105,8 @@ def _statement(count: int) -> str:
 
 def _train(db: str, count: int) -> None:
     """In the measured process: the TO TRAIN, through sqlml's runtime."""
+    from sqlml.datasources import connect
     from sqlml.grammar import parse
-    from sqlml.runtime.datasource import connect
     from sqlml.runtime.execute import execute
     from sqlml.semantics import analyze
 
@@ -180,8 +180,8 @@ def _peak(pid: int) -> int | None:
 def _accuracy(db: str, count: int) -> float:
     import xgboost as xgb
 
+    from sqlml.datasources import connect
     from sqlml.models.store import ModelStore
-    from sqlml.runtime.datasource import connect
 
     ds = connect(db)
     data = ModelStore(ds).load(f"model_{count}").data

@@ -30,8 +30,8 @@ from rounds import taking_turns, timed
 from scipy import sparse
 from scipy.optimize import Bounds, LinearConstraint, milp
 
+from sqlml.datasources import connect
 from sqlml.grammar import parse
-from sqlml.runtime.datasource import connect
 from sqlml.runtime.execute import execute
 from sqlml.semantics import analyze
 from sqlml.statements.optimize.program import build

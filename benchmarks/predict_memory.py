@@ -69,7 +69,7 @@ def measure(url: str) -> dict[str, tuple[float, float]]:
 
 
 def prepare(kind: str, url: str) -> None:
-    from sqlml.runtime.datasource import connect
+    from sqlml.datasources import connect
 
     ds = connect(url)
     try:

@@ -62,7 +62,7 @@ def record() -> np.dtype:
 def connection():
     import psycopg
 
-    from sqlml.runtime.datasource import parse_url
+    from sqlml.datasources import parse_url
 
     parsed = parse_url(URL)
     return psycopg.connect(
@@ -119,8 +119,8 @@ def script(reader: str, model_file: str) -> None:
 
 def setup(model_file: str) -> None:
     """The table, the model trained by sqlml, and the model exported to ``model_file``."""
-    from sqlml.runtime.datasource import connect
-    from sqlml.runtime.model_export import export_model
+    from sqlml.datasources import connect
+    from sqlml.models.export import export_model
 
     source = connect(URL)
     try:
@@ -144,7 +144,7 @@ def check(model_file: str) -> None:
     """The result table holds the data's features and the model's class of every row."""
     import xgboost as xgb
 
-    from sqlml.runtime.datasource import connect
+    from sqlml.datasources import connect
 
     expected = generate()
     x = np.column_stack([expected[name] for name in NAMES[:-1]])

@@ -56,8 +56,8 @@ import numpy as np
 from rounds import Runs, taking_turns
 from tables import copy_to_mysql, mysql_connection
 
-from sqlml.runtime.datasource import Columns, connect, parse_url
-from sqlml.runtime.datasource.arrays import join_batches
+from sqlml.datasources import Columns, connect, parse_url
+from sqlml.datasources.arrays import join_batches
 
 ROWS = 1_000_000
 FEATURES = 10
@@ -283,7 +283,7 @@ def child_read(database: str, name: str, location: str) -> None:
 
 def child_stream(name: str, path: str) -> None:
     """One pass over DuckDB's read_batches; print the seconds, rows and peak RSS growth."""
-    from sqlml.runtime.datasource import duckdb as duckdb_source
+    from sqlml.datasources.duckdb import source as duckdb_source
 
     if name.startswith("temporary table"):
         duckdb_source._arrow_installed = lambda: False

@@ -7,7 +7,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from sqlml.runtime.datasource import parse_url
+from sqlml.datasources import parse_url
 
 
 def mysql_connection(url: str, **options: Any) -> Any:

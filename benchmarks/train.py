@@ -243,7 +243,7 @@ def load_all(duckdb_path: Path, databases: list[str]) -> None:
     """The data in DuckDB and MySQL (through a CSV file), and in PostgreSQL if asked."""
     load(duckdb_path, MYSQL_URL)
     if "postgresql" in databases:
-        from sqlml.runtime.datasource import connect
+        from sqlml.datasources import connect
 
         source = connect(POSTGRESQL_URL)
         source.execute(f"DROP TABLE IF EXISTS {TABLE}")
@@ -255,7 +255,7 @@ def drop_tables(databases: list[str]) -> None:
     with mysql_connection(MYSQL_URL) as mysql, mysql.cursor() as cursor:
         cursor.execute(f"DROP TABLE IF EXISTS {TABLE}")
     if "postgresql" in databases:
-        from sqlml.runtime.datasource import connect
+        from sqlml.datasources import connect
 
         source = connect(POSTGRESQL_URL)
         source.execute(f"DROP TABLE IF EXISTS {TABLE}")

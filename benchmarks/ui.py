@@ -42,7 +42,7 @@ from ui_models import fill, real_metadata
 from sqlml import ir
 from sqlml.backends.local.record import RunRecord, StepRecord
 from sqlml.backends.local.run_file import StatesFile, describe, write_run_file
-from sqlml.runtime.datasource import connect
+from sqlml.datasources import connect
 from sqlml.steps import sql
 from sqlml.ui.server import Settings
 from sqlml.workflow import Workflow

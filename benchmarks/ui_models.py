@@ -25,9 +25,9 @@ from rounds import Runs, taking_turns
 from starlette.testclient import TestClient
 
 from sqlml.cli import main
+from sqlml.datasources import connect
 from sqlml.errors import DatasourceError
 from sqlml.models.store import ModelStore
-from sqlml.runtime.datasource import connect
 from sqlml.tables import MODEL_VERSIONS, RUN_STEPS
 from sqlml.ui import model_catalog
 from sqlml.ui.server import Settings, create_app

@@ -40,7 +40,7 @@ def noop_overhead(folder: Path, steps: int = STEPS) -> list[Row]:
     """Per-step overhead of the executor, with 1 and 2 workers."""
     from sqlml import ir
     from sqlml.backends.local.executor import LocalExecutor
-    from sqlml.runtime.datasource import connect
+    from sqlml.datasources import connect
     from sqlml.runtime.execute import execute
     from sqlml.steps import sql
     from sqlml.workflow import Workflow
@@ -130,7 +130,7 @@ def parallel_training(folder: Path, rows: int = ROWS, rounds: int = ROUNDS) -> l
 
 def _run(folder: Path, program: Path, url: str) -> dict[str, float]:
     """``sqlml run program`` in a fresh process: its seconds, and the run's from the record."""
-    from sqlml.runtime.datasource import connect
+    from sqlml.datasources import connect
 
     start = time.perf_counter()
     _sqlml(folder, "run", str(program), "--datasource", url, "--jobs", "2")

@@ -18,11 +18,11 @@ from unittest import mock
 import yaml
 
 from sqlml.checking import check_program
+from sqlml.datasources.registry import dialects
+from sqlml.datasources.url import DatasourceURL, parse_url
 from sqlml.errors import SqlmlError
 from sqlml.grammar import parse
 from sqlml.plan import dependencies
-from sqlml.runtime.datasource.registry import dialects
-from sqlml.runtime.datasource.url import DatasourceURL, parse_url
 from sqlml.semantics import analyze
 from sqlml.semantics.estimators import ESTIMATORS
 

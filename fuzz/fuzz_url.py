@@ -1,4 +1,4 @@
-"""Coverage-guided fuzzing of the datasource URL parser (sqlml/runtime/datasource/url.py).
+"""Coverage-guided fuzzing of the datasource URL parser (sqlml/datasources/url.py).
 
     python fuzz/fuzz_url.py -max_total_time=600 [CORPUS_DIR ...]
 

@@ -38,13 +38,13 @@ from typing import Any
 
 import numpy as np
 
+from sqlml.datasources import connect
 from sqlml.errors import SqlmlError
 from sqlml.ir import FeatureColumn
 from sqlml.models import family
 from sqlml.models import store as model_store
 from sqlml.models.store import ModelStore, StoredModel
 from sqlml.runtime.context import Context
-from sqlml.runtime.datasource import connect
 from sqlml.runtime.features_apply import transform
 from sqlml.runtime.labels import LabelEncoding
 

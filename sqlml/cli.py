@@ -25,18 +25,18 @@ from sqlml.backends import (
     by_target,
     default,
 )
+from sqlml.datasources import dialect_of, dialects, parse_url
 from sqlml.errors import NotRun, SqlmlError
 from sqlml.local_files import internal_error
-from sqlml.runtime.datasource import dialect_of, dialects, parse_url
 from sqlml.runtime.output import FORMATS, ResultFiles, ResultStream, output_dir
 from sqlml.ui.command import add_ui_parser, ui
 from sqlml.workflow_cli import UsageParser, add_output_option, add_run_options
 
 if TYPE_CHECKING:
     from sqlml.backends.local.report import WriteResult
+    from sqlml.datasources import Datasource
     from sqlml.junit import JUnitReport
     from sqlml.plan import StatementIO
-    from sqlml.runtime.datasource import Datasource
 
 USAGE_ERROR = 2
 
@@ -164,7 +164,7 @@ class _ExportHelp(argparse.HelpFormatter):
 def _export_formats() -> str:
     """The files ``sqlml export`` writes, by model family."""
     from sqlml.models import families
-    from sqlml.runtime.model_export import METADATA_SUFFIX
+    from sqlml.models.export import METADATA_SUFFIX
 
     formats = "; ".join(f"{f.name}: {' or '.join(f.extensions)}" for f in families().values())
     return f"{formats} (+ FILE{METADATA_SUFFIX})"
@@ -563,7 +563,7 @@ def _check(
 @contextmanager
 def _check_datasource(url: str | None) -> Iterator[Datasource | None]:
     """The datasource programs are checked against (None: their text only)."""
-    from sqlml.runtime.datasource import connect
+    from sqlml.datasources import connect
     from sqlml.semantics.database_parser import parse_on
 
     if url is None:
@@ -595,8 +595,8 @@ def _compile(args: argparse.Namespace, dialect: str) -> int:
 
 
 def _export(model: str, file: Path, datasource_url: str | None, version: int | None) -> int:
-    from sqlml.runtime.datasource import connect
-    from sqlml.runtime.model_export import export_model
+    from sqlml.datasources import connect
+    from sqlml.models.export import export_model
 
     datasource = connect(datasource_url)
     try:

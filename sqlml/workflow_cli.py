@@ -16,10 +16,10 @@ from typing import NoReturn
 from sqlml.backends import DEFAULT, backends
 from sqlml.backends.local import run, run_options
 from sqlml.backends.local.backend import LocalBackend
+from sqlml.datasources.url import redacted_urls
 from sqlml.errors import SqlmlError
 from sqlml.interrupted import INTERRUPTED, SAID
 from sqlml.local_files import internal_error
-from sqlml.runtime.datasource.url import redacted_urls
 from sqlml.runtime.output import FORMATS, ResultFiles, output_dir
 from sqlml.workflow import Workflow, WorkflowError
 

@@ -11,9 +11,9 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from sqlml.checking import check_program, errors_of
+from sqlml.datasources import connect, dialect_of
 from sqlml.errors import SqlmlError
 from sqlml.grammar import parse
-from sqlml.runtime.datasource import connect, dialect_of
 from sqlml.semantics import analyze
 
 

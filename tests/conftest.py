@@ -13,8 +13,8 @@ from typing import Any
 import numpy as np
 import pytest
 
+from sqlml.datasources import Datasource, connect
 from sqlml.errors import DatasourceError
-from sqlml.runtime.datasource import Datasource, connect
 
 ROOT = Path(__file__).resolve().parent.parent
 IRIS_CSV = ROOT / "examples" / "iris.csv"

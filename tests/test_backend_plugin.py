@@ -11,8 +11,8 @@ import pytest
 from sqlml import backends
 from sqlml.backends import STATUS_COLUMNS, Backend
 from sqlml.cli import main
+from sqlml.datasources import ResultSet
 from sqlml.plan import plan
-from sqlml.runtime.datasource import ResultSet
 
 PROGRAM = """
 CREATE TABLE a AS SELECT 1 AS x;

@@ -10,8 +10,8 @@ import pytest
 from conftest import KINDS, datasource_url
 
 from sqlml.cli import main
+from sqlml.datasources import connect
 from sqlml.models.store import ModelStore
-from sqlml.runtime.datasource import connect
 
 # Without validation.split, so errors count the rows of the SELECT.
 XGB = "xgboost.gbtree WITH objective = 'binary:logistic', train.num_boost_round = 2, " + (

@@ -21,12 +21,12 @@ from sqlml.backends.local.record import StepRecord
 from sqlml.backends.local.run_log import RunLog, StatementEnd, Unrecorded
 from sqlml.cli import main
 from sqlml.codegen import to_workflow
+from sqlml.datasources import connect
 from sqlml.errors import SqlmlError
 from sqlml.grammar import parse
 from sqlml.junit import JUnitReport
 from sqlml.plan import dependencies
 from sqlml.runtime.cancel import Cancelled
-from sqlml.runtime.datasource import connect
 from sqlml.semantics import analyze
 
 ROOT = Path(__file__).resolve().parent.parent

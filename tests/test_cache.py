@@ -16,10 +16,10 @@ from conftest import datasource_url
 
 from sqlml import local_files
 from sqlml.cli import main
+from sqlml.datasources import connect
 from sqlml.models.store import ModelStore
 from sqlml.runtime import cache as cache_module
 from sqlml.runtime.cache import InputCache
-from sqlml.runtime.datasource import connect
 
 
 @pytest.fixture
@@ -94,7 +94,8 @@ def test_environment_switch(monkeypatch, tmp_path):
 def test_mysql_fingerprints_tables_by_their_update_time(mysql_url, unique_name, monkeypatch):
     """A table written a moment ago is fingerprinted once its update time's second is over,
     so the fingerprint asked at once and the one asked later are the same."""
-    from sqlml.runtime.datasource import connect, mysql
+    from sqlml.datasources import connect
+    from sqlml.datasources.mysql import source as mysql
 
     ds = connect(mysql_url)
     try:
@@ -307,7 +308,7 @@ def test_eviction_removes_stale_temporary_files(duckdb_url, tmp_path):
 def test_a_mixed_case_table_is_fingerprinted_under_its_lower_cased_name(kind, tmp_path):
     """The dependency analysis (run memoisation) names tables lower-cased: the fingerprint
     finds the table as stored, so a change to it is noticed."""
-    from sqlml.runtime.datasource import connect
+    from sqlml.datasources import connect
 
     ds = connect(datasource_url(kind, tmp_path))
     name = f"MixedCase_{uuid.uuid4().hex[:8]}"

@@ -11,7 +11,7 @@ from conftest import datasource_url
 
 from sqlml.checking import check_program, errors_of
 from sqlml.cli import main
-from sqlml.runtime.datasource import connect
+from sqlml.datasources import connect
 
 PROGRAM = """\
 SELECT 1;

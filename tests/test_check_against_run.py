@@ -23,7 +23,7 @@ from conftest import ROOT, datasource_url
 from test_docs_examples import EXAMPLE_FILES, FILE_NAME, blocks_of
 
 from sqlml.cli import main
-from sqlml.runtime.datasource import connect, dialect_of
+from sqlml.datasources import connect, dialect_of
 
 DOCS = ROOT / "docs"
 

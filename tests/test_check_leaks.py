@@ -11,8 +11,8 @@ from conftest import datasource_url
 
 from sqlml.checking import check_program
 from sqlml.cli import main
+from sqlml.datasources import connect
 from sqlml.errors import SqlmlWarning
-from sqlml.runtime.datasource import connect
 from sqlml.runtime.features_derive import left_out_warning
 
 FEATURES = "sepal_length, sepal_width, petal_length, petal_width"

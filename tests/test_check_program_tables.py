@@ -11,7 +11,7 @@ from conftest import datasource_url, fetch_rows, run_program
 
 from sqlml.checking import check_program, errors_of
 from sqlml.cli import main
-from sqlml.runtime.datasource import Datasource, connect
+from sqlml.datasources import Datasource, connect
 
 DATABASES = ["duckdb", "mysql", "postgresql"]
 

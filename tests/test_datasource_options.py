@@ -9,9 +9,10 @@ import pytest
 from conftest import MYSQL_URL, POSTGRESQL_URL
 
 from sqlml.cli import main
+from sqlml.datasources import connect, parse_url
+from sqlml.datasources.mysql import options as mysql_options
+from sqlml.datasources.url import redacted
 from sqlml.errors import DatasourceError
-from sqlml.runtime.datasource import connect, mysql_options, parse_url
-from sqlml.runtime.datasource.url import redacted
 
 ACCEPTED = {
     "postgresql": "sslmode=verify-full&sslrootcert=/ca.pem&sslcert=/c.pem&sslkey=/k.pem"

@@ -14,8 +14,7 @@ import pytest
 
 from sqlml.backends.local.executor import LocalExecutor
 from sqlml.cli import main
-from sqlml.errors import DatasourceError
-from sqlml.runtime.datasource import (
+from sqlml.datasources import (
     connect,
     dialect_of,
     dialects,
@@ -23,8 +22,9 @@ from sqlml.runtime.datasource import (
     source_class,
     unregister,
 )
-from sqlml.runtime.datasource.base import ResultSet
-from sqlml.runtime.datasource.sqlite import SQLiteSource
+from sqlml.datasources.base import ResultSet
+from sqlml.datasources.sqlite.source import SQLiteSource
+from sqlml.errors import DatasourceError
 
 PROGRAM = """
 CREATE TABLE points (x INTEGER, y INTEGER);
@@ -124,7 +124,7 @@ def test_drivers_load_only_when_their_datasource_is_used(tmp_path: Path):
         """
         import sys
         import sqlml.cli
-        from sqlml.runtime.datasource import connect, dialects
+        from sqlml.datasources import connect, dialects
         drivers = ("duckdb", "pymysql", "psycopg", "sqlite3", "tensorflow")
         print(dialects(), sorted(m for m in drivers if m in sys.modules))
         connect(sys.argv[1]).close()

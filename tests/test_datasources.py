@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from sqlml.datasources import parse_url
 from sqlml.errors import DatasourceError
-from sqlml.runtime.datasource import parse_url
 
 
 @pytest.mark.parametrize(
@@ -119,7 +119,7 @@ def test_identifiers_are_quoted(datasource, unique_name):
 def test_sqlite_bulk_insert_is_one_transaction(tmp_path, monkeypatch):
     """In autocommit every row would commit (a disk sync per row): the rows of a write go in
     one transaction."""
-    from sqlml.runtime.datasource import arrays, connect
+    from sqlml.datasources import arrays, connect
 
     ds = connect(f"sqlite:///{tmp_path / 'x.sqlite'}")
     seen: list[bool] = []
@@ -141,7 +141,7 @@ def test_sqlite_bulk_insert_is_one_transaction(tmp_path, monkeypatch):
 def test_mysql_drops_the_leftovers_of_a_long_named_table(mysql_url, unique_name):
     """Helper tables are named after a table's first 24 bytes: a write into a longer-named
     table still finds and drops the staging table a killed write left behind."""
-    from sqlml.runtime.datasource import connect
+    from sqlml.datasources import connect
 
     name = f"{unique_name}_with_a_long_name"  # 31 characters
     leftover = f"{name[:24]}__sqlml_new_0123456789ab"

@@ -8,7 +8,7 @@ import duckdb
 import pytest
 
 from sqlml.checking import check_program
-from sqlml.runtime.datasource import connect
+from sqlml.datasources import connect
 
 
 @pytest.fixture

@@ -15,12 +15,12 @@ import pytest
 import xgboost as xgb
 
 from sqlml import ir
+from sqlml.datasources import Datasource, connect
 from sqlml.errors import CheckError, ModelError
 from sqlml.grammar import parse
 from sqlml.models.store import ModelStore
 from sqlml.runtime import workers
 from sqlml.runtime.cancel import Cancelled, Token
-from sqlml.runtime.datasource import Datasource, connect
 from sqlml.runtime.execute import execute
 from sqlml.semantics import analyze
 

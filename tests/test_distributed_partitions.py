@@ -9,9 +9,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from sqlml.datasources import Datasource, connect
 from sqlml.errors import ModelError
 from sqlml.runtime import partitions
-from sqlml.runtime.datasource import Datasource, connect
 
 ROWS = 300
 

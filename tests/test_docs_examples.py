@@ -62,8 +62,8 @@ from check_against_run import check_errors, failed_in_output, false_errors, prog
 from conftest import MYSQL_URL, datasource_url
 
 from sqlml.cli import main
+from sqlml.datasources import connect
 from sqlml.models.store import ModelStore
-from sqlml.runtime.datasource import connect
 from tests.doc_blocks import REGENERATE, Block, Rewrites, blocks_of, matches, placeheld
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -11,10 +11,10 @@ from types import SimpleNamespace
 
 import pytest
 
+from sqlml.datasources import connect
+from sqlml.datasources.duckdb import source as duckdb_source
+from sqlml.datasources.duckdb.source import LOCK_WAIT
 from sqlml.errors import DatasourceError
-from sqlml.runtime.datasource import connect
-from sqlml.runtime.datasource import duckdb as duckdb_source
-from sqlml.runtime.datasource.duckdb import LOCK_WAIT
 
 HOLD = """
 import sys, duckdb

@@ -8,11 +8,11 @@ import datetime as dt
 import numpy as np
 import pytest
 
+from sqlml.datasources import connect
+from sqlml.datasources.arrays import join_batches
+from sqlml.datasources.duckdb import source as duckdb_source
 from sqlml.errors import DatasourceError
 from sqlml.runtime.cancel import Token, interrupted_once_stopped
-from sqlml.runtime.datasource import connect
-from sqlml.runtime.datasource import duckdb as duckdb_source
-from sqlml.runtime.datasource.arrays import join_batches
 
 BIG = 2**53 + 1  # not a float64
 # Each column: a type, a value without NULLs, and the same column with a NULL row
@@ -180,7 +180,7 @@ def test_a_stream_trims_the_cached_table_blocks_under_the_default_limit(tmp_path
     """DuckDB caches every table block read, up to its memory_limit: between batches a
     stream gives back those beyond duckdb_cache.KEPT, and resets the limit, when it is
     DuckDB's default; a limit the user set is left alone, and so is its cache."""
-    from sqlml.runtime.datasource import duckdb_cache
+    from sqlml.datasources.duckdb import cache as duckdb_cache
 
     url = f"duckdb:///{tmp_path / 'cache.duckdb'}"
     ds, probe = connect(url), connect(url)  # one database: DuckDB shares it in a process

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from sqlml.cli import main
+from sqlml.datasources import connect
 from sqlml.models.store import ModelStore
-from sqlml.runtime.datasource import connect
 
 TRAIN = {
     "xgboost": """

@@ -9,7 +9,7 @@ import sys
 import numpy as np
 import pytest
 
-from sqlml.runtime.datasource.arrays import join_batches
+from sqlml.datasources.arrays import join_batches
 
 ROWS = 1000
 
@@ -83,7 +83,7 @@ def churn_url(request, tmp_path, unique_name):
     """A datasource (DuckDB, MySQL) holding <name>_train and <name>_test."""
     from conftest import datasource_url
 
-    from sqlml.runtime.datasource import connect
+    from sqlml.datasources import connect
 
     url = datasource_url(request.param, tmp_path)
     ds = connect(url)
@@ -99,8 +99,8 @@ def churn_url(request, tmp_path, unique_name):
 
 def trained(url: str, statement: str, model: str) -> dict:
     from sqlml.cli import main
+    from sqlml.datasources import connect
     from sqlml.models.store import ModelStore
-    from sqlml.runtime.datasource import connect
 
     assert main(["-e", statement, "--datasource", url]) == 0
     ds = connect(url)
@@ -188,8 +188,8 @@ def test_external_memory_refuses_what_cannot_stream(iris_duckdb_url, capsys):
 def test_external_memory_never_reads_the_select_whole(churn_url, unique_name, monkeypatch):
     """Only batches are read (and the distinct labels); validation.split holds out a seeded
     fifth of each batch's rows."""
+    from sqlml.datasources.duckdb.source import DuckDBSource
     from sqlml.runtime import external_memory
-    from sqlml.runtime.datasource.duckdb import DuckDBSource
 
     monkeypatch.setattr(external_memory, "BATCH_ROWS", 500)
     whole_reads: list[str] = []
@@ -219,7 +219,7 @@ def test_external_memory_never_reads_the_select_whole(churn_url, unique_name, mo
 @pytest.fixture
 def reads(monkeypatch) -> list[str]:
     """The SELECTs DuckDB's read_batches is asked for, in order."""
-    from sqlml.runtime.datasource.duckdb import DuckDBSource
+    from sqlml.datasources.duckdb.source import DuckDBSource
 
     asked: list[str] = []
     read_batches = DuckDBSource.read_batches

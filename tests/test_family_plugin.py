@@ -16,12 +16,12 @@ import pytest
 from sqlml import models
 from sqlml.backends.argo.codegen import to_argo_yaml
 from sqlml.cli import main
+from sqlml.datasources import connect
 from sqlml.errors import CheckError
 from sqlml.grammar import parse
 from sqlml.models.attributes import schema
 from sqlml.models.estimator import Estimator
 from sqlml.models.interface import Family, Trainer
-from sqlml.runtime.datasource import connect
 from sqlml.semantics import analyze
 from sqlml.semantics.attributes import Attr
 from sqlml.semantics.estimators import find_estimator

@@ -11,10 +11,10 @@ import pytest
 from sqlml import ir
 from sqlml.backends.local.codegen import to_python
 from sqlml.cli import main
+from sqlml.datasources import connect
 from sqlml.errors import CheckError, ModelError
 from sqlml.grammar import parse
 from sqlml.ir import FeatureColumn
-from sqlml.runtime.datasource import connect
 from sqlml.runtime.features_apply import stable_hash, transform
 from sqlml.runtime.features_derive import derive
 from sqlml.semantics import analyze

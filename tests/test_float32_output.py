@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from sqlml.cli import main
+from sqlml.datasources import ResultSet, connect
+from sqlml.datasources.duckdb.floats import shortest
 from sqlml.repl.magic import data_frame
-from sqlml.runtime.datasource import ResultSet, connect
-from sqlml.runtime.datasource.duckdb_floats import shortest
 from tests.conftest import datasource_url
 from tests.test_repl import Shell
 

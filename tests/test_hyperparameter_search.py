@@ -24,10 +24,10 @@ from sqlml.backends.argo.codegen import to_argo_yaml
 from sqlml.backends.local.codegen import to_python
 from sqlml.cli import main
 from sqlml.codegen import to_workflow
+from sqlml.datasources import connect
 from sqlml.errors import CheckError, KubernetesError, ParseError
 from sqlml.grammar import ast, parse
 from sqlml.models.store import ModelStore
-from sqlml.runtime.datasource import connect
 from sqlml.runtime.execute import execute
 from sqlml.search_space import as_text, decode, grid_points, plan
 from sqlml.semantics import analyze

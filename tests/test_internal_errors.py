@@ -138,7 +138,7 @@ def test_no_traceback_leaves_a_subprocess(tmp_path: Path):
     program = tmp_path / "prog.sql"
     program.write_text("SELECT 1 AS x;\n")
     done = subprocess.run(
-        [sys.executable, "-c", "import sqlml.runtime.standard_sql as s; s.run = None;"
+        [sys.executable, "-c", "import sqlml.statements.sql.handler as s; s.run = None;"
          "from sqlml.cli import main; raise SystemExit(main())", "run", str(program),
          "--datasource", f"duckdb:///{tmp_path / 'db.duckdb'}"],
         capture_output=True, text=True, env={"SQLML_CACHE_DIR": str(tmp_path / "cache"),
@@ -188,7 +188,7 @@ def test_a_bug_in_the_web_editor_is_one_paragraph(planted: Path, monkeypatch: py
 def test_interrupting_a_closed_duckdb_connection_does_nothing(tmp_path: Path):
     """Ctrl-C's interrupt runs in a thread of its own and may come once the run has closed
     its connections: nothing to stop, and no traceback from that thread."""
-    from sqlml.runtime.datasource import connect
+    from sqlml.datasources import connect
 
     datasource = connect(f"duckdb:///{tmp_path / 'db.duckdb'}")
     datasource.close()

@@ -32,8 +32,14 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("semantics", ("sqlml.semantics", "sqlml.models", "sqlml.statements.*.analysis")),
     # A pass over the IR; it reads the SQL lineage of the semantics.
     ("plan", ("sqlml.plan",)),
-    ("runtime", ("sqlml.runtime", "sqlml.models.*.model", "sqlml.models.*.distributed",
-                 "sqlml.models.store", "sqlml.statements.*.handler")),
+    # The data layer: datasources (one folder each), readers, the spool and the cache, a
+    # running statement's context, the execution of a statement (its handler found by name).
+    ("runtime", ("sqlml.datasources", "sqlml.runtime")),
+    # A model family's trainer and scorer, over the data layer; the store beside them.
+    ("models", ("sqlml.models.*.model", "sqlml.models.*.distributed", "sqlml.models.store",
+                "sqlml.models.export")),
+    # A statement kind's handler, in its folder, above the models it drives.
+    ("handlers", ("sqlml.statements.*.handler",)),
     ("workflow", ("sqlml.workflow", "sqlml.steps")),
     ("codegen", ("sqlml.codegen",)),
     # Each backend is one package: its code generation, submission, status and logs.
@@ -110,12 +116,16 @@ def imports(module: str) -> set[str]:
 GRAPH = {module: imports(module) for module in MODULES}
 
 
+# Climbs being removed (issue 32): the distributed XGBoost trainer reuses TO TRAIN's stages.
+KNOWN_CLIMBS = {("sqlml.models.xgboost.distributed", "sqlml.statements.train.handler")}
+
+
 @pytest.mark.parametrize("module", sorted(MODULES))
 def test_no_module_imports_a_higher_layer(module):
     upward = sorted(
         f"{target} ({LAYERS[layer(target)][0]})"
         for target in GRAPH[module]
-        if layer(target) > layer(module)
+        if layer(target) > layer(module) and (module, target) not in KNOWN_CLIMBS
     )
     assert upward == [], f"{module} ({LAYERS[layer(module)][0]}) imports {', '.join(upward)}"
 

@@ -14,8 +14,8 @@ from sqlml.backends.local.record import RunRecord, StepRecord
 from sqlml.backends.local.tasks import StepLog
 from sqlml.cli import main
 from sqlml.codegen import to_workflow
+from sqlml.datasources import connect
 from sqlml.grammar import parse
-from sqlml.runtime.datasource import connect
 from sqlml.semantics import analyze
 
 HEAVY = "SELECT sum(i * i % 13) AS s FROM range({rows}) t(i)"

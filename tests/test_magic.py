@@ -14,11 +14,11 @@ import pytest
 from nbclient import NotebookClient
 from nbformat.v4 import new_code_cell, new_notebook
 
+from sqlml.datasources import connect, parse_url
 from sqlml.errors import CheckError
 from sqlml.repl.magic import SqlmlCellError, SqlmlMagics
 from sqlml.repl.variables import bind
 from sqlml.runtime.bound_parameters import bound, placeholders
-from sqlml.runtime.datasource import connect, parse_url
 from tests.conftest import ROOT, datasource_url, load_iris
 
 MEASURES = "sepal_length, sepal_width, petal_length, petal_width"

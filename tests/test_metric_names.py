@@ -12,10 +12,10 @@ import pytest
 
 from sqlml.checking import check_program
 from sqlml.cli import main
+from sqlml.datasources import connect
 from sqlml.grammar import parse
 from sqlml.metrics import classifier_metrics, regressor_metrics
 from sqlml.models.store import ModelStore
-from sqlml.runtime.datasource import connect
 from sqlml.semantics import analyze
 
 # A binary classifier's rows: truth and the probability of class 1 (predicted: p1 > 0.5).

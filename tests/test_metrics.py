@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from sqlml.cli import main
+from sqlml.datasources import connect
 from sqlml.metrics import (
     CLASSIFIER_METRICS,
     REGRESSOR_METRICS,
@@ -16,7 +17,6 @@ from sqlml.metrics import (
     ranker_metrics,
     regressor_metrics,
 )
-from sqlml.runtime.datasource import connect
 
 
 def test_the_metric_sets():

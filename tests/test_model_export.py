@@ -10,7 +10,7 @@ import pytest
 import xgboost
 
 from sqlml.cli import main
-from sqlml.runtime.datasource import connect
+from sqlml.datasources import connect
 
 MEASURES = ["sepal_length", "sepal_width", "petal_length", "petal_width"]
 CLASSES = ["setosa", "versicolor", "virginica"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from sqlml.cli import main
-from sqlml.runtime.datasource import connect
+from sqlml.datasources import connect
 
 
 @pytest.fixture

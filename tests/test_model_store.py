@@ -9,10 +9,10 @@ import pytest
 from conftest import KINDS, datasource_url
 
 from sqlml.cli import main
+from sqlml.datasources import Datasource, connect
 from sqlml.errors import DatasourceError, ModelError
 from sqlml.models import store as model_store
 from sqlml.models.store import ModelStore
-from sqlml.runtime.datasource import Datasource, connect
 
 # What a model's stored metadata holds (the store checks it as it reads it).
 METADATA = {

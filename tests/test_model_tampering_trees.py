@@ -22,8 +22,8 @@ import pytest
 import xgboost as xgb
 
 from sqlml.cli import main
+from sqlml.datasources import connect
 from sqlml.models.store import ModelStore
-from sqlml.runtime.datasource import connect
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "fuzz"))

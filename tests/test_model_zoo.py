@@ -14,14 +14,14 @@ from test_feature_columns import churn_columns
 
 from sqlml import ir
 from sqlml.cli import main
+from sqlml.datasources import connect
 from sqlml.errors import CheckError
 from sqlml.grammar import parse
 from sqlml.metrics import ranker_metrics
 from sqlml.models.store import ModelStore, StoredModel
-from sqlml.runtime.datasource import connect
 from sqlml.runtime.in_memory import split_queries
-from sqlml.runtime.inference import probability_columns
 from sqlml.semantics import analyze
+from sqlml.statements.predict.handler import probability_columns
 
 TESTS = Path(__file__).resolve().parent
 MEASURES = "sepal_length, sepal_width, petal_length, petal_width"

@@ -1,4 +1,4 @@
-"""MySQL reads in the binary protocol (sqlml/runtime/datasource/mysql_read.py): every type as
+"""MySQL reads in the binary protocol (sqlml/datasources/mysql/read.py): every type as
 the text protocol reads it, rows of one length and of many, batches split anywhere, errors
 among the rows; and the row packets' parser on streams written here (split packets,
 sequence numbers, what may follow the rows)."""
@@ -13,11 +13,11 @@ import numpy as np
 import pymysql
 import pytest
 
+from sqlml.datasources import connect
+from sqlml.datasources.arrays import batch_array, fetch_batches, join_batches
+from sqlml.datasources.mysql import read as reader
+from sqlml.datasources.mysql.source import MySQLSource
 from sqlml.errors import DatasourceError
-from sqlml.runtime.datasource import connect
-from sqlml.runtime.datasource import mysql_read as reader
-from sqlml.runtime.datasource.arrays import batch_array, fetch_batches, join_batches
-from sqlml.runtime.datasource.mysql import MySQLSource
 
 TYPES = """(k INT, t TINYINT, s SMALLINT UNSIGNED, m MEDIUMINT, i INT, n BIGINT,
  u BIGINT UNSIGNED, y YEAR, d DOUBLE, c DECIMAL(12,3), v VARCHAR(20), x TEXT, b VARBINARY(8),

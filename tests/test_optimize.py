@@ -13,9 +13,9 @@ from conftest import fetch_rows as rows
 from conftest import run_program as run
 
 from sqlml.checking import check_program
+from sqlml.datasources import connect
 from sqlml.errors import ParseError
 from sqlml.grammar import parse
-from sqlml.runtime.datasource import connect
 
 SERVERS = ["duckdb", "sqlite", "mysql", "postgresql"]
 

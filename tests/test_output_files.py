@@ -12,8 +12,8 @@ import pytest
 
 from sqlml.cli import main
 from sqlml.codegen import to_workflow
+from sqlml.datasources import ResultSet
 from sqlml.grammar import parse
-from sqlml.runtime.datasource import ResultSet
 from sqlml.runtime.output import write_atomically
 from sqlml.semantics import analyze
 from sqlml.workflow_cli import main as workflow_main

@@ -7,7 +7,7 @@ import io
 import json
 
 from sqlml.cli import main
-from sqlml.runtime.datasource import ResultSet
+from sqlml.datasources import ResultSet
 from sqlml.runtime.output import render
 
 MULTI = ResultSet(

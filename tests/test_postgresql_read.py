@@ -1,4 +1,4 @@
-"""PostgreSQL reads through binary COPY (sqlml/runtime/datasource/pg_binary.py): every type
+"""PostgreSQL reads through binary COPY (sqlml/datasources/postgresql/binary.py): every type
 comes back as psycopg's server-side cursor gives it, in batches, and reads stop when asked."""
 
 from __future__ import annotations
@@ -14,10 +14,10 @@ from decimal import Decimal
 import numpy as np
 import pytest
 
+from sqlml.datasources import connect
+from sqlml.datasources.postgresql.source import PostgreSQLSource
 from sqlml.errors import DatasourceError
 from sqlml.runtime.cancel import Token, interrupted_once_stopped
-from sqlml.runtime.datasource import connect
-from sqlml.runtime.datasource.postgresql import PostgreSQLSource
 from tests.conftest import datasource_url
 
 GUARD = 300  # seconds a test waits for the server's state at most: a deadlock guard
@@ -271,7 +271,7 @@ def test_a_read_left_early_ends_and_the_connection_goes_on(source):
 
 def test_an_interrupt_between_a_reads_statements_stops_it(source, monkeypatch):
     """The server sees no cancel while no statement runs: the read stops after a batch."""
-    from sqlml.runtime.datasource import pg_binary
+    from sqlml.datasources.postgresql import binary as pg_binary
 
     columns_of = pg_binary.columns_of
 

@@ -8,10 +8,10 @@ from collections.abc import Iterator
 import numpy as np
 import pytest
 
+from sqlml.datasources import connect
+from sqlml.datasources.postgresql.binary_write import binary_rows
+from sqlml.datasources.postgresql.source import PostgreSQLSource
 from sqlml.errors import DatasourceError
-from sqlml.runtime.datasource import connect
-from sqlml.runtime.datasource.pg_binary_write import binary_rows
-from sqlml.runtime.datasource.postgresql import PostgreSQLSource
 from tests.conftest import datasource_url
 
 

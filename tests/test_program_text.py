@@ -11,8 +11,8 @@ import pytest
 from conftest import datasource_url
 
 from sqlml.cli import main
+from sqlml.datasources import connect
 from sqlml.grammar.recovery import parse_all
-from sqlml.runtime.datasource import connect
 
 BOM = "\ufeff"
 

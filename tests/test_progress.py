@@ -11,12 +11,12 @@ from collections.abc import Mapping
 import pytest
 
 from sqlml.cli import main
+from sqlml.datasources import connect
 from sqlml.grammar import parse
 from sqlml.models.store import ModelStore
 from sqlml.models.xgboost import model as xgboost_model
 from sqlml.runtime import progress, shapley
 from sqlml.runtime.cancel import Cancelled, Token
-from sqlml.runtime.datasource import connect
 from sqlml.runtime.execute import execute
 from sqlml.semantics import analyze
 

@@ -17,6 +17,7 @@ from prompt_toolkit.document import Document
 from pygments.token import Keyword, Name
 
 from sqlml.cli import main
+from sqlml.datasources import connect
 from sqlml.errors import CheckError, DatasourceError
 from sqlml.repl.catalog import Catalog
 from sqlml.repl.completion import SqlmlCompleter
@@ -24,7 +25,6 @@ from sqlml.repl.history import RedactedHistory, history_file
 from sqlml.repl.lexer import SqlmlLexer
 from sqlml.repl.session import format_error
 from sqlml.repl.statements import current_statement, is_complete
-from sqlml.runtime.datasource import connect
 
 # (text typed so far, whether Enter runs it)
 COMPLETENESS = [
@@ -348,7 +348,7 @@ def test_the_first_prompt_comes_before_the_datasource_is_open(iris_duckdb_url, t
     at once runs when the file is free."""
     path = iris_duckdb_url.removeprefix("duckdb:///")
     (tmp_path / "sitecustomize.py").write_text(
-        f"from sqlml.runtime.datasource import duckdb\nduckdb.LOCK_WAIT = {GUARD}\n"
+        f"from sqlml.datasources.duckdb import source as duckdb\nduckdb.LOCK_WAIT = {GUARD}\n"
     )
     holder = subprocess.Popen(
         [

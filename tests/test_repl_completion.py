@@ -8,9 +8,9 @@ import pytest
 from prompt_toolkit.completion import CompleteEvent
 from prompt_toolkit.document import Document
 
+from sqlml.datasources import connect
 from sqlml.repl.catalog import Catalog
 from sqlml.repl.completion import SqlmlCompleter
-from sqlml.runtime.datasource import connect
 from tests.test_repl import TAB, Shell
 
 # aaa_other comes first in the catalog: it must not come first in iris_train's statements.

@@ -11,9 +11,9 @@ import sys
 import pexpect
 import pytest
 
+from sqlml.datasources import ResultSet
 from sqlml.repl.expanded import render_expanded
 from sqlml.repl.statements import bare_command, entries, is_complete
-from sqlml.runtime.datasource import ResultSet
 from tests.test_repl import GUARD, Shell, completions
 
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
+from sqlml.datasources import connect
 from sqlml.repl.session import Session
-from sqlml.runtime.datasource import connect
 from sqlml.tables import RUNS
 from tests.test_repl import CTRL_C, GUARD, Shell
 

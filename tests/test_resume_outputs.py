@@ -19,9 +19,9 @@ from sqlml.backends.local.record import RunRecord, StepRecord
 from sqlml.backends.local.resume import Resume
 from sqlml.cli import main
 from sqlml.codegen import to_workflow
+from sqlml.datasources import connect
 from sqlml.grammar import parse
 from sqlml.models.store import ModelStore
-from sqlml.runtime.datasource import connect
 from sqlml.semantics import analyze
 
 

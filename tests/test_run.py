@@ -26,11 +26,11 @@ from conftest import run_program as run
 
 from sqlml.checking import check_program
 from sqlml.cli import main
+from sqlml.datasources import connect
 from sqlml.errors import SqlmlError
 from sqlml.grammar import parse
 from sqlml.runtime.cancel import Cancelled, Token
 from sqlml.runtime.context import Context
-from sqlml.runtime.datasource import connect
 from sqlml.semantics import analyze
 from sqlml.statements.run.handler import process
 from sqlml.statements.run.handler import run as run_statement

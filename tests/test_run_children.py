@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 from conftest import datasource_url, fetch_rows, run_program
 
+from sqlml.datasources import connect
 from sqlml.runtime.bounds import LINE_LIMIT, LOG_LIMIT, LOG_TAIL, MESSAGE_LIMIT
-from sqlml.runtime.datasource import connect
 
 GUARD = 120  # seconds a test waits for a process or a file at most: a deadlock guard
 

@@ -16,10 +16,10 @@ from conftest import datasource_url
 from conftest import run_program as run
 
 from sqlml.checking import check_program
+from sqlml.datasources import connect
 from sqlml.errors import SqlmlError
 from sqlml.grammar import parse
 from sqlml.runtime.context import Context
-from sqlml.runtime.datasource import connect
 from sqlml.semantics import analyze
 from sqlml.statements.run.handler import run as run_statement
 from sqlml.statements.run.runnable import RUNNABLE_ENV

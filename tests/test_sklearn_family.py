@@ -15,11 +15,11 @@ import pytest
 from conftest import import_or_skip
 
 from sqlml.cli import main
+from sqlml.datasources import connect
 from sqlml.errors import CheckError, ModelError
 from sqlml.grammar import parse
 from sqlml.models.sklearn.checks import skops_archive
 from sqlml.models.store import ModelStore
-from sqlml.runtime.datasource import connect
 from sqlml.semantics import analyze
 from sqlml.semantics.estimators import find_estimator
 

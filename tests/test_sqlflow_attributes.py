@@ -14,10 +14,10 @@ import numpy as np
 import pytest
 
 from sqlml.cli import main
+from sqlml.datasources import connect
 from sqlml.errors import CheckError, ModelError
 from sqlml.grammar import parse
 from sqlml.models.store import ModelStore
-from sqlml.runtime.datasource import connect
 from sqlml.semantics import analyze
 from sqlml.semantics.estimators import ESTIMATORS, closest_estimator
 

@@ -18,8 +18,8 @@ import pytest
 from conftest import datasource_url
 
 from sqlml.checking import check_program, errors_of
+from sqlml.datasources import connect
 from sqlml.errors import SqlmlError
-from sqlml.runtime.datasource import connect
 
 CORPUS = Path(__file__).parent / "sqlflow"
 POSITIVE = ("kinds", "attributes", "feature_columns", "estimators", "syntax")

@@ -11,11 +11,11 @@ import pytest
 
 from sqlml import ir
 from sqlml.cli import main
+from sqlml.datasources import connect
 from sqlml.errors import CheckError, ModelError
 from sqlml.grammar import parse
 from sqlml.ir import FeatureColumn
 from sqlml.models.store import ModelStore
-from sqlml.runtime.datasource import connect
 from sqlml.runtime.features_apply import transform
 from sqlml.runtime.features_derive import check_columns, derive
 from sqlml.semantics import analyze

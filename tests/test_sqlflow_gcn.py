@@ -13,12 +13,12 @@ from scipy import sparse
 
 from sqlml.checking import check_program
 from sqlml.cli import main
+from sqlml.datasources import connect
 from sqlml.errors import ModelError
 from sqlml.models.graph import network
 from sqlml.models.graph.checks import gcn_document
 from sqlml.models.graph.nodes import Adjacency
 from sqlml.models.store import ModelStore
-from sqlml.runtime.datasource import connect
 
 COMMUNITIES, SIZE = 3, 40  # papers per community
 WORDS, TOPICAL = 60, 12  # the vocabulary; each community's own words

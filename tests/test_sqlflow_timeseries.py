@@ -13,10 +13,10 @@ import numpy as np
 import pytest
 
 from sqlml.cli import main
+from sqlml.datasources import connect
 from sqlml.errors import ModelError
 from sqlml.models.timeseries.checks import arima_document
 from sqlml.models.timeseries.model import fit, forecast
-from sqlml.runtime.datasource import connect
 
 DAYS = 200
 TRAINED = 170  # days trained on; the 30 after are forecast

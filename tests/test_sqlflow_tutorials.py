@@ -37,7 +37,7 @@ from check_against_run import check_errors, false_errors, unpassed_in_report
 from conftest import datasource_url
 
 from sqlml.cli import main
-from sqlml.runtime.datasource import connect, dialect_of
+from sqlml.datasources import connect, dialect_of
 
 ROOT = Path(__file__).resolve().parent.parent
 SQLFLOW = ROOT / "examples" / "sqlflow"

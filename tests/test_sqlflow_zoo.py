@@ -14,12 +14,12 @@ import pytest
 
 from sqlml.backends.argo.codegen import to_argo_yaml
 from sqlml.cli import main
+from sqlml.datasources import connect
 from sqlml.errors import CheckError, ModelError
 from sqlml.grammar import parse
 from sqlml.models.cluster.checks import kmeans_document
 from sqlml.models.outlier.checks import one_class_document
 from sqlml.models.store import ModelStore
-from sqlml.runtime.datasource import connect
 from sqlml.semantics import analyze
 
 CENTRES = np.array([[0.0, 0.0], [10.0, 10.0], [0.0, 10.0]])
@@ -415,10 +415,10 @@ def test_auto_classifier_without_validation_rows_chooses_on_training_rows(
 
 
 def test_auto_classifier_reports_each_network_and_stops_between_them(blobs, duckdb_url):
-    from sqlml.runtime import training
     from sqlml.runtime.cancel import Cancelled, Token
     from sqlml.runtime.context import Context
     from sqlml.runtime.progress import Progress
+    from sqlml.statements.train import handler as training
 
     token, opened = Token(), []
 

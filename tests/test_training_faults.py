@@ -7,8 +7,8 @@ import pytest
 import xgboost as xgb
 
 from sqlml.cli import main
+from sqlml.datasources import connect
 from sqlml.models.store import CHUNKS, TABLE, ModelStore
-from sqlml.runtime.datasource import connect
 
 MEASURES = "sepal_length, sepal_width, petal_length, petal_width"
 

@@ -16,7 +16,7 @@ import pytest
 from conftest import import_or_skip, load_iris
 
 from sqlml.checking import check_program
-from sqlml.runtime.datasource import connect
+from sqlml.datasources import connect
 
 import_or_skip("starlette")  # the ui extra
 from starlette.testclient import TestClient  # noqa: E402

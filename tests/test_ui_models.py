@@ -13,8 +13,8 @@ import pytest
 from conftest import import_or_skip, load_iris
 
 from sqlml.cli import main
+from sqlml.datasources import connect
 from sqlml.models.store import ModelStore
-from sqlml.runtime.datasource import connect
 from sqlml.tables import MODEL_CHUNKS, MODEL_VERSIONS
 
 import_or_skip("starlette")  # the ui extra

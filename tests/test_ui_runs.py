@@ -19,7 +19,7 @@ from starlette.testclient import TestClient
 
 from sqlml.backends.local.run_file import read_run_file, read_states
 from sqlml.cli import main
-from sqlml.runtime.datasource import connect
+from sqlml.datasources import connect
 from sqlml.ui.dag import layout
 from sqlml.ui.launch import child_datasource, sqlml_process
 from sqlml.ui.server import Settings, create_app

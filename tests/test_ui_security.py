@@ -25,8 +25,8 @@ from ui_browser import Demo, make_demo, run_id, sqlml
 
 from sqlml.backends.local.run_file import read_run_file
 from sqlml.cli import main
+from sqlml.datasources import connect
 from sqlml.models.store import ModelStore
-from sqlml.runtime.datasource import connect
 
 import_or_skip("starlette")  # the ui extra
 import_or_skip("httpx2")  # the test extra: starlette's TestClient

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from conftest import KINDS, datasource_url, fetch_rows, run_program
 
+from sqlml.datasources import connect
 from sqlml.grammar import parse
-from sqlml.runtime.datasource import connect
 from sqlml.semantics import analyze
 
 PROGRAM = """

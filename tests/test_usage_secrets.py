@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from sqlml.cli import main
-from sqlml.runtime.datasource.url import redacted_urls
+from sqlml.datasources.url import redacted_urls
 from sqlml.workflow import Workflow
 from sqlml.workflow_cli import main as program_main
 

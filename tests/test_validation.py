@@ -8,11 +8,11 @@ import pytest
 from sqlml import ir
 from sqlml.checking import check_program
 from sqlml.cli import main
+from sqlml.datasources import connect
 from sqlml.grammar import parse
 from sqlml.models.store import ModelStore, StoredModel
 from sqlml.models.xgboost.model import load
 from sqlml.plan import dependencies
-from sqlml.runtime.datasource import connect
 from sqlml.runtime.in_memory import split
 from sqlml.semantics import analyze
 

@@ -10,8 +10,8 @@ import pytest
 
 from sqlml.backends.local.record import RunRecord
 from sqlml.cli import main
+from sqlml.datasources import connect
 from sqlml.runtime.cache import InputCache
-from sqlml.runtime.datasource import connect
 
 
 @pytest.fixture
@@ -87,7 +87,7 @@ def test_resume_runs_a_step_again_when_a_table_it_reads_has_no_fingerprint(
 ):
     """A table the database cannot fingerprint may have changed: the step runs again, and
     the run says why."""
-    from sqlml.runtime.datasource.duckdb import DuckDBSource
+    from sqlml.datasources.duckdb.source import DuckDBSource
 
     ds = connect(duckdb_url)
     ds.execute("CREATE TABLE a AS SELECT 1 AS x")

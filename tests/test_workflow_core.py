@@ -12,7 +12,7 @@ import pytest
 
 from sqlml.backends.local.executor import LocalExecutor, RunResult
 from sqlml.backends.local.record import RunRecord, StepRecord
-from sqlml.runtime.datasource import connect
+from sqlml.datasources import connect
 from sqlml.workflow import (
     ArtifactInput,
     Ref,

@@ -14,10 +14,10 @@ import numpy as np
 import pytest
 
 from sqlml.cli import main
+from sqlml.datasources import bulk, connect
+from sqlml.datasources.decimal_text import float_text, int_text
 from sqlml.errors import DatasourceError
 from sqlml.models.store import ModelStore
-from sqlml.runtime.datasource import bulk, connect
-from sqlml.runtime.datasource.decimal_text import float_text, int_text
 
 TEXTS = ["a\tb", None, "c\\\r\n é😀", "NULL", "\\N", "", "o'q; --", '"x"', "\\", "tab\t"]
 
@@ -255,7 +255,10 @@ def test_a_predict_that_fails_half_way_leaves_the_old_table(iris_url, unique_nam
 CHILD = """
 import sys, time
 from sqlml.cli import main
-from sqlml.runtime.datasource import bulk, duckdb, pg_binary_write, sqlite
+from sqlml.datasources import bulk
+from sqlml.datasources.duckdb import source as duckdb
+from sqlml.datasources.postgresql import binary_write as pg_binary_write
+from sqlml.datasources.sqlite import source as sqlite
 
 url, table, model = sys.argv[1:4]
 source_class = sqlite.SQLiteSource if url.startswith("sqlite") else duckdb.DuckDBSource

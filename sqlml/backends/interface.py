@@ -14,7 +14,7 @@ from sqlml.errors import SqlmlError
 
 if TYPE_CHECKING:
     from sqlml import ir
-    from sqlml.runtime.datasource import ResultSet
+    from sqlml.datasources import ResultSet
 
 # The commands about a run that a backend may leave out (the base class then says so).
 RUN_COMMANDS = ("status", "logs", "stop")

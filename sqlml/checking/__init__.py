@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from sqlml.datasources import Datasource
 from sqlml.errors import SqlmlError, SqlmlWarning
 from sqlml.grammar.recovery import parse_all
-from sqlml.runtime.datasource import Datasource
 from sqlml.semantics.analyze import lower, numbered
 
 

@@ -11,11 +11,11 @@ from sqlml.checking.leaks import leaks
 from sqlml.checking.positions import Lines, attribute_at, missing_column, name_at, placed_at
 from sqlml.checking.program_models import ProgramModels
 from sqlml.checking.program_tables import ProgramTables
+from sqlml.datasources import Columns, Datasource
 from sqlml.errors import CheckError, SqlmlError
 from sqlml.grammar import ast
 from sqlml.plan import dependencies
 from sqlml.plan.dag import StatementIO
-from sqlml.runtime.datasource import Columns, Datasource
 from sqlml.runtime.features_derive import check_columns
 from sqlml.runtime.in_memory import statement_columns
 from sqlml.runtime.rows import spelled

@@ -19,10 +19,10 @@ from collections.abc import Iterator
 
 from sqlml.checking.positions import Lines, names
 from sqlml.checking.program_tables import ProgramTables
+from sqlml.datasources import Columns
 from sqlml.errors import DatasourceError, SqlmlError, SqlmlWarning
 from sqlml.grammar import ast
 from sqlml.ir import FeatureColumn
-from sqlml.runtime.datasource import Columns
 from sqlml.runtime.features_derive import left_out, left_out_warning, with_the_rest
 from sqlml.runtime.features_expand import expand, sources
 from sqlml.semantics.projection import Projection, projection

@@ -7,14 +7,14 @@ from typing import Any
 
 from sqlml import ir
 from sqlml.checking.positions import name_at, placed_at
+from sqlml.datasources import Datasource
 from sqlml.errors import ModelError
 from sqlml.grammar import ast
 from sqlml.models.store import ModelStore
-from sqlml.runtime.datasource import Datasource
-from sqlml.runtime.training import check_base_estimator, check_repeated
 from sqlml.semantics.metric_names import check_evaluated, stored_task, trained_task
 from sqlml.statements import kind_of
 from sqlml.statements.evaluate.ir import EvaluateStatement
+from sqlml.statements.train.handler import check_base_estimator, check_repeated
 from sqlml.statements.train.ir import TrainStatement
 
 

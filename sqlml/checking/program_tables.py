@@ -23,9 +23,9 @@ from contextlib import ExitStack, suppress
 from typing import Any, TypeVar
 
 from sqlml import ir
+from sqlml.datasources import Columns, Datasource
 from sqlml.errors import DatasourceBusy, DatasourceError
 from sqlml.plan.dag import StatementIO
-from sqlml.runtime.datasource import Columns, Datasource
 from sqlml.semantics.schema_changes import (
     ALTER,
     CREATE,

@@ -25,12 +25,12 @@ import weakref
 from dataclasses import dataclass
 from typing import Any
 
+from sqlml.datasources import Datasource
 from sqlml.errors import DatasourceError, ModelError
 from sqlml.models.checks import MAX_MODEL_BYTES, TAMPERED_HINT
 from sqlml.models.metadata import read_metadata
 from sqlml.models.registry import family
 from sqlml.runtime.cancel import Token
-from sqlml.runtime.datasource import Datasource
 from sqlml.tables import MODEL_CHUNKS, MODEL_VERSIONS
 
 TABLE = MODEL_VERSIONS

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+from sqlml.datasources import Datasource
 from sqlml.models.store import ModelStore
-from sqlml.runtime.datasource import Datasource
 from sqlml.tables import is_own_table
 
 

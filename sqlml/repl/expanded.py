@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from sqlml.runtime.datasource import ResultSet
+from sqlml.datasources import ResultSet
 
 MODES = ("on", "off", "auto")
 

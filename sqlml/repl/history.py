@@ -13,8 +13,8 @@ from pathlib import Path
 
 from prompt_toolkit.history import FileHistory
 
+from sqlml.datasources.url import redacted
 from sqlml.local_files import home, reason, warn_once
-from sqlml.runtime.datasource.url import redacted
 
 _URL = re.compile(r"\S+://\S+")  # as in \c mysql://user:password@host/db
 

@@ -32,10 +32,10 @@ from IPython.core.magic import Magics, line_cell_magic, magics_class, no_var_exp
 from IPython.display import Image, display
 
 from sqlml import ir
+from sqlml.datasources import Datasource, ResultSet, connect, dialect_of, parse_url
 from sqlml.errors import SqlmlError
 from sqlml.local_files import internal_error
 from sqlml.runtime import cancel, progress
-from sqlml.runtime.datasource import Datasource, ResultSet, connect, dialect_of, parse_url
 
 if TYPE_CHECKING:
     from sqlml.backends.local.run_log import StatementEnd

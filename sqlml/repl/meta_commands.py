@@ -12,11 +12,11 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
+from sqlml.datasources import ResultSet
 from sqlml.errors import SqlmlError
 from sqlml.repl.expanded import MODES
 from sqlml.repl.session import Session
 from sqlml.repl.statements import bare_command, entries, is_complete, is_meta_command
-from sqlml.runtime.datasource import ResultSet
 from sqlml.runtime.output import FORMATS
 
 # name -> (arguments, what it does), as \? lists them.

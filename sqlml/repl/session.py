@@ -24,11 +24,7 @@ from typing import Any, TextIO, TypeVar
 from sqlml import ir
 from sqlml.backends.local.interactive import run_statements, wait_cancelling
 from sqlml.backends.local.run_log import StatementEnd
-from sqlml.errors import CheckError, ParseError, SqlmlError
-from sqlml.repl.catalog import Catalog
-from sqlml.repl.expanded import render_expanded, too_wide
-from sqlml.runtime import cancel
-from sqlml.runtime.datasource import (
+from sqlml.datasources import (
     Datasource,
     DatasourceURL,
     ResultSet,
@@ -36,7 +32,11 @@ from sqlml.runtime.datasource import (
     parse_url,
     source_class,
 )
-from sqlml.runtime.datasource.base import returns_rows
+from sqlml.datasources.base import returns_rows
+from sqlml.errors import CheckError, ParseError, SqlmlError
+from sqlml.repl.catalog import Catalog
+from sqlml.repl.expanded import render_expanded, too_wide
+from sqlml.runtime import cancel
 from sqlml.runtime.outcome import Outcome
 from sqlml.runtime.output import render
 from sqlml.runtime.progress import Sink

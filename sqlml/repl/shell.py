@@ -21,6 +21,7 @@ from prompt_toolkit.filters import Condition
 from prompt_toolkit.lexers import DynamicLexer, Lexer
 
 from sqlml import __version__
+from sqlml.datasources import Datasource
 from sqlml.local_files import internal_error
 from sqlml.repl.catalog import Catalog
 from sqlml.repl.history import open_history
@@ -29,7 +30,6 @@ from sqlml.repl.pager import page
 from sqlml.repl.session import Cancelled, Session
 from sqlml.repl.statements import entries, is_complete
 from sqlml.runtime import progress
-from sqlml.runtime.datasource import Datasource
 
 SCRIPT = "<stdin>"  # how a piped script is named in error messages
 

@@ -17,7 +17,7 @@ from sqlglot.errors import SqlglotError
 from sqlglot.tokens import TokenType
 
 if TYPE_CHECKING:
-    from sqlml.runtime.datasource import Datasource
+    from sqlml.datasources import Datasource
 
 _NAMES = {TokenType.VAR, TokenType.IDENTIFIER}
 _ADJACENT_ENDS = {

@@ -35,8 +35,8 @@ import numpy as np
 from sqlglot import exp
 from sqlglot.errors import SqlglotError
 
+from sqlml.datasources import Columns, Datasource
 from sqlml.local_files import reason, warn_once
-from sqlml.runtime.datasource import Columns, Datasource
 from sqlml.runtime.progress import Progress
 from sqlml.semantics.sql_check import parse_sql
 

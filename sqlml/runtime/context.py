@@ -12,8 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import IO
 
+from sqlml.datasources import Datasource
 from sqlml.runtime.cancel import Token
-from sqlml.runtime.datasource import Datasource
 from sqlml.runtime.progress import Progress
 
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 from typing import IO
 
 from sqlml import ir
+from sqlml.datasources import Datasource
 from sqlml.errors import InternalError, SqlmlError
 from sqlml.runtime.cancel import Token
 from sqlml.runtime.context import Context
-from sqlml.runtime.datasource import Datasource
 from sqlml.runtime.outcome import Outcome
 from sqlml.runtime.progress import Progress, Sink
 from sqlml.statements import kind_of, resolve

@@ -24,11 +24,11 @@ from typing import Any
 import numpy as np
 
 from sqlml import ir
+from sqlml.datasources import Columns, Datasource
+from sqlml.datasources.arrays import join_batches
 from sqlml.errors import ModelError
 from sqlml.models.xgboost.objectives import ranks
 from sqlml.runtime.context import Context
-from sqlml.runtime.datasource import Columns, Datasource
-from sqlml.runtime.datasource.arrays import join_batches
 from sqlml.runtime.in_memory import statement_columns
 from sqlml.runtime.labels import LabelEncoding, check_label, encode_label
 from sqlml.runtime.rows import check_rows, spelled

@@ -15,9 +15,9 @@ from typing import Any
 
 import numpy as np
 
+from sqlml.datasources import Columns
 from sqlml.errors import ModelError
 from sqlml.ir import FeatureColumn
-from sqlml.runtime.datasource import Columns
 from sqlml.runtime.features_derive import (
     FLOAT32_MAX,
     check_columns,

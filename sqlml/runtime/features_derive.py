@@ -14,9 +14,9 @@ from typing import Any
 
 import numpy as np
 
+from sqlml.datasources import Columns
 from sqlml.errors import ModelError
 from sqlml.ir import FeatureColumn
-from sqlml.runtime.datasource import Columns
 from sqlml.runtime.features_expand import expand, sources
 from sqlml.semantics.column_patterns import STAR, is_pattern, matching
 

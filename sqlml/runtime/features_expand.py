@@ -7,9 +7,9 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import replace
 
+from sqlml.datasources import Columns
 from sqlml.errors import ModelError
 from sqlml.ir import FeatureColumn
-from sqlml.runtime.datasource import Columns
 from sqlml.semantics.column_patterns import STAR, is_pattern, matching
 
 

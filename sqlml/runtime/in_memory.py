@@ -10,9 +10,9 @@ from typing import Any
 import numpy as np
 
 from sqlml import ir
+from sqlml.datasources import Columns
 from sqlml.runtime.cache import cached_read
 from sqlml.runtime.context import Context
-from sqlml.runtime.datasource import Columns
 from sqlml.runtime.labels import LabelEncoding, check_label, encode_label, queries
 from sqlml.runtime.rows import blame, check_rows, named_columns, spelled
 

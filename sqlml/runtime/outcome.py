@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sqlml.runtime.datasource import ResultSet
+from sqlml.datasources import ResultSet
 
 
 @dataclass(frozen=True)

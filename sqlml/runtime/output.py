@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
+from sqlml.datasources import ResultSet
 from sqlml.errors import SqlmlError
-from sqlml.runtime.datasource import ResultSet
 
 FORMATS = ("table", "csv", "json")
 EXTENSIONS = {"table": "txt", "csv": "csv", "json": "json"}  # of a result's file, by format

@@ -17,8 +17,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from sqlml.datasources import Datasource
 from sqlml.errors import ModelError
-from sqlml.runtime.datasource import Datasource
 
 NUMBER = "sqlml_partition"  # the column of each row's part, where it is computed apart
 

@@ -5,11 +5,14 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 
+from sqlml.datasources import Columns
 from sqlml.errors import ModelError, SqlmlError
 from sqlml.ir import FeatureColumn
-from sqlml.runtime.datasource import Columns
 from sqlml.runtime.features_expand import sources
 from sqlml.semantics.column_patterns import STAR, is_pattern
+
+# Rows scored at once (a trained model's predictions, a validation set's scores).
+SCORE_BATCH = 65536
 
 
 def check_rows(columns: Columns) -> int:

@@ -20,9 +20,9 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from sqlml import ir
+from sqlml.datasources import Datasource, connect
 from sqlml.errors import InternalError, SqlmlError
 from sqlml.runtime import cancel
-from sqlml.runtime.datasource import Datasource, connect
 from sqlml.runtime.execute import execute
 from sqlml.runtime.output import render
 from sqlml.runtime.progress import terminal

@@ -25,9 +25,9 @@ from sqlml import ir
 from sqlml.backends.local.interactive import run_statements
 from sqlml.backends.local.run_log import StatementEnd
 from sqlml.checking import check_program, errors_of
+from sqlml.datasources import Datasource, ResultSet, connect
 from sqlml.errors import SqlmlError, SqlmlWarning
 from sqlml.runtime import cancel
-from sqlml.runtime.datasource import Datasource, ResultSet, connect
 from sqlml.statements.run import runnable
 from sqlml.ui.recorded_plots import png
 

@@ -22,8 +22,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from sqlml.datasources import parse_url, source_class
 from sqlml.errors import SqlmlError
-from sqlml.runtime.datasource import parse_url, source_class
 
 if TYPE_CHECKING:
     from sqlml.ui.run_views import RunView

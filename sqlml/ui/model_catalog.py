@@ -17,9 +17,9 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
+from sqlml.datasources import Datasource
 from sqlml.errors import ModelError
 from sqlml.models.metadata import read_metadata
-from sqlml.runtime.datasource import Datasource
 from sqlml.tables import MODEL_VERSIONS
 
 LISTED_KEPT = 20_000  # versions whose listed fields are kept between pages

@@ -11,7 +11,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse
 from starlette.templating import Jinja2Templates
 
-from sqlml.runtime.datasource import Datasource, connect
+from sqlml.datasources import Datasource, connect
 
 templates = Jinja2Templates(directory=Path(__file__).parent / "templates")
 

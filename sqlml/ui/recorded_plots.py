@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from sqlml.backends.local.run_file import read_run_file
+from sqlml.datasources import Datasource
 from sqlml.errors import SqlmlError
-from sqlml.runtime.datasource import Datasource
 from sqlml.semantics.lowering import slug
 from sqlml.tables import RUN_STEPS
 

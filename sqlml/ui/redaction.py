@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from urllib.parse import unquote
 
+from sqlml.datasources.url import parse_url, redacted
 from sqlml.errors import SqlmlError
-from sqlml.runtime.datasource.url import parse_url, redacted
 
 
 def scrubber(url: str | None) -> Callable[[str], str]:

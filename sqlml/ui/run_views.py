@@ -26,9 +26,9 @@ from sqlml.backends.local.run_file import (
     read_run_file,
     read_states,
 )
+from sqlml.datasources import Datasource, connect, parse_url, source_class
 from sqlml.errors import SqlmlError
 from sqlml.runtime.bounds import LOG_TAIL
-from sqlml.runtime.datasource import Datasource, connect, parse_url, source_class
 from sqlml.tables import RUN_STEPS, RUNS
 from sqlml.ui.launch import OUTPUT_FILE, sqlml_process
 from sqlml.ui.settings import Settings

@@ -16,8 +16,8 @@ import xgboost as xgb
 
 from sqlml.backends.local.record import STEPS
 from sqlml.cli import main
+from sqlml.datasources import Datasource, connect
 from sqlml.models.store import CHUNKS, TABLE, ModelStore
-from sqlml.runtime.datasource import Datasource, connect
 
 FEATURES = ["x1", "x2", "x3", "x4"]
 WAIT = 300.0  # seconds a test waits at most for a child process: a deadlock guard

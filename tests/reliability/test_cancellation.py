@@ -22,9 +22,9 @@ from fault_support import run_id as announced_run_id
 
 from sqlml import ir
 from sqlml.cli import main
+from sqlml.datasources import connect
 from sqlml.errors import DatasourceError
 from sqlml.models.store import ModelStore
-from sqlml.runtime.datasource import connect
 
 MEASURES = "sepal_length, sepal_width, petal_length, petal_width"
 ENDLESS_XGBOOST = (  # about a millisecond a round: far longer than any test waits

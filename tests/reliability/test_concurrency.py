@@ -23,14 +23,14 @@ from fault_support import (
     write,
 )
 
-from sqlml.runtime.datasource import connect
+from sqlml.datasources import connect
 
 # Runs sqlml; before saving the model or writing the table it says "ready" and waits until
 # the file "go" exists in the given folder, so that two children save or write together.
 CHILD = """
 import pathlib, sys, time
 from sqlml.cli import main
-from sqlml.runtime.datasource import connect
+from sqlml.datasources import connect
 from sqlml.models.store import ModelStore
 
 url, program, folder = sys.argv[1:4]
@@ -152,7 +152,8 @@ def test_a_second_run_on_a_duckdb_file_in_use_stops_with_a_clear_error(
 FIRST_USE = """
 import pathlib, sys, time
 from sqlml.cli import main
-from sqlml.runtime.datasource import base, postgresql
+from sqlml.datasources import base
+from sqlml.datasources.postgresql import source as postgresql
 
 url, program, folder = sys.argv[1:4]
 waited = []

@@ -27,8 +27,8 @@ import numpy as np
 import pytest
 from conftest import datasource_url, import_or_skip
 
+from sqlml.datasources import connect
 from sqlml.models.store import ModelStore
-from sqlml.runtime.datasource import connect
 
 FILE_SIZE_LIMIT = 200  # bytes: smaller than a cache entry and than a training step's log
 PR_CAPBSET_DROP, CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH = 24, 1, 2

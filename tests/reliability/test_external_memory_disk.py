@@ -21,9 +21,9 @@ import pytest
 from conftest import KINDS, ROOT, datasource_url
 from fault_support import run_id, step_records
 
+from sqlml.datasources import connect
 from sqlml.models.store import ModelStore
 from sqlml.models.xgboost import pages
-from sqlml.runtime.datasource import connect
 
 GUARD = 300  # seconds: a hang guard, not a measure
 ROWS = 60_000  # XGBoost's pages of them: about 1.4 MB, more than the disk holds

@@ -21,8 +21,8 @@ from fault_support import (
     write,
 )
 
+from sqlml.datasources.duckdb.source import DuckDBSource
 from sqlml.errors import DatasourceError
-from sqlml.runtime.datasource.duckdb import DuckDBSource
 
 
 @pytest.mark.parametrize("external_memory", [False, True])

@@ -35,7 +35,10 @@ CHILD = """
 import sys, time
 from sqlml.cli import main
 from sqlml.models import store as model_store
-from sqlml.runtime.datasource import duckdb, mysql, postgresql, sqlite
+from sqlml.datasources.duckdb import source as duckdb
+from sqlml.datasources.mysql import source as mysql
+from sqlml.datasources.postgresql import source as postgresql
+from sqlml.datasources.sqlite import source as sqlite
 
 url, program, where = sys.argv[1:4]
 source = {

@@ -23,12 +23,12 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from test_parser_properties import programs, spaced_soup, token_soup
 
+from sqlml.datasources.url import parse_url
 from sqlml.errors import CheckError, DatasourceError, ParseError, SqlmlError
 from sqlml.grammar import parse
 from sqlml.grammar.parser import _parser
 from sqlml.grammar.recovery import MAX_ERRORS, parse_all
 from sqlml.plan import dependencies
-from sqlml.runtime.datasource.url import parse_url
 from sqlml.semantics import analyze
 from sqlml.semantics.estimators import ESTIMATORS
 from sqlml.statements.sql.syntax import SqlStatement

@@ -33,13 +33,13 @@ import xgboost as xgb
 from conftest import KINDS, datasource_url
 
 from sqlml.cli import main
+from sqlml.datasources import connect
 from sqlml.errors import ModelError
 from sqlml.models import store as model_store
 from sqlml.models.keras.checks import foreign, keras_archive
 from sqlml.models.store import ModelStore
 from sqlml.models.xgboost.checks import xgboost_document
-from sqlml.runtime.datasource import connect
-from sqlml.runtime.model_admin import UNREADABLE
+from sqlml.statements.model_admin.handler import UNREADABLE
 
 DEEP = 200_000
 HINT = "hint: train the model again; if you did not store it, check who can write the models"

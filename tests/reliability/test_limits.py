@@ -13,11 +13,11 @@ from conftest import KINDS, datasource_url
 
 from sqlml.checking import check_program
 from sqlml.cli import main
+from sqlml.datasources import connect
 from sqlml.errors import CheckError
 from sqlml.grammar import parse
 from sqlml.models.store import ModelStore
 from sqlml.plan import dependencies
-from sqlml.runtime.datasource import connect
 from sqlml.semantics import analyze
 from sqlml.semantics.sql_check import parse_sql, shorten
 

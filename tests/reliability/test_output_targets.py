@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 
 from sqlml.cli import main
+from sqlml.datasources import connect
 from sqlml.errors import CheckError
 from sqlml.models.store import ModelStore
-from sqlml.runtime.datasource import connect
-from sqlml.runtime.inference import probability_columns
+from sqlml.statements.predict.handler import probability_columns
 from sqlml.tables import OWN_TABLES
 
 MEASURES = "sepal_length, sepal_width, petal_length, petal_width"

@@ -21,8 +21,8 @@ import pytest
 from conftest import fetch_rows
 
 from sqlml import imports
+from sqlml.datasources import connect
 from sqlml.models.store import ModelStore
-from sqlml.runtime.datasource import connect
 
 SLOW_IMPORT = """
 import importlib.abc, importlib.util, os, sys, time

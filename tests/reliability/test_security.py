@@ -27,8 +27,8 @@ import yaml
 from conftest import KINDS, datasource_url, import_or_skip
 
 from sqlml.cli import main
+from sqlml.datasources import connect
 from sqlml.models.store import ModelStore
-from sqlml.runtime.datasource import connect
 
 ROOT = Path(__file__).resolve().parents[2]
 SENTINEL = "S3ntinel-pw-XYZ"

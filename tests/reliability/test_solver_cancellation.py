@@ -19,7 +19,7 @@ from conftest import ROOT, datasource_url
 from conftest import fetch_rows as rows
 from conftest import run_program as run
 
-from sqlml.runtime.datasource import connect
+from sqlml.datasources import connect
 
 GUARD = 120  # seconds: a hang guard, not a measure
 SOLVER = "sqlml.statements.optimize.solver"

@@ -38,7 +38,7 @@ sys.meta_path.insert(0, _Pause())
     "module",
     # sqlml's first module, one half way through its command line, the last one it loads, the
     # database driver it loads once it runs the program
-    ["sqlml.errors", "sqlml.runtime.datasource.base", "sqlml.workflow_cli", "duckdb"],
+    ["sqlml.errors", "sqlml.datasources.base", "sqlml.workflow_cli", "duckdb"],
 )
 def test_ctrl_c_while_sqlml_loads_is_one_line_and_status_130(
     tmp_path: Path, module: str, compiled: bool

@@ -20,7 +20,7 @@ from sqlml.backends.interface import Backend, Program
 from sqlml.errors import SqlmlError
 
 if TYPE_CHECKING:
-    from sqlml.runtime.datasource import ResultSet
+    from sqlml.datasources import ResultSet
 
 
 class ArgoBackend(Backend):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from sqlml.backends import STATUS_COLUMNS
 from sqlml.backends.argo.kube import Cluster, Kube
 from sqlml.backends.argo.submit import status
-from sqlml.runtime.datasource import ResultSet
+from sqlml.datasources import ResultSet
 
 
 def argo_status(cluster: Cluster, name: str) -> tuple[str, ResultSet]:

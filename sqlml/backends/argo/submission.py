@@ -19,8 +19,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from sqlml.datasources import parse_url
 from sqlml.local_files import reason, warn_once
-from sqlml.runtime.datasource import parse_url
 
 if TYPE_CHECKING:
     from sqlml import ir

@@ -33,8 +33,8 @@ from typing import Any
 import yaml
 
 from sqlml.backends.argo.kube import TIMEOUT, ApiError, Cluster, Kube
+from sqlml.datasources import parse_url, registry, source_class
 from sqlml.errors import KubernetesError
-from sqlml.runtime.datasource import parse_url, registry, source_class
 from sqlml.workflow.core import WorkflowError
 
 GROUP, VERSION, PLURAL = "argoproj.io", "v1alpha1", "workflows"

@@ -12,7 +12,7 @@ from sqlml.backends.interface import Backend, Program
 
 if TYPE_CHECKING:
     from sqlml.backends.local.report import WriteResult
-    from sqlml.runtime.datasource import ResultSet
+    from sqlml.datasources import ResultSet
 
 
 class LocalBackend(Backend):

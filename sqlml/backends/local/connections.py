@@ -6,7 +6,7 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
-from sqlml.runtime.datasource import Datasource, connect, parse_url, source_class
+from sqlml.datasources import Datasource, connect, parse_url, source_class
 
 
 def one_at_a_time(url: str | None) -> bool:

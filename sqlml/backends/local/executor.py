@@ -37,11 +37,11 @@ from sqlml.backends.local.run_log import RunLog, StatementDone, Unrecorded
 from sqlml.backends.local.scheduler import Instance, Scheduler
 from sqlml.backends.local.tasks import Task, TaskResult, holds, reported, run_task
 from sqlml.backends.local.verdicts import Verdict
+from sqlml.datasources import Datasource, connect
 from sqlml.errors import SqlmlError
 from sqlml.local_files import default_run_dir
 from sqlml.runtime import cancel
 from sqlml.runtime.bounds import clipped
-from sqlml.runtime.datasource import Datasource, connect
 from sqlml.runtime.progress import Sink
 from sqlml.workflow.core import Ref, Retry, Step, Workflow
 

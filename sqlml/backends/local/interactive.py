@@ -20,7 +20,7 @@ from typing import TypeVar
 from sqlml import ir
 from sqlml.backends.local.executor import LocalExecutor, RunResult
 from sqlml.backends.local.run_log import StatementDone
-from sqlml.runtime.datasource import Datasource, dialect_of
+from sqlml.datasources import Datasource, dialect_of
 from sqlml.runtime.progress import Sink
 
 T = TypeVar("T")

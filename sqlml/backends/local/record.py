@@ -16,8 +16,8 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from sqlml.datasources import Datasource
 from sqlml.errors import DatasourceError
-from sqlml.runtime.datasource import Datasource
 from sqlml.tables import RUN_STEPS, RUNS
 from sqlml.workflow.core import WorkflowError
 

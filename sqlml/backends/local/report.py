@@ -14,9 +14,9 @@ from pathlib import Path
 from sqlml.backends.local.executor import LocalExecutor, RunResult
 from sqlml.backends.local.run_log import StatementEnd
 from sqlml.backends.local.verdicts import ERROR, SKIPPED, Verdict
+from sqlml.datasources import ResultSet
 from sqlml.errors import SqlmlError
 from sqlml.runtime import cancel, progress
-from sqlml.runtime.datasource import ResultSet
 from sqlml.runtime.output import ResultStream
 from sqlml.workflow.core import Retry, Workflow
 

@@ -16,7 +16,7 @@ from typing import Any
 
 from sqlml import ir
 from sqlml.backends.local import record as rec
-from sqlml.runtime.datasource import Datasource
+from sqlml.datasources import Datasource
 from sqlml.tables import MODEL_VERSIONS
 from sqlml.workflow.core import CONTAINER, RESOURCE, SCRIPT, Ref, Step
 

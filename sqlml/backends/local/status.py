@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 
 from sqlml.backends import STATUS_COLUMNS
 from sqlml.backends.local.record import RunRecord
-from sqlml.runtime.datasource import ResultSet, connect
+from sqlml.datasources import ResultSet, connect
 
 
 def local_status(datasource_url: str | None, run_id: str) -> tuple[str, ResultSet]:

@@ -22,11 +22,11 @@ from pathlib import Path
 from typing import IO, Any
 
 from sqlml import ir
+from sqlml.datasources import Datasource
 from sqlml.errors import InternalError, SqlmlError
 from sqlml.local_files import keep_traceback, reason, warn_once
 from sqlml.runtime import cancel
 from sqlml.runtime.bounds import LOG_LIMIT, MESSAGE_LIMIT, clipped
-from sqlml.runtime.datasource import Datasource
 from sqlml.runtime.execute import execute
 from sqlml.runtime.outcome import Outcome
 from sqlml.runtime.progress import Sink
@@ -308,7 +308,9 @@ def _cancelled(run_token: cancel.Token) -> cancel.Cancelled:
 def _discard_trials(statement: ir.TrialStatement, datasource: Datasource, log: IO[str]) -> None:
     """Drop the trials of the search ``statement`` belongs to stored so far (by this trial's
     step, or an earlier run's): they are dropped once the search ends, which it never will."""
-    from sqlml.runtime import search  # imported by the statements that need it
+    from sqlml.statements.train.handler import (
+        trials as search,  # imported by the statements that need it
+    )
 
     try:
         with _DISCARDING:  # at once, their deletions would conflict

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from sqlml import ir
+from sqlml.datasources import Datasource
 from sqlml.errors import DatasourceError
 from sqlml.models.store import ModelStore
-from sqlml.runtime.datasource import Datasource
 from sqlml.statements import Effects, kind_of, resolve
 from sqlml.workflow.core import CONTAINER, RESOURCE, SCRIPT, Step
 

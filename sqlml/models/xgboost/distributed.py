@@ -43,17 +43,17 @@ from xgboost import collective
 from xgboost.tracker import RabitTracker
 
 from sqlml import ir
+from sqlml.datasources import Datasource
 from sqlml.errors import ModelError, SqlmlError
 from sqlml.models import family
 from sqlml.models.store import ModelStore
-from sqlml.runtime import external_memory, in_memory, partitions, training, workers
+from sqlml.runtime import external_memory, in_memory, partitions, workers
 from sqlml.runtime.context import Context
-from sqlml.runtime.datasource import Datasource
 from sqlml.runtime.features_apply import FeatureArrays
-from sqlml.runtime.inference import SCORE_BATCH
 from sqlml.runtime.labels import LabelEncoding, check_label
 from sqlml.runtime.outcome import Outcome
-from sqlml.runtime.rows import spelled
+from sqlml.runtime.rows import SCORE_BATCH, spelled
+from sqlml.statements.train import handler as training
 
 QUERY_SPAN = 2**32  # query ids of rank r are offset by r * QUERY_SPAN when gathered
 

@@ -2,7 +2,7 @@
 
 from sqlml.statements.kind import Completion, Effects, StatementKind
 
-_HANDLERS = "sqlml.runtime.model_admin"
+_HANDLERS = "sqlml.statements.model_admin.handler"
 _ANALYSIS = f"{__name__}.analysis"
 
 KINDS = (

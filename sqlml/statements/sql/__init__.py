@@ -10,7 +10,7 @@ KINDS = (
         grammar=f"{__name__}.syntax:FRAGMENT",
         analysis=f"{__name__}.analysis:lower",
         step="sql",
-        handler="sqlml.runtime.standard_sql:run",
+        handler="sqlml.statements.sql.handler:run",
         effects=Effects(standard_sql=True),
     ),
 )

@@ -25,7 +25,7 @@ KINDS = (
         keywords=("TRAIN",),
         analysis=f"{__name__}.analysis:lower",
         step="train",
-        handler="sqlml.runtime.training:train",
+        handler="sqlml.statements.train.handler:train",
         effects=_TRAINS,
         completion=Completion(after={"TRAIN": "estimator", "USING": "model", "INTO": "model"}),
     ),
@@ -33,7 +33,7 @@ KINDS = (
         name="search",
         ir=f"{__name__}.ir:SearchStatement",
         step="hyperparameter_search",
-        handler="sqlml.runtime.search:finish",
+        handler="sqlml.statements.train.handler.trials:finish",
         effects=_SEARCHES,
         fans_out=True,
     ),
@@ -41,8 +41,8 @@ KINDS = (
         name="trial",
         ir=f"{__name__}.ir:TrialStatement",
         step=None,  # made by the search's step
-        handler="sqlml.runtime.search:run_trial",
+        handler="sqlml.statements.train.handler.trials:run_trial",
         effects=_SEARCHES,
-        kept="sqlml.runtime.search:trials_kept",
+        kept="sqlml.statements.train.handler.trials:trials_kept",
     ),
 )

@@ -34,8 +34,8 @@ from sqlml.models.store import StoredModel
 from sqlml.runtime.context import Context
 from sqlml.runtime.features_apply import FeatureArrays
 from sqlml.runtime.in_memory import split
-from sqlml.runtime.inference import SCORE_BATCH
 from sqlml.runtime.labels import LabelEncoding
+from sqlml.runtime.rows import SCORE_BATCH
 from sqlml.search_space import grid_points, plan
 
 CHOICE_SHARE = 0.2  # of the training rows, held out for the choice without validation rows

@@ -22,9 +22,9 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from sqlml import imports
+from sqlml.datasources.base import Columns
 from sqlml.errors import SqlmlError
 from sqlml.runtime.context import Context
-from sqlml.runtime.datasource.base import Columns
 from sqlml.runtime.outcome import Outcome
 from sqlml.statements.run import launch, runnable
 from sqlml.statements.run.api import SPEC_ENV, output_file, read_columns, write_columns

@@ -17,8 +17,8 @@ from typing import Any
 
 import numpy as np
 
-from sqlml.runtime.datasource.arrays import object_array
-from sqlml.runtime.datasource.base import Columns
+from sqlml.datasources.arrays import object_array
+from sqlml.datasources.base import Columns
 
 EXACT_FLOATS = 2**53  # integers a float64 holds exactly
 

@@ -15,10 +15,10 @@ import uuid
 from collections.abc import Mapping, Sequence
 from contextlib import suppress
 
+from sqlml.datasources import Datasource
+from sqlml.datasources.base import Columns, short_name
 from sqlml.errors import SqlmlError
 from sqlml.runtime.cancel import Token
-from sqlml.runtime.datasource import Datasource
-from sqlml.runtime.datasource.base import Columns, short_name
 
 
 def write_tables(

@@ -2,7 +2,7 @@
 
 Each database is a small subclass that overrides only what differs: its driver calls,
 identifier quoting, type names and how a table is replaced in one step. A subclass that
-declares ``schemes`` registers itself for them (:mod:`~sqlml.runtime.datasource.registry`),
+declares ``schemes`` registers itself for them (:mod:`~sqlml.datasources.registry`),
 and ``connect`` opens their URLs with it: nothing else needs editing to add a database.
 """
 
@@ -18,10 +18,10 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from sqlml.datasources import registry
+from sqlml.datasources.url import DatasourceURL
 from sqlml.errors import CheckError, DatasourceError, SqlmlError
 from sqlml.runtime.cancel import Token
-from sqlml.runtime.datasource import registry
-from sqlml.runtime.datasource.url import DatasourceURL
 from sqlml.runtime.progress import Progress
 from sqlml.tables import HELPER_MARK, is_own_table
 
@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     import numpy as np
 
 # Columns of a result: name -> 1-D array (float64/int64/bool, or object for text). numpy is
-# imported where arrays are built (:mod:`~sqlml.runtime.datasource.arrays`), not here.
+# imported where arrays are built (:mod:`~sqlml.datasources.arrays`), not here.
 Columns = dict[str, "np.ndarray"]
 
 BATCH_ROWS = 65_536  # rows per batch read
@@ -138,7 +138,7 @@ class Datasource(ABC):
     def read(self, select: str, reporter: Progress | None = None) -> Columns:
         """Run a SELECT and return its result as columns: its batches joined, their rows
         reported to ``reporter`` in a "reading" stage (None: nowhere)."""
-        from sqlml.runtime.datasource.arrays import join_batches
+        from sqlml.datasources.arrays import join_batches
 
         reporter = reporter or Progress()
         with reporter.stage("reading"):
@@ -332,7 +332,7 @@ class Datasource(ABC):
         token: Token | None,
         types: Mapping[str, str],
     ) -> int:
-        from sqlml.runtime.datasource.arrays import StagingColumns
+        from sqlml.datasources.arrays import StagingColumns
 
         *schema, name = table
         staging = [*schema, f"{short_name(name)}{HELPER_MARK}new_{uuid.uuid4().hex[:12]}"]

@@ -22,10 +22,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from sqlml.datasources import Datasource
 from sqlml.errors import ModelError
 from sqlml.models import family
 from sqlml.models.store import ModelStore, StoredModel
-from sqlml.runtime.datasource import Datasource
 
 METADATA_SUFFIX = ".sqlml.json"
 METADATA_FIELDS = (

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from sqlml import ir
-from sqlml.runtime.assertion import AssertionFailed
-from sqlml.runtime.assertion import check as check_assertion
 from sqlml.runtime.context import Context
 from sqlml.runtime.outcome import Outcome
+from sqlml.statements.assertion.handler.check import AssertionFailed
+from sqlml.statements.assertion.handler.check import check as check_assertion
 
 WARNING = "warning: "  # starts the summary (and so the step's result) of a warned assertion
 

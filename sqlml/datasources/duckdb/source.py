@@ -12,8 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from sqlml import imports
-from sqlml.errors import DatasourceError
-from sqlml.runtime.datasource.base import (
+from sqlml.datasources.base import (
     BATCH_ROWS,
     WRITTEN_MARK,
     Columns,
@@ -22,10 +21,11 @@ from sqlml.runtime.datasource.base import (
     Target,
     returns_rows,
 )
-from sqlml.runtime.datasource.driver import Driver
-from sqlml.runtime.datasource.duckdb_cache import trim
-from sqlml.runtime.datasource.duckdb_floats import shown_rows
-from sqlml.runtime.datasource.url import DatasourceURL
+from sqlml.datasources.driver import Driver
+from sqlml.datasources.duckdb.cache import trim
+from sqlml.datasources.duckdb.floats import shown_rows
+from sqlml.datasources.url import DatasourceURL
+from sqlml.errors import DatasourceError
 from sqlml.runtime.progress import Progress
 
 if TYPE_CHECKING:

@@ -22,8 +22,8 @@ from psycopg import pq
 from psycopg.errors import error_from_result
 from sqlglot.tokens import TokenType
 
-from sqlml.runtime.datasource.arrays import object_array
-from sqlml.runtime.datasource.base import Columns
+from sqlml.datasources.arrays import object_array
+from sqlml.datasources.base import Columns
 
 # Type OIDs read here without psycopg: the big-endian numpy type of their binary value.
 _FIXED = {21: ">i2", 23: ">i4", 20: ">i8", 26: ">u4", 700: ">f4", 701: ">f8", 16: "?"}

@@ -1,5 +1,5 @@
 """Statements that apply a stored model to the rows of a SELECT: PREDICT, EVALUATE (and
-what TO EXPLAIN's handler, :mod:`sqlml.runtime.explain`, shares with them)."""
+what TO EXPLAIN's handler, :mod:`sqlml.statements.explain.handler`, shares with them)."""
 
 from __future__ import annotations
 
@@ -12,6 +12,8 @@ from typing import Any
 import numpy as np
 
 from sqlml import ir
+from sqlml.datasources import Columns, Datasource
+from sqlml.datasources.base import closing_batches
 from sqlml.errors import ModelError
 from sqlml.metrics import (
     NEEDS_LABEL,
@@ -28,18 +30,15 @@ from sqlml.models.estimator import warn
 from sqlml.models.store import ModelStore, StoredModel
 from sqlml.runtime import label_lists
 from sqlml.runtime.context import Context
-from sqlml.runtime.datasource import Columns, Datasource
-from sqlml.runtime.datasource.base import closing_batches
 from sqlml.runtime.evaluate_plot import save_evaluation_plot
 from sqlml.runtime.features_apply import FeatureArrays, transform
 from sqlml.runtime.features_derive import value_texts
 from sqlml.runtime.labels import LabelEncoding, queries
 from sqlml.runtime.outcome import Outcome
 from sqlml.runtime.progress import Progress, format_metrics
-from sqlml.runtime.rows import check_rows, named_columns, spelled
+from sqlml.runtime.rows import SCORE_BATCH, check_rows, named_columns, spelled
 from sqlml.semantics.metric_names import evaluated_task, missing_label, stored_task
 
-SCORE_BATCH = 65536
 MAX_COLUMN_NAME = 63  # PostgreSQL's limit (MySQL's is 64)
 _PLAIN_CLASS = re.compile(r"[a-z0-9_]+")
 

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 if TYPE_CHECKING:
-    from sqlml.runtime.datasource.base import Columns
+    from sqlml.datasources.base import Columns
 
 
 class StagingColumns:

@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 
 from sqlml import ir
+from sqlml.datasources import ResultSet
 from sqlml.errors import ModelError
 from sqlml.models.store import ModelStore
 from sqlml.runtime.context import Context
-from sqlml.runtime.datasource import ResultSet
 from sqlml.runtime.outcome import Outcome
 
 

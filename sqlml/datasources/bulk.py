@@ -5,7 +5,7 @@
   and backslash, tab, newline and NUL inside values escaped with a backslash. Floats are
   written in their shortest form that reads back exactly.
 - :func:`binary_chunks`: rows of PostgreSQL's binary ``COPY``: big-endian values, each with its
-  length (:mod:`~sqlml.runtime.datasource.pg_binary_write` writes the header and the trailer,
+  length (:mod:`~sqlml.datasources.postgresql.binary_write` writes the header and the trailer,
   and rows of numbers alone).
 
 NaN is written as NULL, as every datasource does. Each chunk of rows is laid out as a byte
@@ -20,9 +20,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from sqlml.datasources.base import Columns
+from sqlml.datasources.decimal_text import float_text, int_text
 from sqlml.errors import DatasourceError
-from sqlml.runtime.datasource.base import Columns
-from sqlml.runtime.datasource.decimal_text import float_text, int_text
 
 CHUNK_BYTES = 8 << 20  # about the size of one chunk's byte matrix
 

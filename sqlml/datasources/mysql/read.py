@@ -21,8 +21,8 @@ from pymysql.connections import MAX_PACKET_LEN
 from pymysql.constants import COMMAND, CR, FIELD_TYPE, FLAG
 from pymysql.protocol import FieldDescriptorPacket, MysqlPacket
 
-from sqlml.runtime.datasource.arrays import object_array
-from sqlml.runtime.datasource.base import Columns
+from sqlml.datasources.arrays import object_array
+from sqlml.datasources.base import Columns
 
 _INTEGER_TYPES = {
     FIELD_TYPE.TINY,

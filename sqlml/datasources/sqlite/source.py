@@ -10,8 +10,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, ClassVar
 
-from sqlml.errors import DatasourceError
-from sqlml.runtime.datasource.base import (
+from sqlml.datasources.base import (
     BATCH_ROWS,
     WRITTEN_MARK,
     Columns,
@@ -21,8 +20,9 @@ from sqlml.runtime.datasource.base import (
     like_prefix,
     returns_rows,
 )
-from sqlml.runtime.datasource.driver import Driver
-from sqlml.runtime.datasource.url import DatasourceURL
+from sqlml.datasources.driver import Driver
+from sqlml.datasources.url import DatasourceURL
+from sqlml.errors import DatasourceError
 from sqlml.tables import HELPER_MARK
 
 sqlite3 = Driver("sqlite3")
@@ -86,7 +86,7 @@ class SQLiteSource(Datasource):
             raise DatasourceError(f"SQLite: {error}") from None
 
     def read_batches(self, select: str, batch_rows: int = BATCH_ROWS) -> Iterator[Columns]:
-        from sqlml.runtime.datasource.arrays import fetch_batches
+        from sqlml.datasources.arrays import fetch_batches
 
         try:
             cursor = self._con.execute(select)
@@ -119,7 +119,7 @@ class SQLiteSource(Datasource):
     def _insert(self, table: str, columns: Columns) -> None:
         """In the write's transaction: in autocommit each row would be a commit of its own,
         a disk sync per row."""
-        from sqlml.runtime.datasource.arrays import python_values
+        from sqlml.datasources.arrays import python_values
 
         placeholders = ", ".join([self.param] * len(columns))
         rows = zip(*(python_values(values) for values in columns.values()), strict=True)

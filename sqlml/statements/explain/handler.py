@@ -25,15 +25,15 @@ from typing import Any, cast
 import numpy as np
 
 from sqlml import ir
+from sqlml.datasources import ResultSet
 from sqlml.errors import ModelError
 from sqlml.models import TreeTrainer
 from sqlml.runtime.context import Context
-from sqlml.runtime.datasource import ResultSet
 from sqlml.runtime.explain_plot import Summary, drawn_type, feature_values, save_summary_plot
 from sqlml.runtime.features_apply import FeatureArrays
-from sqlml.runtime.inference import Applied, _class_names, _replace, apply
 from sqlml.runtime.outcome import Outcome
 from sqlml.runtime.shapley import shapley_values
+from sqlml.statements.predict.handler import Applied, _class_names, _replace, apply
 
 BACKGROUND = 20  # ShapleyExplainer's background rows (explain.background)
 PERMUTATIONS = 10  # and feature orders per row (explain.permutations)

@@ -7,8 +7,7 @@ from contextlib import closing, contextmanager, suppress
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from sqlml.errors import DatasourceBusy, DatasourceError
-from sqlml.runtime.datasource.base import (
+from sqlml.datasources.base import (
     BATCH_ROWS,
     WRITTEN_MARK,
     Columns,
@@ -18,11 +17,12 @@ from sqlml.runtime.datasource.base import (
     lost_in_transaction,
     returns_rows,
 )
-from sqlml.runtime.datasource.driver import Driver
-from sqlml.runtime.datasource.url import DatasourceURL
+from sqlml.datasources.driver import Driver
+from sqlml.datasources.url import DatasourceURL
+from sqlml.errors import DatasourceBusy, DatasourceError
 
 if TYPE_CHECKING:
-    from sqlml.runtime.datasource.pg_binary_write import CopyIn
+    from sqlml.datasources.postgresql.binary_write import CopyIn
 
 psycopg = Driver("psycopg")
 
@@ -105,7 +105,7 @@ class PostgreSQLSource(Datasource):
         with a type psycopg has no binary loader for is read through a server-side cursor.
         An interrupt that came between the read's statements, which the server cannot see,
         stops the read after its next batch."""
-        from sqlml.runtime.datasource.pg_binary import columns_of, enclosable, read_copy
+        from sqlml.datasources.postgresql.binary import columns_of, enclosable, read_copy
 
         interrupts = self._interrupts  # one that came between statements, the server missed
         try:
@@ -131,7 +131,7 @@ class PostgreSQLSource(Datasource):
     def _read_cursor(self, select: str, batch_rows: int) -> Iterator[Columns]:
         """``select``'s rows through a server-side cursor (in the caller's transaction):
         psycopg's values of every type, as text."""
-        from sqlml.runtime.datasource.arrays import fetch_batches
+        from sqlml.datasources.arrays import fetch_batches
 
         with self._con.cursor(name="sqlml_read") as cursor:
             cursor.itersize = batch_rows
@@ -152,7 +152,7 @@ class PostgreSQLSource(Datasource):
     def _insert(self, table: str, columns: Columns) -> None:
         """Into a binary COPY (:mod:`.pg_binary_write`) kept open for the next batches of
         the write: the connection's next statement (the write's swap) ends it."""
-        from sqlml.runtime.datasource.pg_binary_write import CopyIn
+        from sqlml.datasources.postgresql.binary_write import CopyIn
 
         names = [self.quote([name]) for name in columns]
         try:

@@ -16,9 +16,9 @@ from pymysql.connections import MAX_PACKET_LEN
 from pymysql.constants import COMMAND
 from pymysql.protocol import LoadLocalPacketWrapper, MysqlPacket, OKPacketWrapper
 
+from sqlml.datasources.arrays import python_values
+from sqlml.datasources.base import Columns
 from sqlml.errors import DatasourceError
-from sqlml.runtime.datasource.arrays import python_values
-from sqlml.runtime.datasource.base import Columns
 
 STREAM_NAME = "sqlml-rows"  # the file name in the statement, which the server asks back for
 _PACKET_BYTES = 1 << 20

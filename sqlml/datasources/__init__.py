@@ -5,17 +5,17 @@ from __future__ import annotations
 import importlib
 from pathlib import Path
 
+from sqlml.datasources import registry
+from sqlml.datasources.base import Columns, Datasource, ResultSet
+from sqlml.datasources.registry import dialects, unregister
+from sqlml.datasources.url import DatasourceURL, parse_url
 from sqlml.errors import DatasourceError
-from sqlml.runtime.datasource import registry
-from sqlml.runtime.datasource.base import Columns, Datasource, ResultSet
-from sqlml.runtime.datasource.registry import dialects, unregister
-from sqlml.runtime.datasource.url import DatasourceURL, parse_url
 
 # The databases sqlml comes with, registered on import (their drivers load on first use),
 # in the order the CLI lists their dialects.
 BUILT_IN = ("duckdb", "mysql", "sqlite", "postgresql")
 for _module in BUILT_IN:
-    importlib.import_module(f"{__name__}.{_module}")
+    importlib.import_module(f"{__name__}.{_module}.source")
 
 
 def connect(url: str | DatasourceURL | None = None, base_dir: Path | None = None) -> Datasource:

@@ -13,8 +13,8 @@ import re
 from dataclasses import dataclass, field
 from urllib.parse import parse_qsl, quote, unquote, urlencode, urlsplit
 
+from sqlml.datasources import registry
 from sqlml.errors import DatasourceError
-from sqlml.runtime.datasource import registry
 
 DEFAULT_URL = "duckdb:///sqlml.duckdb"
 

@@ -1,6 +1,6 @@
 """The datasource classes by URL scheme.
 
-A :class:`~sqlml.runtime.datasource.base.Datasource` subclass that declares ``schemes``
+A :class:`~sqlml.datasources.base.Datasource` subclass that declares ``schemes``
 registers itself when it is defined: its first scheme is the one its URLs are shown with,
 the others are aliases. Opening a URL, the URL syntax, the SQL dialect of a datasource, the
 CLI's ``--dialect`` choices and every capability check look their datasource up here.
@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from sqlml.errors import DatasourceError
 
 if TYPE_CHECKING:
-    from sqlml.runtime.datasource.base import Datasource
+    from sqlml.datasources.base import Datasource
 
 _BY_SCHEME: dict[str, type[Datasource]] = {}  # scheme or alias -> its class
 

@@ -5,7 +5,7 @@ A binary COPY row is its field count (int16), then each field's length (int32, -
 and big-endian value. Rows of numbers (booleans, integers, floats) are numpy records: a
 chunk of rows is one array of a structured type filled a column at a time, its NULLs' values
 cut out with one mask. Rows with text or bytes are built field by field
-(:func:`~sqlml.runtime.datasource.bulk.binary_chunks`).
+(:func:`~sqlml.datasources.bulk.binary_chunks`).
 
 The COPY stays open from a write's first batch to its last, so the server stores a batch's
 rows while the next is read and scored, with no statement's round trip between batches.
@@ -20,8 +20,8 @@ from typing import Any
 import numpy as np
 import psycopg
 
-from sqlml.runtime.datasource import bulk
-from sqlml.runtime.datasource.base import Columns
+from sqlml.datasources import bulk
+from sqlml.datasources.base import Columns
 
 HEADER = b"PGCOPY\n\xff\r\n\x00" + bytes(8)  # signature, flags, header extension length
 TRAILER = b"\xff\xff"

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from sqlml.datasources.url import DatasourceURL
 from sqlml.errors import DatasourceError
-from sqlml.runtime.datasource.url import DatasourceURL
 
 _FLAGS = ("ssl_verify_cert", "ssl_verify_identity")
 _FILES = ("ssl_ca", "ssl_cert", "ssl_key")

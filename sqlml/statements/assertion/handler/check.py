@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from sqlml import ir
+from sqlml.datasources import Datasource
 from sqlml.errors import SqlmlError
 from sqlml.runtime.context import Context
-from sqlml.runtime.datasource import Datasource
 from sqlml.runtime.outcome import Outcome
 
 _SHOWN_CHARS = 200  # of the condition, in messages

@@ -37,6 +37,7 @@ import numpy as np
 
 import sqlml
 from sqlml import ir
+from sqlml.datasources import Columns
 from sqlml.errors import ModelError
 from sqlml.metrics import TASKS, compute, misfit, split_names
 from sqlml.models import Family, StreamingTrainer, Trainer, family
@@ -45,10 +46,8 @@ from sqlml.models.store import ModelStore, StoredModel
 from sqlml.models.xgboost.objectives import ranks
 from sqlml.runtime import external_memory, in_memory, label_lists
 from sqlml.runtime.context import Context
-from sqlml.runtime.datasource import Columns
 from sqlml.runtime.features_apply import FeatureArrays, transform
 from sqlml.runtime.features_derive import check_columns, derive, left_out, left_out_warning
-from sqlml.runtime.inference import SCORE_BATCH
 from sqlml.runtime.labels import (
     LabelEncoding,
     check_label,
@@ -59,7 +58,7 @@ from sqlml.runtime.labels import (
 )
 from sqlml.runtime.outcome import Outcome
 from sqlml.runtime.progress import format_metrics
-from sqlml.runtime.rows import blame
+from sqlml.runtime.rows import SCORE_BATCH, blame
 from sqlml.runtime.workers import job_size
 from sqlml.semantics.estimators import find_estimator, user_estimator
 

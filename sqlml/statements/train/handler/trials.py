@@ -24,14 +24,14 @@ from typing import Any
 import numpy as np
 
 from sqlml import ir
+from sqlml.datasources import Columns, Datasource
+from sqlml.datasources.arrays import object_array
 from sqlml.errors import ModelError
 from sqlml.models.store import ModelStore
-from sqlml.runtime import training
 from sqlml.runtime.context import Context
-from sqlml.runtime.datasource import Columns, Datasource
-from sqlml.runtime.datasource.arrays import object_array
 from sqlml.runtime.outcome import Outcome
 from sqlml.search_space import as_text, decode, default_goal
+from sqlml.statements.train import handler as training
 
 SUCCEEDED, FAILED = "succeeded", "failed"
 _TRIAL_INFIX = "__trial_"

@@ -1,9 +1,9 @@
 """MySQL and MariaDB through pymysql.
 
 Reading runs the SELECT as a prepared statement, so that rows arrive in the binary protocol
-(:mod:`~sqlml.runtime.datasource.mysql_read`); statements that cannot be prepared and results
+(:mod:`~sqlml.datasources.mysql.read`); statements that cannot be prepared and results
 with other column types (dates, FLOAT, BIT, ...) stream through pymysql's cursor. Writing
-streams ``LOAD DATA LOCAL INFILE`` from memory (:mod:`~sqlml.runtime.datasource.mysql_load`).
+streams ``LOAD DATA LOCAL INFILE`` from memory (:mod:`~sqlml.datasources.mysql.load`).
 pymysql, and those two modules that speak its protocol, load when first used.
 """
 
@@ -19,9 +19,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from sqlml import imports
-from sqlml.errors import DatasourceError
-from sqlml.runtime.datasource import mysql_options
-from sqlml.runtime.datasource.base import (
+from sqlml.datasources.base import (
     BATCH_ROWS,
     WRITTEN_MARK,
     Columns,
@@ -32,8 +30,10 @@ from sqlml.runtime.datasource.base import (
     returns_rows,
     short_name,
 )
-from sqlml.runtime.datasource.driver import Driver
-from sqlml.runtime.datasource.url import DatasourceURL
+from sqlml.datasources.driver import Driver
+from sqlml.datasources.mysql import options as mysql_options
+from sqlml.datasources.url import DatasourceURL
+from sqlml.errors import DatasourceError
 from sqlml.tables import HELPER_MARK
 
 pymysql = Driver("pymysql")
@@ -165,8 +165,8 @@ class MySQLSource(Datasource):
             raise DatasourceError(f"MySQL: {_message(error)}") from None
 
     def read_batches(self, select: str, batch_rows: int = BATCH_ROWS) -> Iterator[Columns]:
-        from sqlml.runtime.datasource.arrays import fetch_batches
-        from sqlml.runtime.datasource.mysql_read import column_kind, read_binary
+        from sqlml.datasources.arrays import fetch_batches
+        from sqlml.datasources.mysql.read import column_kind, read_binary
 
         try:
             batches = read_binary(self._live(), select, batch_rows)
@@ -201,8 +201,8 @@ class MySQLSource(Datasource):
     def _insert(self, table: str, columns: Columns) -> None:
         """``LOAD DATA LOCAL INFILE`` streamed from memory where the server allows it (on a
         connection of its own: the others never read local files), else multi-row INSERTs."""
-        from sqlml.runtime.datasource.bulk import check_finite, text_chunks
-        from sqlml.runtime.datasource.mysql_load import insert_rows, load_data
+        from sqlml.datasources.bulk import check_finite, text_chunks
+        from sqlml.datasources.mysql.load import insert_rows, load_data
 
         check_finite(columns)
         names = [self.quote([name]) for name in columns]
@@ -387,7 +387,7 @@ def _driver_errors() -> Iterator[None]:
 
 def _connect(url: DatasourceURL, local_infile: bool = False) -> pymysql.Connection:
     """A connection as the URL says, its options given to pymysql
-    (:mod:`~sqlml.runtime.datasource.mysql_options`): with TLS asked for, one without TLS
+    (:mod:`~sqlml.datasources.mysql.options`): with TLS asked for, one without TLS
     (a server that offers none) is an error, never a connection in clear."""
     client = imports.load("pymysql.constants.CLIENT")
     options = mysql_options.connect_arguments(url)

@@ -1,0 +1,1 @@
+"""The duckdb datasource: its class in ``source``, its driver code beside it."""

@@ -1,0 +1,1 @@
+"""The mysql datasource: its class in ``source``, its driver code beside it."""
