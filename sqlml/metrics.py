@@ -20,7 +20,6 @@ Keras's ``Accuracy``, ``Precision``, ``Recall`` and ``AUC`` are sqlml's own name
 from __future__ import annotations
 
 import difflib
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -133,44 +132,6 @@ SQLFLOW_METRICS = (
     "MeanSquaredError", "RootMeanSquaredError",
 )  # fmt: skip
 SCIKIT_LEARN_CLUSTERING_METRICS = tuple(_SCIKIT_LEARN_CLUSTERING)
-
-
-# XGBoost's own training metrics (its eval_metric parameter); @ and - forms are matched below.
-XGBOOST_EVAL_METRICS = (
-    "rmse", "rmsle", "mae", "mape", "mphe", "logloss", "error", "merror", "mlogloss", "auc",
-    "aucpr", "pre", "ndcg", "map", "poisson-nloglik", "gamma-nloglik", "cox-nloglik",
-    "gamma-deviance", "tweedie-nloglik", "aft-nloglik", "interval-regression-accuracy",
-)  # fmt: skip
-_XGBOOST_FORMS = re.compile(r"(?:error|tweedie-nloglik)@\d*\.?\d+|(?:pre|ndcg|map)(?:@\d+)?-?")
-
-
-# The XGBoost metrics of a multi:* objective, and those that need one.
-XGBOOST_MULTICLASS = ("merror", "mlogloss", "auc", "aucpr")
-_NEEDS_MULTICLASS = ("merror", "mlogloss")
-
-
-def xgboost_eval_metric_problem(value: str, multiclass: bool | None) -> tuple[str, str] | None:
-    """What is wrong with an XGBoost ``eval_metric`` value (and what to do); None if fine.
-    ``multiclass``: whether the objective is a multi:* one (None: not known yet)."""
-    if value not in XGBOOST_EVAL_METRICS and not _XGBOOST_FORMS.fullmatch(value):
-        close = difflib.get_close_matches(value.lower(), XGBOOST_EVAL_METRICS, n=1, cutoff=0.6)
-        hint = f"did you mean {close[0]}? " if close else ""
-        return (
-            f"eval_metric {value} is not one of XGBoost's metrics",
-            f"{hint}XGBoost's are {', '.join(XGBOOST_EVAL_METRICS)} (error@0.6, ndcg@5, pre@3, "
-            "map@5- and tweedie-nloglik@1.5 too)",
-        )
-    if multiclass is True and value not in XGBOOST_MULTICLASS:
-        return (
-            f"eval_metric {value} does not measure a multi:* objective's class probabilities",
-            f"use one of {', '.join(XGBOOST_MULTICLASS)}",
-        )
-    if multiclass is False and value in _NEEDS_MULTICLASS:
-        return (
-            f"eval_metric {value} measures a multi:* objective; this objective is not one",
-            "use logloss or error for binary:*, rmse or mae for reg:*",
-        )
-    return None
 
 
 def split_names(text: str) -> list[str]:

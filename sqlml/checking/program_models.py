@@ -66,7 +66,9 @@ class ProgramModels:
             if trains and not statement.base_model:
                 self.attributes[model] = statement.attributes
             self.tasks[model] = (
-                trained_task(statement.task, statement.label, statement.attributes)
+                trained_task(
+                    statement.task, statement.label, statement.attributes, statement.family
+                )
                 if trains
                 else None
             )

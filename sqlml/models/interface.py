@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol, cast
@@ -19,7 +20,9 @@ if TYPE_CHECKING:
     from sqlml.runtime.context import Context
     from sqlml.runtime.features_apply import FeatureArrays
     from sqlml.runtime.labels import LabelEncoding
-    from sqlml.steps.kubeflow import Replica
+    from sqlml.semantics.attributes import Attr
+    from sqlml.statements.train.syntax import TrainStatement
+    from sqlml.steps.kubeflow import JobKind, Replica
     from sqlml.workflow.core import Step
 
 
@@ -89,10 +92,18 @@ class TreeTrainer(Trainer, Protocol):
         ``context.token`` between batches of rows and advances ``context.reporter``'s current
         stage by them."""
 
-    def importances(
-        self, data: bytes, features: FeatureArrays, metadata: dict[str, Any]
-    ) -> dict[str, np.ndarray]:
-        """The library's own importance of each feature, by measure (XGBoostExplainer)."""
+
+@dataclass(frozen=True)
+class Explainer:
+    """An explainer of a family's own, which TO EXPLAIN ... USING ``name`` picks: the method
+    ``method(data, features, metadata)`` of the family's trainer returns each feature's
+    importance by measure (name -> one value a feature); the first ranks the features and
+    is plotted, the others are more columns of the table."""
+
+    name: str
+    method: str
+    measure: str  # what the first importance measures (the plot's axis)
+    title: str  # the plot's title, after the model's name and a colon
 
 
 class Family(ABC):
@@ -106,10 +117,13 @@ class Family(ABC):
     trainer_module: ClassVar[str]  # the module that trains and scores (see :meth:`trainer`)
     format: ClassVar[str]  # of the stored bytes; a model stored in another is not read
     extensions: ClassVar[tuple[str, ...]]  # of export files, the first the usual one
-    # TO EXPLAIN's explainers it offers, the first the default; TreeExplainer and
-    # XGBoostExplainer need a TreeTrainer, ShapleyExplainer (no label needed) and
-    # PermutationExplainer (needs the label) work with any.
+    # TO EXPLAIN's explainers it offers, the first the default: sqlml's (TreeExplainer needs
+    # a TreeTrainer, ShapleyExplainer (no label needed) and PermutationExplainer (needs the
+    # label) work with any) and those of :attr:`own_explainers`.
     explainers: ClassVar[tuple[str, ...]] = ("ShapleyExplainer", "PermutationExplainer")
+    own_explainers: ClassVar[tuple[Explainer, ...]] = ()
+    # The top-level modules of its library, whose dotted names are never a user's model builder.
+    libraries: ClassVar[tuple[str, ...]] = ()
     parameter_servers: ClassVar[bool] = False  # whether train.ps applies to its job
     # Whether its job's head pod is one of train.workers (XGBoost's Master: rank 0).
     job_head_is_worker: ClassVar[bool] = False
@@ -146,6 +160,29 @@ class Family(ABC):
         imports, when the family takes builders; else None."""
         return None
 
+    def builder_attributes(self) -> Mapping[str, Attr] | None:
+        """The attributes its users' model builders take (completion), if it takes builders."""
+        return None
+
+    def objective_task(self, objective: object) -> str | None:
+        """The task its learning objective (the ``objective`` attribute) learns:
+        ``classifier``, ``regressor`` or ``ranker``; None if the objective tells none."""
+        return None
+
+    def ranks(self, attributes: Mapping[str, Any]) -> bool:
+        """Whether a training with these (checked) attributes learns to rank: its rows are
+        read with their queries' ids (:meth:`Trainer.train`'s ``groups``), it is measured
+        as a ranker, and it cannot stream."""
+        return False
+
+    def check_training(
+        self, statement: TrainStatement, estimator: Estimator, attributes: dict[str, Any]
+    ) -> None:
+        """Check a TO TRAIN of ``estimator``, one of its own, beyond its attributes' schemas,
+        once ``attributes`` are checked: an error (``sqlml.semantics.lowering.error``) at
+        what is wrong, warnings (``sqlml.models.estimator.warn``)."""
+        return None
+
     def check_metadata(self, metadata: dict[str, Any]) -> str | None:
         """What is wrong with a stored model's metadata for this family, in a few words."""
         return None
@@ -154,6 +191,13 @@ class Family(ABC):
         """What is wrong with a stored model's bytes, in a few words, found before its
         library reads them (no library needed); ``most_features``: the most columns its
         feature columns make. The model store asks it of every model it loads."""
+        return None
+
+    def job_kind(self, kubeflow: ModuleType) -> JobKind | None:
+        """The kind of Kubeflow job its models train in when it is one of its own, made with
+        ``kubeflow`` (:mod:`sqlml.steps.kubeflow`, given by its callers): the step zoo
+        offers it as ``sqlml.steps.<its zoo name>.train`` and the Argo backend watches,
+        logs and stops its jobs. None for none, or one of Kubeflow's own (a TFJob)."""
         return None
 
     def has_training_job(self) -> bool:

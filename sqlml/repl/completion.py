@@ -16,12 +16,13 @@ from prompt_toolkit.document import Document
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 
 from sqlml.grammar.recovery import statement_ends
+from sqlml.models.registry import families
 from sqlml.repl.catalog import Catalog
 from sqlml.repl.keywords import FEATURE_FUNCTIONS, KEYWORDS
 from sqlml.repl.meta_commands import COMMANDS
 from sqlml.repl.statements import current_statement, is_meta_command
 from sqlml.semantics.attributes import Attr
-from sqlml.semantics.estimators import ESTIMATORS, USER_MODEL_ATTRIBUTES, find_estimator
+from sqlml.semantics.estimators import ESTIMATORS, find_estimator
 from sqlml.statements import KINDS, StatementKind, resolve
 
 Candidates = Iterable[tuple[str, str]]  # (text, its one-line description)
@@ -255,8 +256,11 @@ def _attributes(kind: StatementKind, estimator: str) -> dict[str, Attr]:
     found = find_estimator(estimator)
     if found is not None:
         return found.attributes
-    if "." in estimator:  # a user's model builder, module.function
-        return USER_MODEL_ATTRIBUTES
+    if "." in estimator:  # a user's model builder, module.function: its family's attributes
+        offered = (known.builder_attributes() for known in families().values())
+        builders = next(filter(None, offered), None)
+        if builders is not None:
+            return dict(builders)
     return {name: a for e in ESTIMATORS.values() for name, a in e.attributes.items()}
 
 

@@ -27,7 +27,7 @@ from sqlml import ir
 from sqlml.datasources import Columns, Datasource
 from sqlml.datasources.arrays import join_batches
 from sqlml.errors import ModelError
-from sqlml.models.xgboost.objectives import ranks
+from sqlml.models.registry import family
 from sqlml.runtime.context import Context
 from sqlml.runtime.in_memory import statement_columns
 from sqlml.runtime.labels import LabelEncoding, check_label, encode_label
@@ -115,7 +115,7 @@ class Stream:
 
 def read(statement: ir.TrainStatement, context: Context) -> Stream:
     """The SELECT to stream, its sample checked to hold rows and the LABEL column."""
-    if ranks(statement.attributes):
+    if family(statement.family).ranks(statement.attributes):
         raise ModelError(
             "train.external_memory cannot train rankers (rank:* objectives): each query's "
             "rows must be together in memory",

@@ -11,6 +11,7 @@ import numpy as np
 
 from sqlml import ir
 from sqlml.datasources import Columns
+from sqlml.models.registry import family
 from sqlml.runtime.cache import cached_read
 from sqlml.runtime.context import Context
 from sqlml.runtime.labels import LabelEncoding, check_label, encode_label, queries
@@ -65,7 +66,8 @@ class InMemory:
         """The rows labelled by ``labels``, the validation rows held out of them or read."""
         label, attributes = self.statement.label, self.statement.attributes
         y = encode_label(labels, label, self.sample[label], "the SELECT")
-        rows = Rows(self.sample, y, queries(self.sample, attributes, "the SELECT"))
+        ranks = family(self.statement.family).ranks(attributes)
+        rows = Rows(self.sample, y, queries(self.sample, attributes, "the SELECT", ranks))
         select = attributes.get("validation.select")
         if select is not None:
             return Split(
@@ -101,7 +103,8 @@ def _read_validation(statement: ir.TrainStatement, context: Context, labels: Lab
         check_rows(columns)
     check_label(label, columns, "validation.select")
     y = encode_label(labels, label, columns[label], "validation.select")
-    return Rows(columns, y, queries(columns, statement.attributes, "validation.select"))
+    ranks = family(statement.family).ranks(statement.attributes)
+    return Rows(columns, y, queries(columns, statement.attributes, "validation.select", ranks))
 
 
 def statement_columns(statement: ir.TrainStatement) -> list[str]:

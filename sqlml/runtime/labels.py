@@ -12,7 +12,6 @@ import numpy as np
 from sqlml.datasources import Columns
 from sqlml.errors import ModelError
 from sqlml.models.attributes import MAX_CLASSES
-from sqlml.models.xgboost.objectives import ranks
 from sqlml.runtime.features_derive import FLOAT32_MAX, value_texts
 
 CLASSIFIER_OBJECTIVE_PREFIXES = ("binary:", "multi:")
@@ -127,11 +126,13 @@ def check_not_null(name: str, values: np.ndarray, source: str) -> None:
             )
 
 
-def queries(columns: Columns, attributes: Mapping[str, Any], source: str) -> np.ndarray | None:
-    """Each row of ``source`` as its query's id for a ranker: by ``train.group_column``, or
-    without it all in one query (as SQLFlow trains its XGBRanker: XGBoost then orders all the
-    rows as one query); None for a model that does not rank."""
-    if not ranks(attributes):
+def queries(
+    columns: Columns, attributes: Mapping[str, Any], source: str, ranks: bool
+) -> np.ndarray | None:
+    """Each row of ``source`` as its query's id for a model that ``ranks`` (as its family
+    says): by ``train.group_column``, or without it all in one query (as SQLFlow trains its
+    rankers: they then order all the rows as one query); None for a model that does not."""
+    if not ranks:
         return None
     group = attributes.get("train.group_column")
     if group is None:

@@ -5,16 +5,13 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Iterator, Mapping
-from typing import Any
 
 from sqlml.models.estimator import Estimator
 from sqlml.models.registry import estimators, families
-from sqlml.models.xgboost.objectives import RANKING_OBJECTIVES
 from sqlml.semantics.user_models import builder_kind
 
 __all__ = [
     "ESTIMATORS",
-    "RANKING_OBJECTIVES",
     "Estimator",
     "closest_estimator",
     "find_estimator",
@@ -77,13 +74,3 @@ def user_estimator(name: str) -> Estimator | None:
         return None
     found = (family.builder(name) for family in families().values())
     return next((estimator for estimator in found if estimator is not None), None)
-
-
-def __getattr__(name: str) -> Any:
-    """``USER_MODEL_ATTRIBUTES``, the Keras model builders' attributes, imported on first use:
-    the families' declarations import the semantics layer, which imports this module."""
-    if name == "USER_MODEL_ATTRIBUTES":
-        from sqlml.models.keras.estimators import USER_MODEL_ATTRIBUTES
-
-        return USER_MODEL_ATTRIBUTES
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

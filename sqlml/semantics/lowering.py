@@ -173,3 +173,15 @@ def unaccented(text: str) -> str:
     (Unicode's compatibility decomposition, NFKD: ``Ü`` is ``u``, ``ß`` is ``ss``)."""
     decomposed = unicodedata.normalize("NFKD", text.casefold())
     return "".join(c for c in decomposed if not unicodedata.combining(c))
+
+
+def value_start(statement: ast.Statement, attribute: ast.Attribute) -> ast.Position:
+    """Where an attribute's value starts in ``statement`` (its quote, if quoted)."""
+    text, start = statement.text, attribute.pos.offset - statement.pos.offset
+    match = re.compile(r"[^=]*=\s*").match(text, start)
+    if match is None:
+        return attribute.pos
+    end = match.end()
+    newlines = text.count("\n", start, end)
+    column = end - text.rfind("\n", 0, end) if newlines else attribute.pos.column + end - start
+    return ast.Position(attribute.pos.line + newlines, column, statement.pos.offset + end)

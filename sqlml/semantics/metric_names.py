@@ -20,29 +20,23 @@ from sqlml.metrics import (
     task_metrics,
     unknown_metric_hint,
 )
-from sqlml.models.xgboost.objectives import ranks
+from sqlml.models.registry import families, family
 
 if TYPE_CHECKING:
     from sqlml.statements.evaluate.syntax import EvaluateStatement
 
 ATTRIBUTE = "validation.metrics"
-# The task an XGBoost objective's prefix learns.
-_OBJECTIVE_TASKS = {
-    "binary": "classifier",
-    "multi": "classifier",
-    "reg": "regressor",
-    "count": "regressor",
-}
 
 
-def training_task(task: str, attributes: Mapping[str, Any]) -> str | None:
-    """The task a training's metrics measure: a ranker's (a rank:* objective), an
-    ``auto`` task's from its objective; None while only the labels can tell."""
-    if ranks(attributes):
+def training_task(task: str, attributes: Mapping[str, Any], family_name: str) -> str | None:
+    """The task the metrics of a training by the family ``family_name`` measure: a ranker's
+    (:meth:`~sqlml.models.Family.ranks`), an ``auto`` task's from its objective; None while
+    only the labels can tell."""
+    trainer = family(family_name)
+    if trainer.ranks(attributes):
         return "ranker"
     if task == "auto":
-        objective = str(attributes.get("objective", ""))
-        return _OBJECTIVE_TASKS.get(objective.partition(":")[0])
+        return trainer.objective_task(attributes.get("objective"))
     return task
 
 
@@ -52,7 +46,8 @@ def stored_task(metadata: Mapping[str, Any] | Exception) -> str | None:
     predicts (cluster ids, or -1 and 1)."""
     if isinstance(metadata, Exception):
         return None
-    if ranks(metadata.get("attributes", {})):
+    trainer = families().get(metadata.get("family", ""))
+    if trainer is not None and trainer.ranks(metadata.get("attributes", {})):
         return "ranker"
     labels = metadata.get("labels", {})
     if metadata.get("label") == "":
@@ -60,12 +55,14 @@ def stored_task(metadata: Mapping[str, Any] | Exception) -> str | None:
     return labels.get("task")
 
 
-def trained_task(task: str, label: str, attributes: Mapping[str, Any]) -> str | None:
+def trained_task(
+    task: str, label: str, attributes: Mapping[str, Any], family_name: str
+) -> str | None:
     """The task of the model a TO TRAIN of ``task`` writes, as :func:`stored_task` tells it
     once stored: without ``label``, ``clustering`` (``model.n_clusters`` set) or ``outlier``."""
     if not label:
         return "clustering" if attributes.get("model.n_clusters") else "outlier"
-    return training_task(task, attributes)
+    return training_task(task, attributes, family_name)
 
 
 def evaluated_task(task: str, labelled: bool) -> str:

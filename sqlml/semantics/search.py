@@ -18,11 +18,7 @@ from sqlml.metrics import (
     unknown_metric_hint,
 )
 from sqlml.models.estimator import Estimator
-from sqlml.models.xgboost.objectives import (
-    CLASSIFICATION_OBJECTIVES,
-    RANKING_OBJECTIVES,
-    REGRESSION_OBJECTIVES,
-)
+from sqlml.models.registry import family
 from sqlml.search_space import ALGORITHMS, DEFAULT_RANDOM_TRIALS, GOALS, grid_points
 from sqlml.semantics.attributes import Attr, check_attributes, check_related, own_name
 
@@ -191,7 +187,7 @@ def check(
         trials = min(search.get("search.trials") or points, points)
     else:
         trials = search.get("search.trials", DEFAULT_RANDOM_TRIALS)
-    metric, default_goal = _metric(given.get("search.metric"), task, attributes)
+    metric, default_goal = _metric(given.get("search.metric"), task, attributes, estimator.family)
     parallel = search.get("search.parallel") or min(DEFAULT_PARALLEL, trials)
     if parallel > trials:
         raise _error(
@@ -302,21 +298,17 @@ def _checked(
     )[attribute.name]
 
 
-def _task(task: str, attributes: dict[str, Any]) -> str | None:
-    objective = attributes.get("objective")
-    if objective in RANKING_OBJECTIVES:
+def _task(task: str, attributes: dict[str, Any], family_name: str) -> str | None:
+    """The task of the trials: a ranker's by its objective, else ``task``, else (``auto``)
+    its objective's; None when only the labels can tell."""
+    learns = family(family_name).objective_task(attributes.get("objective"))
+    if learns == "ranker":
         return "ranker"
-    if task != "auto":
-        return task
-    if objective in CLASSIFICATION_OBJECTIVES:
-        return "classifier"
-    if objective in REGRESSION_OBJECTIVES:
-        return "regressor"
-    return None
+    return task if task != "auto" else learns
 
 
 def _metric(
-    given: ast.Attribute | None, task: str, attributes: dict[str, Any]
+    given: ast.Attribute | None, task: str, attributes: dict[str, Any], family_name: str
 ) -> tuple[str | None, str | None]:
     """The metric that ranks the trials, under the name the trials report it by (their
     ``validation_<name>``), and its default goal; (None, None) when only the data will tell.
@@ -325,7 +317,7 @@ def _metric(
     (``AUC`` is reported as ``auc``, ``accuracy_score`` as written); a name the trials
     compute only when asked is added to ``attributes``' ``validation.metrics``.
     """
-    kind = _task(task, attributes)
+    kind = _task(task, attributes, family_name)
     if given is None:
         default = {"classifier": "accuracy", "regressor": "rmse", "ranker": "ndcg"}.get(kind or "")
         found = find_metric(default) if default else None

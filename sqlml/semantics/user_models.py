@@ -8,10 +8,9 @@ import ast
 from importlib.machinery import PathFinder
 from pathlib import Path
 
+from sqlml.models.registry import families
+
 UNKNOWN = "unknown"  # bound by an import or an expression: known only once imported
-# Libraries whose names are sqlml's estimators or none: never a user's model builder (the
-# installed xgboost package binds XGBClassifier and the like by imports).
-LIBRARIES = ("xgboost", "tensorflow", "keras", "sqlflow_models", "sklearn")
 
 
 def builder_kind(name: str) -> str | None:
@@ -22,7 +21,10 @@ def builder_kind(name: str) -> str | None:
     that cannot be read or parsed raises :class:`OSError` or :class:`SyntaxError`.
     """
     module, _, function = name.rpartition(".")
-    if module.split(".")[0].lower() in LIBRARIES:
+    # The families' libraries, whose names are sqlml's estimators or none: never a user's
+    # model builder (the installed xgboost package binds XGBClassifier and the like by imports).
+    libraries = {library for known in families().values() for library in known.libraries}
+    if module.split(".")[0].lower() in libraries:
         return None
     source = _source(module) if module else None
     if source is None:

@@ -8,6 +8,7 @@ from importlib import import_module
 from types import SimpleNamespace
 from typing import Any
 
+from sqlml.models.registry import families
 from sqlml.statements import KINDS
 from sqlml.steps.statements import (
     assertion,
@@ -24,11 +25,11 @@ from sqlml.steps.statements import (
 # the workflow: it adds the trials and a fan-in step).
 STEP_FOR_KIND = {name: kind.step for name, kind in KINDS.items() if kind.step is not None}
 
-# Distributed jobs, named as in the step zoo: tensorflow.train, pytorch.train, xgboost.train,
-# mpi.train (Kubeflow training jobs) and katib.run (a Katib Experiment); and the searches.
-# Their modules load when a program first uses them (a run of plain SQL needs none).
-_JOBS = {"tensorflow": "tensorflow_train", "pytorch": "pytorch_train"}
-_JOBS |= {"xgboost": "xgboost_train", "mpi": "mpi_train"}
+# Distributed jobs, named as in the step zoo: tensorflow.train, pytorch.train, mpi.train
+# (Kubeflow training jobs), the model families' kinds by their zoo names (XGBoost's
+# xgboost.train) and katib.run (a Katib Experiment); and the searches. Their modules load
+# when a program first uses them (a run of plain SQL needs none).
+_JOBS = {"tensorflow": "tensorflow_train", "pytorch": "pytorch_train", "mpi": "mpi_train"}
 _SEARCHES = ("hyperparameter_search", "katib_search")
 
 
@@ -39,6 +40,11 @@ def __getattr__(name: str) -> Any:
         return SimpleNamespace(train=getattr(import_module(f"{__name__}.kubeflow"), _JOBS[name]))
     if name in _SEARCHES:
         return getattr(import_module(f"{__name__}.search"), name)
+    kubeflow = None if name.startswith("_") else import_module(f"{__name__}.kubeflow")
+    for known in families().values() if kubeflow is not None else ():
+        kind = known.job_kind(kubeflow)
+        if kind is not None and kind.zoo == name:
+            return SimpleNamespace(train=kubeflow.job_builder(kind))
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
@@ -59,5 +65,4 @@ __all__ = [
     "statement",
     "tensorflow",
     "train",
-    "xgboost",
 ]

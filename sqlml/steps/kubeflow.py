@@ -1,11 +1,11 @@
-"""Distributed training jobs for the Kubeflow training operator: TFJob, PyTorchJob,
-XGBoostJob and MPIJob.
+"""Distributed training jobs for the Kubeflow training operator: TFJob, PyTorchJob and
+MPIJob here, and the kinds model families declare (XGBoost's XGBoostJob).
 
 Each function returns a ``resource`` step: its parameters hold the job's manifest and the
 conditions on the job's status that end the step. A backend creates the job and waits for
 one of them. One builder makes every kind of job from the kind's :class:`JobKind`
-declaration; the replica specs, pod templates and run policy are the Kubeflow training
-SDK's models (``kubeflow-training``).
+declaration (:func:`job_builder`, for a family's kind); the replica specs, pod templates and
+run policy are the Kubeflow training SDK's models (``kubeflow-training``).
 
 A step succeeds when its job has a ``completionTime`` and fails when the job has the
 operator's ``Failed`` condition (Argo checks the failure condition first, and the operators
@@ -21,7 +21,7 @@ extra) to build the manifests.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -141,6 +141,9 @@ class JobKind:
         container: the container the operator configures (the default container name).
         spec_order: the spec's fields, in the order the manifest lists them.
         manifest_order: the manifest's top-level fields, in the order it lists them.
+        plural: a model family's kind: its resource's plural, e.g. ``xgboostjobs``.
+        operator: a model family's kind: its pods' ``training.kubeflow.org/operator-name``.
+        zoo: a model family's kind: its name in the step zoo (``sqlml.steps.<zoo>.train``).
     """
 
     kind: str
@@ -151,6 +154,9 @@ class JobKind:
     container: str
     spec_order: tuple[str, ...]
     manifest_order: tuple[str, ...] = ("apiVersion", "kind", "spec", "metadata")
+    plural: str | None = None
+    operator: str | None = None
+    zoo: str | None = None
 
 
 TFJOB = JobKind(
@@ -170,15 +176,6 @@ PYTORCHJOB = JobKind(
     head="Master",
     container="pytorch",
     spec_order=("nprocPerNode", "pytorchReplicaSpecs", "runPolicy"),
-)
-XGBOOSTJOB = JobKind(
-    "XGBoostJob",
-    API_VERSION,
-    "xgbReplicaSpecs",
-    roles=("Master", "Worker"),
-    head="Master",
-    container="xgboost",
-    spec_order=("runPolicy", "xgbReplicaSpecs"),
 )
 MPIJOB = JobKind(
     "MPIJob",
@@ -271,37 +268,36 @@ def pytorch_train(
     return _waited(name, job, after)
 
 
-def xgboost_train(
-    name: str,
-    *,
-    master: Replica,
-    workers: Replica | None = None,
-    namespace: str | None = None,
-    run_policy: RunPolicy | None = None,
-    container_name: str = XGBOOSTJOB.container,
-    labels: Mapping[str, str] | None = None,
-    after: Sequence[Step] = (),
-) -> Step:
-    """An XGBoostJob: XGBoost's collective (Rabit) training on a Master and Worker pods.
+def job_builder(job: JobKind) -> Callable[..., Step]:
+    """The step zoo's ``train`` of a kind without spec fields of its own (a model family's):
+    ``train(name, *, <replicas>, namespace, run_policy, container_name, labels, after)``,
+    each replica type's pods a keyword, ``workers`` for the Worker pods and the others' in
+    lower case (``master=``); the head's are needed.
 
-    The operator sets ``MASTER_ADDR``, ``MASTER_PORT``, ``WORLD_SIZE`` and ``RANK``. The job
-    (and the step) succeeds with the master and fails when a replica fails for good.
-
-    Args:
-        name: the job's name (a DNS label) and the step's.
-        master: the Master pod (one replica), the collective's tracker.
-        workers: the Worker pods.
-        namespace: the job's namespace (default: the workflow's).
-        run_policy: the job's RunPolicy (default: :class:`RunPolicy`'s).
-        container_name: the container the operator configures; XGBoostJob expects ``xgboost``.
-        labels: labels on the job.
-        after: steps that must finish first.
-
-    System dependencies: the training operator with XGBoostJob support.
+    The operator of the kind runs the pods; the job (and the step) succeeds with the head
+    and fails when a replica fails for good.
     """
-    roles = {"Master": master, "Worker": workers}
-    job = _manifest(XGBOOSTJOB, name, namespace, labels, roles, {}, run_policy, container_name)
-    return _waited(name, job, after)
+
+    def train(
+        name: str,
+        *,
+        namespace: str | None = None,
+        run_policy: RunPolicy | None = None,
+        container_name: str = job.container,
+        labels: Mapping[str, str] | None = None,
+        after: Sequence[Step] = (),
+        **replicas: Replica | None,
+    ) -> Step:
+        keywords = {role: "workers" if role == "Worker" else role.lower() for role in job.roles}
+        unknown = sorted(set(replicas) - set(keywords.values()))
+        if unknown or replicas.get(keywords[job.head]) is None:
+            wrong = f"unexpected {', '.join(unknown)}" if unknown else f"no {keywords[job.head]}"
+            raise TypeError(f"a {job.kind}'s train() got {wrong}")
+        roles = {role: replicas.get(keyword) for role, keyword in keywords.items()}
+        manifest = _manifest(job, name, namespace, labels, roles, {}, run_policy, container_name)
+        return _waited(name, manifest, after)
+
+    return train
 
 
 def mpi_train(

@@ -89,16 +89,31 @@ class Kind:
         return f"{self.plural}.{self.group}"
 
 
-KINDS = {
-    kind.kind: kind
-    for kind in (
-        Kind("TFJob", "kubeflow.org", "v1", "tfjobs", "tensorflow", "tfjob-controller"),
-        Kind("PyTorchJob", "kubeflow.org", "v1", "pytorchjobs", "pytorch", "pytorchjob-controller"),
-        Kind("XGBoostJob", "kubeflow.org", "v1", "xgboostjobs", "xgboost", "xgboostjob-controller"),
-        Kind("MPIJob", "kubeflow.org", "v2beta1", "mpijobs", None, "mpi-operator"),
-        Kind("Experiment", "kubeflow.org", "v1beta1", "experiments", TRIAL_CONTAINER, None),
-    )
-}
+_KINDS = (
+    Kind("TFJob", "kubeflow.org", "v1", "tfjobs", "tensorflow", "tfjob-controller"),
+    Kind("PyTorchJob", "kubeflow.org", "v1", "pytorchjobs", "pytorch", "pytorchjob-controller"),
+    Kind("MPIJob", "kubeflow.org", "v2beta1", "mpijobs", None, "mpi-operator"),
+    Kind("Experiment", "kubeflow.org", "v1beta1", "experiments", TRIAL_CONTAINER, None),
+)
+
+
+def kinds() -> dict[str, Kind]:
+    """The kinds by name: Kubeflow's jobs, Katib's Experiment and the model families' own
+    jobs (:meth:`~sqlml.models.Family.job_kind`, as XGBoost's XGBoostJob)."""
+    from sqlml.models import families
+    from sqlml.steps import kubeflow
+
+    found = {kind.kind: kind for kind in _KINDS}
+    for family in families().values():
+        job = family.job_kind(kubeflow)
+        if job is not None and job.plural is not None:
+            group, _, version = job.api_version.partition("/")
+            found[job.kind] = Kind(
+                job.kind, group, version, job.plural, job.container, job.operator
+            )
+    return found
+
+
 _REPLICA_ORDER = ("chief", "master", "launcher", "worker", "ps", "evaluator")
 
 
@@ -304,12 +319,13 @@ def owned(kube: Kube, workflow: Mapping[str, Any], step: str | None = None) -> l
     creators, unknown = created_by(workflow)
     if step is not None:
         creators = [(task, manifest) for task, manifest in creators if task == step]
-    kinds = {manifest["kind"] for _, manifest in creators if manifest["kind"] in KINDS}
+    known = kinds()
+    created = {manifest["kind"] for _, manifest in creators if manifest["kind"] in known}
     if unknown and step is None:  # a manifest sqlml cannot read: look at every kind
-        kinds = set(KINDS)
+        created = set(known)
     found = []
-    for kind in sorted(kinds):
-        spec = KINDS[kind]
+    for kind in sorted(created):
+        spec = known[kind]
         try:
             with kube.call("list", spec.resource):
                 listed = kube.custom.list_namespaced_custom_object(

@@ -9,7 +9,7 @@ trained or used.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -19,6 +19,7 @@ from sqlml.models.keras.checks import keras_archive
 
 if TYPE_CHECKING:
     from sqlml.models.store import StoredModel
+    from sqlml.semantics.attributes import Attr
 
 
 class Keras(Family):
@@ -29,6 +30,7 @@ class Keras(Family):
     explainers = ("ShapleyExplainer", "PermutationExplainer")
     parameter_servers = True
     streams = True  # tf.data
+    libraries = ("tensorflow", "keras", "sqlflow_models")  # SQLFlow's model zoo too
 
     def estimators(self) -> Iterable[Estimator]:
         from sqlml.models.keras.estimators import ESTIMATORS
@@ -44,6 +46,11 @@ class Keras(Family):
         from sqlml.models.keras.estimators import builder_estimator
 
         return builder_estimator(name)
+
+    def builder_attributes(self) -> Mapping[str, Attr]:
+        from sqlml.models.keras.estimators import USER_MODEL_ATTRIBUTES
+
+        return USER_MODEL_ATTRIBUTES
 
 
 FAMILY = Keras()

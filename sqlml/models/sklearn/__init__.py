@@ -26,6 +26,7 @@ class ScikitLearn(Family):
     name = "sklearn"
     format = "skops"
     extensions = (".skops",)
+    libraries = ("sklearn",)
     trainer_module = "sqlml.models.sklearn.model"
 
     def estimators(self) -> Iterable[Estimator]:

@@ -9,14 +9,15 @@ model is trained or used.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from sqlml.models.estimator import Estimator
-from sqlml.models.interface import Family
+from sqlml.models.interface import Explainer, Family
 from sqlml.models.metadata import MAX_SIZE
+from sqlml.models.xgboost import objectives
 
 # XGBoost's OpenMP threads sleep at a barrier instead of spinning (read when XGBoost's libgomp
 # loads, after this; a user's own setting wins). External memory runs a parallel loop per page,
@@ -26,7 +27,8 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 if TYPE_CHECKING:
     from sqlml.models.store import StoredModel
-    from sqlml.steps.kubeflow import Replica
+    from sqlml.statements.train.syntax import TrainStatement
+    from sqlml.steps.kubeflow import JobKind, Replica
     from sqlml.workflow.core import Step
 
 
@@ -37,6 +39,16 @@ class XGBoost(Family):
     trainer_module = "sqlml.models.xgboost.model"
     distributed_module = "sqlml.models.xgboost.distributed"
     explainers = ("TreeExplainer", "XGBoostExplainer", "ShapleyExplainer", "PermutationExplainer")
+    # XGBoost's importance of each feature: total gain, and the number of splits (fscore).
+    own_explainers = (
+        Explainer(
+            "XGBoostExplainer",
+            "importances",
+            "total gain of the feature's splits",
+            "total gain of each feature's splits",
+        ),
+    )
+    libraries = ("xgboost",)
     streams = True  # external memory
     job_head_is_worker = True  # the XGBoostJob's Master is rank 0 of train.workers
 
@@ -48,6 +60,20 @@ class XGBoost(Family):
     def exporter(self, stored: StoredModel) -> Callable[[Path], Any]:
         model: Any = self.trainer()
         return model.exporter(stored)
+
+    def objective_task(self, objective: object) -> str | None:
+        return objectives.task(objective)
+
+    def ranks(self, attributes: Mapping[str, Any]) -> bool:
+        return objectives.ranks(attributes)
+
+    def check_training(
+        self, statement: TrainStatement, estimator: Estimator, attributes: dict[str, Any]
+    ) -> None:
+        """``eval_metric``, ``train.workers`` and a ranker's query column (:mod:`.analysis`)."""
+        from sqlml.models.xgboost.analysis import check_training
+
+        check_training(statement, estimator, attributes)
 
     def check_metadata(self, metadata: dict[str, Any]) -> str | None:
         """Whether the objective and the number of classes fit the labels."""
@@ -80,6 +106,21 @@ class XGBoost(Family):
             return str(damage)
         return None
 
+    def job_kind(self, kubeflow: ModuleType) -> JobKind:
+        """The training operator's XGBoostJob, ``sqlml.steps.xgboost.train`` in the step zoo."""
+        return kubeflow.JobKind(
+            "XGBoostJob",
+            kubeflow.API_VERSION,
+            "xgbReplicaSpecs",
+            roles=("Master", "Worker"),
+            head="Master",
+            container="xgboost",
+            spec_order=("runPolicy", "xgbReplicaSpecs"),
+            plural="xgboostjobs",
+            operator="xgboostjob-controller",
+            zoo="xgboost",
+        )
+
     def training_job(
         self,
         kubeflow: ModuleType,
@@ -93,7 +134,8 @@ class XGBoost(Family):
         tracker) and ``workers - 1`` Workers, each training on its part of the rows
         (:mod:`sqlml.models.xgboost.distributed`)."""
         others = replica(workers - 1) if workers > 1 else None
-        return kubeflow.xgboost_train(name, master=replica(1), workers=others, **options)
+        train = kubeflow.job_builder(self.job_kind(kubeflow))
+        return train(name, master=replica(1), workers=others, **options)
 
 
 FAMILY = XGBoost()

@@ -1,7 +1,10 @@
-"""XGBoost's learning objectives, by the task each learns."""
+"""XGBoost's learning objectives, by the task each learns, and its own training metrics
+(``eval_metric``)."""
 
 from __future__ import annotations
 
+import difflib
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -25,6 +28,21 @@ REGRESSION_OBJECTIVES = (
 # Learning to rank: the rows of a query (train.group_column) are ordered by relevance.
 RANKING_OBJECTIVES = ("rank:pairwise", "rank:ndcg", "rank:map")
 XGBOOST_OBJECTIVES = REGRESSION_OBJECTIVES + CLASSIFICATION_OBJECTIVES + RANKING_OBJECTIVES
+
+
+# The task of each objective's prefix.
+_PREFIX_TASKS = {
+    "binary": "classifier",
+    "multi": "classifier",
+    "reg": "regressor",
+    "count": "regressor",
+    "rank": "ranker",
+}
+
+
+def task(objective: object) -> str | None:
+    """The task ``objective`` (one of XGBoost's, or None) learns; None for None."""
+    return _PREFIX_TASKS.get(str(objective).partition(":")[0])
 
 
 def ranks(attributes: Mapping[str, Any]) -> bool:
@@ -69,11 +87,9 @@ def omitted_objective_problem(metric: str, task: str) -> tuple[str, str] | None:
     reg:squarederror for numbers) cannot report it (XGBoost fails at the first round). The
     others are left to the label: a single-score metric suits two classes (logloss).
     """
-    from sqlml.metrics import xgboost_eval_metric_problem  # numpy: not for every lookup
-
     omitted = OMITTED_OBJECTIVES.get(task, ())
     single = [o for o in omitted if not o.startswith("multi:")]
-    if not single or xgboost_eval_metric_problem(metric, False) is None:
+    if not single or eval_metric_problem(metric, False) is None:
         return None
     given = f"eval_metric {metric} measures a multi:* objective, but no objective is given: "
     if "multi:softprob" not in omitted:
@@ -86,3 +102,41 @@ def omitted_objective_problem(metric: str, task: str) -> tuple[str, str] | None:
         f"{given}sqlml's then follows the label ({uses}), and only multi:softprob reports {metric}",
         "set objective = 'multi:softprob' (or 'multi:softmax')",
     )
+
+
+# XGBoost's own training metrics (its eval_metric parameter); @ and - forms are matched below.
+EVAL_METRICS = (
+    "rmse", "rmsle", "mae", "mape", "mphe", "logloss", "error", "merror", "mlogloss", "auc",
+    "aucpr", "pre", "ndcg", "map", "poisson-nloglik", "gamma-nloglik", "cox-nloglik",
+    "gamma-deviance", "tweedie-nloglik", "aft-nloglik", "interval-regression-accuracy",
+)  # fmt: skip
+_EVAL_FORMS = re.compile(r"(?:error|tweedie-nloglik)@\d*\.?\d+|(?:pre|ndcg|map)(?:@\d+)?-?")
+
+
+# The XGBoost metrics of a multi:* objective, and those that need one.
+MULTICLASS_METRICS = ("merror", "mlogloss", "auc", "aucpr")
+_NEEDS_MULTICLASS = ("merror", "mlogloss")
+
+
+def eval_metric_problem(value: str, multiclass: bool | None) -> tuple[str, str] | None:
+    """What is wrong with an XGBoost ``eval_metric`` value (and what to do); None if fine.
+    ``multiclass``: whether the objective is a multi:* one (None: not known yet)."""
+    if value not in EVAL_METRICS and not _EVAL_FORMS.fullmatch(value):
+        close = difflib.get_close_matches(value.lower(), EVAL_METRICS, n=1, cutoff=0.6)
+        hint = f"did you mean {close[0]}? " if close else ""
+        return (
+            f"eval_metric {value} is not one of XGBoost's metrics",
+            f"{hint}XGBoost's are {', '.join(EVAL_METRICS)} (error@0.6, ndcg@5, pre@3, "
+            "map@5- and tweedie-nloglik@1.5 too)",
+        )
+    if multiclass is True and value not in MULTICLASS_METRICS:
+        return (
+            f"eval_metric {value} does not measure a multi:* objective's class probabilities",
+            f"use one of {', '.join(MULTICLASS_METRICS)}",
+        )
+    if multiclass is False and value in _NEEDS_MULTICLASS:
+        return (
+            f"eval_metric {value} measures a multi:* objective; this objective is not one",
+            "use logloss or error for binary:*, rmse or mae for reg:*",
+        )
+    return None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from sqlml.models.registry import families
 from sqlml.semantics.attributes import Attr, check_attributes, pod_resources
 from sqlml.semantics.lowering import (
     OUTPUT_REPLACE,
@@ -14,7 +15,7 @@ from sqlml.semantics.lowering import (
     where,
 )
 from sqlml.statements.explain import syntax
-from sqlml.statements.explain.ir import EXPLAINERS, ExplainStatement
+from sqlml.statements.explain.ir import ExplainStatement
 
 # SQLFlow explains its neural networks with SHAP's KernelExplainer: Shapley values too.
 ALIASES = {"kernelexplainer": "ShapleyExplainer"}
@@ -107,17 +108,27 @@ EXPLAIN_ATTRIBUTES = {
 }
 
 
+def explainers() -> tuple[str, ...]:
+    """The explainers TO EXPLAIN ... USING names: those the families offer, in their order
+    (sqlml's SHAP values of trees, sampled Shapley values of any model's output, no label
+    needed, and the loss growth when a feature is shuffled, which needs the label; the
+    families' own, as XGBoost's feature importance)."""
+    offered = (name for known in families().values() for name in known.explainers)
+    return tuple(dict.fromkeys(offered))
+
+
 def _lower(statement: syntax.ExplainStatement, step_id: str, dialect: str) -> ExplainStatement:
     attributes = check_attributes(statement.attributes, EXPLAIN_ATTRIBUTES, "TO EXPLAIN")
     explainer = None
     if statement.explainer is not None:
         given = str(statement.explainer).lower()
-        explainer = next((e for e in EXPLAINERS if e.lower() == given), ALIASES.get(given))
+        known = explainers()
+        explainer = next((e for e in known if e.lower() == given), ALIASES.get(given))
         if explainer is None:
             raise error(
                 f"unknown explainer {statement.explainer}",
                 statement.explainer.pos,
-                "the explainers are " + ", ".join(EXPLAINERS),
+                "the explainers are " + ", ".join(known),
             )
     check_plot(statement, attributes, "explain.plot", "explain")
     if attributes.get("explain.plot") is None and _asks_for_a_plot(attributes):

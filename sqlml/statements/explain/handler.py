@@ -3,13 +3,14 @@ summary plot.
 
 Without USING, the model's family chooses (:attr:`~sqlml.models.Family.explainers`).
 TreeExplainer: the family's own SHAP contributions of every row (per class for multiclass
-models). XGBoostExplainer: XGBoost's importance of each feature (total gain, and the number
-of splits as ``fscore``). ShapleyExplainer: sampled Shapley values of the model's output
-(:mod:`sqlml.runtime.shapley`; the probability of each class for classifiers, of the second
-class for two), no label needed. PermutationExplainer: per row, how much the loss grows when
-the feature's values are shuffled; needs the label, with more than one value in the rows. A
-feature's importance is its mean absolute attribution, summed over the classes (the mean
-loss growth for PermutationExplainer).
+models). A family's own explainer (:attr:`~sqlml.models.Family.own_explainers`): its
+trainer's importance of each feature, by measure (XGBoost's: total gain, and the number of
+splits as ``fscore``), one value a feature rather than a row. ShapleyExplainer: sampled
+Shapley values of the model's output (:mod:`sqlml.runtime.shapley`; the probability of each
+class for classifiers, of the second class for two), no label needed. PermutationExplainer:
+per row, how much the loss grows when the feature's values are shuffled; needs the label,
+with more than one value in the rows. A feature's importance is its mean absolute
+attribution, summed over the classes (the mean loss growth for PermutationExplainer).
 
 Progress: reading the rows, then "explaining" in batches of rows (TreeExplainer,
 ShapleyExplainer) or feature by feature (PermutationExplainer, after "scoring" the rows as
@@ -28,6 +29,7 @@ from sqlml import ir
 from sqlml.datasources import ResultSet
 from sqlml.errors import ModelError
 from sqlml.models import TreeTrainer
+from sqlml.models.interface import Explainer
 from sqlml.runtime.context import Context
 from sqlml.runtime.explain_plot import Summary, drawn_type, feature_values, save_summary_plot
 from sqlml.runtime.features_apply import FeatureArrays
@@ -48,20 +50,22 @@ def explain(statement: ir.ExplainStatement, context: Context) -> Outcome:
         datasource.check_target(statement.table, _replace(statement))  # before any work
     applied = apply(statement.model, statement.select, context)
     explainer = _explainer(statement, applied)
+    own = _own(applied, explainer)
     extra: dict[str, np.ndarray] = {}
     explained = applied.features
-    if explainer == "TreeExplainer":
+    if own is not None:
+        extra = getattr(applied.trainer, own.method)(
+            applied.model.data, applied.features, applied.metadata
+        )
+        ranked = extra.pop(next(iter(extra)))
+        attributions = ranked[None, :]  # one importance per feature, not per row
+        measure = own.measure
+    elif explainer == "TreeExplainer":
         with context.reporter.stage("explaining", total=explained.rows, unit="rows"):
             attributions = cast(TreeTrainer, applied.trainer).contributions(
                 context, applied.model.data, explained, applied.metadata
             )
         measure = "SHAP value (contribution to the raw score)"
-    elif explainer == "XGBoostExplainer":
-        extra = cast(TreeTrainer, applied.trainer).importances(
-            applied.model.data, applied.features, applied.metadata
-        )
-        attributions = extra.pop("gain")[None, :]  # one importance per feature, not per row
-        measure = "total gain of the feature's splits"
     elif explainer == "ShapleyExplainer":
         explained = _sample(statement, applied.features)
         attributions, measure = _shapley(applied, explained, attributes)
@@ -112,6 +116,11 @@ def _explainer(statement: ir.ExplainStatement, applied: Applied) -> str:
     )
 
 
+def _own(applied: Applied, explainer: str) -> Explainer | None:
+    """The model's family's own explainer called ``explainer``, if it is one."""
+    return next((e for e in applied.family.own_explainers if e.name == explainer), None)
+
+
 def _warn(statement: ir.ExplainStatement, message: str) -> None:
     """``sqlml: warning: line L, column C: message`` on standard error."""
     where = f"line {statement.line}, column {statement.column}"
@@ -146,12 +155,16 @@ def _plot(
         color_bar=given.get("summary.color_bar", defaults.color_bar),
         log_scale=given.get("summary.use_log_scale", defaults.log_scale),
     )
-    per_row = explainer != "XGBoostExplainer"
+    own = _own(applied, explainer)
+    per_row = own is None
     if summary.title is None:
         bars = drawn_type(summary, attributions.ndim == 3, per_row)[0] == "bar"
-        summary = replace(
-            summary, title=_title(statement.model, explainer, len(attributions), bars)
+        title = (
+            f"{statement.model}: {own.title}"
+            if own is not None
+            else _title(statement.model, explainer, len(attributions), bars)
         )
+        summary = replace(summary, title=title)
     with context.reporter.stage("plotting", total=1, unit="plots"):
         why = save_summary_plot(
             path,
@@ -172,8 +185,6 @@ def _plot(
 def _title(model: str, explainer: str, rows: int, bars: bool) -> str:
     """The model, what the plot shows (``bars``: means of the rows' attributions) and of how
     many rows."""
-    if explainer == "XGBoostExplainer":
-        return f"{model}: total gain of each feature's splits"
     permutation = explainer == "PermutationExplainer"
     if bars:
         what = "mean loss increase on" if permutation else "mean |SHAP| on"

@@ -7,11 +7,6 @@ from typing import Any, ClassVar
 
 from sqlml.ir import Statement
 
-# The explainers TO EXPLAIN ... USING names: the family's SHAP values of trees, XGBoost's
-# own feature importance (gain and split counts), sampled Shapley values of any model's
-# output (no label needed) and the loss growth when a feature is shuffled (needs the label).
-EXPLAINERS = ("TreeExplainer", "XGBoostExplainer", "ShapleyExplainer", "PermutationExplainer")
-
 
 @dataclass(frozen=True)
 class ExplainStatement(Statement):

@@ -298,7 +298,8 @@ def evaluate(statement: ir.EvaluateStatement, context: Context) -> Outcome:
             )
         return _write_metrics(statement, context, metrics, len(scores), "")
     truth = applied.truth(statement.label)
-    groups = queries(applied.columns, applied.metadata["attributes"], "the SELECT")
+    attributes = applied.metadata["attributes"]
+    groups = queries(applied.columns, attributes, "the SELECT", applied.family.ranks(attributes))
     metrics = _measured(reporter, names, lambda some: compute(task, truth, scores, some, groups))
     saved = ""
     if plot is not None:

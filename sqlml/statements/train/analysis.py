@@ -13,14 +13,11 @@ from sqlglot.tokens import TokenType
 
 from sqlml.grammar import ast
 from sqlml.ir import FeatureColumn
-from sqlml.metrics import xgboost_eval_metric_problem
 from sqlml.models.estimator import warn
 from sqlml.models.registry import family
-from sqlml.models.xgboost.objectives import omitted_objective_problem, one_query_warning
 from sqlml.semantics import search
 from sqlml.semantics.attributes import check_attributes, is_architecture, own_name
 from sqlml.semantics.estimators import (
-    RANKING_OBJECTIVES,
     Estimator,
     closest_estimator,
     find_estimator,
@@ -62,19 +59,16 @@ def _lower(statement: syntax.TrainStatement, step_id: str, dialect: str) -> Trai
         plain, estimator.attributes, estimator.name, estimator.open_prefix
     )
     _check_validation_select(statement, dialect, attributes)
-    _check_eval_metric(statement, attributes, estimator.task_for(attributes))
     _check_streams(statement, estimator, attributes)
-    _check_workers(statement, estimator, attributes)
+    family(estimator.family).check_training(statement, estimator, attributes)
     attributes = _one_process(statement, estimator, attributes)
     repeated = None
     if statement.using is not None:
         trained = dataclasses.replace(statement, attributes=plain + candidates)
         attributes, repeated = _continued(trained, estimator, attributes)
-    else:
-        _check_ranking(statement, attributes)
     label = single_part(statement.label, "LABEL column") if statement.label else ""
     task = estimator.task_for(attributes)
-    _check_metrics(statement, attributes, task)
+    _check_metrics(statement, attributes, task, estimator.family)
     attributes = _translated(statement, estimator, attributes)
     searched: dict[str, Any] = {}
     if candidates or settings:
@@ -184,39 +178,6 @@ def _translated(
     return translated
 
 
-def _check_ranking(statement: syntax.TrainStatement, attributes: dict[str, Any]) -> None:
-    """train.group_column needs a rank:* objective; a rank:* objective without it ranks
-    every row as one query, with a warning."""
-    ranking = attributes.get("objective") in RANKING_OBJECTIVES
-    given = {attribute.name: attribute for attribute in statement.attributes}
-    if ranking and "train.group_column" not in attributes:
-        ranker = given.get("objective")
-        where = ranker.pos if ranker else statement.estimator.pos
-        name = f"objective {attributes['objective']}" if ranker else str(statement.estimator)
-        warn(where.line, where.column, one_query_warning(name))
-    if not ranking and "train.group_column" in attributes:
-        raise error(
-            "train.group_column is for ranking",
-            given["train.group_column"].pos,
-            "add objective = 'rank:ndcg' (or rank:pairwise, rank:map), or remove it",
-        )
-
-
-def _check_eval_metric(
-    statement: syntax.TrainStatement, attributes: dict[str, Any], task: str
-) -> None:
-    """XGBoost's ``eval_metric``: one of its metrics that the objective (the one sqlml uses
-    for ``task`` when omitted) reports, else an error at the value."""
-    value, objective = attributes.get("eval_metric"), attributes.get("objective")
-    multiclass = None if objective is None else str(objective).startswith("multi:")
-    problem = None if value is None else xgboost_eval_metric_problem(value, multiclass)
-    if problem is None and value is not None and objective is None and statement.using is None:
-        problem = omitted_objective_problem(value, task)
-    if problem is not None:
-        given = next(a for a in statement.attributes if a.name == "eval_metric")
-        raise error(problem[0], _value_start(statement, given), problem[1])
-
-
 def _check_streams(
     statement: syntax.TrainStatement, estimator: Estimator, attributes: dict[str, Any]
 ) -> None:
@@ -263,66 +224,14 @@ def _one_process(
     return {k: v for k, v in attributes.items() if k not in ("train.workers", "train.ps")}
 
 
-def _check_workers(
-    statement: syntax.TrainStatement, estimator: Estimator, attributes: dict[str, Any]
+def _check_metrics(
+    statement: syntax.TrainStatement, attributes: dict[str, Any], task: str, family_name: str
 ) -> None:
-    """XGBoost's ``train.workers`` above 1 (several processes, each with a part of the
-    rows): not with what needs every row in one process."""
-    if estimator.family != "xgboost" or (attributes.get("train.workers") or 1) <= 1:
-        return
-    given = {own_name(a.name, estimator.attributes): a for a in statement.attributes}
-    workers = given["train.workers"]
-    hint = f"leave out {workers.name} to train in one process"
-    if attributes.get("train.external_memory"):
-        memory = given["train.external_memory"]
-        raise error(
-            f"{workers.name} trains each worker on its part of the rows in memory, not on "
-            f"streamed batches ({memory.name})",
-            memory.pos,
-            f"remove {memory.name}: each of the workers holds 1/{attributes['train.workers']} "
-            "of the rows",
-        )
-    if statement.using is not None:
-        raise error(
-            f"{workers.name} trains a new model: continuing USING {statement.using} trains "
-            "in one process",
-            statement.using.pos,
-            hint,
-        )
-    if attributes.get("tree_method") == "exact":
-        raise error(
-            f"{workers.name}: XGBoost's exact tree method trains in one process only",
-            given["tree_method"].pos,
-            "use tree_method = 'hist' (or 'approx'), or " + hint,
-        )
-    ranking = attributes.get("objective") in RANKING_OBJECTIVES
-    if ranking and "train.group_column" not in attributes:
-        raise error(
-            f"{workers.name} splits the rows among workers, but a ranker without "
-            "train.group_column ranks every row as one query",
-            workers.pos,
-            "add train.group_column (each query stays with one worker), or " + hint,
-        )
-
-
-def _value_start(statement: syntax.TrainStatement, attribute: ast.Attribute) -> ast.Position:
-    """Where an attribute's value starts (its quote, if quoted)."""
-    text, start = statement.text, attribute.pos.offset - statement.pos.offset
-    match = re.compile(r"[^=]*=\s*").match(text, start)
-    if match is None:
-        return attribute.pos
-    end = match.end()
-    newlines = text.count("\n", start, end)
-    column = end - text.rfind("\n", 0, end) if newlines else attribute.pos.column + end - start
-    return ast.Position(attribute.pos.line + newlines, column, statement.pos.offset + end)
-
-
-def _check_metrics(statement: syntax.TrainStatement, attributes: dict[str, Any], task: str) -> None:
     """``validation.metrics``: known names of the training's task, kept as reported."""
     given = next((a for a in statement.attributes if a.name == "validation.metrics"), None)
     if given is None:
         return
-    known = training_task(task, attributes)
+    known = training_task(task, attributes, family_name)
     model = f"{statement.into} ({statement.estimator})"
     attributes["validation.metrics"] = check_metrics(given, known, model)
 

@@ -43,7 +43,6 @@ from sqlml.metrics import TASKS, compute, misfit, split_names
 from sqlml.models import Family, StreamingTrainer, Trainer, family
 from sqlml.models.estimator import warn
 from sqlml.models.store import ModelStore, StoredModel
-from sqlml.models.xgboost.objectives import ranks
 from sqlml.runtime import external_memory, in_memory, label_lists
 from sqlml.runtime.context import Context
 from sqlml.runtime.features_apply import FeatureArrays, transform
@@ -373,7 +372,7 @@ def validation_metrics(
 def chosen_metrics(statement: ir.TrainStatement, labels: LabelEncoding) -> list[str]:
     """``validation.metrics``, checked against the task and classes the labels settled."""
     names = split_names(statement.attributes.get("validation.metrics") or "")
-    task = "ranker" if ranks(statement.attributes) else labels.task
+    task = "ranker" if family(statement.family).ranks(statement.attributes) else labels.task
     wrong = misfit(names, task, len(labels.classes))
     if wrong is not None:
         raise ModelError(f"validation.metrics of {statement.model}: {wrong[0]}", hint=wrong[1])
