@@ -9,6 +9,7 @@ each family checks its format's bytes (:mod:`sqlml.models.xgboost.checks`,
 from __future__ import annotations
 
 import json
+import math
 import re
 import zipfile
 from collections.abc import Callable
@@ -64,3 +65,8 @@ def json_document(
     if not isinstance(document, dict) or set(document) != keys:
         raise error(f"it does not hold exactly {', '.join(sorted(keys))}")
     return document
+
+
+def finite(value: Any) -> bool:
+    """Whether ``value`` is a finite JSON number (not a boolean)."""
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)

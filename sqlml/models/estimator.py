@@ -11,6 +11,19 @@ from sqlml.ir import FEATURE_KINDS
 if TYPE_CHECKING:
     from sqlml.semantics.attributes import Attr
 
+# The feature kinds of a model that reads one numeric matrix (categories one-hot: k-means,
+# scikit-learn's models...): no embeddings, crosses or sequences.
+MATRIX_FEATURE_KINDS = (
+    "auto",
+    "numeric",
+    "dense",
+    "sparse",
+    "category_id",
+    "category_hash",
+    "bucket",
+    "indicator",
+)
+
 
 @dataclass(frozen=True)
 class Estimator:

@@ -124,6 +124,8 @@ class Family(ABC):
     own_explainers: ClassVar[tuple[Explainer, ...]] = ()
     # The top-level modules of its library, whose dotted names are never a user's model builder.
     libraries: ClassVar[tuple[str, ...]] = ()
+    # What its users' model builders are, for hints (when it takes them, :meth:`builder`).
+    builders: ClassVar[str | None] = None
     parameter_servers: ClassVar[bool] = False  # whether train.ps applies to its job
     # Whether its job's head pod is one of train.workers (XGBoost's Master: rank 0).
     job_head_is_worker: ClassVar[bool] = False
@@ -137,6 +139,11 @@ class Family(ABC):
     @abstractmethod
     def estimators(self) -> Iterable[Estimator]:
         """The estimators it declares."""
+
+    @property
+    def title(self) -> str:
+        """Its name in messages (``XGBoost``): :attr:`name` unless a subclass sets one."""
+        return self.name
 
     def trainer(self) -> Trainer:
         """What trains and scores its models: :attr:`trainer_module`, imported on first use

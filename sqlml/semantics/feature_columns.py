@@ -13,8 +13,9 @@ from typing import Any
 
 from sqlml.errors import CheckError
 from sqlml.grammar import ast
-from sqlml.ir import FeatureColumn
+from sqlml.ir import FEATURE_KINDS, FeatureColumn
 from sqlml.models.estimator import Estimator
+from sqlml.models.registry import estimators, family
 from sqlml.semantics.column_patterns import STAR, compile_pattern, is_pattern
 from sqlml.statements.train.syntax import TrainStatement
 
@@ -314,8 +315,7 @@ class _Lowering:
             raise _error(
                 f"{self.estimator.name} cannot take {call.function} columns",
                 call.pos,
-                f"{self.estimator.name} takes {', '.join(takes)}; "
-                "Keras estimators such as DNNClassifier take every kind",
+                f"{self.estimator.name} takes {', '.join(takes)}; {_taking_every_kind()}",
             )
         if len(call.args) > len(signature.params):
             raise _error(
@@ -630,3 +630,9 @@ def _shown(argument: ast.Argument) -> str:
 
 def _error(message: str, pos: ast.Position, hint: str | None) -> CheckError:
     return CheckError(message, line=pos.line, column=pos.column, hint=hint)
+
+
+def _taking_every_kind() -> str:
+    """The first family's estimator that takes every kind of feature column, as a hint."""
+    every = next(e for e in estimators().values() if set(e.feature_kinds) == set(FEATURE_KINDS))
+    return f"{family(every.family).title} estimators such as {every.name} take every kind"

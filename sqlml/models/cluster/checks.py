@@ -3,11 +3,10 @@ shapes (it is parsed by :mod:`json`; nothing in it runs)."""
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 from sqlml.errors import ModelError
-from sqlml.models.checks import TAMPERED_HINT, json_document
+from sqlml.models.checks import TAMPERED_HINT, finite, json_document
 
 MAX_DEPTH = 4  # {"centers": [[...]]}
 
@@ -24,11 +23,6 @@ def kmeans_document(data: bytes) -> dict[str, Any]:
     ):
         raise _invalid("its mean, scale and centers are not lists of numbers of one width")
     return document
-
-
-def finite(value: Any) -> bool:
-    """Whether ``value`` is a finite JSON number (not a boolean)."""
-    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
 
 
 def _invalid(why: str) -> ModelError:

@@ -6,22 +6,10 @@ from __future__ import annotations
 import dataclasses
 
 from sqlml.models.attributes import schema
-from sqlml.models.estimator import Estimator
+from sqlml.models.estimator import MATRIX_FEATURE_KINDS, Estimator
 from sqlml.semantics.attributes import Attr
 
 MAX_CLUSTERS = 1_000
-
-# k-means reads one numeric matrix (categories one-hot): no embeddings, crosses or sequences.
-FEATURE_KINDS = (
-    "auto",
-    "numeric",
-    "dense",
-    "sparse",
-    "category_id",
-    "category_hash",
-    "bucket",
-    "indicator",
-)
 
 _KMEANS = (
     Attr(
@@ -97,7 +85,7 @@ ESTIMATORS = (
         "classifier",
         schema(*_KMEANS),
         "k-means clustering of the standardised features, without LABEL (numpy)",
-        feature_kinds=FEATURE_KINDS,
+        feature_kinds=MATRIX_FEATURE_KINDS,
         labelled=False,
     ),
     Estimator(
@@ -106,7 +94,7 @@ ESTIMATORS = (
         "classifier",
         schema(*_dec_attributes()),
         "SQLFlow's deep embedded clustering, trained as sqlml's KMeans",
-        feature_kinds=FEATURE_KINDS,
+        feature_kinds=MATRIX_FEATURE_KINDS,
         renamed=_DEC_RENAMED,
         labelled=False,
         instead="sqlml trains KMeans instead: k-means on the standardised features, "

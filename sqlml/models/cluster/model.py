@@ -16,6 +16,7 @@ from sqlml.models.store import StoredModel
 from sqlml.runtime.context import Context
 from sqlml.runtime.features_apply import FeatureArrays
 from sqlml.runtime.labels import LabelEncoding
+from sqlml.runtime.matrix import squared_distances, standardisation, values
 
 
 def train(
@@ -85,28 +86,6 @@ def scorer(
         return kernel / kernel.sum(axis=1, keepdims=True)
 
     return score
-
-
-def values(features: FeatureArrays) -> np.ndarray:
-    """The features as float64, categories one-hot, NULL as the column's mean (0 once
-    standardised)."""
-    x = features.matrix(one_hot=True)[0].astype(np.float64)
-    if np.isnan(x).any():
-        means = np.nanmean(np.where(np.isnan(x).all(axis=0), 0.0, x), axis=0)
-        x = np.where(np.isnan(x), means, x)
-    return x
-
-
-def standardisation(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Each column's mean and standard deviation (1 for a constant column)."""
-    scale = x.std(axis=0)
-    return x.mean(axis=0), np.where(scale > 0, scale, 1.0)
-
-
-def squared_distances(z: np.ndarray, centers: np.ndarray) -> np.ndarray:
-    """Squared distances, rows x centres."""
-    squared = (z**2).sum(axis=1)[:, None] - 2 * z @ centers.T + (centers**2).sum(axis=1)
-    return np.maximum(squared, 0.0)
 
 
 def _plus_plus(z: np.ndarray, k: int, rng: np.random.Generator) -> np.ndarray:

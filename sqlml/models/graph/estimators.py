@@ -6,8 +6,7 @@ from __future__ import annotations
 import dataclasses
 
 from sqlml.models.attributes import VALIDATION
-from sqlml.models.cluster.estimators import FEATURE_KINDS
-from sqlml.models.estimator import Estimator
+from sqlml.models.estimator import MATRIX_FEATURE_KINDS, Estimator
 from sqlml.semantics.attributes import Attr, not_applied
 
 MAX_HIDDEN = 4_096  # units of a hidden layer
@@ -139,7 +138,7 @@ ESTIMATORS = (
         "graph convolutional network (numpy): classifies the nodes of a graph from their "
         "features and their neighbours', on a SELECT of nodes joined with their edges",
         fixed={"validation.split": 0.0, "validation.seed": 0},
-        feature_kinds=FEATURE_KINDS,
+        feature_kinds=MATRIX_FEATURE_KINDS,
         reads=tuple(GRAPH_COLUMNS),
     ),
 )

@@ -24,6 +24,8 @@ if TYPE_CHECKING:
 
 class Keras(Family):
     name = "keras"
+    title = "Keras"
+    builders = "a function (features, n_outputs, attributes) that builds Keras layers"
     format = "keras-v3"
     trainer_module = "sqlml.models.keras.model"
     extensions = (".keras",)

@@ -6,8 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from sqlml.errors import ModelError
-from sqlml.models.checks import TAMPERED_HINT, json_document
-from sqlml.models.cluster.checks import finite
+from sqlml.models.checks import TAMPERED_HINT, finite, json_document
 
 MAX_DEPTH = 4  # {"landmarks": [[...]]}
 _KEYS = {"mean", "scale", "landmarks", "gamma", "threshold"}

@@ -4,8 +4,7 @@ kernel density model (:mod:`.model`), with its attributes."""
 from __future__ import annotations
 
 from sqlml.models.attributes import schema
-from sqlml.models.cluster.estimators import FEATURE_KINDS
-from sqlml.models.estimator import Estimator
+from sqlml.models.estimator import MATRIX_FEATURE_KINDS, Estimator
 from sqlml.semantics.attributes import Attr
 
 MAX_LANDMARKS = 100_000
@@ -66,7 +65,7 @@ ESTIMATORS = (
         "classifier",
         schema(*_ONE_CLASS),
         "outlier detection without LABEL: TO PREDICT writes 1 (inlier) or -1 (outlier)",
-        feature_kinds=FEATURE_KINDS,
+        feature_kinds=MATRIX_FEATURE_KINDS,
         renamed=dict.fromkeys(_SVM_IGNORED, None),
         labelled=False,
         instead="sqlml trains a one-class RBF kernel density model (its threshold leaves the "

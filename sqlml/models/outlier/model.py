@@ -11,12 +11,12 @@ from typing import Any
 import numpy as np
 
 from sqlml.errors import ModelError
-from sqlml.models.cluster.model import squared_distances, standardisation, values
 from sqlml.models.outlier.checks import one_class_document
 from sqlml.models.store import StoredModel
 from sqlml.runtime.context import Context
 from sqlml.runtime.features_apply import FeatureArrays
 from sqlml.runtime.labels import LabelEncoding
+from sqlml.runtime.matrix import squared_distances, standardisation, values
 
 _BLOCK = 4_096  # rows scored at once: a block x landmarks kernel matrix
 

@@ -11,8 +11,7 @@ a default are left to scikit-learn's own (``'auto'``, ``'scale'``) when unset.
 from __future__ import annotations
 
 from sqlml.models.attributes import schema
-from sqlml.models.cluster.estimators import FEATURE_KINDS
-from sqlml.models.estimator import Estimator
+from sqlml.models.estimator import MATRIX_FEATURE_KINDS, Estimator
 from sqlml.semantics.attributes import Attr
 
 FAMILY = "sklearn"
@@ -219,7 +218,7 @@ def _estimator(
         schema(*attrs),
         doc,
         fixed={CLASS: name},
-        feature_kinds=FEATURE_KINDS,
+        feature_kinds=MATRIX_FEATURE_KINDS,
         labelled=labelled,
     )
 

@@ -18,12 +18,12 @@ from typing import Any
 import numpy as np
 
 from sqlml.errors import ModelError
-from sqlml.models.cluster.model import values
 from sqlml.models.store import StoredModel
 from sqlml.models.timeseries.checks import arima_document
 from sqlml.runtime.context import Context
 from sqlml.runtime.features_apply import FeatureArrays
 from sqlml.runtime.labels import LabelEncoding
+from sqlml.runtime.matrix import values
 
 
 def train(

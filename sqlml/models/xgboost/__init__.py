@@ -34,6 +34,7 @@ if TYPE_CHECKING:
 
 class XGBoost(Family):
     name = "xgboost"
+    title = "XGBoost"
     format = "xgboost-ubj"
     extensions = (".json", ".ubj")
     trainer_module = "sqlml.models.xgboost.model"

@@ -392,7 +392,7 @@ _RANKER_OBJECTIVE = dataclasses.replace(
     _objective(RANKING_OBJECTIVES, "ranking objective"),
     default="rank:pairwise",
 )
-_SKLEARN = (
+_SCIKIT_LEARN_API = (
     _xgboost(
         "XGBRFClassifier",
         "classifier",
@@ -473,12 +473,12 @@ def _boosted_trees(name: str, task: str, *attrs: Attr) -> Estimator:
 
 _NUM_CLASSES = dataclasses.replace(_NUM_CLASS, name="model.n_classes")
 ESTIMATORS += (
-    *_SKLEARN,
+    *_SCIKIT_LEARN_API,
     *(
         dataclasses.replace(e, name=f"xgboost.{e.name}")
         for e in (
             *(e for e in ESTIMATORS if e.name in ("XGBClassifier", "XGBRegressor")),
-            *_SKLEARN,
+            *_SCIKIT_LEARN_API,
         )
     ),
     _boosted_trees("BoostedTreesClassifier", "classifier", _NUM_CLASSES),

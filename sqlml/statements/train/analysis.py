@@ -14,7 +14,7 @@ from sqlglot.tokens import TokenType
 from sqlml.grammar import ast
 from sqlml.ir import FeatureColumn
 from sqlml.models.estimator import warn
-from sqlml.models.registry import family
+from sqlml.models.registry import families, family
 from sqlml.semantics import search
 from sqlml.semantics.attributes import check_attributes, is_architecture, own_name
 from sqlml.semantics.estimators import (
@@ -116,10 +116,8 @@ def _estimator(name: ast.Name) -> Estimator:
     """A known estimator, or the user's model builder a dotted name imports."""
     estimator = find_estimator(str(name))
     if estimator is None and len(name.parts) > 1:
-        hint = (
-            "a user model is a function (features, n_outputs, attributes) that builds Keras "
-            "layers; see docs/language.md"
-        )
+        builders = next(filter(None, (known.builders for known in families().values())), None)
+        hint = f"a user model is {builders}; see docs/language.md"
         try:
             estimator = user_estimator(str(name))
         except TypeError as failure:
@@ -211,11 +209,12 @@ def _one_process(
     )
     if attributes.get("train.distributed"):
         written = given["train.distributed"]
+        distributing = next(f for f in families().values() if f.has_training_job())
         raise error(
             f"{reason}, so {written.name} = true cannot be honoured",
             written.pos,
-            f"remove {written.name}; to train on several processes, use an XGBoost estimator "
-            "with train.workers",
+            f"remove {written.name}; to train on several processes, use an {distributing.title} "
+            "estimator with train.workers",
         )
     for name in ("train.workers", "train.ps"):
         if name in attributes:
