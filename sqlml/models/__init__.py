@@ -9,8 +9,12 @@ only when one of its models is trained or used.
 
 A new family is one package, ``sqlml/models/<name>/``, as ``xgboost`` and ``keras`` are:
 
-- ``__init__.py``: a :class:`Family` subclass (name, stored format, export extensions,
-  explainers, Kubeflow job) and ``FAMILY``, its instance (found by its folder);
+- ``__init__.py``: a :class:`Family` subclass (name and title, stored format, export
+  extensions, explainers and its own (:class:`~sqlml.models.interface.Explainer`), its
+  objectives' tasks and whether it ranks, its TO TRAIN checks, its library's modules, its
+  Kubeflow job's kind and builder) and ``FAMILY``, its instance (found by its folder). The
+  rest of sqlml asks these declarations and never names a family
+  (``tests/test_family_boundaries.py``);
 - ``estimators.py``: its :class:`~sqlml.models.estimator.Estimator` declarations, their
   attributes built with :func:`sqlml.models.attributes.schema`, loaded on first lookup;
 - ``model.py`` (its ``trainer_module``): train and scorer (:class:`Trainer`), and
@@ -20,7 +24,9 @@ A new family is one package, ``sqlml/models/<name>/``, as ``xgboost`` and ``kera
 
 The model store (:mod:`sqlml.models.store`) keeps every family's models in the datasource.
 
-Outside sqlml, ``register(MyFamily())`` adds one (``tests/test_family_plugin.py``).
+Outside sqlml, a package's entry point of ``sqlml.families`` adds one
+(``tests/plugins/sqlml_constant_family``, ``tests/test_family_entry_point.py``), and
+``register(MyFamily())`` in the process (``tests/test_family_plugin.py``).
 """
 
 from sqlml.models.interface import Family, StreamingTrainer, Trainer, TreeTrainer
