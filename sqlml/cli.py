@@ -25,7 +25,8 @@ from sqlml.backends import (
     by_target,
     default,
 )
-from sqlml.datasources import dialect_of, dialects, parse_url
+from sqlml.datasources import dialect_of, dialects, parse_url, source_class
+from sqlml.datasources.url import DEFAULT_DIALECT, DEFAULT_URL
 from sqlml.errors import NotRun, SqlmlError
 from sqlml.local_files import internal_error
 from sqlml.runtime.output import FORMATS, ResultFiles, ResultStream, output_dir
@@ -199,7 +200,7 @@ def _dialect(parser: argparse.ArgumentParser) -> None:
         choices=dialects(),
         default=None,
         help="the SQL dialect of the program's standard SQL "
-        "(default: the datasource's, else duckdb)",
+        f"(default: the datasource's, else {DEFAULT_DIALECT})",
     )
 
 
@@ -220,7 +221,7 @@ def _common(parser: argparse.ArgumentParser) -> None:
         metavar="URL",
         default=argparse.SUPPRESS,
         help="database URL, e.g. mysql://user:password@host:3306/db "
-        "(default: $SQLML_DATASOURCE, else duckdb:///sqlml.duckdb)",
+        f"(default: $SQLML_DATASOURCE, else {DEFAULT_URL})",
     )
     parser.add_argument(
         "--format", choices=FORMATS, default=argparse.SUPPRESS, help="how results are printed"
@@ -326,7 +327,7 @@ def _repl(datasource: str | None, fmt: str) -> int:
     return run_shell(datasource, fmt)
 
 
-def _statements(text: str, dialect: str = "duckdb") -> list:
+def _statements(text: str, dialect: str = DEFAULT_DIALECT) -> list:
     """Parse and check ``text`` (standard SQL in sqlglot's ``dialect``); raises SqlmlError."""
     from sqlml.grammar import parse
     from sqlml.semantics import analyze
@@ -495,13 +496,12 @@ def _run_text(
 
 
 def _parse_on(datasource: str | None, chosen: Backend) -> None:
-    """DuckDB's parser reads with a connection to the DuckDB file a local run opens, so that
-    the run shares its database instead of the parser creating one of its own."""
+    """The database's own parser may read with the database a local run opens (DuckDB's
+    file: the run then shares its database instead of the parser creating one of its own)."""
     from sqlml.backends.local.backend import LocalBackend
-    from sqlml.semantics.database_parser import parse_on
 
     url = parse_url(datasource)
-    parse_on(url.path if url.scheme == "duckdb" and isinstance(chosen, LocalBackend) else None)
+    source_class(url).parse_on(url if isinstance(chosen, LocalBackend) else None)
 
 
 def _run_command(args: argparse.Namespace, datasource: str | None, fmt: str) -> int:
@@ -526,7 +526,6 @@ def _check(
     """Check each FILE, as ``sqlml run`` would run them one after the other: its errors and
     warnings on stderr; 1 if there is an error."""
     from sqlml.checking import Checker, errors_of
-    from sqlml.semantics.database_parser import parse_on
 
     if junit:
         from sqlml.junit import JUnitReport
@@ -554,7 +553,6 @@ def _check(
                 if report is not None:
                     report.add_errors(file, found, "check")
     finally:
-        parse_on(None)
         if report is not None:
             report.write(junit)
     return status
@@ -564,18 +562,17 @@ def _check(
 def _check_datasource(url: str | None) -> Iterator[Datasource | None]:
     """The datasource programs are checked against (None: their text only)."""
     from sqlml.datasources import connect
-    from sqlml.semantics.database_parser import parse_on
 
     if url is None:
         yield None
         return
     datasource = connect(url)
     try:
-        if datasource.dialect == "duckdb":
-            parse_on(datasource.url.path)  # DuckDB's parser shares the open database
+        type(datasource).parse_on(datasource.url)  # its parser may share the open database
         yield datasource
     finally:
         datasource.close()
+        type(datasource).parse_on(None)
 
 
 def _compile(args: argparse.Namespace, dialect: str) -> int:

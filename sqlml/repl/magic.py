@@ -44,14 +44,6 @@ USAGE = "usage: %%sqlml [--datasource URL] [RESULT_VAR], or %sqlml [--datasource
 _DATASOURCE = re.compile(r"--datasource(?:=|\s+)(\S+)\s*")
 PLOT_ATTRIBUTES = ("explain.plot", "evaluate.plot")
 REFRESH_EVERY = 0.25  # seconds between two updates of a progress line
-# The query that tells a database's name and version, by dialect.
-_VERSION = {
-    "duckdb": "SELECT 'DuckDB ' || version()",
-    "sqlite": "SELECT 'SQLite ' || sqlite_version()",
-    "mysql": "SELECT CONCAT(IF(version() LIKE '%MariaDB%', 'MariaDB ', 'MySQL '), "
-    "SUBSTRING_INDEX(version(), '-', 1))",
-    "postgres": "SELECT 'PostgreSQL ' || split_part(current_setting('server_version'), ' ', 1)",
-}
 
 
 class SqlmlCellError(Exception):
@@ -164,7 +156,7 @@ def _cancelled(error: SqlmlError) -> SqlmlError:
 
 def server_version(datasource: Datasource) -> str | None:
     """The database's name and version, e.g. ``MariaDB 10.11.6``; None where unknown."""
-    query = _VERSION.get(datasource.dialect)
+    query = datasource.version_sql
     result = datasource.execute(query) if query else None
     return str(result.rows[0][0]) if result and result.rows else None
 

@@ -21,9 +21,9 @@ and waits for them. Every process runs :func:`train`:
 4. rank 0 stores the model (in a pod), or leaves it for the step that started the workers,
    which stores it (locally).
 
-DuckDB opens its file in one process at a time: locally, the step first copies the rows
-(and ``validation.select``'s) to Parquet files in a temporary folder, which the workers
-read, each with an in-memory DuckDB of its own.
+Locally the workers read what the datasource's ``for_workers`` says: the same SELECTs on the
+same database, or (DuckDB, which opens its file in one process at a time) copies of the
+rows made by the step in a temporary folder.
 """
 
 from __future__ import annotations
@@ -102,25 +102,16 @@ def _launch(statement: ir.TrainStatement, context: Context) -> Outcome:
 def _worker_source(
     statement: ir.TrainStatement, datasource: Datasource, folder: Path
 ) -> tuple[ir.TrainStatement, str]:
-    """The statement the workers run and their datasource's URL: this one's; for DuckDB, an
-    in-memory database each, reading Parquet copies of the SELECT's rows made here."""
-    if datasource.dialect != "duckdb":
-        return statement, datasource.url.with_password()
+    """The statement the workers run and their datasource's URL
+    (:meth:`~sqlml.datasources.Datasource.for_workers`)."""
+    selects = {"rows": statement.select}
     attributes = dict(statement.attributes)
-    select = _copied(datasource, statement.select, folder / "rows.parquet")
     if attributes.get("validation.select"):
-        copy = folder / "validation.parquet"
-        attributes["validation.select"] = _copied(datasource, attributes["validation.select"], copy)
-    return dataclasses.replace(
-        statement, select=select, attributes=attributes
-    ), "duckdb:///:memory:"
-
-
-def _copied(datasource: Datasource, select: str, path: Path) -> str:
-    """A SELECT of a Parquet copy at ``path`` of ``select``'s rows."""
-    literal = "'" + str(path).replace("'", "''") + "'"
-    datasource.execute(f"COPY ({select}) TO {literal} (FORMAT parquet)")
-    return f"SELECT * FROM read_parquet({literal})"
+        selects["validation"] = attributes["validation.select"]
+    read, url = datasource.for_workers(selects, folder)
+    if "validation" in read:
+        attributes["validation.select"] = read["validation"]
+    return dataclasses.replace(statement, select=read["rows"], attributes=attributes), url
 
 
 def _work(
