@@ -15,10 +15,10 @@ from pathlib import Path
 import lark.lark
 import pytest
 
+from sqlml.datasources.duckdb import parser as duckdb_parser
 from sqlml.errors import ParseError
 from sqlml.grammar import parse, parser
 from sqlml.grammar.parser_cache import cache_path
-from sqlml.datasources.duckdb import parser as duckdb_parser
 from sqlml.semantics.database_parser import statement_type
 
 # Libraries a plain SELECT does without: the ML ones, sqlglot (about 0.1 s to import) and

@@ -11,13 +11,14 @@ statements read and write, and the SELECT of an extended statement (which must o
 
 from __future__ import annotations
 
-from sqlml import imports
+from sqlml.plugins import DATASOURCES
 
 
 def statement_type(sql: str, dialect: str) -> str | None:
     """The type of the one statement ``sql`` holds as the database of ``dialect`` reads it
     (``"SELECT"`` for any query, ``"INSERT"``...), or None: no parser of that database here,
     or ``sql`` holds a syntax error, no statement or several."""
-    # The datasources are the data layer, above this one: found by name, as plug-ins are.
-    source = imports.load("sqlml.datasources").source_of_dialect(dialect)
-    return None if source is None else source.statement_type(sql)
+    for source in DATASOURCES.values():  # the first of the dialect's, as the registry's
+        if source.dialect == dialect:
+            return source.statement_type(sql)
+    return None
