@@ -2,8 +2,9 @@
 entry point of ``sqlml.datasources``, a subclass of the ``Datasource`` base class (no
 built-in datasource's) with its own URL scheme, connection, catalog, SQL and sqlglot
 dialect. ``python -m sqlml``, a new process of a fresh environment, trains and predicts
-through it, checks a program against it and lists its tables in the shell; and everywhere
-SQL differs by database, sqlml asks the toy and gets the toy's answer.
+through it (in one process and in two workers), checks a program against it and lists its
+tables in the shell; and everywhere SQL differs by database, sqlml asks the toy and gets the
+toy's answer.
 """
 
 from __future__ import annotations
@@ -22,6 +23,14 @@ INSERT INTO points
 SELECT x, y FROM points TO TRAIN xgboost.gbtree
   WITH objective = "binary:logistic", train.num_boost_round = 10 LABEL y INTO toy_model;
 SELECT x FROM points WHERE x IN (3, 20, 70, 96) TO PREDICT toy_predicted.y USING toy_model;
+"""
+# Two processes, each reading its part of the rows (the toy's partitioning) on its own
+# connection (the toy's for_workers: the base class's, the same file).
+WORKERS = """
+SELECT x, y FROM points TO TRAIN xgboost.gbtree
+  WITH objective = "binary:logistic", train.num_boost_round = 10, train.workers = 2
+  LABEL y INTO toy_workers;
+SELECT x FROM points WHERE x IN (3, 96) TO PREDICT toy_workers_predicted.y USING toy_workers;
 """
 
 # Run in the environment with the toy's URL: what sqlml's dispatch points answer for it.
@@ -44,6 +53,7 @@ print(json.dumps({
     "dialect": dialect_of(url),
     "dialects": dialects(),
     "predicted": ds.execute("SELECT x, y FROM toy_predicted ORDER BY x").rows,
+    "by workers": ds.execute("SELECT x, y FROM toy_workers_predicted ORDER BY x").rows,
     "version": server_version(ds),
     "parts use toy_part": all("toy_part(" in sql for sql in parts),
     "rows in parts": sorted(x for part in rows for x in part),
@@ -72,6 +82,9 @@ def test_a_new_dialect_trains_and_predicts_through_the_sqlml_command(env, progra
     url = f"toysql:///{tmp_path / 'toy.db'}"
     result = env.sqlml("run", program.name, "--datasource", url, cwd=tmp_path)
     assert result.returncode == 0, result.stderr
+    (tmp_path / "workers.sql").write_text(WORKERS)
+    result = env.sqlml("run", "workers.sql", "--datasource", url, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
     asked = env.run("-c", ASKED, url, cwd=tmp_path)
     assert asked.returncode == 0, asked.stderr
     assert json.loads(asked.stdout) == {
@@ -81,6 +94,7 @@ def test_a_new_dialect_trains_and_predicts_through_the_sqlml_command(env, progra
         "dialect": "toysql",
         "dialects": ["duckdb", "mysql", "sqlite", "postgres", "toysql"],
         "predicted": [[3, 0], [20, 0], [70, 1], [96, 1]],
+        "by workers": [[3, 0], [96, 1]],
         "version": "ToySQL 0.1",
         "parts use toy_part": True,
         "rows in parts": list(range(100)),
