@@ -31,7 +31,7 @@ from sqlml.models.store import ModelStore
 from sqlml.runtime.execute import execute
 from sqlml.search_space import as_text, decode, grid_points, plan
 from sqlml.semantics import analyze
-from sqlml.steps.search import trial_items
+from sqlml.steps.search_steps import trial_items
 
 SEARCH = """
 SELECT sepal_length, sepal_width, petal_length, petal_width, class FROM iris_train

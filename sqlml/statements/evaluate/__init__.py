@@ -6,7 +6,7 @@ KINDS = (
     StatementKind(
         name="evaluate",
         ir=f"{__name__}.ir:EvaluateStatement",
-        syntax=f"{__name__}.syntax:EvaluateStatement",
+        syntax=f"{__name__}.syntax:EvaluateNode",
         grammar=f"{__name__}.syntax:FRAGMENT",
         keywords=("EVALUATE",),
         analysis=f"{__name__}.analysis:lower",

@@ -20,7 +20,7 @@ KINDS = (
     StatementKind(
         name="train",
         ir=f"{__name__}.ir:TrainStatement",
-        syntax=f"{__name__}.syntax:TrainStatement",
+        syntax=f"{__name__}.syntax:TrainNode",
         grammar=f"{__name__}.syntax:FRAGMENT",
         keywords=("TRAIN",),
         analysis=f"{__name__}.analysis:lower",
