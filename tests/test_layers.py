@@ -116,16 +116,12 @@ def imports(module: str) -> set[str]:
 GRAPH = {module: imports(module) for module in MODULES}
 
 
-# Climbs being removed (issue 32): the distributed XGBoost trainer reuses TO TRAIN's stages.
-KNOWN_CLIMBS = {("sqlml.models.xgboost.distributed", "sqlml.statements.train.handler")}
-
-
 @pytest.mark.parametrize("module", sorted(MODULES))
 def test_no_module_imports_a_higher_layer(module):
     upward = sorted(
         f"{target} ({LAYERS[layer(target)][0]})"
         for target in GRAPH[module]
-        if layer(target) > layer(module) and (module, target) not in KNOWN_CLIMBS
+        if layer(target) > layer(module)
     )
     assert upward == [], f"{module} ({LAYERS[layer(module)][0]}) imports {', '.join(upward)}"
 

@@ -29,10 +29,10 @@ from sqlml.models import Family, Trainer, family
 from sqlml.models.estimator import warn
 from sqlml.models.store import ModelStore, StoredModel
 from sqlml.runtime import label_lists
+from sqlml.runtime.cells import value_texts
 from sqlml.runtime.context import Context
 from sqlml.runtime.evaluate_plot import save_evaluation_plot
 from sqlml.runtime.features_apply import FeatureArrays, transform
-from sqlml.runtime.features_derive import value_texts
 from sqlml.runtime.labels import LabelEncoding, queries
 from sqlml.runtime.outcome import Outcome
 from sqlml.runtime.progress import Progress, format_metrics

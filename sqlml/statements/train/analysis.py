@@ -102,6 +102,7 @@ def _lower(statement: syntax.TrainNode, step_id: str, dialect: str) -> TrainStat
         model=str(statement.into),
         base_model=str(statement.using) if statement.using is not None else None,
         repeated=repeated,
+        training_attributes=_training_attributes(estimator) if statement.using else None,
         **searched,
     )
 
@@ -354,6 +355,14 @@ def _value_pos(statement: syntax.TrainNode, attribute: ast.Attribute) -> ast.Pos
     newlines = text.count("\n", start, end)
     column = end - text.rfind("\n", 0, end) if newlines else attribute.pos.column + end - start
     return ast.Position(attribute.pos.line + newlines, column, statement.pos.offset + end)
+
+
+def _training_attributes(estimator: Estimator) -> list[str]:
+    """The stored names of ``estimator``'s attributes that are not its architecture: what a
+    continued training does not keep of its base model's."""
+    schema, renamed = estimator.attributes, estimator.renamed
+    names = (renamed.get(name, name) for name, attr in schema.items() if not attr.architecture)
+    return sorted(name for name in names if name is not None)
 
 
 def _continued(
