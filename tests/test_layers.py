@@ -36,9 +36,10 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     # The data layer: datasources (one folder each), readers, the spool and the cache, a
     # running statement's context, the execution of a statement (its handler found by name).
     ("runtime", ("sqlml.datasources", "sqlml.runtime")),
-    # A model family's trainer and scorer, over the data layer; the store beside them.
+    # A model family's trainer and scorer, over the data layer; the store beside them, and a
+    # stored model applied to rows (what TO PREDICT, TO EVALUATE and TO EXPLAIN share).
     ("models", ("sqlml.models.*.model", "sqlml.models.*.distributed", "sqlml.models.store",
-                "sqlml.models.export")),
+                "sqlml.models.export", "sqlml.models.applied")),
     # A statement kind's handler, in its folder, above the models it drives.
     ("handlers", ("sqlml.statements.*.handler",)),
     ("workflow", ("sqlml.workflow", "sqlml.steps")),

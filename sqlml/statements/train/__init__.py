@@ -44,5 +44,6 @@ KINDS = (
         handler="sqlml.statements.train.handler.trials:run_trial",
         effects=_SEARCHES,
         kept="sqlml.statements.train.handler.trials:trials_kept",
+        on_cancel="sqlml.statements.train.handler.trials:discard_trials",
     ),
 )
