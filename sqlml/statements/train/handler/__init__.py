@@ -87,8 +87,9 @@ def train_and_save(
     attributes = _attributes(statement, base)
     width = label_lists.width(attributes)
     _check_listed(statement, width)
+    source = _read(statement, context)
     kept = None if base is None else LabelEncoding.from_dict(base.metadata["labels"])
-    labels, rows = fit_labelled(statement, _read(statement, context), kept, width)
+    labels, rows = fit_labelled(statement, source, kept, width)
     chosen = chosen_metrics(statement, labels)
     if base is None:
         features = derive_features(statement, rows.sample)
