@@ -61,13 +61,14 @@ from sqlml.runtime.workers import job_size
 
 
 def train(statement: ir.TrainStatement, context: Context) -> Outcome:
-    distributed = family(statement.family).distributed()
+    model_family = family(statement.family)
+    distributed = model_family.distributed()
     if distributed and max(statement.attributes.get("train.workers") or 1, job_size()) > 1:
         # several processes: started here, or the pods of a training job
         trained = distributed.train(statement, context)
         if isinstance(trained, Outcome):  # a worker's part: another process stores the model
             return trained
-        store, model_family = ModelStore(context.datasource), family(statement.family)
+        store = ModelStore(context.datasource)
         metadata = store_model(context, statement, store, model_family, None, trained, None)
     else:
         metadata = train_and_save(statement, context)
