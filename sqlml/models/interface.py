@@ -117,7 +117,9 @@ class Family(ABC):
     # TO TRAIN refuses train.external_memory.
     streams: ClassVar[bool] = False
     # The module whose ``train(statement, context)`` trains a model in train.workers
-    # processes (see :meth:`distributed`); None: its TO TRAIN runs in one process locally.
+    # processes (see :meth:`distributed`): the trained model (sqlml.runtime.training_data's
+    # Trained) for TO TRAIN's handler to store, or the Outcome of a worker whose model another
+    # process stores. None: its TO TRAIN runs in one process locally.
     distributed_module: ClassVar[str | None] = None
 
     @abstractmethod

@@ -16,7 +16,7 @@ from sqlml.grammar import ast
 from sqlml.ir import FeatureColumn
 from sqlml.models.estimator import Estimator
 from sqlml.semantics.column_patterns import STAR, compile_pattern, is_pattern
-from sqlml.statements.train.syntax import TrainStatement
+from sqlml.statements.train.syntax import TrainNode
 
 _REQUIRED = object()
 COMBINERS = ("mean", "sum", "sqrtn")
@@ -150,9 +150,7 @@ _BLANK = re.compile(r"(?:\s+|--[^\n]*|/\*(?:[^*]|\*+[^*/])*\*+/)+")
 _QUOTED = re.compile(r"'(?:[^'\\]|\\.|'')*'|\"(?:[^\"]|\"\")*\"|`(?:[^`]|``)*`")
 
 
-def feature_columns(
-    statement: TrainStatement, estimator: Estimator, label: str
-) -> list[FeatureColumn]:
+def feature_columns(statement: TrainNode, estimator: Estimator, label: str) -> list[FeatureColumn]:
     """The checked COLUMN clauses of ``statement``; empty when there are none.
 
     A clause's ``FOR`` names the estimator input its features feed (``target``).
@@ -199,7 +197,7 @@ def _target(clause: ast.ColumnClause, estimator: Estimator) -> str | None:
 
 
 def _check_every_input_fed(
-    statement: TrainStatement, estimator: Estimator, features: list[FeatureColumn]
+    statement: TrainNode, estimator: Estimator, features: list[FeatureColumn]
 ) -> None:
     fed = {feature.target for feature in features}
     if None in fed:
@@ -220,7 +218,7 @@ class _Source:
     by scanning the text.
     """
 
-    def __init__(self, statement: TrainStatement) -> None:
+    def __init__(self, statement: TrainNode) -> None:
         self.text = statement.text
         self.start = statement.pos
 
@@ -275,7 +273,7 @@ class _Source:
 class _Lowering:
     """Lowers one statement's COLUMN expressions, knowing its estimator and label."""
 
-    def __init__(self, statement: TrainStatement, estimator: Estimator, label: str) -> None:
+    def __init__(self, statement: TrainNode, estimator: Estimator, label: str) -> None:
         self.at = _Source(statement).argument
         self.estimator = estimator
         self.label = label

@@ -38,7 +38,7 @@ def __getattr__(name: str) -> Any:
     if name in _JOBS:
         return SimpleNamespace(train=getattr(import_module(f"{__name__}.kubeflow"), _JOBS[name]))
     if name in _SEARCHES:
-        return getattr(import_module(f"{__name__}.search"), name)
+        return getattr(import_module(f"{__name__}.search_steps"), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
