@@ -13,9 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import NoReturn
 
-from sqlml.backends import DEFAULT, backends
-from sqlml.backends.local import run, run_options
-from sqlml.backends.local.backend import LocalBackend
+from sqlml.backends import DEFAULT, backend, backends
 from sqlml.datasources.url import redacted_urls
 from sqlml.errors import SqlmlError
 from sqlml.interrupted import INTERRUPTED, SAID
@@ -72,7 +70,8 @@ def main(workflow: Workflow, base_dir: str = ".", argv: Sequence[str] | None = N
     add_run_options(parser)
     add_output_option(parser)
     args = parser.parse_args(argv)
-    if args.backend != LocalBackend.name:
+    chosen = backend(args.backend)
+    if not chosen.supports("run_workflow"):
         error = WorkflowError(
             "a compiled workflow program runs locally only",
             hint=f"run the .sql program with: sqlml run FILE.sql --backend {args.backend}",
@@ -86,9 +85,7 @@ def main(workflow: Workflow, base_dir: str = ".", argv: Sequence[str] | None = N
             if files is None
             else ResultFiles(output_dir(files), f"{workflow.name}-", args.format).write
         )
-        options = run_options(args)
-        base_dir = Path(args.base_dir)
-        return run(workflow, options, args.datasource, base_dir, args.format, write_result=write)
+        return chosen.run_workflow(workflow, args, Path(args.base_dir), write)
     except SqlmlError as error:
         print(error.render("sqlml"), file=sys.stderr)
         return 1

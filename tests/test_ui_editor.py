@@ -21,7 +21,7 @@ from sqlml.datasources import connect
 import_or_skip("starlette")  # the ui extra
 from starlette.testclient import TestClient  # noqa: E402
 
-from sqlml.ui.redaction import scrubber  # noqa: E402
+from sqlml.datasources.redaction import scrubber  # noqa: E402
 from sqlml.ui.server import Settings, create_app  # noqa: E402
 
 ADDRESS = "http://127.0.0.1:8765"

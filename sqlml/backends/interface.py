@@ -14,7 +14,10 @@ from sqlml.errors import SqlmlError
 
 if TYPE_CHECKING:
     from sqlml import ir
+    from sqlml.backends.reports import WriteResult
+    from sqlml.backends.runs import RunViews
     from sqlml.datasources import ResultSet
+    from sqlml.workflow import Workflow
 
 # The commands about a run that a backend may leave out (the base class then says so).
 RUN_COMMANDS = ("status", "logs", "stop")
@@ -43,6 +46,10 @@ class Backend(ABC):
     name: ClassVar[str]  # the --backend value
     target: ClassVar[str]  # the --target value of its program, for sqlml compile
     run_name: ClassVar[str] = "id"  # what sqlml run prints to name a run: "id", "name"
+    # Whether it runs the statements in this process: ``run`` then takes ``write_result``
+    # (:data:`sqlml.backends.reports.WriteResult`: each result printed, or kept in a file with
+    # ``--output-dir``), and DuckDB's parser reads through the run's own connection.
+    runs_here: ClassVar[bool] = False
     # The help of sqlml logs and stop when it is their default backend (see ``default``).
     helps: ClassVar[Mapping[str, str]] = {}
     # What to do instead of a command about a run that it does not support.
@@ -76,6 +83,18 @@ class Backend(ABC):
         result when it ran (for reports such as JUnit's).
         """
 
+    def run_workflow(
+        self,
+        workflow: Workflow,
+        args: argparse.Namespace,
+        base_dir: Path,
+        write_result: WriteResult | None,
+    ) -> int:
+        """Run the ``workflow`` of a compiled program (``sqlml.workflow_cli.main``) as its
+        command line ``args`` say (``--datasource``, ``--format`` and the run options);
+        the exit status."""
+        raise self.unsupported("run_workflow")
+
     def status(
         self, run: str, datasource: str | None, args: argparse.Namespace
     ) -> tuple[str, ResultSet]:
@@ -89,6 +108,11 @@ class Backend(ABC):
     def stop(self, run: str, datasource: str | None, args: argparse.Namespace) -> None:
         """Stop the run ``run``, reporting on stderr what it stopped."""
         raise self.unsupported("stop")
+
+    def run_views(self) -> RunViews | None:
+        """Its runs as ``sqlml ui`` shows them (:mod:`sqlml.backends.runs`); None: the page
+        shows none."""
+        return None
 
     def supports(self, command: str) -> bool:
         """Whether it implements ``command``: run, or one of :data:`RUN_COMMANDS`."""

@@ -20,6 +20,7 @@ from sqlml.backends.interface import Backend, Program
 from sqlml.errors import SqlmlError
 
 if TYPE_CHECKING:
+    from sqlml.backends.runs import RunViews
     from sqlml.datasources import ResultSet
 
 
@@ -121,6 +122,11 @@ class ArgoBackend(Backend):
         from sqlml.backends.argo.kube import Kube
 
         submit.stop(Kube(cluster(args)), run, args.terminate)
+
+    def run_views(self) -> RunViews:
+        from sqlml.backends.argo.views import VIEWS
+
+        return VIEWS
 
 
 BACKEND = ArgoBackend()

@@ -14,7 +14,7 @@ from sqlml.workflow import Workflow
 
 if TYPE_CHECKING:
     from sqlml.backends.local.executor import RunResult
-    from sqlml.backends.local.report import WriteResult
+    from sqlml.backends.reports import WriteResult
 
 
 @dataclass(frozen=True)

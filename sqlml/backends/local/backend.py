@@ -11,13 +11,18 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from sqlml.backends.interface import Backend, Program
 
 if TYPE_CHECKING:
-    from sqlml.backends.local.report import WriteResult
+    from pathlib import Path
+
+    from sqlml.backends.reports import WriteResult
+    from sqlml.backends.runs import RunViews
     from sqlml.datasources import ResultSet
+    from sqlml.workflow import Workflow
 
 
 class LocalBackend(Backend):
     name = "local"
     target = "python"
+    runs_here = True
     instead: ClassVar[Mapping[str, str]] = {
         "logs": "a local run prints its steps' output as it runs; "
         "sqlml status RUN shows how each step ended",
@@ -58,12 +63,31 @@ class LocalBackend(Backend):
             write_result=write_result,
         )
 
+    def run_workflow(
+        self,
+        workflow: Workflow,
+        args: argparse.Namespace,
+        base_dir: Path,
+        write_result: WriteResult | None,
+    ) -> int:
+        from sqlml.backends.local import run, run_options
+
+        options = run_options(args)
+        return run(
+            workflow, options, args.datasource, base_dir, args.format, write_result=write_result
+        )
+
     def status(
         self, run: str, datasource: str | None, args: argparse.Namespace
     ) -> tuple[str, ResultSet]:
         from sqlml.backends.local.status import local_status
 
         return local_status(datasource, run)
+
+    def run_views(self) -> RunViews:
+        from sqlml.backends.local.views import VIEWS
+
+        return VIEWS
 
 
 def _note_images(program: Program) -> None:

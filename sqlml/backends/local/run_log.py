@@ -13,7 +13,8 @@ from typing import IO
 
 from sqlml.backends.local import record as rec
 from sqlml.backends.local.run_file import StatesFile, describe, write_run_file
-from sqlml.backends.local.verdicts import Verdict, verdict
+from sqlml.backends.local.verdicts import verdict
+from sqlml.backends.reports import Verdict
 from sqlml.errors import SqlmlError
 from sqlml.local_files import reason, warn_once
 from sqlml.runtime.outcome import Outcome
