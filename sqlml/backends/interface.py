@@ -13,10 +13,13 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from sqlml.errors import SqlmlError
 
 if TYPE_CHECKING:
+    from concurrent.futures import Executor
+
     from sqlml import ir
-    from sqlml.backends.reports import WriteResult
+    from sqlml.backends.reports import RunReport, StatementDone, WriteResult
     from sqlml.backends.runs import RunViews
-    from sqlml.datasources import ResultSet
+    from sqlml.datasources import Datasource, ResultSet
+    from sqlml.runtime.progress import Sink
     from sqlml.workflow import Workflow
 
 # The commands about a run that a backend may leave out (the base class then says so).
@@ -94,6 +97,27 @@ class Backend(ABC):
         command line ``args`` say (``--datasource``, ``--format`` and the run options);
         the exit status."""
         raise self.unsupported("run_workflow")
+
+    def run_statements(
+        self,
+        statements: Sequence[ir.Statement],
+        name: str,
+        worker: Executor,
+        *,
+        url: str | None = None,
+        datasource: Datasource | None = None,
+        on_done: StatementDone | None = None,
+        sink: Sink | None = None,
+        on_cancel: Callable[[], None] | None = None,
+        interrupt: str = "Ctrl-C",
+    ) -> RunReport:
+        """Run ``statements`` for a person at a front end (the shell, a notebook, the page's
+        editor) as the workflow ``name``, on ``worker`` (a one-thread pool), unrecorded, and
+        wait for the end: on ``datasource`` (a connection the caller keeps) else on ``url``;
+        each statement's end passed to ``on_done`` in order, their progress shown on
+        ``sink``; each Ctrl-C cancels the run (``interrupt`` names it) and calls
+        ``on_cancel``."""
+        raise self.unsupported("run_statements")
 
     def status(
         self, run: str, datasource: str | None, args: argparse.Namespace

@@ -13,6 +13,8 @@ from sqlml.errors import SqlmlError
 
 if TYPE_CHECKING:
     from sqlml.datasources import ResultSet
+    from sqlml.runtime.outcome import Outcome
+    from sqlml.workflow.core import Step
 
 PASSED, FAILURE, ERROR, SKIPPED = "passed", "failure", "error", "skipped"
 
@@ -40,6 +42,21 @@ class Verdict:
         return None if self.cancelled else self.diagnostic
 
 
+@dataclass(frozen=True)
+class StatementEnd:
+    """How the statement of ``step`` ended in the run ``run_id``: its ``verdict``, and the
+    ``outcome`` of a statement that ran and succeeded (None if it did not, or was cached)."""
+
+    run_id: str
+    step: Step
+    verdict: Verdict
+    outcome: Outcome | None = None
+
+
+# What a run that runs statements for a person calls as each statement ends, in order.
+StatementDone = Callable[[StatementEnd], None]
+
+
 class StepReport(Protocol):
     """One step of a run as it went: when, and its outputs (``result``: a statement's)."""
 
@@ -53,9 +70,12 @@ class StepReport(Protocol):
 
 class RunReport(Protocol):
     """A run's result: its steps by name (a statement's steps are named by its id, its
-    parts ``ID-...``), and the verdict on each statement by its id."""
+    parts ``ID-...``), the verdict on each statement by its id, and its first error."""
 
     @property
     def steps(self) -> Mapping[str, StepReport]: ...
     @property
     def verdicts(self) -> Mapping[str, Verdict]: ...
+    @property
+    def error(self) -> SqlmlError | None:
+        """The run's first error (None: it succeeded)."""

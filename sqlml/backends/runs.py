@@ -181,6 +181,11 @@ class RunViews(ABC):
     def run(self, where: Where, run_id: str) -> RunView | None:
         """The run ``run_id`` with its steps; None when it knows none."""
 
+    def described(self, run_dir: Path, run_id: str) -> RunView | None:
+        """The run ``run_id`` as its description in ``run_dir`` says (its steps' kinds and
+        texts, its base folder), without how it went; None when none describes it."""
+        return None
+
     def page_context(self, where: Where, run: RunView) -> dict[str, Any]:
         """What its run page's template shows besides the run and its DAG."""
         return {}

@@ -12,8 +12,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from sqlml.backends.local.executor import LocalExecutor, RunResult
-from sqlml.backends.local.run_log import StatementEnd
-from sqlml.backends.reports import ERROR, SKIPPED, Verdict, WriteResult
+from sqlml.backends.reports import ERROR, SKIPPED, StatementEnd, Verdict, WriteResult
 from sqlml.errors import SqlmlError
 from sqlml.runtime import cancel, progress
 from sqlml.runtime.output import ResultStream

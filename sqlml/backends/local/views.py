@@ -96,6 +96,17 @@ class LocalRunViews(RunViews):
     def run(self, where: Where, run_id: str) -> RunView | None:
         return read_run(where, run_id)
 
+    def described(self, run_dir: Path, run_id: str) -> RunView | None:
+        description = read_run_file(run_dir / run_id)
+        if description is None:
+            return None
+        steps = [
+            StepView(step["name"], kind=step.get("kind", ""), text=step.get("text"))
+            for step in description.get("steps", [])
+            if "name" in step
+        ]
+        return LocalRunView(run_id, base_dir=description.get("base_dir", "."), steps=steps)
+
     def page_context(self, where: Where, run: RunView) -> dict[str, Any]:
         return {
             "chain": resumed_chain(where, run),
