@@ -228,7 +228,11 @@ def _common(parser: argparse.ArgumentParser) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = _parser()
+    try:
+        parser = _parser()
+    except SqlmlError as error:  # an installed plugin that cannot be used
+        print(error.render("sqlml"), file=sys.stderr)
+        return 1
     args = parser.parse_args(argv)
     datasource = getattr(args, "datasource", None)
     fmt = getattr(args, "format", "table")

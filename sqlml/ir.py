@@ -11,8 +11,9 @@ import binascii
 import dataclasses
 import json
 from dataclasses import dataclass, field
-from importlib import import_module
 from typing import Any, ClassVar
+
+from sqlml.plugins import KINDS
 
 # Feature column kinds; "auto" is a plain column name, resolved from the data at train time.
 FEATURE_KINDS = (
@@ -107,8 +108,7 @@ _CLASSES: dict[str, type[Statement]] = {}
 
 def classes() -> dict[str, type[Statement]]:
     """Every statement class that declares a kind, by kind (the declared kinds' loaded)."""
-    kinds = import_module("sqlml.statements").KINDS  # by name: the kinds sit above this module
-    for kind in kinds.values():
+    for kind in KINDS.values():
         kind.ir  # noqa: B018 (imports its class, which registers itself)
     return _CLASSES
 
@@ -127,7 +127,7 @@ def from_dict(data: dict[str, Any]) -> Statement:
     """Rebuild a statement from :meth:`Statement.to_dict` output."""
     fields = dict(data)
     kind = fields.pop("kind")
-    cls = _CLASSES.get(kind) or import_module("sqlml.statements").KINDS[kind].ir
+    cls = _CLASSES.get(kind) or KINDS[kind].ir
     if "features" in fields:
         fields["features"] = [FeatureColumn.from_dict(item) for item in fields["features"]]
     return cls(**fields)

@@ -19,6 +19,7 @@ from sqlml.datasources import (
     dialect_of,
     dialects,
     parse_url,
+    register,
     source_class,
     unregister,
 )
@@ -49,6 +50,7 @@ def toy() -> Iterator[type[SQLiteSource]]:
             self.ran.append(sql)
             return super().execute(sql, params)
 
+    register(ToySource)
     try:
         yield ToySource
     finally:
@@ -105,6 +107,8 @@ def test_a_scheme_is_registered_once(toy):
 
         class Other(SQLiteSource):
             schemes = ("toysql",)
+
+        register(Other)
 
     assert "declares the URL scheme 'toysql', which" in caught.value.message
     assert source_class("toysql:///x.db") is toy

@@ -4,9 +4,12 @@ effects and run by its handler without editing a file under sqlml/."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import ClassVar
+
+import pytest
 
 from sqlml import ir, statements, steps
 from sqlml.codegen.workflow import to_workflow
@@ -50,8 +53,16 @@ def test_every_ir_kind_is_declared_with_a_step_and_a_handler():
         assert kind.analysis is None or callable(resolve(kind.analysis))
 
 
-def test_a_kind_declared_outside_sqlml_is_ordered_compiled_and_run(monkeypatch):
-    monkeypatch.setitem(statements.KINDS, "ping", PING)
+@pytest.fixture
+def ping_kind() -> Iterator[None]:
+    statements.register(PING)
+    try:
+        yield
+    finally:
+        statements.unregister("ping")
+
+
+def test_a_kind_declared_outside_sqlml_is_ordered_compiled_and_run(ping_kind):
     program = [
         PingStatement(id="s1-ping", text="PING T", line=1, column=1, table=["T"]),
         ir.SqlStatement(id="s2-select", text="SELECT * FROM t", line=2, column=1),

@@ -1,21 +1,14 @@
-"""Datasources: one base class and a small class per database, found by URL scheme."""
+"""Datasources: one base class and a folder per database, found by URL scheme."""
 
 from __future__ import annotations
 
-import importlib
 from pathlib import Path
 
 from sqlml.datasources import registry
 from sqlml.datasources.base import Columns, Datasource, ResultSet
-from sqlml.datasources.registry import dialects, unregister
+from sqlml.datasources.registry import dialects, register, unregister
 from sqlml.datasources.url import DatasourceURL, parse_url
 from sqlml.errors import DatasourceError
-
-# The databases sqlml comes with, registered on import (their drivers load on first use),
-# in the order the CLI lists their dialects.
-BUILT_IN = ("duckdb", "mysql", "sqlite", "postgresql")
-for _module in BUILT_IN:
-    importlib.import_module(f"{__name__}.{_module}.source")
 
 
 def connect(url: str | DatasourceURL | None = None, base_dir: Path | None = None) -> Datasource:
@@ -54,6 +47,7 @@ __all__ = [
     "dialect_of",
     "dialects",
     "parse_url",
+    "register",
     "source_class",
     "unregister",
 ]

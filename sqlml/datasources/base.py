@@ -1,9 +1,10 @@
 """What every datasource offers: run SQL, read columns, write tables atomically.
 
 Each database is a small subclass that overrides only what differs: its driver calls,
-identifier quoting, type names and how a table is replaced in one step. A subclass that
-declares ``schemes`` registers itself for them (:mod:`~sqlml.datasources.registry`),
-and ``connect`` opens their URLs with it: nothing else needs editing to add a database.
+identifier quoting, type names and how a table is replaced in one step. Its folder declares
+it (``source.py``'s ``SOURCE``; a plugin, an entry point of ``sqlml.datasources``) and
+``connect`` opens the URLs of its ``schemes`` with it: nothing else needs editing to add a
+database.
 """
 
 from __future__ import annotations
@@ -18,7 +19,6 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from sqlml.datasources import registry
 from sqlml.datasources.url import DatasourceURL
 from sqlml.errors import CheckError, DatasourceError, SqlmlError
 from sqlml.runtime.cancel import Token
@@ -82,7 +82,7 @@ class Datasource(ABC):
     (``_retype``, SQL's ``ALTER COLUMN ... TYPE`` by default).
     """
 
-    schemes: ClassVar[tuple[str, ...]] = ()  # URL schemes; declaring them registers the class
+    schemes: ClassVar[tuple[str, ...]] = ()  # URL schemes, the first canonical
     file_based: ClassVar[bool] = False  # URLs name a file (scheme:///path), else a server
     url_example: ClassVar[str] = "{scheme}://user:password@host/database"  # for hints
     url_options: ClassVar[tuple[str, ...]] = ()  # the ?options its URLs may give its driver
@@ -106,11 +106,6 @@ class Datasource(ABC):
         "SELECT table_name, column_name, data_type FROM information_schema.columns "
         "WHERE table_schema = {schema} ORDER BY table_name, ordinal_position"
     )
-
-    def __init_subclass__(cls, **kwargs: Any) -> None:
-        super().__init_subclass__(**kwargs)
-        if "schemes" in cls.__dict__:
-            registry.register(cls)
 
     def __init__(self, url: DatasourceURL, base_dir: Path | None = None) -> None:
         self.url = url

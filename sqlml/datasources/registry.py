@@ -1,9 +1,11 @@
-"""The datasource classes by URL scheme.
+"""The datasource classes by URL scheme (:data:`sqlml.plugins.DATASOURCES`): the built-in
+ones first, then those installed (entry points of ``sqlml.datasources``), then those
+registered.
 
-A :class:`~sqlml.datasources.base.Datasource` subclass that declares ``schemes``
-registers itself when it is defined: its first scheme is the one its URLs are shown with,
-the others are aliases. Opening a URL, the URL syntax, the SQL dialect of a datasource, the
-CLI's ``--dialect`` choices and every capability check look their datasource up here.
+Each built-in folder declares its class as ``SOURCE`` in its module ``source``; the class
+declares its URL ``schemes``: the first is the one its URLs are shown with, the others are
+aliases. Opening a URL, the URL syntax, the SQL dialect of a datasource, the CLI's
+``--dialect`` choices and every capability check look their datasource up here.
 """
 
 from __future__ import annotations
@@ -11,16 +13,15 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from sqlml.errors import DatasourceError
+from sqlml.plugins import DATASOURCES
 
 if TYPE_CHECKING:
     from sqlml.datasources.base import Datasource
 
-_BY_SCHEME: dict[str, type[Datasource]] = {}  # scheme or alias -> its class
 
-
-def register(source: type[Datasource]) -> None:
-    """Open URLs of ``source``'s schemes with ``source``."""
-    taken = {s: _BY_SCHEME[s] for s in source.schemes if _BY_SCHEME.get(s, source) is not source}
+def register(source: type[Datasource]) -> type[Datasource]:
+    """Open URLs of ``source``'s schemes with ``source``; returns it."""
+    taken = {scheme: find(scheme) for scheme in source.schemes if find(scheme) is not None}
     if taken:
         scheme, other = next(iter(taken.items()))
         raise DatasourceError(
@@ -28,25 +29,23 @@ def register(source: type[Datasource]) -> None:
             f"which {other.__qualname__} has",
             hint="give the class schemes of its own, or unregister the other class first",
         )
-    for scheme in source.schemes:
-        _BY_SCHEME[scheme] = source
+    return DATASOURCES.register(source)
 
 
 def unregister(source: type[Datasource]) -> None:
     """Stop opening URLs of ``source``'s schemes with ``source``."""
-    for scheme in source.schemes:
-        if _BY_SCHEME.get(scheme) is source:
-            del _BY_SCHEME[scheme]
+    if DATASOURCES.get(source.schemes[0]) is source:
+        DATASOURCES.unregister(source.schemes[0])
 
 
 def find(scheme: str) -> type[Datasource] | None:
     """The class registered for ``scheme`` (or alias), if any."""
-    return _BY_SCHEME.get(scheme)
+    return DATASOURCES.claimant(scheme)
 
 
 def sources() -> list[type[Datasource]]:
-    """Every registered class, once each, in the order they were registered."""
-    return list(dict.fromkeys(_BY_SCHEME.values()))
+    """Every registered class, once each, the built-in ones first."""
+    return list(DATASOURCES.values())
 
 
 def dialects() -> list[str]:

@@ -6,7 +6,6 @@ from __future__ import annotations
 import math
 import re
 from functools import cache
-from importlib import import_module
 from importlib.resources import files
 from typing import NamedTuple
 
@@ -19,6 +18,7 @@ from sqlml.grammar.build import Located, Unsliced, check_not_empty, plain, pos, 
 from sqlml.grammar.fragment import Fragment
 from sqlml.grammar.parser_cache import cached_parser
 from sqlml.grammar.plain import UNREADABLE
+from sqlml.plugins import KINDS
 
 _INT64 = 2**63
 
@@ -148,8 +148,7 @@ class _Grammar(NamedTuple):
 
 def fragments() -> tuple[Fragment, ...]:
     """The grammar fragments of the declared statement kinds, each once, in their order."""
-    kinds = import_module("sqlml.statements").KINDS  # by name: the kinds sit above the grammar
-    return tuple(dict.fromkeys(k.grammar for k in kinds.values() if k.grammar is not None))
+    return tuple(dict.fromkeys(k.grammar for k in KINDS.values() if k.grammar is not None))
 
 
 def _parser() -> Lark:

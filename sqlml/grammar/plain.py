@@ -16,10 +16,10 @@ from __future__ import annotations
 
 import re
 from functools import cache
-from importlib import import_module
 from pathlib import Path
 
 from sqlml.grammar import ast
+from sqlml.plugins import KINDS
 
 # Characters no statement may hold (the parser says why: sqlml.grammar.parser.check_characters):
 # NUL, which ends a statement's text in the C libraries of the databases, and lone surrogates,
@@ -40,7 +40,7 @@ def plain_program(text: str) -> ast.Program | None:
     keywords = _keywords()
     if keywords is None or keywords.search(text) or UNREADABLE.search(text):
         return None
-    node = _kinds()[_PLAIN_KIND].syntax
+    node = KINDS[_PLAIN_KIND].syntax
     patterns = _statement_text()
     statements = []
     at = _SKIPPED.match(text).end()
@@ -60,15 +60,11 @@ def plain_program(text: str) -> ast.Program | None:
     return ast.Program(tuple(statements))
 
 
-def _kinds() -> dict:
-    return import_module("sqlml.statements").KINDS  # by name: the kinds sit above the grammar
-
-
 def _keywords() -> re.Pattern[str] | None:
     """A pattern finding any declared kind's keyword as a word; None when a kind with rules
     declares none (a program is then never taken for plain SQL)."""
     words: set[str] = set()
-    for kind in _kinds().values():
+    for kind in KINDS.values():
         if kind.name == _PLAIN_KIND or kind.declared("grammar") is None:
             continue
         if not kind.keywords:

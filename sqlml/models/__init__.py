@@ -1,15 +1,16 @@
 """Model families: each a :class:`Family` that declares its estimators and knows how to
 train, score, explain, export and distribute its models.
 
-The built-in families are the packages listed in :data:`BUILT_IN`; others join with
-:func:`register`. The estimator table (:mod:`sqlml.semantics.estimators`) is assembled from
-the registered families. A family's declarations are cheap to import; its library (XGBoost,
-TensorFlow) is imported only when one of its models is trained or used.
+The built-in families are the packages here; installed ones join through the entry points
+of ``sqlml.families`` (:mod:`sqlml.plugins`), others with :func:`register`. The estimator
+table (:mod:`sqlml.semantics.estimators`) is assembled from the registered families. A
+family's declarations are cheap to import; its library (XGBoost, TensorFlow) is imported
+only when one of its models is trained or used.
 
 A new family is one package, ``sqlml/models/<name>/``, as ``xgboost`` and ``keras`` are:
 
 - ``__init__.py``: a :class:`Family` subclass (name, stored format, export extensions,
-  explainers, Kubeflow job) and ``FAMILY``, its instance; its name added to :data:`BUILT_IN`;
+  explainers, Kubeflow job) and ``FAMILY``, its instance (found by its folder);
 - ``estimators.py``: its :class:`~sqlml.models.estimator.Estimator` declarations, their
   attributes built with :func:`sqlml.models.attributes.schema`, loaded on first lookup;
 - ``model.py`` (its ``trainer_module``): train and scorer (:class:`Trainer`), and
@@ -23,10 +24,9 @@ Outside sqlml, ``register(MyFamily())`` adds one (``tests/test_family_plugin.py`
 """
 
 from sqlml.models.interface import Family, StreamingTrainer, Trainer, TreeTrainer
-from sqlml.models.registry import BUILT_IN, families, family, register, unregister
+from sqlml.models.registry import families, family, register, unregister
 
 __all__ = [
-    "BUILT_IN",
     "Family",
     "StreamingTrainer",
     "Trainer",

@@ -22,35 +22,28 @@ Adding a kind (say ``RUN <script>``) is its rule and one folder, ``statements/ru
    ``module:name`` paths (imported when first read: a plain SELECT loads no kind's modules)
    and the ``keywords`` one of which each of its statements holds (``RUN``).
 
-The folders are found by name; a kind from outside sqlml is declared with :func:`register`.
+The folders are found by name (:data:`sqlml.plugins.KINDS`); an installed kind through an entry
+point of ``sqlml.statements``; another with :func:`register`.
 This package sits just above the IR: it names the analysis and handler by their dotted
 paths, so any layer may read it without loading the checks or the runtime's libraries.
 """
 
 from __future__ import annotations
 
-import pkgutil
-from importlib import import_module
-
 from sqlml import ir
+from sqlml.plugins import KINDS
 from sqlml.statements.kind import Completion, Effects, StatementKind, resolve
-
-KINDS: dict[str, StatementKind] = {
-    kind.name: kind
-    for folder in pkgutil.iter_modules(__path__, f"{__name__}.")
-    if folder.ispkg
-    for kind in import_module(folder.name).KINDS
-}
 
 
 def register(kind: StatementKind) -> None:
-    """Declare a kind (from outside sqlml): the parser, the analysis and the runtime use it."""
-    KINDS[kind.name] = kind
+    """Declare a kind (from outside sqlml): the parser, the analysis and the runtime use it.
+    A :class:`ValueError` if a kind of its name is declared."""
+    KINDS.register(kind)
 
 
 def unregister(name: str) -> None:
-    """Forget the kind ``name``."""
-    del KINDS[name]
+    """Forget the kind ``name`` (a :class:`ValueError` for a built-in one)."""
+    KINDS.unregister(name)
 
 
 def kind_of(statement: ir.Statement) -> StatementKind:

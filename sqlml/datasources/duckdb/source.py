@@ -292,3 +292,6 @@ def _unmasked(values: np.ndarray) -> np.ndarray:
     array = values.data.astype(object)  # filled(None) would fill with the '?' fill_value
     array[mask] = None
     return array
+
+
+SOURCE = DuckDBSource  # what sqlml.plugins.DATASOURCES registers

@@ -444,3 +444,6 @@ def _type_text(sql_type: str | bytes) -> str:
 def _message(error: pymysql.MySQLError) -> str:
     args = error.args
     return str(args[1]) if len(args) > 1 else str(error)
+
+
+SOURCE = MySQLSource  # what sqlml.plugins.DATASOURCES registers

@@ -308,3 +308,6 @@ def _kind(type_code: int) -> str:
     if type_code in _INTEGER_TYPES:
         return "int"
     return "float" if type_code in _FLOAT_TYPES else "object"
+
+
+SOURCE = PostgreSQLSource  # what sqlml.plugins.DATASOURCES registers

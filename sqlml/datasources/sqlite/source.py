@@ -214,3 +214,6 @@ class _RowHash:
 def _schema(table: Sequence[str]) -> str:
     """The schema (attached database) of a possibly qualified table name."""
     return table[-2] if len(table) > 1 else "main"
+
+
+SOURCE = SQLiteSource  # what sqlml.plugins.DATASOURCES registers

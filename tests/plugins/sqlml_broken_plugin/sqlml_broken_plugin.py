@@ -1,0 +1,1 @@
+"""A package whose entry point names a family it does not declare."""
