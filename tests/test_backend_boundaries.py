@@ -29,8 +29,9 @@ ORDINARY = {"local"}
 ALLOWED: dict[tuple[str, str], str] = {
     ("sqlml/backends/registry.py", "local"): "DEFAULT: the backend of sqlml run without "
     "--backend, sqlml -e, the shell and the page's editor",
-    ("sqlml/backends/registry.py", "argo"): "BUILT_IN: the built-in packages, in the order "
-    "the CLI lists them",
+    ("sqlml/plugins.py", "local"): "BACKENDS' first: the built-in ones in the order the CLI "
+    "lists them",
+    ("sqlml/plugins.py", "argo"): "the same",
 }
 _WORDS = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
 
