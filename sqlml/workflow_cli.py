@@ -30,24 +30,13 @@ class UsageParser(argparse.ArgumentParser):
 
 
 def add_run_options(parser: argparse.ArgumentParser) -> None:
-    """The options that say how a workflow runs: backend, workers, resume, retries, timeout."""
+    """The options that say how a workflow runs: its backend, then each backend's options of
+    its command ``workflow`` (the local one's: workers, resume, retries, timeout)."""
     parser.add_argument(
         "--backend", choices=list(backends()), default=DEFAULT, help=f"where steps run ({DEFAULT})"
     )
-    parser.add_argument(
-        "--jobs", type=_positive, metavar="N", help="steps run at once (default: the CPU count)"
-    )
-    parser.add_argument(
-        "--resume",
-        metavar="RUN",
-        help="run again the failed run RUN: steps that succeeded with unchanged inputs are skipped",
-    )
-    parser.add_argument(
-        "--retries", type=int, default=0, metavar="N", help="retries of a failed step (0)"
-    )
-    parser.add_argument(
-        "--timeout", type=float, metavar="SECONDS", help="time limit of each step attempt"
-    )
+    for known in backends().values():
+        known.add_options(parser, "workflow")
 
 
 def add_output_option(parser: argparse.ArgumentParser) -> None:
@@ -95,10 +84,3 @@ def main(workflow: Workflow, base_dir: str = ".", argv: Sequence[str] | None = N
     except Exception as error:  # a bug: one paragraph, its traceback kept in a file
         print(internal_error(error, f"workflow {workflow.name}").render("sqlml"), file=sys.stderr)
         return 1
-
-
-def _positive(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
-    return value

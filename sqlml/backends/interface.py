@@ -59,7 +59,9 @@ class Backend(ABC):
     instead: ClassVar[Mapping[str, str]] = {}
 
     def add_options(self, parser: argparse.ArgumentParser, command: str) -> None:
-        """Add its own options to ``command``'s parser: run, compile, status, logs or stop."""
+        """Add its own options to ``command``'s parser: run, compile, status, logs or stop;
+        or ``workflow``, how a workflow runs (``sqlml run``'s first ones, and the command
+        line of a compiled program)."""
         return None
 
     def check(self, args: argparse.Namespace) -> str | None:
@@ -139,7 +141,8 @@ class Backend(ABC):
         return None
 
     def supports(self, command: str) -> bool:
-        """Whether it implements ``command``: run, or one of :data:`RUN_COMMANDS`."""
+        """Whether it implements ``command``: run, one of :data:`RUN_COMMANDS`, or
+        ``run_workflow`` or ``run_statements``."""
         return getattr(type(self), command) is not getattr(Backend, command)
 
     def unsupported(self, command: str) -> SqlmlError:

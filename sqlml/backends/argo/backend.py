@@ -16,7 +16,7 @@ from sqlml.backends.argo.options import (
     argo_options,
     cluster,
 )
-from sqlml.backends.interface import Backend, Program
+from sqlml.backends.interface import RUN_COMMANDS, Backend, Program
 from sqlml.errors import SqlmlError
 
 if TYPE_CHECKING:
@@ -44,7 +44,7 @@ class ArgoBackend(Backend):
             )
         elif command == "compile":
             add_workflow_options(parser, "--target argo")
-        else:
+        elif command in RUN_COMMANDS:
             if command == "stop":
                 parser.add_argument(
                     "--terminate",

@@ -32,7 +32,8 @@ class RunOptions:
 
 
 def run_options(args: argparse.Namespace) -> RunOptions:
-    """The options of a command line that ``sqlml.workflow_cli.add_run_options`` made."""
+    """The options of a command line that ``sqlml.workflow_cli.add_run_options`` made (the
+    local backend's, :meth:`~sqlml.backends.local.backend.LocalBackend.add_options`)."""
     return RunOptions(
         jobs=args.jobs, resume=args.resume, retries=args.retries, timeout=args.timeout
     )

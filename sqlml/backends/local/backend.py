@@ -32,6 +32,25 @@ class LocalBackend(Backend):
         "stop": "stop a local run with Ctrl-C; sqlml run FILE --resume RUN runs it again",
     }
 
+    def add_options(self, parser: argparse.ArgumentParser, command: str) -> None:
+        if command != "workflow":
+            return
+        parser.add_argument(
+            "--jobs", type=_positive, metavar="N", help="steps run at once (default: the CPU count)"
+        )
+        parser.add_argument(
+            "--resume",
+            metavar="RUN",
+            help="run again the failed run RUN: steps that succeeded with unchanged inputs are "
+            "skipped",
+        )
+        parser.add_argument(
+            "--retries", type=int, default=0, metavar="N", help="retries of a failed step (0)"
+        )
+        parser.add_argument(
+            "--timeout", type=float, metavar="SECONDS", help="time limit of each step attempt"
+        )
+
     def compile(self, program: Program, args: argparse.Namespace) -> str:
         from sqlml.backends.local.codegen import to_python
 
@@ -118,6 +137,13 @@ class LocalBackend(Backend):
         from sqlml.backends.local.views import VIEWS
 
         return VIEWS
+
+
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
+    return value
 
 
 def _note_images(program: Program) -> None:
