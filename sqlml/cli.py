@@ -34,7 +34,7 @@ from sqlml.ui.command import add_ui_parser, ui
 from sqlml.workflow_cli import UsageParser, add_output_option, add_run_options
 
 if TYPE_CHECKING:
-    from sqlml.backends.local.report import WriteResult
+    from sqlml.backends.reports import WriteResult
     from sqlml.datasources import Datasource
     from sqlml.junit import JUnitReport
     from sqlml.plan import StatementIO
@@ -254,7 +254,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             args.files = _selected(args.files, args.select)
             if args.resume and len(args.files) > 1:
                 parser.error("--resume resumes the run of one program: give one FILE")
-            bad = backend(args.backend).check(args) or _local_only(args)
+            bad = backend(args.backend).check(args) or _here_only(args)
             if bad:
                 parser.error(bad)
             return _run_files(args, datasource, fmt)
@@ -374,31 +374,27 @@ def _matches(file: str, pattern: str) -> bool:
     return path.match(pattern) or folder in path.parents
 
 
-def _local_only(args: argparse.Namespace) -> str | None:
-    """What is wrong with ``sqlml run``'s options that only the local backend has."""
-    if args.output_dir is not None and not _runs_locally(args):
+def _here_only(args: argparse.Namespace) -> str | None:
+    """What is wrong with ``sqlml run``'s options that only backends running the statements
+    in this process have."""
+    if args.output_dir is not None and not backend(args.backend).runs_here:
+        here = " or ".join(name for name, known in backends().items() if known.runs_here)
         return (
-            f"--output-dir is for the local backend: the {args.backend} backend's results are "
+            f"--output-dir is for the {here} backend: the {args.backend} backend's results are "
             f"printed in its steps' logs (sqlml logs RUN --backend {args.backend})"
         )
     return None
 
 
-def _runs_locally(args: argparse.Namespace) -> bool:
-    from sqlml.backends.local.backend import LocalBackend
-
-    return isinstance(backend(args.backend), LocalBackend)
-
-
 def _result_writers(args: argparse.Namespace, fmt: str) -> list[WriteResult | None]:
-    """What keeps the results of each FILE of a local run (None: another backend's run).
+    """What keeps the results of each FILE of a run here (None: a run elsewhere).
 
     With ``--output-dir``, files of their own: ``STEM-STATEMENT_ID.EXT``, prefixed with the
     FILE's position when several FILEs run (``1-``, ``2-``...; ``01-`` from 10 FILEs on), so
     that the names are unique and sort in run order. Else stdout, shared by the FILEs (see
     ``ResultStream``).
     """
-    if not _runs_locally(args):
+    if not backend(args.backend).runs_here:
         return [None] * len(args.files)
     if args.output_dir is None:
         return [ResultStream(fmt).write] * len(args.files)
@@ -414,7 +410,7 @@ def _result_writers(args: argparse.Namespace, fmt: str) -> list[WriteResult | No
 def _run_files(args: argparse.Namespace, datasource: str | None, fmt: str) -> int:
     """Run each FILE in turn: all of them with --keep-going, else up to the first failure;
     then print how many statements passed, warned, failed, erred and were skipped (when the
-    backend reported each run's outcome, as the local one does)."""
+    backend reported each run's outcome)."""
     from sqlml.junit import JUnitReport
 
     report = JUnitReport()
@@ -445,7 +441,7 @@ def _run_files(args: argparse.Namespace, datasource: str | None, fmt: str) -> in
 def _not_run(report: JUnitReport, file: str, dialect: str) -> None:
     """Report the statements of a file left out after an earlier file failed: a note for
     each (or the error that keeps the file from parsing)."""
-    from sqlml.backends.local.verdicts import SKIPPED, Verdict
+    from sqlml.backends.reports import SKIPPED, Verdict
 
     try:
         statements = _statements(_read(file), dialect)
@@ -479,7 +475,7 @@ def _run_text(
 ) -> int:
     """Run a program's text on ``args.backend`` (``args``: those of ``sqlml run``; None for
     a string, run on the default backend); ``report`` gets its statements' outcomes,
-    ``write_result`` (local runs only) its results."""
+    ``write_result`` (runs here only) its results."""
     dialect = dialect_of(datasource)
     chosen = backend(args.backend if args is not None else DEFAULT)
     _parse_on(datasource, chosen)
@@ -500,12 +496,10 @@ def _run_text(
 
 
 def _parse_on(datasource: str | None, chosen: Backend) -> None:
-    """The database's own parser may read with the database a local run opens (DuckDB's
+    """The database's own parser may read with the database a run here opens (DuckDB's
     file: the run then shares its database instead of the parser creating one of its own)."""
-    from sqlml.backends.local.backend import LocalBackend
-
     url = parse_url(datasource)
-    source_class(url).parse_on(url if isinstance(chosen, LocalBackend) else None)
+    source_class(url).parse_on(url if chosen.runs_here else None)
 
 
 def _run_command(args: argparse.Namespace, datasource: str | None, fmt: str) -> int:

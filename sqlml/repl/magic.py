@@ -38,7 +38,7 @@ from sqlml.local_files import internal_error
 from sqlml.runtime import cancel, progress
 
 if TYPE_CHECKING:
-    from sqlml.backends.local.run_log import StatementEnd
+    from sqlml.backends.reports import StatementEnd
 
 USAGE = "usage: %%sqlml [--datasource URL] [RESULT_VAR], or %sqlml [--datasource URL] SQL"
 _DATASOURCE = re.compile(r"--datasource(?:=|\s+)(\S+)\s*")
@@ -99,7 +99,7 @@ class SqlmlMagics(Magics):
 
     def _run(self, text: str, result_var: str | None, first_line: int) -> Any:
         """Run ``text``, which starts at line ``first_line`` of the cell."""
-        from sqlml.backends.local.interactive import run_statements
+        from sqlml.backends import DEFAULT, backend
         from sqlml.repl.session import format_error
         from sqlml.repl.variables import bind
 
@@ -111,7 +111,7 @@ class SqlmlMagics(Magics):
             shown = _Shown(statements[-1].id, Path.cwd())
             interrupts: list[None] = []  # a kernel interrupt cancels the run
             with ThreadPoolExecutor(1, thread_name_prefix="sqlml-cell") as worker:
-                result = run_statements(
+                result = backend(DEFAULT).run_statements(
                     statements,
                     "notebook",
                     worker,
