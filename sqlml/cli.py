@@ -25,7 +25,8 @@ from sqlml.backends import (
     by_target,
     default,
 )
-from sqlml.datasources import dialect_of, dialects, parse_url
+from sqlml.datasources import dialect_of, dialects, parse_url, source_class
+from sqlml.datasources.url import DEFAULT_DIALECT, DEFAULT_URL
 from sqlml.errors import NotRun, SqlmlError
 from sqlml.local_files import internal_error
 from sqlml.runtime.output import FORMATS, ResultFiles, ResultStream, output_dir
@@ -33,7 +34,7 @@ from sqlml.ui.command import add_ui_parser, ui
 from sqlml.workflow_cli import UsageParser, add_output_option, add_run_options
 
 if TYPE_CHECKING:
-    from sqlml.backends.local.report import WriteResult
+    from sqlml.backends.reports import WriteResult
     from sqlml.datasources import Datasource
     from sqlml.junit import JUnitReport
     from sqlml.plan import StatementIO
@@ -199,7 +200,7 @@ def _dialect(parser: argparse.ArgumentParser) -> None:
         choices=dialects(),
         default=None,
         help="the SQL dialect of the program's standard SQL "
-        "(default: the datasource's, else duckdb)",
+        f"(default: the datasource's, else {DEFAULT_DIALECT})",
     )
 
 
@@ -220,7 +221,7 @@ def _common(parser: argparse.ArgumentParser) -> None:
         metavar="URL",
         default=argparse.SUPPRESS,
         help="database URL, e.g. mysql://user:password@host:3306/db "
-        "(default: $SQLML_DATASOURCE, else duckdb:///sqlml.duckdb)",
+        f"(default: $SQLML_DATASOURCE, else {DEFAULT_URL})",
     )
     parser.add_argument(
         "--format", choices=FORMATS, default=argparse.SUPPRESS, help="how results are printed"
@@ -253,7 +254,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             args.files = _selected(args.files, args.select)
             if args.resume and len(args.files) > 1:
                 parser.error("--resume resumes the run of one program: give one FILE")
-            bad = backend(args.backend).check(args) or _local_only(args)
+            bad = backend(args.backend).check(args) or _here_only(args)
             if bad:
                 parser.error(bad)
             return _run_files(args, datasource, fmt)
@@ -330,7 +331,7 @@ def _repl(datasource: str | None, fmt: str) -> int:
     return run_shell(datasource, fmt)
 
 
-def _statements(text: str, dialect: str = "duckdb") -> list:
+def _statements(text: str, dialect: str = DEFAULT_DIALECT) -> list:
     """Parse and check ``text`` (standard SQL in sqlglot's ``dialect``); raises SqlmlError."""
     from sqlml.grammar import parse
     from sqlml.semantics import analyze
@@ -373,31 +374,27 @@ def _matches(file: str, pattern: str) -> bool:
     return path.match(pattern) or folder in path.parents
 
 
-def _local_only(args: argparse.Namespace) -> str | None:
-    """What is wrong with ``sqlml run``'s options that only the local backend has."""
-    if args.output_dir is not None and not _runs_locally(args):
+def _here_only(args: argparse.Namespace) -> str | None:
+    """What is wrong with ``sqlml run``'s options that only backends running the statements
+    in this process have."""
+    if args.output_dir is not None and not backend(args.backend).runs_here:
+        here = " or ".join(name for name, known in backends().items() if known.runs_here)
         return (
-            f"--output-dir is for the local backend: the {args.backend} backend's results are "
+            f"--output-dir is for the {here} backend: the {args.backend} backend's results are "
             f"printed in its steps' logs (sqlml logs RUN --backend {args.backend})"
         )
     return None
 
 
-def _runs_locally(args: argparse.Namespace) -> bool:
-    from sqlml.backends.local.backend import LocalBackend
-
-    return isinstance(backend(args.backend), LocalBackend)
-
-
 def _result_writers(args: argparse.Namespace, fmt: str) -> list[WriteResult | None]:
-    """What keeps the results of each FILE of a local run (None: another backend's run).
+    """What keeps the results of each FILE of a run here (None: a run elsewhere).
 
     With ``--output-dir``, files of their own: ``STEM-STATEMENT_ID.EXT``, prefixed with the
     FILE's position when several FILEs run (``1-``, ``2-``...; ``01-`` from 10 FILEs on), so
     that the names are unique and sort in run order. Else stdout, shared by the FILEs (see
     ``ResultStream``).
     """
-    if not _runs_locally(args):
+    if not backend(args.backend).runs_here:
         return [None] * len(args.files)
     if args.output_dir is None:
         return [ResultStream(fmt).write] * len(args.files)
@@ -413,7 +410,7 @@ def _result_writers(args: argparse.Namespace, fmt: str) -> list[WriteResult | No
 def _run_files(args: argparse.Namespace, datasource: str | None, fmt: str) -> int:
     """Run each FILE in turn: all of them with --keep-going, else up to the first failure;
     then print how many statements passed, warned, failed, erred and were skipped (when the
-    backend reported each run's outcome, as the local one does)."""
+    backend reported each run's outcome)."""
     from sqlml.junit import JUnitReport
 
     report = JUnitReport()
@@ -444,7 +441,7 @@ def _run_files(args: argparse.Namespace, datasource: str | None, fmt: str) -> in
 def _not_run(report: JUnitReport, file: str, dialect: str) -> None:
     """Report the statements of a file left out after an earlier file failed: a note for
     each (or the error that keeps the file from parsing)."""
-    from sqlml.backends.local.verdicts import SKIPPED, Verdict
+    from sqlml.backends.reports import SKIPPED, Verdict
 
     try:
         statements = _statements(_read(file), dialect)
@@ -478,7 +475,7 @@ def _run_text(
 ) -> int:
     """Run a program's text on ``args.backend`` (``args``: those of ``sqlml run``; None for
     a string, run on the default backend); ``report`` gets its statements' outcomes,
-    ``write_result`` (local runs only) its results."""
+    ``write_result`` (runs here only) its results."""
     dialect = dialect_of(datasource)
     chosen = backend(args.backend if args is not None else DEFAULT)
     _parse_on(datasource, chosen)
@@ -499,13 +496,10 @@ def _run_text(
 
 
 def _parse_on(datasource: str | None, chosen: Backend) -> None:
-    """DuckDB's parser reads with a connection to the DuckDB file a local run opens, so that
-    the run shares its database instead of the parser creating one of its own."""
-    from sqlml.backends.local.backend import LocalBackend
-    from sqlml.semantics.database_parser import parse_on
-
+    """The database's own parser may read with the database a run here opens (DuckDB's
+    file: the run then shares its database instead of the parser creating one of its own)."""
     url = parse_url(datasource)
-    parse_on(url.path if url.scheme == "duckdb" and isinstance(chosen, LocalBackend) else None)
+    source_class(url).parse_on(url if chosen.runs_here else None)
 
 
 def _run_command(args: argparse.Namespace, datasource: str | None, fmt: str) -> int:
@@ -530,7 +524,6 @@ def _check(
     """Check each FILE, as ``sqlml run`` would run them one after the other: its errors and
     warnings on stderr; 1 if there is an error."""
     from sqlml.checking import Checker, errors_of
-    from sqlml.semantics.database_parser import parse_on
 
     if junit:
         from sqlml.junit import JUnitReport
@@ -558,7 +551,6 @@ def _check(
                 if report is not None:
                     report.add_errors(file, found, "check")
     finally:
-        parse_on(None)
         if report is not None:
             report.write(junit)
     return status
@@ -568,18 +560,17 @@ def _check(
 def _check_datasource(url: str | None) -> Iterator[Datasource | None]:
     """The datasource programs are checked against (None: their text only)."""
     from sqlml.datasources import connect
-    from sqlml.semantics.database_parser import parse_on
 
     if url is None:
         yield None
         return
     datasource = connect(url)
     try:
-        if datasource.dialect == "duckdb":
-            parse_on(datasource.url.path)  # DuckDB's parser shares the open database
+        type(datasource).parse_on(datasource.url)  # its parser may share the open database
         yield datasource
     finally:
         datasource.close()
+        type(datasource).parse_on(None)
 
 
 def _compile(args: argparse.Namespace, dialect: str) -> int:

@@ -2,7 +2,7 @@
 
 One ``testsuite`` per program file, one ``testcase`` per statement (named by its step id and
 first line, ``classname`` the file, ``time`` from the run record), as the run's verdict on it
-says (:mod:`sqlml.backends.local.verdicts`), its message the diagnostic ``sqlml run``
+says (:class:`sqlml.backends.reports.Verdict`), its message the diagnostic ``sqlml run``
 printed: a failed statement is a ``failure``, a cancelled one an ``error``, one not run
 because a statement it waits for failed (or an earlier file failed) is ``skipped``, and a
 program that does not parse or check is one testcase with an ``error``. A failed ``ASSERT
@@ -17,16 +17,14 @@ from __future__ import annotations
 
 import re
 import xml.etree.ElementTree as ET
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from time import gmtime, strftime
 from time import time as now
 
 from sqlml import ir
-from sqlml.backends.local import record as rec
-from sqlml.backends.local.executor import RunResult
-from sqlml.backends.local.verdicts import PASSED, SKIPPED, Verdict
+from sqlml.backends.reports import PASSED, SKIPPED, RunReport, StepReport, Verdict
 from sqlml.errors import NotRun, SqlmlError, SqlmlWarning
 from sqlml.statements.assertion.handler import WARNING, warned
 
@@ -77,7 +75,7 @@ class JUnitReport:
 
     def __init__(self) -> None:
         self.suites: list[Suite] = []
-        # The programs whose run gave no result: it did not start, or their backend (Argo)
+        # The programs whose run gave no result: it did not start, or their backend
         # reports no statement's outcome.
         self.unreported: list[str] = []
 
@@ -100,7 +98,7 @@ class JUnitReport:
         self.suites.append(Suite(source, [case]))
 
     def add_run(
-        self, source: str, statements: Sequence[ir.Statement], result: RunResult | None
+        self, source: str, statements: Sequence[ir.Statement], result: RunReport | None
     ) -> None:
         """The statements of a program as its run (``None``: it did not start) left them."""
         suite = Suite(source)
@@ -160,7 +158,7 @@ class JUnitReport:
 
 
 def _case(
-    source: str, statement: ir.Statement, verdict: Verdict, records: list[rec.StepRecord]
+    source: str, statement: ir.Statement, verdict: Verdict, records: list[StepReport]
 ) -> Case:
     """The testcase of ``statement`` given its ``verdict`` and the records of its steps."""
     case = Case(_name(statement), source, outcome=verdict.outcome)
@@ -178,7 +176,7 @@ def _case(
     return case
 
 
-def _own(statement: ir.Statement, records: dict[str, rec.StepRecord]) -> list[rec.StepRecord]:
+def _own(statement: ir.Statement, records: Mapping[str, StepReport]) -> list[StepReport]:
     """The records of ``statement``'s steps: those of its parts (``ID-...``), its own last."""
     parts = [r for name, r in records.items() if name.startswith(f"{statement.id}-")]
     return [*parts, records[statement.id]] if statement.id in records else parts

@@ -13,9 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import NoReturn
 
-from sqlml.backends import DEFAULT, backends
-from sqlml.backends.local import run, run_options
-from sqlml.backends.local.backend import LocalBackend
+from sqlml.backends import DEFAULT, backend, backends
 from sqlml.datasources.url import redacted_urls
 from sqlml.errors import SqlmlError
 from sqlml.interrupted import INTERRUPTED, SAID
@@ -32,24 +30,13 @@ class UsageParser(argparse.ArgumentParser):
 
 
 def add_run_options(parser: argparse.ArgumentParser) -> None:
-    """The options that say how a workflow runs: backend, workers, resume, retries, timeout."""
+    """The options that say how a workflow runs: its backend, then each backend's options of
+    its command ``workflow`` (the local one's: workers, resume, retries, timeout)."""
     parser.add_argument(
         "--backend", choices=list(backends()), default=DEFAULT, help=f"where steps run ({DEFAULT})"
     )
-    parser.add_argument(
-        "--jobs", type=_positive, metavar="N", help="steps run at once (default: the CPU count)"
-    )
-    parser.add_argument(
-        "--resume",
-        metavar="RUN",
-        help="run again the failed run RUN: steps that succeeded with unchanged inputs are skipped",
-    )
-    parser.add_argument(
-        "--retries", type=int, default=0, metavar="N", help="retries of a failed step (0)"
-    )
-    parser.add_argument(
-        "--timeout", type=float, metavar="SECONDS", help="time limit of each step attempt"
-    )
+    for known in backends().values():
+        known.add_options(parser, "workflow")
 
 
 def add_output_option(parser: argparse.ArgumentParser) -> None:
@@ -72,7 +59,8 @@ def main(workflow: Workflow, base_dir: str = ".", argv: Sequence[str] | None = N
     add_run_options(parser)
     add_output_option(parser)
     args = parser.parse_args(argv)
-    if args.backend != LocalBackend.name:
+    chosen = backend(args.backend)
+    if not chosen.supports("run_workflow"):
         error = WorkflowError(
             "a compiled workflow program runs locally only",
             hint=f"run the .sql program with: sqlml run FILE.sql --backend {args.backend}",
@@ -86,9 +74,7 @@ def main(workflow: Workflow, base_dir: str = ".", argv: Sequence[str] | None = N
             if files is None
             else ResultFiles(output_dir(files), f"{workflow.name}-", args.format).write
         )
-        options = run_options(args)
-        base_dir = Path(args.base_dir)
-        return run(workflow, options, args.datasource, base_dir, args.format, write_result=write)
+        return chosen.run_workflow(workflow, args, Path(args.base_dir), write)
     except SqlmlError as error:
         print(error.render("sqlml"), file=sys.stderr)
         return 1
@@ -98,10 +84,3 @@ def main(workflow: Workflow, base_dir: str = ".", argv: Sequence[str] | None = N
     except Exception as error:  # a bug: one paragraph, its traceback kept in a file
         print(internal_error(error, f"workflow {workflow.name}").render("sqlml"), file=sys.stderr)
         return 1
-
-
-def _positive(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
-    return value

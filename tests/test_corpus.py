@@ -27,10 +27,10 @@ import yaml
 from sqlml.errors import ParseError
 from sqlml.grammar import ast, parse
 from sqlml.statements import KINDS as STATEMENT_KINDS
-from sqlml.statements.assertion.syntax import AssertStatement
-from sqlml.statements.explain.syntax import ExplainStatement
-from sqlml.statements.model_admin.syntax import DropModelStatement
-from sqlml.statements.train.syntax import TrainStatement
+from sqlml.statements.assertion.syntax import AssertNode
+from sqlml.statements.explain.syntax import ExplainNode
+from sqlml.statements.model_admin.syntax import DropModelNode
+from sqlml.statements.train.syntax import TrainNode
 
 CORPUS = Path(__file__).resolve().parent / "corpus"
 REQUIRED = object()
@@ -110,13 +110,13 @@ def fields(statement: ast.Statement) -> dict[str, Any]:
         if hasattr(statement, field):
             value = getattr(statement, field)
             found[field] = value if field == "select" else render_name(value)
-    if isinstance(statement, ExplainStatement):
+    if isinstance(statement, ExplainNode):
         found["explainer"] = render_name(statement.explainer)
     if hasattr(statement, "attributes"):
         names = [a.name for a in statement.attributes]
         assert len(names) == len(set(names)), f"attribute given twice: {names}"
         found["attributes"] = {a.name: plain(a.value) for a in statement.attributes}
-    if isinstance(statement, TrainStatement):
+    if isinstance(statement, TrainNode):
         found["columns"] = [
             [render_argument(c) for c in clause.columns]
             if clause.target is None
@@ -126,11 +126,11 @@ def fields(statement: ast.Statement) -> dict[str, Any]:
             }
             for clause in statement.columns
         ]
-    if isinstance(statement, TrainStatement):
+    if isinstance(statement, TrainNode):
         found.update(image=statement.image, base_image=statement.base_image)
-    if isinstance(statement, DropModelStatement):
+    if isinstance(statement, DropModelNode):
         found["if_exists"] = statement.if_exists
-    if isinstance(statement, AssertStatement):
+    if isinstance(statement, AssertNode):
         found.update(condition=statement.condition, message=statement.message, warn=statement.warn)
     return found
 

@@ -1,20 +1,26 @@
-"""A datasource is its subclass alone: defined here, under a scheme of its own, it runs
-programs through the CLI and the API like the built-in ones, and leaves when unregistered."""
+"""A datasource registered in the process: the toy dialect of
+``tests/plugins/sqlml_toy_datasource`` (a subclass of the ``Datasource`` base class, no
+built-in datasource's), imported from its folder, runs programs through the API, declares
+its scheme and dialect, and leaves when unregistered. Installed with pip, through its entry
+point, it runs through the ``sqlml`` command: ``tests/test_datasource_entry_point.py``."""
 
 from __future__ import annotations
 
+import importlib.util
 import subprocess
 import sys
 import textwrap
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
+from functools import cache
 from pathlib import Path
-from typing import Any, ClassVar
+from types import ModuleType
 
 import pytest
+from plugin_env import PLUGINS
 
 from sqlml.backends.local.executor import LocalExecutor
-from sqlml.cli import main
 from sqlml.datasources import (
+    Datasource,
     connect,
     dialect_of,
     dialects,
@@ -23,9 +29,9 @@ from sqlml.datasources import (
     source_class,
     unregister,
 )
-from sqlml.datasources.base import ResultSet
-from sqlml.datasources.sqlite.source import SQLiteSource
 from sqlml.errors import DatasourceError
+
+TOY = PLUGINS / "sqlml_toy_datasource" / "sqlml_toy_datasource.py"
 
 PROGRAM = """
 CREATE TABLE points (x INTEGER, y INTEGER);
@@ -38,41 +44,26 @@ SELECT x FROM points WHERE x IN (3, 20, 70, 96) TO PREDICT toy_predicted.y USING
 """
 
 
+@cache
+def _toy_module() -> ModuleType:
+    """The toy's module, from its file (its folder is not put on the path, where its
+    metadata, left there by an install, would declare its entry point)."""
+    spec = importlib.util.spec_from_file_location("sqlml_toy_datasource", TOY)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 @pytest.fixture
-def toy() -> Iterator[type[SQLiteSource]]:
-    """SQLite under the scheme toysql, noting the statements it runs; unregistered after."""
-
-    class ToySource(SQLiteSource):
-        schemes = ("toysql", "toy")
-        ran: ClassVar[list[str]] = []
-
-        def execute(self, sql: str, params: Sequence[Any] = ()) -> ResultSet | None:
-            self.ran.append(sql)
-            return super().execute(sql, params)
-
-    register(ToySource)
+def toy() -> Iterator[type[Datasource]]:
+    """The toy dialect's class, registered; unregistered after."""
+    source = _toy_module().ToySource
+    register(source)
     try:
-        yield ToySource
+        yield source
     finally:
-        unregister(ToySource)
-
-
-def test_a_toy_datasource_trains_and_predicts_through_the_cli(toy, tmp_path, capsys):
-    url = f"toysql:///{tmp_path / 'toy.db'}"
-    program = tmp_path / "toy.sql"
-    program.write_text(PROGRAM)
-    assert main(["check", str(program), "--datasource", url]) == 0, capsys.readouterr().err
-    assert main(["run", str(program), "--datasource", url]) == 0, capsys.readouterr().err
-    assert any(sql.startswith("CREATE TABLE points") for sql in toy.ran)
-
-    ds = connect(f"toy:///{tmp_path / 'toy.db'}")  # the alias opens the same file
-    try:
-        assert isinstance(ds, toy)
-        assert str(ds.url) == url
-        rows = ds.execute("SELECT x, y FROM toy_predicted ORDER BY x").rows
-    finally:
-        ds.close()
-    assert rows == [(3, 0), (20, 0), (70, 1), (96, 1)]
+        unregister(source)
 
 
 def test_a_toy_datasource_runs_through_the_api(toy, tmp_path):
@@ -94,18 +85,19 @@ def test_a_toy_datasource_runs_through_the_api(toy, tmp_path):
 
 def test_registering_declares_the_scheme_dialect_and_capabilities(toy, tmp_path):
     assert source_class("toysql:///x.db") is toy
-    assert dialect_of("toysql:///x.db") == "sqlite"
+    assert dialect_of("toysql:///x.db") == "toysql"
+    assert toy.__bases__ == (Datasource,)
     assert toy.single_writer and toy.file_based and toy.fingerprint_sql is None
-    assert dialects() == ["duckdb", "mysql", "sqlite", "postgres"]  # sqlite is there already
+    assert dialects() == ["duckdb", "mysql", "sqlite", "postgres", "toysql"]
     with pytest.raises(DatasourceError) as caught:
         parse_url("oracle://x/y")
-    assert "toysql:///file.db" in caught.value.hint
+    assert "toysql:///file.toy" in caught.value.hint
 
 
 def test_a_scheme_is_registered_once(toy):
     with pytest.raises(DatasourceError) as caught:
 
-        class Other(SQLiteSource):
+        class Other(toy):
             schemes = ("toysql",)
 
         register(Other)
@@ -120,7 +112,7 @@ def test_an_unregistered_scheme_is_unsupported(toy, tmp_path):
         parse_url(f"toysql:///{tmp_path / 'x.db'}")
     assert "unsupported datasource URL" in caught.value.message
     assert "toysql" not in caught.value.hint
-    assert "sqlite" in dialects()
+    assert "toysql" not in dialects()
 
 
 def test_drivers_load_only_when_their_datasource_is_used(tmp_path: Path):

@@ -10,7 +10,6 @@ import numpy as np
 import pytest
 
 from sqlml.datasources import Datasource, connect
-from sqlml.errors import ModelError
 from sqlml.runtime import partitions
 
 ROWS = 300
@@ -85,12 +84,16 @@ def test_mysql_hashes_a_double_as_integers_not_as_its_text(mysql_url: str) -> No
         ds.close()
 
 
-def test_an_unknown_dialect_is_refused(tmp_path: Path) -> None:
+def test_a_datasource_without_a_hash_numbers_parts_by_the_rank_of_the_keys(tmp_path: Path) -> None:
+    """The base class's partitioning, standard SQL: what a datasource declaring none uses."""
     ds = connect(f"duckdb:///{tmp_path / 'x.duckdb'}")
     try:
-        ds.dialect = "oracle"  # an instance's own attribute: the class keeps DuckDB's
-        with pytest.raises(ModelError, match="oracle"):
-            partitions.partition(ds, "SELECT 1 AS a", {"a": "i"}, 0, 2)
+        ds.partitioning = Datasource.partitioning  # the instance's: the class keeps DuckDB's
+        sql = partitions.partition(ds, "SELECT 1 AS a", {"a": "i"}, 1, 2)
+        assert 'DENSE_RANK() OVER (ORDER BY "a")' in sql
+        assert ds.execute(sql).rows == []
+        first = partitions.partition(ds, "SELECT 1 AS a", {"a": "i"}, 0, 2)
+        assert ds.execute(first).rows == [(1,)]
     finally:
         ds.close()
 

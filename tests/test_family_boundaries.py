@@ -52,7 +52,7 @@ ALLOWED = {
     ("sqlml/semantics/reference.py", "xgboost"): (
         "the attribute reference's preamble names the vocabularies an attribute's aliases come from"
     ),
-    ("sqlml/semantics/search.py", "keras"): (
+    ("sqlml/semantics/search_spaces.py", "keras"): (
         "search.metric's help: Keras's metric names are a vocabulary of validation.metrics "
         "(sqlml.metrics), not the family"
     ),

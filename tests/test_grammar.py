@@ -6,7 +6,7 @@ import pytest
 
 from sqlml.errors import ParseError
 from sqlml.grammar import ast, parse
-from sqlml.statements.train.syntax import TrainStatement
+from sqlml.statements.train.syntax import TrainNode
 
 
 def kinds(text: str) -> list[str]:
@@ -16,27 +16,27 @@ def kinds(text: str) -> list[str]:
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
-        ("SELECT 1;", ["SqlStatement"]),
-        ("SELECT 1", ["SqlStatement"]),
+        ("SELECT 1;", ["SqlNode"]),
+        ("SELECT 1", ["SqlNode"]),
         ("", []),
         (";;", []),
-        ("SELECT 1; SELECT 2;", ["SqlStatement", "SqlStatement"]),
-        ("SELECT ';' AS semi;", ["SqlStatement"]),
-        ("SELECT 'a TO TRAIN b' AS s;", ["SqlStatement"]),
-        ('SELECT 1 AS "TO TRAIN x";', ["SqlStatement"]),
-        ("SELECT 1 AS `a;b`;", ["SqlStatement"]),
-        ("SELECT 1 -- TO TRAIN x; not a statement\n;", ["SqlStatement"]),
-        ("SELECT /* ; TO PREDICT */ 1;", ["SqlStatement"]),
-        ("SELECT 'it''s; fine';", ["SqlStatement"]),
-        ("SELECT 'it\\'s; fine';", ["SqlStatement"]),
-        ("SELECT x FROM t WHERE x SIMILAR TO 'a';", ["SqlStatement"]),
-        ("ALTER TABLE a RENAME TO b;", ["SqlStatement"]),
-        ("SELECT * FROM t TO TRAIN m LABEL y INTO n;", ["TrainStatement"]),
-        ("select * from t to train m label y into n;", ["TrainStatement"]),
-        ("SELECT * FROM t TO PREDICT p.y USING m;", ["PredictStatement"]),
+        ("SELECT 1; SELECT 2;", ["SqlNode", "SqlNode"]),
+        ("SELECT ';' AS semi;", ["SqlNode"]),
+        ("SELECT 'a TO TRAIN b' AS s;", ["SqlNode"]),
+        ('SELECT 1 AS "TO TRAIN x";', ["SqlNode"]),
+        ("SELECT 1 AS `a;b`;", ["SqlNode"]),
+        ("SELECT 1 -- TO TRAIN x; not a statement\n;", ["SqlNode"]),
+        ("SELECT /* ; TO PREDICT */ 1;", ["SqlNode"]),
+        ("SELECT 'it''s; fine';", ["SqlNode"]),
+        ("SELECT 'it\\'s; fine';", ["SqlNode"]),
+        ("SELECT x FROM t WHERE x SIMILAR TO 'a';", ["SqlNode"]),
+        ("ALTER TABLE a RENAME TO b;", ["SqlNode"]),
+        ("SELECT * FROM t TO TRAIN m LABEL y INTO n;", ["TrainNode"]),
+        ("select * from t to train m label y into n;", ["TrainNode"]),
+        ("SELECT * FROM t TO PREDICT p.y USING m;", ["PredictNode"]),
         (
             "SELECT 1; SELECT * FROM t TO PREDICT p.y USING m; SELECT 2",
-            ["SqlStatement", "PredictStatement", "SqlStatement"],
+            ["SqlNode", "PredictNode", "SqlNode"],
         ),
     ],
 )
@@ -56,7 +56,7 @@ def test_train_statement_fields():
         "INTO sqlflow_models.my_dnn;"
     )
     (train,) = parse(text).statements
-    assert isinstance(train, TrainStatement)
+    assert isinstance(train, TrainNode)
     assert train.select == "SELECT * FROM iris.train WHERE c <> 'x;y'"
     assert train.text == text[text.index("SELECT") : -1]
     assert train.pos == ast.Position(2, 1, text.index("SELECT"))

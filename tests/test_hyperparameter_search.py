@@ -6,6 +6,7 @@ as parallel trials and a fan-in that keeps the best; compiled for Argo as a Kati
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import os
@@ -31,7 +32,8 @@ from sqlml.models.store import ModelStore
 from sqlml.runtime.execute import execute
 from sqlml.search_space import as_text, decode, grid_points, plan
 from sqlml.semantics import analyze
-from sqlml.steps.search import trial_items
+from sqlml.statements import kind_of, resolve
+from sqlml.steps.search_steps import trial_items
 
 SEARCH = """
 SELECT sepal_length, sepal_width, petal_length, petal_width, class FROM iris_train
@@ -505,6 +507,28 @@ def test_a_failed_trial_is_recorded_and_the_others_still_count(iris_duckdb_url, 
         ds.close()
     assert rows == [(2, "failed"), (3, "succeeded")]
     assert stored.metadata["attributes"]["num_class"] == 3
+
+
+def test_a_cancelled_search_drops_the_trials_it_stored(iris_duckdb_url, unique_name):
+    """What the local executor runs when the run's cancellation stops a trial: its kind's
+    declared ``on_cancel``, which drops the search's trials stored so far."""
+    model = f"{unique_name}_m"
+    search = search_statement(
+        "SELECT sepal_length, petal_length, class FROM iris_train TO TRAIN xgboost.gbtree "
+        "WITH objective = 'multi:softprob', num_class = 3, max_depth = CHOICE(2, 3) "
+        f"LABEL class INTO {model};"
+    )
+    fields = {field.name: getattr(search, field.name) for field in dataclasses.fields(search)}
+    trial = ir.TrialStatement(**{**fields, "trial": {"trial": "0", "max_depth": "2"}})
+    undo = resolve(kind_of(trial).on_cancel or "")
+    ds = connect(iris_duckdb_url)
+    try:
+        execute(trial, ds)
+        assert undo(trial, ds) == f"dropped the search's trials: {model}__trial_0"
+        assert not [name for name, _, _ in ModelStore(ds).list() if name.startswith(model)]
+        assert undo(trial, ds) == ""  # nothing left to drop
+    finally:
+        ds.close()
 
 
 def test_a_search_whose_trials_all_fail_is_an_error(iris_duckdb_url, unique_name, capsys):

@@ -139,4 +139,4 @@ def test_the_repl_completes_it(count_kind):
 
 def test_without_it_the_text_is_plain_sql():
     (statement,) = parse("SELECT * FROM t TO COUNT USING y").statements
-    assert isinstance(statement, ast.Statement) and type(statement).__name__ == "SqlStatement"
+    assert isinstance(statement, ast.Statement) and type(statement).__name__ == "SqlNode"

@@ -36,9 +36,10 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     # The data layer: datasources (one folder each), readers, the spool and the cache, a
     # running statement's context, the execution of a statement (its handler found by name).
     ("runtime", ("sqlml.datasources", "sqlml.runtime")),
-    # A model family's trainer and scorer, over the data layer; the store beside them.
+    # A model family's trainer and scorer, over the data layer; the store beside them, and a
+    # stored model applied to rows (what TO PREDICT, TO EVALUATE and TO EXPLAIN share).
     ("models", ("sqlml.models.*.model", "sqlml.models.*.distributed", "sqlml.models.store",
-                "sqlml.models.export")),
+                "sqlml.models.export", "sqlml.models.applied")),
     # A statement kind's handler, in its folder, above the models it drives.
     ("handlers", ("sqlml.statements.*.handler",)),
     ("workflow", ("sqlml.workflow", "sqlml.steps")),
@@ -139,12 +140,8 @@ def _named_module(argument: ast.expr, package: str) -> str:
     return ""
 
 
-# Climbs being removed (issue 32): the distributed XGBoost trainer reuses TO TRAIN's stages.
 # IPython's ``%load_ext sqlml`` calls the package root's hook, which loads the magic.
-KNOWN_CLIMBS = {
-    ("sqlml.models.xgboost.distributed", "sqlml.statements.train.handler"),
-    ("sqlml", "sqlml.repl.magic"),
-}
+KNOWN_CLIMBS = {("sqlml", "sqlml.repl.magic")}
 
 GRAPH = {
     module: imports(module) - {target for source, target in KNOWN_CLIMBS if source == module}

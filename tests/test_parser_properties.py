@@ -20,17 +20,17 @@ from hypothesis import strategies as st
 
 from sqlml.errors import ParseError
 from sqlml.grammar import ast, parse
-from sqlml.statements.evaluate.syntax import EvaluateStatement
-from sqlml.statements.explain.syntax import ExplainStatement
+from sqlml.statements.evaluate.syntax import EvaluateNode
+from sqlml.statements.explain.syntax import ExplainNode
 from sqlml.statements.model_admin.syntax import (
-    DescribeModelStatement,
-    DropModelStatement,
-    ShowModelsStatement,
-    ShowTrainStatement,
+    DescribeModelNode,
+    DropModelNode,
+    ShowModelsNode,
+    ShowTrainNode,
 )
-from sqlml.statements.predict.syntax import PredictStatement
-from sqlml.statements.sql.syntax import SqlStatement
-from sqlml.statements.train.syntax import TrainStatement
+from sqlml.statements.predict.syntax import PredictNode
+from sqlml.statements.sql.syntax import SqlNode
+from sqlml.statements.train.syntax import TrainNode
 
 FAST = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 KEYWORDS = ["to", "train", "predict", "evaluate", "explain", "with", "column", "for", "label"]
@@ -270,7 +270,7 @@ def train(draw) -> Expected:
         src += clause(draw, "USING", using_src)
     into_src, fields["into"] = draw(name)
     src += clause(draw, "INTO", into_src)
-    return Expected(TrainStatement, src, fields)
+    return Expected(TrainNode, src, fields)
 
 
 @st.composite
@@ -286,7 +286,7 @@ def predict(draw) -> Expected:
     using_src, using = draw(name)
     src += clause(draw, "USING", using_src)
     fields = {"select": select, "target": target, "attributes": attributes, "using": using}
-    return Expected(PredictStatement, src, fields)
+    return Expected(PredictNode, src, fields)
 
 
 @st.composite
@@ -304,7 +304,7 @@ def evaluate(draw) -> Expected:
     src += clause(draw, "LABEL", label_src) + clause(draw, "INTO", into_src)
     fields = {"select": select, "model": model, "attributes": attributes}
     fields |= {"label": label, "into": into}
-    return Expected(EvaluateStatement, src, fields)
+    return Expected(EvaluateNode, src, fields)
 
 
 @st.composite
@@ -323,7 +323,7 @@ def explain(draw) -> Expected:
     if draw(st.booleans()):
         into_src, fields["into"] = draw(name)
         src += clause(draw, "INTO", into_src)
-    return Expected(ExplainStatement, src, fields)
+    return Expected(ExplainNode, src, fields)
 
 
 model_kinds = st.sampled_from(["show_train", "show_models", "describe", "drop"])
@@ -336,19 +336,19 @@ def model_statement(draw) -> Expected:
     kind = draw(model_kinds)
     if kind == "show_models":
         src = draw(keyword("SHOW")) + draw(space) + draw(keyword("MODELS"))
-        return Expected(ShowModelsStatement, src)
+        return Expected(ShowModelsNode, src)
     if kind == "show_train":
         src = draw(keyword("SHOW")) + draw(space) + draw(keyword("TRAIN")) + draw(gap) + model_src
-        return Expected(ShowTrainStatement, src, {"model": model})
+        return Expected(ShowTrainNode, src, {"model": model})
     if kind == "describe":
         src = draw(keyword(draw(describe_words))) + draw(space) + draw(keyword("MODEL"))
-        return Expected(DescribeModelStatement, src + draw(space) + model_src, {"model": model})
+        return Expected(DescribeModelNode, src + draw(space) + model_src, {"model": model})
     src = draw(keyword("DROP")) + draw(space) + draw(keyword("MODEL"))
     if_exists = draw(st.booleans())
     if if_exists:
         src += draw(space) + draw(keyword("IF")) + draw(space) + draw(keyword("EXISTS"))
     src += draw(gap) + model_src
-    return Expected(DropModelStatement, src, {"model": model, "if_exists": if_exists})
+    return Expected(DropModelNode, src, {"model": model, "if_exists": if_exists})
 
 
 SQL_TEMPLATES = [
@@ -369,9 +369,9 @@ sql_templates = st.sampled_from(SQL_TEMPLATES)
 @st.composite
 def sql_statement(draw) -> Expected:
     if draw(st.booleans()):
-        return Expected(SqlStatement, draw(queries))
+        return Expected(SqlNode, draw(queries))
     table, string = "t_" + draw(plain_ident), sql_string(draw(string_content))
-    return Expected(SqlStatement, draw(sql_templates).format(table=table, string=string))
+    return Expected(SqlNode, draw(sql_templates).format(table=table, string=string))
 
 
 statement = st.one_of(train(), predict(), evaluate(), explain(), model_statement(), sql_statement())
@@ -405,7 +405,7 @@ def actual_fields(statement: ast.Statement) -> dict:
         if hasattr(statement, key):
             value = getattr(statement, key)
             found[key] = None if value is None else value.parts
-    if isinstance(statement, TrainStatement):
+    if isinstance(statement, TrainNode):
         found["columns"] = [
             ([shape(c) for c in clause.columns], clause.target and clause.target.parts)
             for clause in statement.columns

@@ -271,15 +271,15 @@ def test_a_read_left_early_ends_and_the_connection_goes_on(source):
 
 def test_an_interrupt_between_a_reads_statements_stops_it(source, monkeypatch):
     """The server sees no cancel while no statement runs: the read stops after a batch."""
-    from sqlml.datasources.postgresql import binary as pg_binary
+    from sqlml.datasources.postgresql import binary
 
-    columns_of = pg_binary.columns_of
+    columns_of = binary.columns_of
 
     def interrupted_first(con, description):
         source.interrupt()  # between the query of the columns and the COPY
         return columns_of(con, description)
 
-    monkeypatch.setattr(pg_binary, "columns_of", interrupted_first)
+    monkeypatch.setattr(binary, "columns_of", interrupted_first)
     rows = 0
     with pytest.raises(DatasourceError, match="cancel"):
         for batch in source.read_batches(ENDLESS, 1000):

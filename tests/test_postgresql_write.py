@@ -1,4 +1,4 @@
-"""PostgreSQL writes through one binary COPY per write (pg_binary_write.py), and table
+"""PostgreSQL writes through one binary COPY per write (postgresql/binary_write.py), and table
 fingerprints from row versions."""
 
 from __future__ import annotations

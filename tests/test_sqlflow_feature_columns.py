@@ -17,7 +17,8 @@ from sqlml.grammar import parse
 from sqlml.ir import FeatureColumn
 from sqlml.models.store import ModelStore
 from sqlml.runtime.features_apply import transform
-from sqlml.runtime.features_derive import check_columns, derive
+from sqlml.runtime.features_derive import derive
+from sqlml.runtime.features_expand import check_columns
 from sqlml.semantics import analyze
 
 

@@ -15,10 +15,10 @@ from pathlib import Path
 import lark.lark
 import pytest
 
+from sqlml.datasources.duckdb import parser as duckdb_parser
 from sqlml.errors import ParseError
 from sqlml.grammar import parse, parser
 from sqlml.grammar.parser_cache import cache_path
-from sqlml.semantics import database_parser
 from sqlml.semantics.database_parser import statement_type
 
 # Libraries a plain SELECT does without: the ML ones, sqlglot (about 0.1 s to import) and
@@ -149,25 +149,25 @@ def test_the_parser_reads_with_the_run_s_duckdb_file_and_leaves_it_to_the_run(tm
     duckdb = pytest.importorskip("duckdb")
     path = str(tmp_path / "run.duckdb")
     try:
-        database_parser.parse_on(path)
+        duckdb_parser.parse_on(path)
         assert statement_type("SELECT 1", "duckdb") == "SELECT"
         assert not Path(path).exists()
         duckdb.connect(path).close()
         assert statement_type("SELEC 1", "duckdb") is None
-        held = database_parser._held
+        held = duckdb_parser._held
         assert held is not None and held.execute("PRAGMA database_list").fetchall()[0][2] == path
         run = duckdb.connect(path)  # the run's connection: the same database
-        database_parser.opened(path)
-        assert database_parser._held is None and run.sql("SELECT 1").fetchall() == [(1,)]
+        duckdb_parser.opened(path)
+        assert duckdb_parser._held is None and run.sql("SELECT 1").fetchall() == [(1,)]
         run.close()
-        database_parser.parse_on(":memory:")  # each connection its own: none shared
-        assert database_parser._file is None
-        database_parser.parse_on(str(tmp_path / "not-a-database.duckdb"))
+        duckdb_parser.parse_on(":memory:")  # each connection its own: none shared
+        assert duckdb_parser._file is None
+        duckdb_parser.parse_on(str(tmp_path / "not-a-database.duckdb"))
         (tmp_path / "not-a-database.duckdb").write_text("text")
         assert statement_type("INSERT INTO t VALUES (1)", "duckdb") == "INSERT"
-        assert database_parser._held is None
+        assert duckdb_parser._held is None
     finally:
-        database_parser.parse_on(None)
+        duckdb_parser.parse_on(None)
 
 
 # Runs the sqlml command's main in this process and prints whether DuckDB's parser created its

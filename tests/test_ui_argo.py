@@ -22,9 +22,9 @@ pytest.importorskip("kubernetes")
 
 from starlette.testclient import TestClient
 
+from sqlml.backends.argo import views as argo_runs
 from sqlml.backends.argo.submission import ARGO_FILE
 from sqlml.cli import main
-from sqlml.ui import argo_runs
 from sqlml.ui.server import Settings, create_app
 from tests.kube_standin import TOKEN, KubeStandin
 from tests.test_argo_backend import (

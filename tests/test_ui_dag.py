@@ -11,9 +11,9 @@ import pytest
 pytest.importorskip("starlette")
 pytest.importorskip("networkx")
 
+from sqlml.backends.runs import StepView
 from sqlml.ui.dag import NODE_HEIGHT, NODE_WIDTH, layout
 from sqlml.ui.pages import templates
-from sqlml.ui.run_views import StepView
 
 N = r"(-?[\d.]+)"  # a number of an SVG path
 CURVE = re.compile(rf"M{N} {N}C{N} {N} {N} {N} {N} {N}")

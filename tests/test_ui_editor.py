@@ -21,7 +21,7 @@ from sqlml.datasources import connect
 import_or_skip("starlette")  # the ui extra
 from starlette.testclient import TestClient  # noqa: E402
 
-from sqlml.ui.redaction import scrubber  # noqa: E402
+from sqlml.datasources.redaction import scrubber  # noqa: E402
 from sqlml.ui.server import Settings, create_app  # noqa: E402
 
 ADDRESS = "http://127.0.0.1:8765"
@@ -211,7 +211,7 @@ def test_a_post_from_another_site_is_refused(client, folder):
 
 
 def test_a_long_run_is_cancelled_and_a_second_run_meanwhile_is_refused(client, monkeypatch):
-    from sqlml.ui import editor_runner
+    from sqlml.backends.local import interactive
 
     started = threading.Event()
 
@@ -219,8 +219,8 @@ def test_a_long_run_is_cancelled_and_a_second_run_meanwhile_is_refused(client, m
         started.set()  # checked; its statements start
         return original(*args, **options)
 
-    original = editor_runner.run_statements
-    monkeypatch.setattr(editor_runner, "run_statements", run_statements)
+    original = interactive.run_statements
+    monkeypatch.setattr(interactive, "run_statements", run_statements)
     answers: list[dict] = []
     slow = "SELECT SUM(a.range * b.range) FROM range(100000) AS a, range(1000000) AS b;"
     running = threading.Thread(target=lambda: answers.append(run(client, slow)))

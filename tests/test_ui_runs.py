@@ -17,11 +17,11 @@ pytest.importorskip("networkx")
 
 from starlette.testclient import TestClient
 
+from sqlml.backends.local.launch import child_datasource, sqlml_process
 from sqlml.backends.local.run_file import read_run_file, read_states
 from sqlml.cli import main
 from sqlml.datasources import connect
 from sqlml.ui.dag import layout
-from sqlml.ui.launch import child_datasource, sqlml_process
 from sqlml.ui.server import Settings, create_app
 
 FAILING = """CREATE TABLE a AS SELECT 1 AS x;

@@ -257,7 +257,7 @@ import sys, time
 from sqlml.cli import main
 from sqlml.datasources import bulk
 from sqlml.datasources.duckdb import source as duckdb
-from sqlml.datasources.postgresql import binary_write as pg_binary_write
+from sqlml.datasources.postgresql import binary_write
 from sqlml.datasources.sqlite import source as sqlite
 
 url, table, model = sys.argv[1:4]
@@ -282,7 +282,7 @@ def half_then_pause(self, staging, columns):
 
 bulk.CHUNK_BYTES = 4096
 bulk.text_chunks = paused_stream(bulk.text_chunks)
-pg_binary_write.binary_rows = paused_stream(pg_binary_write.binary_rows)
+binary_write.binary_rows = paused_stream(binary_write.binary_rows)
 if url.startswith(("duckdb", "sqlite")):
     source_class._insert = half_then_pause
 main(["-e", f"SELECT * FROM big TO PREDICT {table}.class USING {model};", "--datasource", url])

@@ -16,7 +16,7 @@ from sqlml.errors import CheckError, SqlmlError
 from sqlml.grammar import ast
 from sqlml.plan import dependencies
 from sqlml.plan.dag import StatementIO
-from sqlml.runtime.features_derive import check_columns
+from sqlml.runtime.features_expand import check_columns
 from sqlml.runtime.in_memory import statement_columns
 from sqlml.runtime.rows import spelled
 from sqlml.semantics.schema_changes import QUERY, schema_change

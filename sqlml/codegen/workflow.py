@@ -5,11 +5,14 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from sqlml import ir, steps
+from sqlml.datasources.url import DEFAULT_DIALECT
 from sqlml.plan import Plan, PlannedStatement, plan
 from sqlml.workflow.core import Step, Workflow
 
 
-def to_workflow(statements: Sequence[ir.Statement], name: str, dialect: str = "duckdb") -> Workflow:
+def to_workflow(
+    statements: Sequence[ir.Statement], name: str, dialect: str = DEFAULT_DIALECT
+) -> Workflow:
     """One step per statement, each after the statements it depends on (the program's
     dependency DAG, standard SQL read in sqlglot's ``dialect``): independent ones have no
     edge between them."""

@@ -32,6 +32,12 @@ def source_class(url: str | DatasourceURL | None) -> type[Datasource]:
     return found
 
 
+def source_of_dialect(dialect: str) -> type[Datasource] | None:
+    """The first registered class whose SQL is in sqlglot's ``dialect``, if any: what code
+    that knows a program's dialect, and no datasource, asks about the database's SQL."""
+    return next((source for source in registry.sources() if source.dialect == dialect), None)
+
+
 def dialect_of(url: str | None) -> str:
     """sqlglot's name of the SQL dialect of the datasource ``url`` names (default:
     ``$SQLML_DATASOURCE``'s, else DuckDB's)."""
@@ -49,5 +55,6 @@ __all__ = [
     "parse_url",
     "register",
     "source_class",
+    "source_of_dialect",
     "unregister",
 ]

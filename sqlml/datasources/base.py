@@ -61,6 +61,20 @@ class ResultSet:
     rows: list[tuple[Any, ...]]
 
 
+@dataclass(frozen=True)
+class Partitioning:
+    """How a database numbers a row's part from its key columns (``{keys}``, a
+    comma-separated list of quoted names, each written as ``fractional`` says when it is a
+    floating-point column) and the number of parts (``{count}``).
+
+    ``windowed``: the number is a window function's, computed in a subquery and filtered
+    outside it (SQL filters before windows)."""
+
+    number: str
+    windowed: bool = False
+    fractional: str = "{name}"
+
+
 def returns_rows(sql: str) -> bool:
     """Whether ``sql`` is a query whose rows should be shown."""
     match = re.match(r"[\s(]*([A-Za-z]+)", sql)
@@ -80,6 +94,15 @@ class Datasource(ABC):
     ``_new_reader``); so are a query's column types (``result_types``, which TO RUN's
     write-back declares; none by default) and converting a staging table's columns to them
     (``_retype``, SQL's ``ALTER COLUMN ... TYPE`` by default).
+
+    SQL and settings that differ by database are declared here too, and the code that needs
+    them asks the datasource (or its class) instead of branching on a dialect's name, as
+    dbt's adapters are dispatched to: the base class answers with what databases share and
+    a subclass overrides what differs. ``partitioning`` (the parts of ``train.workers``),
+    ``version_sql`` (the notebook's greeting), ``steps_at_once`` (a Kubernetes run's
+    parallelism), ``credentials_env`` (what TO RUN withholds), ``statement_type`` and
+    ``parse_on`` (the database's own parser in this process), ``for_workers`` (what
+    ``train.workers``' processes read).
     """
 
     schemes: ClassVar[tuple[str, ...]] = ()  # URL schemes, the first canonical
@@ -106,6 +129,37 @@ class Datasource(ABC):
         "SELECT table_name, column_name, data_type FROM information_schema.columns "
         "WHERE table_schema = {schema} ORDER BY table_name, ordinal_position"
     )
+    # How a row's part of train.workers is numbered: by default the rank of its keys among
+    # all distinct keys (standard SQL, but a sort of them all).
+    partitioning: ClassVar[Partitioning] = Partitioning(
+        "(DENSE_RANK() OVER (ORDER BY {keys}) - 1) % {count}", windowed=True
+    )
+    # A query of one row and column: the database's name and version (``MariaDB 10.11.6``);
+    # None: unknown.
+    version_sql: ClassVar[str | None] = None
+    # The steps of a run on Kubernetes running at once by default, each with a connection.
+    steps_at_once: ClassVar[int] = 10
+    # Environment variables its driver reads credentials from (a password).
+    credentials_env: ClassVar[tuple[str, ...]] = ()
+
+    @classmethod
+    def statement_type(cls, sql: str) -> str | None:
+        """The type of the one statement ``sql`` holds as the database's own parser, in this
+        process, reads it (``"SELECT"`` for any query, ``"INSERT"``...), or None: no such
+        parser here (the default: sqlglot checks the statement), or ``sql`` holds a syntax
+        error, no statement or several."""
+        return None
+
+    @classmethod  # noqa: B027 (a deliberate no-op where there is no parser of its own)
+    def parse_on(cls, url: DatasourceURL | None) -> None:
+        """A run in this process is about to open ``url`` (None: none is, or it has ended):
+        the database's own parser (:meth:`statement_type`) may read with its database."""
+
+    def for_workers(self, selects: Mapping[str, str], folder: Path) -> tuple[dict[str, str], str]:
+        """The SELECTs (by name) that ``train.workers``' processes read instead of
+        ``selects`` and their datasource's URL: by default the same, on this database.
+        ``folder`` is the workers' while they run (for copies of the rows)."""
+        return dict(selects), self.url.with_password()
 
     def __init__(self, url: DatasourceURL, base_dir: Path | None = None) -> None:
         self.url = url

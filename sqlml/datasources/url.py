@@ -17,6 +17,7 @@ from sqlml.datasources import registry
 from sqlml.errors import DatasourceError
 
 DEFAULT_URL = "duckdb:///sqlml.duckdb"
+DEFAULT_DIALECT = "duckdb"  # sqlglot's name of DEFAULT_URL's dialect
 
 
 @dataclass(frozen=True)

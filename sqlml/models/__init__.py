@@ -22,7 +22,9 @@ A new family is one package, ``sqlml/models/<name>/``, as ``xgboost`` and ``kera
   imports the library;
 - ``checks.py``: checks on stored bytes before the library reads them.
 
-The model store (:mod:`sqlml.models.store`) keeps every family's models in the datasource.
+The model store (:mod:`sqlml.models.store`) keeps every family's models in the datasource;
+:mod:`sqlml.models.applied` loads one and applies it to a SELECT's rows, ready to score (what
+TO PREDICT, TO EVALUATE and TO EXPLAIN's handlers share).
 
 Outside sqlml, a package's entry point of ``sqlml.families`` adds one
 (``tests/plugins/sqlml_constant_family``, ``tests/test_family_entry_point.py``), and

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from sqlml.runtime.features_apply import FeatureArrays
     from sqlml.runtime.labels import LabelEncoding
     from sqlml.semantics.attributes import Attr
-    from sqlml.statements.train.syntax import TrainStatement
+    from sqlml.statements.train.syntax import TrainNode
     from sqlml.steps.kubeflow import JobKind, Replica
     from sqlml.workflow.core import Step
 
@@ -133,7 +133,9 @@ class Family(ABC):
     # TO TRAIN refuses train.external_memory.
     streams: ClassVar[bool] = False
     # The module whose ``train(statement, context)`` trains a model in train.workers
-    # processes (see :meth:`distributed`); None: its TO TRAIN runs in one process locally.
+    # processes (see :meth:`distributed`): the trained model (sqlml.runtime.training_data's
+    # Trained) for TO TRAIN's handler to store, or the Outcome of a worker whose model another
+    # process stores. None: its TO TRAIN runs in one process locally.
     distributed_module: ClassVar[str | None] = None
 
     @abstractmethod
@@ -183,7 +185,7 @@ class Family(ABC):
         return False
 
     def check_training(
-        self, statement: TrainStatement, estimator: Estimator, attributes: dict[str, Any]
+        self, statement: TrainNode, estimator: Estimator, attributes: dict[str, Any]
     ) -> None:
         """Check a TO TRAIN of ``estimator``, one of its own, beyond its attributes' schemas,
         once ``attributes`` are checked: an error (``sqlml.semantics.lowering.error``) at

@@ -38,20 +38,12 @@ from sqlml.local_files import internal_error
 from sqlml.runtime import cancel, progress
 
 if TYPE_CHECKING:
-    from sqlml.backends.local.run_log import StatementEnd
+    from sqlml.backends.reports import StatementEnd
 
 USAGE = "usage: %%sqlml [--datasource URL] [RESULT_VAR], or %sqlml [--datasource URL] SQL"
 _DATASOURCE = re.compile(r"--datasource(?:=|\s+)(\S+)\s*")
 PLOT_ATTRIBUTES = ("explain.plot", "evaluate.plot")
 REFRESH_EVERY = 0.25  # seconds between two updates of a progress line
-# The query that tells a database's name and version, by dialect.
-_VERSION = {
-    "duckdb": "SELECT 'DuckDB ' || version()",
-    "sqlite": "SELECT 'SQLite ' || sqlite_version()",
-    "mysql": "SELECT CONCAT(IF(version() LIKE '%MariaDB%', 'MariaDB ', 'MySQL '), "
-    "SUBSTRING_INDEX(version(), '-', 1))",
-    "postgres": "SELECT 'PostgreSQL ' || split_part(current_setting('server_version'), ' ', 1)",
-}
 
 
 class SqlmlCellError(Exception):
@@ -107,7 +99,7 @@ class SqlmlMagics(Magics):
 
     def _run(self, text: str, result_var: str | None, first_line: int) -> Any:
         """Run ``text``, which starts at line ``first_line`` of the cell."""
-        from sqlml.backends.local.interactive import run_statements
+        from sqlml.backends import DEFAULT, backend
         from sqlml.repl.session import format_error
         from sqlml.repl.variables import bind
 
@@ -119,7 +111,7 @@ class SqlmlMagics(Magics):
             shown = _Shown(statements[-1].id, Path.cwd())
             interrupts: list[None] = []  # a kernel interrupt cancels the run
             with ThreadPoolExecutor(1, thread_name_prefix="sqlml-cell") as worker:
-                result = run_statements(
+                result = backend(DEFAULT).run_statements(
                     statements,
                     "notebook",
                     worker,
@@ -164,7 +156,7 @@ def _cancelled(error: SqlmlError) -> SqlmlError:
 
 def server_version(datasource: Datasource) -> str | None:
     """The database's name and version, e.g. ``MariaDB 10.11.6``; None where unknown."""
-    query = _VERSION.get(datasource.dialect)
+    query = datasource.version_sql
     result = datasource.execute(query) if query else None
     return str(result.rows[0][0]) if result and result.rows else None
 

@@ -1,8 +1,8 @@
 """The shell's engine: one open connection, statements run as ``sqlml -e`` runs them.
 
 Each entry is parsed and checked as a program of its own (so errors point at its lines),
-then runs as a workflow on the local executor, on the session's connection
-(:func:`sqlml.backends.local.interactive.run_statements`, as the notebook runs a cell): a
+then runs as a workflow on the default backend, on the session's connection
+(:meth:`sqlml.backends.Backend.run_statements`, as the notebook runs a cell): a
 hyperparameter search gets its trials, the run is recorded, and each statement prints as
 ``sqlml -e`` prints it. The connection is used from one worker thread alone, so that Ctrl-C
 can cancel the running statements and ask the database to stop them. That thread opens it
@@ -22,8 +22,8 @@ from pathlib import Path
 from typing import Any, TextIO, TypeVar
 
 from sqlml import ir
-from sqlml.backends.local.interactive import run_statements, wait_cancelling
-from sqlml.backends.local.run_log import StatementEnd
+from sqlml.backends import DEFAULT, backend
+from sqlml.backends.reports import StatementEnd
 from sqlml.datasources import (
     Datasource,
     DatasourceURL,
@@ -34,6 +34,7 @@ from sqlml.datasources import (
 )
 from sqlml.datasources.base import returns_rows
 from sqlml.errors import CheckError, ParseError, SqlmlError
+from sqlml.interrupted import wait_cancelling
 from sqlml.repl.catalog import Catalog
 from sqlml.repl.expanded import render_expanded, too_wide
 from sqlml.runtime import cancel
@@ -214,7 +215,7 @@ class Session:
             self._done(end.outcome)
 
         try:
-            result = run_statements(
+            result = backend(DEFAULT).run_statements(
                 statements,
                 "repl",
                 self._worker,

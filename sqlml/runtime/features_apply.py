@@ -18,14 +18,8 @@ import numpy as np
 from sqlml.datasources import Columns
 from sqlml.errors import ModelError
 from sqlml.ir import FeatureColumn
-from sqlml.runtime.features_derive import (
-    FLOAT32_MAX,
-    check_columns,
-    sources,
-    split,
-    value_kind,
-    value_texts,
-)
+from sqlml.runtime.cells import FLOAT32_MAX, split, value_kind, value_texts
+from sqlml.runtime.features_expand import check_columns, sources
 
 _NUMBER_KINDS = ("numeric", "dense", "sparse")
 MAX_COLUMNS = 1 << 20  # of the feature matrix (2**20: hashed or sparse indices of 20 bits)

@@ -10,19 +10,17 @@ import re
 from collections import Counter
 from dataclasses import replace
 from numbers import Number
-from typing import Any
 
 import numpy as np
 
 from sqlml.datasources import Columns
 from sqlml.errors import ModelError
 from sqlml.ir import FeatureColumn
-from sqlml.runtime.features_expand import expand, sources
-from sqlml.semantics.column_patterns import STAR, is_pattern, matching
+from sqlml.runtime.cells import non_null_sample, split, value_texts
+from sqlml.runtime.features_expand import check_columns, expand
+from sqlml.semantics.column_patterns import STAR
 
-SAMPLE_ROWS = 1000  # non-NULL values inspected to guess a column's kind
 MAX_VOCABULARY = 10_000  # most frequent values kept when a vocabulary has no bucket_size
-FLOAT32_MAX = float(np.finfo(np.float32).max)  # XGBoost and Keras compute in float32
 
 _NUMBER = r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?"
 _NUMBER_LIST = re.compile(rf"\s*{_NUMBER}(?:\s*,\s*{_NUMBER})*\s*")
@@ -83,42 +81,6 @@ def left_out_warning(names: list[str]) -> tuple[str, str]:
     )
 
 
-def check_columns(
-    columns: Columns, features: list[FeatureColumn], source: str = "the SELECT"
-) -> None:
-    """A :class:`ModelError` if a feature reads a column that ``source`` did not return, or
-    holds a pattern that matches none of them."""
-    needed = dict.fromkeys(name for feature in features for name in sources(feature))
-    for name in needed:
-        if name not in columns and is_pattern(name) and not matching(name, columns):
-            raise ModelError(
-                f"the pattern {name} matches no column of the result of {source}",
-                hint=f"{source} returns: {', '.join(columns)}",
-            )
-    missing = [name for name in needed if name not in columns and not is_pattern(name)]
-    missing = [name for name in missing if name != STAR]
-    if missing:
-        raise ModelError(
-            f"feature column {', '.join(missing)} is not in the result of {source}",
-            hint=f"{source} returns: {', '.join(columns)}",
-        )
-
-
-def value_kind(values: np.ndarray) -> str | None:
-    """What a column holds: "numbers" (booleans too) or "text", by its type or its first
-    1,000 values that are not NULL; None when that is not known (all NULL, mixed)."""
-    if values.dtype.kind in "biuf":
-        return "numbers"
-    if values.dtype.kind in "US":
-        return "text"
-    sample = _sample(values) if values.dtype == object else []
-    if sample and all(isinstance(v, str) for v in sample):
-        return "text"
-    if sample and all(isinstance(v, Number) for v in sample):
-        return "numbers"
-    return None
-
-
 def _resolve(feature: FeatureColumn, columns: Columns) -> FeatureColumn:
     feature = replace(feature, inputs=[_resolve(item, columns) for item in feature.inputs])
     if feature.kind == "auto":
@@ -163,7 +125,7 @@ def _guess(name: str, values: np.ndarray) -> FeatureColumn:
         return FeatureColumn("numeric", name, {"shape": 1})
     if values.dtype.kind in "mM":
         raise _unsupported(name, "dates or times")
-    sample = _sample(values)
+    sample = non_null_sample(values)
     if not sample:
         raise _all_null(name)
     if all(isinstance(v, Number) for v in sample):
@@ -185,16 +147,6 @@ def _guess(name: str, values: np.ndarray) -> FeatureColumn:
         )
         return FeatureColumn("sparse", name, {"shape": max(indices) + 1, "delimiter": delimiter})
     return _with_vocabulary(FeatureColumn("category_id", name), values)
-
-
-def _sample(values: np.ndarray) -> list[Any]:
-    sample = []
-    for value in values:
-        if value is not None:
-            sample.append(value)
-            if len(sample) == SAMPLE_ROWS:
-                break
-    return sample
 
 
 def _with_vocabulary(feature: FeatureColumn, values: np.ndarray) -> FeatureColumn:
@@ -230,29 +182,3 @@ def _unsupported(name: str, what: str) -> ModelError:
         f"feature column {name} holds {what}; features are numbers or text",
         hint=f"convert {name} in the SELECT, e.g. to a number or with CAST(... AS VARCHAR)",
     )
-
-
-def value_texts(values: np.ndarray) -> list[str | None]:
-    """Each value as category text (None for NULL); integral numbers print without '.0'."""
-    return [_text(value) for value in values.tolist()]
-
-
-def _text(value: Any) -> str | None:
-    if value is None or (isinstance(value, float) and value != value):
-        return None
-    if isinstance(value, float) and value.is_integer():
-        return str(int(value))
-    return value if isinstance(value, str) else str(value)
-
-
-def split(text: str | None, delimiter: str | None, kv: str | None = None) -> list[str]:
-    """The values in one cell: none for NULL, the text itself without a delimiter; only the
-    keys of a key-value list (``kv`` between key and value)."""
-    if text is None:
-        return []
-    if delimiter is None and kv is None:
-        return [text]
-    tokens = [text] if delimiter is None else text.split(delimiter)
-    if kv is not None:
-        tokens = [token.partition(kv)[0] for token in tokens]
-    return [token.strip() for token in tokens if token.strip()]

@@ -79,3 +79,24 @@ def _renamed(feature: FeatureColumn, old: str, new: str) -> FeatureColumn:
         column=new if feature.column == old else feature.column,
         inputs=[_renamed(item, old, new) for item in feature.inputs],
     )
+
+
+def check_columns(
+    columns: Columns, features: list[FeatureColumn], source: str = "the SELECT"
+) -> None:
+    """A :class:`ModelError` if a feature reads a column that ``source`` did not return, or
+    holds a pattern that matches none of them."""
+    needed = dict.fromkeys(name for feature in features for name in sources(feature))
+    for name in needed:
+        if name not in columns and is_pattern(name) and not matching(name, columns):
+            raise ModelError(
+                f"the pattern {name} matches no column of the result of {source}",
+                hint=f"{source} returns: {', '.join(columns)}",
+            )
+    missing = [name for name in needed if name not in columns and not is_pattern(name)]
+    missing = [name for name in missing if name != STAR]
+    if missing:
+        raise ModelError(
+            f"feature column {', '.join(missing)} is not in the result of {source}",
+            hint=f"{source} returns: {', '.join(columns)}",
+        )

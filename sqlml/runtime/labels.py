@@ -12,7 +12,7 @@ import numpy as np
 from sqlml.datasources import Columns
 from sqlml.errors import ModelError
 from sqlml.models.attributes import MAX_CLASSES
-from sqlml.runtime.features_derive import FLOAT32_MAX, value_texts
+from sqlml.runtime.cells import FLOAT32_MAX, value_texts
 
 CLASSIFIER_OBJECTIVE_PREFIXES = ("binary:", "multi:")
 

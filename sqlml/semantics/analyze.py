@@ -6,8 +6,12 @@ from sqlml import ir
 from sqlml.grammar import ast
 from sqlml.statements import for_syntax, resolve
 
+# The default datasource's dialect (sqlml.datasources.url.DEFAULT_DIALECT: the datasources
+# sit above the semantics).
+DEFAULT_DIALECT = "duckdb"
 
-def analyze(program: ast.Program, dialect: str = "duckdb") -> list[ir.Statement]:
+
+def analyze(program: ast.Program, dialect: str = DEFAULT_DIALECT) -> list[ir.Statement]:
     """Check every statement (SQL in sqlglot's ``dialect``) and return their IR, in order."""
     return [lower(statement, prefix, dialect) for statement, prefix in numbered(program)]
 

@@ -17,7 +17,7 @@ from sqlml.ir import FEATURE_KINDS, FeatureColumn
 from sqlml.models.estimator import Estimator
 from sqlml.models.registry import estimators, family
 from sqlml.semantics.column_patterns import STAR, compile_pattern, is_pattern
-from sqlml.statements.train.syntax import TrainStatement
+from sqlml.statements.train.syntax import TrainNode
 
 _REQUIRED = object()
 COMBINERS = ("mean", "sum", "sqrtn")
@@ -151,9 +151,7 @@ _BLANK = re.compile(r"(?:\s+|--[^\n]*|/\*(?:[^*]|\*+[^*/])*\*+/)+")
 _QUOTED = re.compile(r"'(?:[^'\\]|\\.|'')*'|\"(?:[^\"]|\"\")*\"|`(?:[^`]|``)*`")
 
 
-def feature_columns(
-    statement: TrainStatement, estimator: Estimator, label: str
-) -> list[FeatureColumn]:
+def feature_columns(statement: TrainNode, estimator: Estimator, label: str) -> list[FeatureColumn]:
     """The checked COLUMN clauses of ``statement``; empty when there are none.
 
     A clause's ``FOR`` names the estimator input its features feed (``target``).
@@ -200,7 +198,7 @@ def _target(clause: ast.ColumnClause, estimator: Estimator) -> str | None:
 
 
 def _check_every_input_fed(
-    statement: TrainStatement, estimator: Estimator, features: list[FeatureColumn]
+    statement: TrainNode, estimator: Estimator, features: list[FeatureColumn]
 ) -> None:
     fed = {feature.target for feature in features}
     if None in fed:
@@ -221,7 +219,7 @@ class _Source:
     by scanning the text.
     """
 
-    def __init__(self, statement: TrainStatement) -> None:
+    def __init__(self, statement: TrainNode) -> None:
         self.text = statement.text
         self.start = statement.pos
 
@@ -276,7 +274,7 @@ class _Source:
 class _Lowering:
     """Lowers one statement's COLUMN expressions, knowing its estimator and label."""
 
-    def __init__(self, statement: TrainStatement, estimator: Estimator, label: str) -> None:
+    def __init__(self, statement: TrainNode, estimator: Estimator, label: str) -> None:
         self.at = _Source(statement).argument
         self.estimator = estimator
         self.label = label

@@ -23,7 +23,7 @@ from sqlml.metrics import (
 from sqlml.models.registry import families, family
 
 if TYPE_CHECKING:
-    from sqlml.statements.evaluate.syntax import EvaluateStatement
+    from sqlml.statements.evaluate.syntax import EvaluateNode
 
 ATTRIBUTE = "validation.metrics"
 
@@ -101,9 +101,7 @@ def unlabelled_misfit(names: Sequence[str], model: str) -> tuple[str, str] | Non
     return None
 
 
-def check_evaluated(
-    statement: EvaluateStatement, task: str | None, label: str | None = None
-) -> None:
+def check_evaluated(statement: EvaluateNode, task: str | None, label: str | None = None) -> None:
     """TO EVALUATE's LABEL and ``validation.metrics`` (``statement`` parsed) for a model of
     ``task`` (None: not known) whose LABEL column is ``label`` (None: not known); a
     :class:`CheckError` where LABEL is missing (at INTO), or at the attribute."""

@@ -9,7 +9,7 @@ from collections.abc import Mapping
 
 from sqlml.semantics.attributes import Attr
 from sqlml.semantics.estimators import ESTIMATORS
-from sqlml.semantics.search import SEARCH_ATTRIBUTES
+from sqlml.semantics.search_spaces import SEARCH_ATTRIBUTES
 from sqlml.statements import KINDS, resolve
 
 

@@ -15,8 +15,9 @@ Adding a kind (say ``RUN <script>``) is its rule and one folder, ``statements/ru
 2. ``ir.py``: its IR class, a subclass of ``sqlml.ir.Statement`` that names its ``kind``;
 3. ``analysis.py``: ``lower(node, prefix, dialect) -> IR`` (semantics layer; a
    ``<select> TO <clause>`` statement lowers through ``sqlml.semantics.lowering``);
-4. its handler, ``(statement, context) -> Outcome``: in ``runtime/``, or ``handler.py`` beside
-   (runtime layer);
+4. ``handler.py`` (or a ``handler/`` package): its handler, ``(statement, context) ->
+   Outcome`` (handlers layer, above the models it drives; what it shares with other kinds'
+   handlers lies below: the data layer, ``sqlml.runtime``, or the models layer);
 5. ``__init__.py``: ``KINDS``, its declarations (``step="statement"`` unless the step zoo has
    a function of its own for it), naming the IR class, the node and the fragment by their
    ``module:name`` paths (imported when first read: a plain SELECT loads no kind's modules)

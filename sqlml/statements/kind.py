@@ -120,6 +120,10 @@ class StatementKind:
     # need not run it again (a search's trials: their models, until the search keeps the
     # best). None: the outputs alone tell.
     kept: str | None = None
+    # (statement, datasource) -> str, by its module:name path: undoes what a step of the kind
+    # leaves behind when the run's cancellation stops it (a search's trials, the search never
+    # ending), saying what it did for the step's log ("" for nothing). None: nothing to undo.
+    on_cancel: str | None = None
     fans_out: bool = False  # the step function takes the workflow and adds several steps
     completion: Completion = field(default_factory=Completion)
     # Words of which every statement of the kind holds one (TO TRAIN's TRAIN), as the grammar

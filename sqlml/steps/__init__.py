@@ -39,7 +39,7 @@ def __getattr__(name: str) -> Any:
     if name in _JOBS:
         return SimpleNamespace(train=getattr(import_module(f"{__name__}.kubeflow"), _JOBS[name]))
     if name in _SEARCHES:
-        return getattr(import_module(f"{__name__}.search"), name)
+        return getattr(import_module(f"{__name__}.search_steps"), name)
     kubeflow = None if name.startswith("_") else import_module(f"{__name__}.kubeflow")
     for known in families().values() if kubeflow is not None else ():
         kind = known.job_kind(kubeflow)

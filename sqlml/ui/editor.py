@@ -7,7 +7,7 @@ an HTML fragment for ``<div id="result">`` (JSON ``{"ok", "html"}`` when asked i
 whole page for a plain form); ``POST /editor/cancel`` cancels the run going on; ``GET
 /editor/complete?text=&cursor=`` answers the shell's completions as JSON. POSTs from
 another site are refused (:class:`sqlml.ui.server.SameOrigin`), and no response holds the
-datasource's password (:mod:`sqlml.ui.redaction`).
+datasource's password (:mod:`sqlml.datasources.redaction`).
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
+from sqlml.datasources.redaction import scrubber
 from sqlml.errors import SqlmlError
 from sqlml.local_files import internal_error
 from sqlml.repl.catalog import Catalog
@@ -30,7 +31,6 @@ from sqlml.repl.session import format_error
 from sqlml.ui.drawn_plots import drawn_plots
 from sqlml.ui.editor_runner import Busy, EditorRun, EditorRunner
 from sqlml.ui.pages import datasource, page, templates
-from sqlml.ui.redaction import scrubber
 
 SOURCE = "<editor>"  # how the editor's text is named in error messages
 SHOWN_ROWS = 500  # rows of a result shown in the page

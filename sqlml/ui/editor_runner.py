@@ -5,8 +5,8 @@ A run opens its own connection (an embedded DuckDB file stays free between runs)
 program against it (:func:`sqlml.checking.check_program`: the grammar, estimators,
 attributes, tables, columns and models; TO RUN's programs too, of which only declared
 modules run here, the editor having no program folder) and, if nothing is wrong, runs it on
-the local executor without a run record
-(:func:`sqlml.backends.local.interactive.run_statements`), the connection used from one
+the default backend without a run record
+(:meth:`sqlml.backends.Backend.run_statements`), the connection used from one
 worker thread alone. The Cancel button cancels the run as Ctrl-C
 cancels the shell's: its statements stop at their next check and commit nothing.
 """
@@ -22,8 +22,8 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from sqlml import ir
-from sqlml.backends.local.interactive import run_statements
-from sqlml.backends.local.run_log import StatementEnd
+from sqlml.backends import DEFAULT, backend
+from sqlml.backends.reports import StatementEnd
 from sqlml.checking import check_program, errors_of
 from sqlml.datasources import Datasource, ResultSet, connect
 from sqlml.errors import SqlmlError, SqlmlWarning
@@ -131,7 +131,7 @@ class EditorRunner:
             run.results.append(StatementResult(shown, outcome.summary, outcome.result, plot))
 
         self.generation += 1
-        result = run_statements(
+        result = backend(DEFAULT).run_statements(
             statements,
             "editor",
             _Cancellable(self._pool, self._switch),

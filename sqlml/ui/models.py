@@ -24,6 +24,7 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, Response
 from starlette.routing import BaseRoute, Route
 
+from sqlml.datasources.redaction import scrubber
 from sqlml.errors import SqlmlError
 from sqlml.ui.drawn_plots import drawn_plots
 from sqlml.ui.model_catalog import (
@@ -38,7 +39,6 @@ from sqlml.ui.model_catalog import (
 from sqlml.ui.pages import datasource, page
 from sqlml.ui.paging import PAGE_ROWS, page_number, page_of
 from sqlml.ui.recorded_plots import RecordedPlot, png, recorded_plots, step_plot
-from sqlml.ui.redaction import scrubber
 from sqlml.ui.svg_chart import Point, scatter
 
 Endpoint = Callable[[Request], Awaitable[Response]]

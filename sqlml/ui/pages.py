@@ -11,9 +11,21 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse
 from starlette.templating import Jinja2Templates
 
+from sqlml.backends import backends
 from sqlml.datasources import Datasource, connect
 
-templates = Jinja2Templates(directory=Path(__file__).parent / "templates")
+
+def _folders() -> list[Path]:
+    """The page's templates, then those of each backend's run views."""
+    found = [Path(__file__).parent / "templates"]
+    for known in backends().values():
+        views = known.run_views()
+        if views is not None and views.templates is not None:
+            found.append(views.templates)
+    return found
+
+
+templates = Jinja2Templates(directory=_folders())
 
 
 def page(request: Request, template: str, status_code: int = 200, **context: Any) -> HTMLResponse:

@@ -1,10 +1,11 @@
 """The plots TO EVALUATE and TO EXPLAIN drew of a model (``evaluate.plot``, ``explain.plot``),
 found through the run record.
 
-The record says which steps succeeded; each run's description (``run.json``: the statement's
-text and the folder its paths start from) says what they were. A step's statement is analysed
-again, as the run analysed it, for its model and plot file: no text of a message is relied
-on. Only PNG files that still exist are shown; a file drawn again by a later run is shown once.
+The record says which steps succeeded; each run's description (from the default backend's
+run views: the statement's text and the folder its paths start from) says what they were. A
+step's statement is analysed again, as the run analysed it, for its model and plot file: no
+text of a message is relied on. Only PNG files that still exist are shown; a file drawn again
+by a later run is shown once.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import functools
 from dataclasses import dataclass
 from pathlib import Path
 
-from sqlml.backends.local.run_file import read_run_file
+from sqlml.backends import DEFAULT, backend
 from sqlml.datasources import Datasource
 from sqlml.errors import SqlmlError
 from sqlml.semantics.lowering import slug
@@ -64,18 +65,17 @@ def step_plot(
     file is still a PNG."""
     if "/" in run_id or "\\" in run_id or run_id in ("", ".", ".."):
         return None
-    description = read_run_file(run_dir / run_id)
-    if description is None:
+    views = backend(DEFAULT).run_views()
+    run = views.described(run_dir, run_id) if views is not None else None
+    described = run.step(step) if run is not None else None
+    if run is None or described is None or described.kind not in _ATTRIBUTES:
         return None
-    described = next((s for s in description.get("steps", []) if s.get("name") == step), None)
-    if not described or described.get("kind") not in _ATTRIBUTES:
-        return None
-    kind, text = described["kind"], str(described.get("text", ""))
+    kind, text = described.kind, described.text or ""
     drawn = _plot_of(text, dialect, kind, model)
     if drawn is None:
         return None
     path = Path(drawn).expanduser()
-    path = path if path.is_absolute() else Path(description.get("base_dir", ".")) / path
+    path = path if path.is_absolute() else Path(run.base_dir or ".") / path
     if not is_png(path):
         return None
     return RecordedPlot(run_id, step, kind, path, None, text)

@@ -1,6 +1,10 @@
 """Runs pages of sqlml ui (routes listed in ROUTES): the list of runs, a run's page with its
 DAG (updated live by ``static/runs.js`` polling its state), a step's details and log, and
-resuming or stopping a run."""
+resuming or stopping a run.
+
+Every backend's runs are listed; a run's pages are its backend's (the one whose views own
+its id, else the default backend's), answered from its :class:`~sqlml.backends.runs.RunViews`.
+"""
 
 from __future__ import annotations
 
@@ -10,40 +14,39 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import BaseRoute, Route
 
-from sqlml.ui import argo_runs, launch
+from sqlml.backends import DEFAULT, backend, backends
+from sqlml.backends.runs import STATES, RunView, RunViews, ViewError
 from sqlml.ui.dag import NODE_HEIGHT, NODE_WIDTH, Layout, layout
 from sqlml.ui.pages import page
 from sqlml.ui.paging import PAGE_ROWS, page_number, page_of
-from sqlml.ui.run_views import (
-    STATES,
-    RunView,
-    failed_attempts,
-    list_runs,
-    read_run,
-    resumed_by,
-    resumed_chain,
-    run_output,
-    step_log,
-)
 
 LABEL_CHARACTERS = 22  # of a step's name drawn in its node (the whole name is in its title)
 RUNS_SHOWN = PAGE_ROWS  # runs a page of the list shows
 
 
 def runs_page(request: Request) -> Response:
+    settings = request.app.state.settings
     text, state = request.query_params.get("q", ""), request.query_params.get("state", "")
-    argo, argo_note = argo_runs.listed(request.app.state.settings)
-    found = list_runs(request.app.state.settings, text, state, also=argo)
+    runs: list[RunView] = []
+    note, notes = None, []  # the default backend's note; the others', each with its id
+    for name, views in all_views():
+        found, said = views.runs(settings)
+        runs += found
+        if name == DEFAULT:
+            note = said
+        elif said:
+            notes.append((f"{name}-note", said))
     number = page_number(request.query_params.get("page")) or 1
-    shown = page_of(found.runs, number, "/runs", {"q": text, "state": state}, RUNS_SHOWN)
+    chosen = _chosen(runs, text, state)
+    shown = page_of(chosen, number, "/runs", {"q": text, "state": state}, RUNS_SHOWN)
     return page(
         request,
         "runs.html",
         section="runs",
         runs=shown.rows,
         shown=shown,
-        note=found.note,
-        argo_note=argo_note,
+        note=note,
+        notes=notes,
         q=text,
         state=state,
         states=STATES,
@@ -52,14 +55,15 @@ def runs_page(request: Request) -> Response:
 
 def run_page(request: Request) -> Response:
     settings = request.app.state.settings
-    run = _run(request)
-    if run is None:
+    views = _views(request)
+    run = views.run(settings, request.path_params["run_id"]) if views is not None else None
+    if views is None or run is None:
         return _unknown_run(request)
     drawing = _layout(tuple((step.name, tuple(step.after)) for step in run.steps))
     steps = {step.name: step for step in run.steps}
     return page(
         request,
-        "run.html",
+        views.page,
         section="runs",
         run=run,
         steps=steps,
@@ -67,70 +71,104 @@ def run_page(request: Request) -> Response:
         node_width=NODE_WIDTH,
         node_height=NODE_HEIGHT,
         label_characters=LABEL_CHARACTERS,
-        chain=resumed_chain(settings, run),
-        resumed_by=resumed_by(settings, run.run_id),
-        output=run_output(settings, run.run_id),
+        **views.page_context(settings, run),
     )
 
 
 def run_state(request: Request) -> Response:
     """The run's state and each step's state and hover text, for the live page."""
-    run = _run(request)
-    if run is None:
+    views = _views(request)
+    run = views.run(request.app.state.settings, request.path_params["run_id"]) if views else None
+    if views is None or run is None:
         return JSONResponse(
             {"error": f"there is no run {request.path_params['run_id']}"}, status_code=404
         )
-    return JSONResponse(_state(run))
+    try:
+        return JSONResponse(views.state(run))
+    except ViewError as error:
+        return JSONResponse(error.payload(), status_code=error.status)
 
 
 def step_details(request: Request) -> Response:
     """What the step panel shows but the log: statement, times, error and hint, attempts."""
-    run = _run(request)
+    settings = request.app.state.settings
+    views = _views(request)
+    run = views.run(settings, request.path_params["run_id"]) if views else None
     step = run.step(request.path_params["step"]) if run is not None else None
-    if run is None or step is None:
+    if views is None or run is None or step is None:
         return JSONResponse({"error": "there is no such step in this run"}, status_code=404)
-    log = step_log(request.app.state.settings, run.run_id, step.name) or ""
-    return JSONResponse({**step.details(), "failed_attempts": failed_attempts(log)})
+    return JSONResponse(views.step_details(settings, run, step))
 
 
 def step_log_text(request: Request) -> Response:
-    run = _run(request)
-    step = request.path_params["step"]
-    if run is None or run.step(step) is None:
+    views = _views(request)
+    if views is None:
         return PlainTextResponse("there is no such step in this run\n", status_code=404)
-    text = step_log(request.app.state.settings, run.run_id, step)
-    if text is None:
-        return PlainTextResponse(
-            f"step {step} has no log (it did not start in this run)\n", status_code=404
+    try:
+        text = views.log(
+            request.app.state.settings, request.path_params["run_id"], request.path_params["step"]
         )
+    except ViewError as error:
+        return PlainTextResponse(f"{error.error}\n", status_code=error.status)
     return PlainTextResponse(text)
 
 
 def resume_run(request: Request) -> Response:
     """Resume the run; answers the new run's id and page."""
-    run = _run(request)
-    if run is None:
-        return JSONResponse(
-            {"error": f"there is no run {request.path_params['run_id']}"}, status_code=404
-        )
+    run_id = request.path_params["run_id"]
     try:
-        new = launch.resume(request.app.state.settings, run)
-    except launch.LaunchError as error:
-        return JSONResponse({"error": error.message, "hint": error.hint}, status_code=409)
+        new = _acting(request).resume(request.app.state.settings, run_id)
+    except ViewError as error:
+        return JSONResponse(error.payload(), status_code=error.status)
     return JSONResponse({"run": new, "url": f"/runs/{new}"})
 
 
 def stop_run(request: Request) -> Response:
-    run = _run(request)
-    if run is None:
-        return JSONResponse(
-            {"error": f"there is no run {request.path_params['run_id']}"}, status_code=404
-        )
+    run_id = request.path_params["run_id"]
     try:
-        launch.stop(run)
-    except launch.LaunchError as error:
-        return JSONResponse({"error": error.message, "hint": error.hint}, status_code=409)
-    return JSONResponse({"run": run.run_id, "stopping": True})
+        stopped = _acting(request).stop(request.app.state.settings, run_id)
+    except ViewError as error:
+        return JSONResponse(error.payload(), status_code=error.status)
+    return JSONResponse({"run": stopped, "stopping": True})
+
+
+def all_views() -> list[tuple[str, RunViews]]:
+    """Each backend's run views by its name, the default backend's first."""
+    found = [(name, known.run_views()) for name, known in backends().items()]
+    ordered = sorted(found, key=lambda pair: pair[0] != DEFAULT)
+    return [(name, views) for name, views in ordered if views is not None]
+
+
+def _views(request: Request) -> RunViews | None:
+    """The views of the backend that owns the request's run id, else the default one's."""
+    settings, run_id = request.app.state.settings, request.path_params["run_id"]
+    owner = (v for name, v in all_views() if name != DEFAULT and v.owns(settings, run_id))
+    return next(owner, None) or backend(DEFAULT).run_views()
+
+
+def _acting(request: Request) -> RunViews:
+    """The views to resume or stop the request's run (none: it is not known)."""
+    views = _views(request)
+    if views is None:
+        raise ViewError(404, f"there is no run {request.path_params['run_id']}")
+    return views
+
+
+def _chosen(runs: list[RunView], text: str, state: str) -> list[RunView]:
+    """The runs whose program or id holds ``text`` and whose state is ``state`` (if
+    given), newest first."""
+    text = text.strip().lower()
+    chosen = [
+        run
+        for run in runs
+        if (
+            not text
+            or text in f"{run.program} {run.source or ''} {run.run_id} {run.workflow}".lower()
+        )
+        and (not state or run.state == state)
+    ]
+    chosen.sort(key=lambda run: (run.started_at or 0.0, run.run_id), reverse=True)
+    return chosen
 
 
 @lru_cache(maxsize=16)
@@ -140,37 +178,17 @@ def _layout(steps: tuple[tuple[str, tuple[str, ...]], ...]) -> Layout:
     return layout(steps)
 
 
-def _run(request: Request) -> RunView | None:
-    return read_run(request.app.state.settings, request.path_params["run_id"])
-
-
-def _state(run: RunView) -> dict[str, object]:
-    return {
-        "state": run.state,
-        "duration": run.duration,
-        "resumable": run.resumable,
-        "stoppable": run.stoppable,
-        "steps": {step.name: [step.state, step.title] for step in run.steps},
-    }
-
-
 def _unknown_run(request: Request) -> Response:
     run_id = request.path_params["run_id"]
     return page(request, "run_missing.html", status_code=404, section="runs", run_id=run_id)
 
 
-ROUTES: list[BaseRoute] = [  # a run id that names an Argo run's record: argo_runs answers
+ROUTES: list[BaseRoute] = [
     Route("/runs", runs_page),
-    Route("/runs/{run_id}", argo_runs.either(run_page, argo_runs.run_page)),
-    Route("/runs/{run_id}/state", argo_runs.either(run_state, argo_runs.run_state)),
-    Route("/runs/{run_id}/steps/{step}", argo_runs.either(step_details, argo_runs.step_details)),
-    Route(
-        "/runs/{run_id}/steps/{step}/log", argo_runs.either(step_log_text, argo_runs.step_log_text)
-    ),
-    Route(
-        "/runs/{run_id}/resume",
-        argo_runs.either(resume_run, argo_runs.resume_run),
-        methods=["POST"],
-    ),
-    Route("/runs/{run_id}/stop", argo_runs.either(stop_run, argo_runs.stop_run), methods=["POST"]),
+    Route("/runs/{run_id}", run_page),
+    Route("/runs/{run_id}/state", run_state),
+    Route("/runs/{run_id}/steps/{step}", step_details),
+    Route("/runs/{run_id}/steps/{step}/log", step_log_text),
+    Route("/runs/{run_id}/resume", resume_run, methods=["POST"]),
+    Route("/runs/{run_id}/stop", stop_run, methods=["POST"]),
 ]

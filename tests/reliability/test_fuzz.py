@@ -31,7 +31,7 @@ from sqlml.grammar.recovery import MAX_ERRORS, parse_all
 from sqlml.plan import dependencies
 from sqlml.semantics import analyze
 from sqlml.semantics.estimators import ESTIMATORS
-from sqlml.statements.sql.syntax import SqlStatement
+from sqlml.statements.sql.syntax import SqlNode
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "fuzz"))
@@ -260,7 +260,7 @@ def test_recovery_reports_each_bad_statement_once_and_stops_at_the_limit():
     assert [e.line for e in errors[:-1]] == list(range(2, 2 * MAX_ERRORS + 1, 2))
     assert errors[-1].message.startswith(f"stopped after {MAX_ERRORS} errors")
     assert len(program.statements) == MAX_ERRORS  # the good ones before the last error
-    assert all(isinstance(s, SqlStatement) for s in program.statements)
+    assert all(isinstance(s, SqlNode) for s in program.statements)
 
     text = "SELECT 1 TO TRAIN;\nSELECT 2;\nSELECT 'a;b' TO TRAIN m;\nSELECT 3;"
     program, errors = parse_all(text)

@@ -16,10 +16,11 @@ from sqlml.backends.argo.options import (
     argo_options,
     cluster,
 )
-from sqlml.backends.interface import Backend, Program
+from sqlml.backends.interface import RUN_COMMANDS, Backend, Program
 from sqlml.errors import SqlmlError
 
 if TYPE_CHECKING:
+    from sqlml.backends.runs import RunViews
     from sqlml.datasources import ResultSet
 
 
@@ -43,7 +44,7 @@ class ArgoBackend(Backend):
             )
         elif command == "compile":
             add_workflow_options(parser, "--target argo")
-        else:
+        elif command in RUN_COMMANDS:
             if command == "stop":
                 parser.add_argument(
                     "--terminate",
@@ -121,6 +122,11 @@ class ArgoBackend(Backend):
         from sqlml.backends.argo.kube import Kube
 
         submit.stop(Kube(cluster(args)), run, args.terminate)
+
+    def run_views(self) -> RunViews:
+        from sqlml.backends.argo.views import VIEWS
+
+        return VIEWS
 
 
 BACKEND = ArgoBackend()

@@ -30,6 +30,7 @@ import sqlml
 from sqlml import ir, steps
 from sqlml.backends.argo import pods
 from sqlml.codegen.workflow import add_step, build
+from sqlml.datasources.url import DEFAULT_DIALECT
 from sqlml.errors import KubernetesError
 from sqlml.plan import PlannedStatement, plan
 from sqlml.steps import kubeflow
@@ -105,7 +106,7 @@ def to_argo_yaml(
     statements: Sequence[ir.Statement],
     name: str,
     options: ArgoOptions | None = None,
-    dialect: str = "duckdb",
+    dialect: str = DEFAULT_DIALECT,
 ) -> str:
     """The Argo Workflow of ``statements`` as YAML."""
     document = to_argo(statements, name, options, dialect).model_dump(
@@ -119,7 +120,7 @@ def to_argo(
     statements: Sequence[ir.Statement],
     name: str,
     options: ArgoOptions | None = None,
-    dialect: str = "duckdb",
+    dialect: str = DEFAULT_DIALECT,
 ) -> Any:
     """The Argo Workflow of ``statements`` (a hera ``Workflow`` model)."""
     options = options or ArgoOptions()

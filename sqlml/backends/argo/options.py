@@ -54,8 +54,8 @@ def add_workflow_options(parser: argparse.ArgumentParser, title: str, retries: b
             "--jobs",
             type=int,
             metavar="N",
-            help="steps run at once (default: 20 for MySQL and PostgreSQL, 1 for DuckDB and "
-            "SQLite)",
+            help="steps run at once (default: as many as the datasource's database takes: 20 "
+            "on a server, 1 on a file that one process at a time writes)",
         )
     argo.add_argument(
         "--pod-gc",

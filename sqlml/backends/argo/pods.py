@@ -9,14 +9,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from sqlml.datasources import Datasource, source_of_dialect
 from sqlml.errors import KubernetesError
 from sqlml.semantics import quantities
 
-# Steps running at once, by dialect: each step opens a database connection. MySQL's default
-# max_connections is 151 and PostgreSQL's 100, shared with every other client; DuckDB opens
-# its file in one process at a time and SQLite has one writer at a time.
-PARALLELISM = {"mysql": 20, "postgres": 20, "duckdb": 1, "sqlite": 1}
-FALLBACK_PARALLELISM = 10
 POD_GC_STRATEGIES = ("OnPodSuccess", "OnPodCompletion", "OnWorkflowSuccess", "OnWorkflowCompletion")
 DEFAULT_POD_GC = "OnPodSuccess"
 POD_GC_DELAY = "1h"  # a succeeded step's pod (and its log) stays this long
@@ -36,8 +32,9 @@ KINDS = ("train", "predict", "evaluate", "explain", "run", "optimize")
 
 
 def parallelism(dialect: str) -> int:
-    """The steps a run of a program in ``dialect`` runs at once by default."""
-    return PARALLELISM.get(dialect, FALLBACK_PARALLELISM)
+    """The steps a run of a program in ``dialect`` runs at once by default, each with a
+    database connection: what its datasource declares (``steps_at_once``)."""
+    return (source_of_dialect(dialect) or Datasource).steps_at_once
 
 
 def statement_resources(

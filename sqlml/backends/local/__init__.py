@@ -14,7 +14,7 @@ from sqlml.workflow import Workflow
 
 if TYPE_CHECKING:
     from sqlml.backends.local.executor import RunResult
-    from sqlml.backends.local.report import WriteResult
+    from sqlml.backends.reports import WriteResult
 
 
 @dataclass(frozen=True)
@@ -32,7 +32,8 @@ class RunOptions:
 
 
 def run_options(args: argparse.Namespace) -> RunOptions:
-    """The options of a command line that ``sqlml.workflow_cli.add_run_options`` made."""
+    """The options of a command line that ``sqlml.workflow_cli.add_run_options`` made (the
+    local backend's, :meth:`~sqlml.backends.local.backend.LocalBackend.add_options`)."""
     return RunOptions(
         jobs=args.jobs, resume=args.resume, retries=args.retries, timeout=args.timeout
     )

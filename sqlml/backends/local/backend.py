@@ -5,24 +5,51 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from sqlml.backends.interface import Backend, Program
 
 if TYPE_CHECKING:
-    from sqlml.backends.local.report import WriteResult
-    from sqlml.datasources import ResultSet
+    from concurrent.futures import Executor
+    from pathlib import Path
+
+    from sqlml import ir
+    from sqlml.backends.reports import RunReport, StatementDone, WriteResult
+    from sqlml.backends.runs import RunViews
+    from sqlml.datasources import Datasource, ResultSet
+    from sqlml.runtime.progress import Sink
+    from sqlml.workflow import Workflow
 
 
 class LocalBackend(Backend):
     name = "local"
     target = "python"
+    runs_here = True
     instead: ClassVar[Mapping[str, str]] = {
         "logs": "a local run prints its steps' output as it runs; "
         "sqlml status RUN shows how each step ended",
         "stop": "stop a local run with Ctrl-C; sqlml run FILE --resume RUN runs it again",
     }
+
+    def add_options(self, parser: argparse.ArgumentParser, command: str) -> None:
+        if command != "workflow":
+            return
+        parser.add_argument(
+            "--jobs", type=_positive, metavar="N", help="steps run at once (default: the CPU count)"
+        )
+        parser.add_argument(
+            "--resume",
+            metavar="RUN",
+            help="run again the failed run RUN: steps that succeeded with unchanged inputs are "
+            "skipped",
+        )
+        parser.add_argument(
+            "--retries", type=int, default=0, metavar="N", help="retries of a failed step (0)"
+        )
+        parser.add_argument(
+            "--timeout", type=float, metavar="SECONDS", help="time limit of each step attempt"
+        )
 
     def compile(self, program: Program, args: argparse.Namespace) -> str:
         from sqlml.backends.local.codegen import to_python
@@ -58,12 +85,65 @@ class LocalBackend(Backend):
             write_result=write_result,
         )
 
+    def run_workflow(
+        self,
+        workflow: Workflow,
+        args: argparse.Namespace,
+        base_dir: Path,
+        write_result: WriteResult | None,
+    ) -> int:
+        from sqlml.backends.local import run, run_options
+
+        options = run_options(args)
+        return run(
+            workflow, options, args.datasource, base_dir, args.format, write_result=write_result
+        )
+
+    def run_statements(
+        self,
+        statements: Sequence[ir.Statement],
+        name: str,
+        worker: Executor,
+        *,
+        url: str | None = None,
+        datasource: Datasource | None = None,
+        on_done: StatementDone | None = None,
+        sink: Sink | None = None,
+        on_cancel: Callable[[], None] | None = None,
+        interrupt: str = "Ctrl-C",
+    ) -> RunReport:
+        from sqlml.backends.local.interactive import run_statements
+
+        return run_statements(
+            statements,
+            name,
+            worker,
+            url=url,
+            datasource=datasource,
+            on_done=on_done,
+            sink=sink,
+            on_cancel=on_cancel,
+            interrupt=interrupt,
+        )
+
     def status(
         self, run: str, datasource: str | None, args: argparse.Namespace
     ) -> tuple[str, ResultSet]:
         from sqlml.backends.local.status import local_status
 
         return local_status(datasource, run)
+
+    def run_views(self) -> RunViews:
+        from sqlml.backends.local.views import VIEWS
+
+        return VIEWS
+
+
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
+    return value
 
 
 def _note_images(program: Program) -> None:

@@ -8,11 +8,15 @@ from collections.abc import Sequence
 
 import sqlml
 from sqlml import ir
+from sqlml.datasources.url import DEFAULT_DIALECT
 from sqlml.plan import plan
 
 
 def to_python(
-    statements: Sequence[ir.Statement], name: str, base_dir: str = ".", dialect: str = "duckdb"
+    statements: Sequence[ir.Statement],
+    name: str,
+    base_dir: str = ".",
+    dialect: str = DEFAULT_DIALECT,
 ) -> str:
     """A program that builds the workflow and, run as a script, executes it.
 

@@ -36,7 +36,7 @@ from sqlml.backends.local.resume import Resume
 from sqlml.backends.local.run_log import RunLog, StatementDone, Unrecorded
 from sqlml.backends.local.scheduler import Instance, Scheduler
 from sqlml.backends.local.tasks import Task, TaskResult, holds, reported, run_task
-from sqlml.backends.local.verdicts import Verdict
+from sqlml.backends.reports import Verdict
 from sqlml.datasources import Datasource, connect
 from sqlml.errors import SqlmlError
 from sqlml.local_files import default_run_dir

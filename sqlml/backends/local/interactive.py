@@ -13,17 +13,15 @@ running step are recorded ``cancelled``, and the result holds a
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from concurrent.futures import Executor, Future
+from concurrent.futures import Executor
 from pathlib import Path
-from typing import TypeVar
 
 from sqlml import ir
 from sqlml.backends.local.executor import LocalExecutor, RunResult
-from sqlml.backends.local.run_log import StatementDone
+from sqlml.backends.reports import StatementDone
 from sqlml.datasources import Datasource, dialect_of
+from sqlml.interrupted import wait_cancelling
 from sqlml.runtime.progress import Sink
-
-T = TypeVar("T")
 
 
 def run_statements(
@@ -55,17 +53,3 @@ def run_statements(
     executor = LocalExecutor(url, Path.cwd(), jobs=1, on_done=on_done, sink=sink, recorded=False)
     future = worker.submit(executor.run, workflow, None, datasource)
     return wait_cancelling(future, lambda: executor.cancel(interrupt), on_cancel)
-
-
-def wait_cancelling(
-    future: Future[T], cancel: Callable[[], None], on_cancel: Callable[[], None] | None = None
-) -> T:
-    """``future``'s result; each Ctrl-C meanwhile calls ``cancel`` (then ``on_cancel``) and
-    the wait goes on until the call has stopped."""
-    while True:
-        try:
-            return future.result()
-        except KeyboardInterrupt:
-            cancel()
-            if on_cancel is not None:
-                on_cancel()

@@ -12,9 +12,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from sqlml.backends.local.executor import LocalExecutor, RunResult
-from sqlml.backends.local.run_log import StatementEnd
-from sqlml.backends.local.verdicts import ERROR, SKIPPED, Verdict
-from sqlml.datasources import ResultSet
+from sqlml.backends.reports import ERROR, SKIPPED, StatementEnd, Verdict, WriteResult
 from sqlml.errors import SqlmlError
 from sqlml.runtime import cancel, progress
 from sqlml.runtime.output import ResultStream
@@ -23,10 +21,8 @@ from sqlml.workflow.core import Retry, Workflow
 CANCELLED_STATUS = 130  # a run cancelled with Ctrl-C, as shells report SIGINT
 _STOP_SIGNALS = {signal.SIGINT: "Ctrl-C", signal.SIGTERM: "SIGTERM"}  # each cancels the run
 
+
 # Keeps a statement's result, given its step id: prints it, writes it to a file of its own...
-WriteResult = Callable[[str, ResultSet], object]
-
-
 def run_and_report(
     workflow: Workflow,
     datasource: str | None,

@@ -5,33 +5,18 @@ and its verdict), passed on in the workflow's order."""
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from contextlib import suppress
-from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
 from sqlml.backends.local import record as rec
 from sqlml.backends.local.run_file import StatesFile, describe, write_run_file
-from sqlml.backends.local.verdicts import Verdict, verdict
+from sqlml.backends.local.verdicts import verdict
+from sqlml.backends.reports import StatementDone, StatementEnd, Verdict
 from sqlml.errors import SqlmlError
 from sqlml.local_files import reason, warn_once
 from sqlml.runtime.outcome import Outcome
 from sqlml.workflow.core import Step, Workflow
-
-
-@dataclass(frozen=True)
-class StatementEnd:
-    """How the statement of ``step`` ended in the run ``run_id``: its ``verdict``, and the
-    ``outcome`` of a statement that ran and succeeded (None if it did not, or was cached)."""
-
-    run_id: str
-    step: Step
-    verdict: Verdict
-    outcome: Outcome | None = None
-
-
-StatementDone = Callable[[StatementEnd], None]
 
 
 class Unrecorded:

@@ -30,6 +30,7 @@ from sqlml.runtime.bounds import LOG_LIMIT, MESSAGE_LIMIT, clipped
 from sqlml.runtime.execute import execute
 from sqlml.runtime.outcome import Outcome
 from sqlml.runtime.progress import Sink
+from sqlml.statements import kind_of, resolve
 from sqlml.workflow.core import (
     CONTAINER,
     RESOURCE,
@@ -44,7 +45,7 @@ from sqlml.workflow.prerequisites import Prerequisite, exit_commands, start_comm
 
 _PLACEHOLDER = re.compile(r"\{\{\s*([\w.\-]+)\s*\}\}")
 _UNSAFE = re.compile(r"[^\w.\-\[\]]")  # characters kept out of log file names
-_DISCARDING = threading.Lock()  # a search's cancelled trials drop its trials one at a time
+_UNDOING = threading.Lock()  # one at a time: a search's trials, dropped at once, conflict
 
 
 class StepTimeout(WorkflowError):
@@ -284,8 +285,12 @@ def _statement(task: Task, datasource: Datasource, log: IO[str]) -> Outcome:
             raise _timeout(task) from None
         if not task.run_token.stopped:
             raise
-        if isinstance(statement, ir.TrialStatement):  # a cancelled search keeps no trial
-            _discard_trials(statement, datasource, log)
+        on_cancel = kind_of(statement).on_cancel
+        if on_cancel is not None:  # what the stopped step leaves behind (a search's trials)
+            with _UNDOING:
+                undone = resolve(on_cancel)(statement, datasource)
+            if undone:
+                _log(log, undone)
         raise _cancelled(task.run_token).at(error.line, error.column) from None
     finally:
         if timer is not None:
@@ -303,23 +308,6 @@ def _cancelled(run_token: cancel.Token) -> cancel.Cancelled:
     error = cancel.stopped_error(run_token)
     error.hint = None
     return error
-
-
-def _discard_trials(statement: ir.TrialStatement, datasource: Datasource, log: IO[str]) -> None:
-    """Drop the trials of the search ``statement`` belongs to stored so far (by this trial's
-    step, or an earlier run's): they are dropped once the search ends, which it never will."""
-    from sqlml.statements.train.handler import (
-        trials as search,  # imported by the statements that need it
-    )
-
-    try:
-        with _DISCARDING:  # at once, their deletions would conflict
-            dropped = search.discard_trials(statement, datasource)
-    except SqlmlError as error:  # the cancellation stands; the trials stay until a new search
-        _log(log, f"the search's trials could not be dropped: {_message(error)}")
-        return
-    if dropped:
-        _log(log, f"dropped the search's trials: {', '.join(dropped)}")
 
 
 def _substituted(value: Any, values: Mapping[str, str]) -> Any:

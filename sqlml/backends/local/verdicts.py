@@ -1,6 +1,6 @@
-"""How each statement of a run ended, said once: the outcome that the end-of-run summary and
-the JUnit report count, and the one diagnostic every front end shows for a statement that
-did not succeed.
+"""How each statement of a local run ended (a :class:`~sqlml.backends.reports.Verdict`),
+said once: the outcome that the end-of-run summary and the JUnit report count, and the one
+diagnostic every front end shows for a statement that did not succeed.
 
 - a statement that failed (a timeout included) is a ``failure``, shown as its error;
 - one the run's cancellation stopped (Ctrl-C) is an ``error``, shown as its cancellation;
@@ -16,34 +16,14 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 
 from sqlml.backends.local import record as rec
+from sqlml.backends.reports import ERROR, FAILURE, PASSED, SKIPPED, Verdict
 from sqlml.errors import NotRun, SqlmlError
 from sqlml.workflow.core import Step
 
-PASSED, FAILURE, ERROR, SKIPPED = "passed", "failure", "error", "skipped"
 CANCELLED_RUN = "the run was cancelled"  # why a step not yet started when it was is omitted
 _UNMET = "its condition does not hold"  # why a step is skipped
-
-
-@dataclass(frozen=True)
-class Verdict:
-    """A statement's ``outcome`` (passed, failure, error or skipped) and, unless it passed,
-    the ``diagnostic`` saying so, located at the statement. ``cancelled``: the run's
-    cancellation ended it (a front end that says once that the run was cancelled leaves it
-    out)."""
-
-    outcome: str
-    diagnostic: SqlmlError | None = None
-    cancelled: bool = False
-
-    @property
-    def besides_cancellation(self) -> SqlmlError | None:
-        """The diagnostic, unless the run's cancellation ended the statement: what a front
-        end that says once that the run was cancelled (the shell, a notebook, the editor)
-        shows."""
-        return None if self.cancelled else self.diagnostic
 
 
 def verdict(

@@ -6,7 +6,7 @@ import copy
 import importlib.util
 import time
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -17,6 +17,7 @@ from sqlml.datasources.base import (
     WRITTEN_MARK,
     Columns,
     Datasource,
+    Partitioning,
     ResultSet,
     Target,
     returns_rows,
@@ -46,6 +47,10 @@ class DuckDBSource(Datasource):
     param = "?"
     current_schema = "current_schema()"
     fingerprint_sql = "SELECT count(*), sum(hash(t)) FROM {table} AS t"
+    # DuckDB's hash of values (UBIGINT), the same on every connection and thread.
+    partitioning = Partitioning("hash({keys}) % {count}")
+    version_sql = "SELECT 'DuckDB ' || version()"
+    steps_at_once = 1  # DuckDB opens its file in one process at a time
     types: ClassVar[dict[str, str]] = {
         "int": "BIGINT",
         "float": "DOUBLE",
@@ -70,6 +75,37 @@ class DuckDBSource(Datasource):
             ) from None
         _parser_done(url.path)
         self._search_files()
+
+    @classmethod
+    def statement_type(cls, sql: str) -> str | None:
+        """As DuckDB's parser reads ``sql`` (:mod:`.parser`)."""
+        from sqlml.datasources.duckdb import parser
+
+        return parser.statement_type(sql)
+
+    @classmethod
+    def parse_on(cls, url: DatasourceURL | None) -> None:
+        """DuckDB's parser reads with a connection to the run's file, whose database the
+        run's connections then share, instead of creating one of its own."""
+        from sqlml.datasources.duckdb import parser
+
+        parser.parse_on(None if url is None else url.path)
+
+    def for_workers(self, selects: Mapping[str, str], folder: Path) -> tuple[dict[str, str], str]:
+        """DuckDB opens its file in one process at a time: the workers read Parquet copies
+        of the rows made here (``<name>.parquet`` in ``folder``), each with an in-memory
+        DuckDB of its own."""
+        copies = {
+            name: self._copied(select, folder / f"{name}.parquet")
+            for name, select in selects.items()
+        }
+        return copies, f"{self.schemes[0]}:///:memory:"
+
+    def _copied(self, select: str, path: Path) -> str:
+        """A SELECT of a Parquet copy at ``path`` of ``select``'s rows."""
+        literal = "'" + str(path).replace("'", "''") + "'"
+        self.execute(f"COPY ({select}) TO {literal} (FORMAT parquet)")
+        return f"SELECT * FROM read_parquet({literal})"
 
     def read_files_from(self, base_dir: Path) -> None:
         super().read_files_from(base_dir)
@@ -250,8 +286,8 @@ def _open(path: str) -> Any:
 
 def _parser_done(path: str) -> None:
     """The run has the DuckDB file at ``path`` open: DuckDB's parser, should it hold a
-    connection to it (:func:`sqlml.semantics.database_parser.parse_on`), lets it go."""
-    parser = imports.loaded("sqlml.semantics.database_parser")  # not loaded: it holds none
+    connection to it (:func:`.parser.parse_on`), lets it go."""
+    parser = imports.loaded("sqlml.datasources.duckdb.parser")  # not loaded: it holds none
     if parser is not None:
         parser.opened(path)
 

@@ -24,6 +24,7 @@ from sqlml.datasources.base import (
     WRITTEN_MARK,
     Columns,
     Datasource,
+    Partitioning,
     ResultSet,
     Target,
     lost_in_transaction,
@@ -50,6 +51,19 @@ class MySQLSource(Datasource):
     param = "%s"
     current_schema = "DATABASE()"
     fingerprint_sql = "CHECKSUM TABLE {table}"
+    # CRC32 of the keys' text. A DOUBLE is hashed as an integer (times 10^15 below 9,000 in
+    # magnitude, where that fits 64 bits; else its integral part): MariaDB writes a DOUBLE as
+    # text slowly (a part of 2,000,000 rows of 10 DOUBLEs: 10.0 s to hash as text, 2.6 s so).
+    partitioning = Partitioning(
+        "CRC32(CONCAT_WS(',', {keys})) % {count}",
+        fractional="IF(ABS({name}) < 9e3, CAST({name} * 1e15 AS SIGNED), CAST({name} AS SIGNED))",
+    )
+    version_sql = (
+        "SELECT CONCAT(IF(version() LIKE '%MariaDB%', 'MariaDB ', 'MySQL '), "
+        "SUBSTRING_INDEX(version(), '-', 1))"
+    )
+    steps_at_once = 20  # of max_connections' default 151, shared with every other client
+    credentials_env = ("MYSQL_PWD",)
     transactional_ddl = False
     types: ClassVar[dict[str, str]] = {
         "int": "BIGINT",

@@ -12,6 +12,7 @@ from sqlml.datasources.base import (
     WRITTEN_MARK,
     Columns,
     Datasource,
+    Partitioning,
     ResultSet,
     Target,
     lost_in_transaction,
@@ -56,6 +57,12 @@ class PostgreSQLSource(Datasource):
     param = "%s"
     current_schema = "current_schema()"
     fingerprint_sql = "SELECT count(*), sum(hashtextextended(t::text, 0)) FROM {table} AS t"
+    # The row of the keys as text, hashed (PostgreSQL 11+); abs() of the remainder keeps
+    # each part in 0 .. count - 1.
+    partitioning = Partitioning("abs(hashtextextended(ROW({keys})::text, 0) % {count})")
+    version_sql = "SELECT 'PostgreSQL ' || split_part(current_setting('server_version'), ' ', 1)"
+    steps_at_once = 20  # of max_connections' default 100, shared with every other client
+    credentials_env = ("PGPASSWORD",)
     column_type_sql = (  # udt_name: the element type of an array
         "data_type, udt_name, character_maximum_length, numeric_precision, numeric_scale"
     )
@@ -100,7 +107,7 @@ class PostgreSQLSource(Datasource):
             raise DatasourceError(f"PostgreSQL: {_message(error)}") from None
 
     def read_batches(self, select: str, batch_rows: int = BATCH_ROWS) -> Iterator[Columns]:
-        """The rows come through binary COPY (:mod:`.pg_binary`), a batch at a time, in a
+        """The rows come through binary COPY (:mod:`.binary`), a batch at a time, in a
         read-only transaction (unless the read is part of a transaction already). A result
         with a type psycopg has no binary loader for is read through a server-side cursor.
         An interrupt that came between the read's statements, which the server cannot see,
@@ -150,7 +157,7 @@ class PostgreSQLSource(Datasource):
             raise DatasourceError(f"PostgreSQL: {_message(error)}") from None
 
     def _insert(self, table: str, columns: Columns) -> None:
-        """Into a binary COPY (:mod:`.pg_binary_write`) kept open for the next batches of
+        """Into a binary COPY (:mod:`.binary_write`) kept open for the next batches of
         the write: the connection's next statement (the write's swap) ends it."""
         from sqlml.datasources.postgresql.binary_write import CopyIn
 

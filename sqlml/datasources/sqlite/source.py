@@ -35,6 +35,9 @@ class SQLiteSource(Datasource):
     url_example = "{scheme}:///file.db"
     dialect = "sqlite"
     single_writer = True
+    # partitioning: the base class's rank of the keys (SQLite has no hash function)
+    version_sql = "SELECT 'SQLite ' || sqlite_version()"
+    steps_at_once = 1  # one writer at a time
     columns_sql = (
         "SELECT m.name, p.name, p.type FROM sqlite_master AS m, pragma_table_info(m.name) AS p "
         "WHERE m.type IN ('table', 'view') ORDER BY m.name, p.cid"

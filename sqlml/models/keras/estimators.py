@@ -395,7 +395,7 @@ def _zoo(name: str, trains: str, instead: str) -> Estimator:
     )
 
 
-# sqlflow_models.AutoClassifier's search (:mod:`sqlml.models.keras.model.search`): each network
+# sqlflow_models.AutoClassifier's search (:mod:`sqlml.models.keras.model.tuning`): each network
 # with each learning rate. One narrow layer, sqlml's default network, two wide layers; Adam's
 # rates from careful to fast (a short training of few rows needs a fast one, a long one of
 # many rows a careful one).

@@ -27,7 +27,7 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 if TYPE_CHECKING:
     from sqlml.models.store import StoredModel
-    from sqlml.statements.train.syntax import TrainStatement
+    from sqlml.statements.train.syntax import TrainNode
     from sqlml.steps.kubeflow import JobKind, Replica
     from sqlml.workflow.core import Step
 
@@ -69,7 +69,7 @@ class XGBoost(Family):
         return objectives.ranks(attributes)
 
     def check_training(
-        self, statement: TrainStatement, estimator: Estimator, attributes: dict[str, Any]
+        self, statement: TrainNode, estimator: Estimator, attributes: dict[str, Any]
     ) -> None:
         """``eval_metric``, ``train.workers`` and a ranker's query column (:mod:`.analysis`)."""
         from sqlml.models.xgboost.analysis import check_training

@@ -15,12 +15,10 @@ from sqlml.models.xgboost.objectives import (
 )
 from sqlml.semantics.attributes import own_name
 from sqlml.semantics.lowering import error, value_start
-from sqlml.statements.train.syntax import TrainStatement
+from sqlml.statements.train.syntax import TrainNode
 
 
-def check_training(
-    statement: TrainStatement, estimator: Estimator, attributes: dict[str, Any]
-) -> None:
+def check_training(statement: TrainNode, estimator: Estimator, attributes: dict[str, Any]) -> None:
     """``eval_metric``, ``train.workers`` and, training anew, the ranking's query column."""
     _check_eval_metric(statement, attributes, estimator.task_for(attributes))
     _check_workers(statement, estimator, attributes)
@@ -28,7 +26,7 @@ def check_training(
         _check_ranking(statement, attributes)
 
 
-def _check_eval_metric(statement: TrainStatement, attributes: dict[str, Any], task: str) -> None:
+def _check_eval_metric(statement: TrainNode, attributes: dict[str, Any], task: str) -> None:
     """XGBoost's ``eval_metric``: one of its metrics that the objective (the one sqlml uses
     for ``task`` when omitted) reports, else an error at the value."""
     value, objective = attributes.get("eval_metric"), attributes.get("objective")
@@ -41,9 +39,7 @@ def _check_eval_metric(statement: TrainStatement, attributes: dict[str, Any], ta
         raise error(problem[0], value_start(statement, given), problem[1])
 
 
-def _check_workers(
-    statement: TrainStatement, estimator: Estimator, attributes: dict[str, Any]
-) -> None:
+def _check_workers(statement: TrainNode, estimator: Estimator, attributes: dict[str, Any]) -> None:
     """XGBoost's ``train.workers`` above 1 (several processes, each with a part of the
     rows): not with what needs every row in one process."""
     if (attributes.get("train.workers") or 1) <= 1:
@@ -83,7 +79,7 @@ def _check_workers(
         )
 
 
-def _check_ranking(statement: TrainStatement, attributes: dict[str, Any]) -> None:
+def _check_ranking(statement: TrainNode, attributes: dict[str, Any]) -> None:
     """train.group_column needs a rank:* objective; a rank:* objective without it ranks
     every row as one query, with a warning."""
     ranking = attributes.get("objective") in RANKING_OBJECTIVES

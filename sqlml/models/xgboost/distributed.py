@@ -18,12 +18,12 @@ and waits for them. Every process runs :func:`train`:
 3. each worker scores its validation rows with the trained model; rank 0 gathers the labels
    and scores of them all and computes the validation metrics on them, as one process
    would;
-4. rank 0 stores the model (in a pod), or leaves it for the step that started the workers,
-   which stores it (locally).
+4. rank 0 hands the model to TO TRAIN's handler, which stores it (in a pod), or leaves it
+   for the step that started the workers, whose handler stores it (locally).
 
-DuckDB opens its file in one process at a time: locally, the step first copies the rows
-(and ``validation.select``'s) to Parquet files in a temporary folder, which the workers
-read, each with an in-memory DuckDB of its own.
+Locally the workers read what the datasource's ``for_workers`` says: the same SELECTs on the
+same database, or (DuckDB, which opens its file in one process at a time) copies of the
+rows made by the step in a temporary folder.
 """
 
 from __future__ import annotations
@@ -46,14 +46,13 @@ from sqlml import ir
 from sqlml.datasources import Datasource
 from sqlml.errors import ModelError, SqlmlError
 from sqlml.models import family
-from sqlml.models.store import ModelStore
-from sqlml.runtime import external_memory, in_memory, partitions, workers
+from sqlml.runtime import external_memory, in_memory, partitions, training_data, workers
 from sqlml.runtime.context import Context
 from sqlml.runtime.features_apply import FeatureArrays
 from sqlml.runtime.labels import LabelEncoding, check_label
 from sqlml.runtime.outcome import Outcome
 from sqlml.runtime.rows import SCORE_BATCH, spelled
-from sqlml.statements.train import handler as training
+from sqlml.runtime.training_data import Batch, Trained
 
 QUERY_SPAN = 2**32  # query ids of rank r are offset by r * QUERY_SPAN when gathered
 
@@ -62,8 +61,10 @@ class Elsewhere(ModelError):
     """A worker stopped because another failed (that one's error says why)."""
 
 
-def train(statement: ir.TrainStatement, context: Context) -> Outcome:
-    """Train with the workers of the job this process is one of, or start them here."""
+def train(statement: ir.TrainStatement, context: Context) -> Trained | Outcome:
+    """Train with the workers of the job this process is one of, or start them here: the
+    trained model, for TO TRAIN's handler to store, or this worker's outcome when another
+    process stores it."""
     if workers.job_size() == 1:
         return _launch(statement, context)
     rank, size = int(os.environ["RANK"]), workers.job_size()
@@ -83,11 +84,11 @@ def train(statement: ir.TrainStatement, context: Context) -> Outcome:
     if folder:  # started by a local step, which stores the model
         _leave(trained, Path(folder))
         return Outcome()
-    return _store(statement, context, trained)
+    return trained
 
 
-def _launch(statement: ir.TrainStatement, context: Context) -> Outcome:
-    """Start ``train.workers`` local processes, wait for them and store rank 0's model."""
+def _launch(statement: ir.TrainStatement, context: Context) -> Trained:
+    """Start ``train.workers`` local processes, wait for them; rank 0's model."""
     count = statement.attributes["train.workers"]
     with tempfile.TemporaryDirectory(prefix="sqlml-workers-") as name:
         folder = Path(name)
@@ -95,37 +96,25 @@ def _launch(statement: ir.TrainStatement, context: Context) -> Outcome:
         env = {"SQLML_DATASOURCE": url, "SQLML_CACHE": "off"}  # each part is read once
         with context.reporter.stage(f"training in {count} workers"):
             workers.run(ir.to_argument(shared.to_dict()), count, env, folder, context.token)
-        trained = _collect(folder)
-    return _store(statement, context, trained)
+        return _collect(folder)
 
 
 def _worker_source(
     statement: ir.TrainStatement, datasource: Datasource, folder: Path
 ) -> tuple[ir.TrainStatement, str]:
-    """The statement the workers run and their datasource's URL: this one's; for DuckDB, an
-    in-memory database each, reading Parquet copies of the SELECT's rows made here."""
-    if datasource.dialect != "duckdb":
-        return statement, datasource.url.with_password()
+    """The statement the workers run and their datasource's URL
+    (:meth:`~sqlml.datasources.Datasource.for_workers`)."""
+    selects = {"rows": statement.select}
     attributes = dict(statement.attributes)
-    select = _copied(datasource, statement.select, folder / "rows.parquet")
     if attributes.get("validation.select"):
-        copy = folder / "validation.parquet"
-        attributes["validation.select"] = _copied(datasource, attributes["validation.select"], copy)
-    return dataclasses.replace(
-        statement, select=select, attributes=attributes
-    ), "duckdb:///:memory:"
+        selects["validation"] = attributes["validation.select"]
+    read, url = datasource.for_workers(selects, folder)
+    if "validation" in read:
+        attributes["validation.select"] = read["validation"]
+    return dataclasses.replace(statement, select=read["rows"], attributes=attributes), url
 
 
-def _copied(datasource: Datasource, select: str, path: Path) -> str:
-    """A SELECT of a Parquet copy at ``path`` of ``select``'s rows."""
-    literal = "'" + str(path).replace("'", "''") + "'"
-    datasource.execute(f"COPY ({select}) TO {literal} (FORMAT parquet)")
-    return f"SELECT * FROM read_parquet({literal})"
-
-
-def _work(
-    statement: ir.TrainStatement, context: Context, rank: int, size: int
-) -> training.Trained | None:
+def _work(statement: ir.TrainStatement, context: Context, rank: int, size: int) -> Trained | None:
     """Worker ``rank``'s share of the training; rank 0 returns the trained model."""
     # The display's metrics would be computed when due on each worker's own clock: every
     # worker computes them (a collective operation) after the last round only.
@@ -136,7 +125,7 @@ def _work(
         features = [ir.FeatureColumn.from_dict(feature) for feature in plan["features"]]
         part = _part(statement, context.datasource, plan, rank, size)
         split = _read(part, quiet, rank, size).split(labels)
-        batch, validation = training.apply_features(statement.label, split, features, labels)
+        batch, validation = training_data.apply_features(statement.label, split, features, labels)
         trainer: Any = family("xgboost").trainer()
         data, details = trainer.train(
             quiet, batch.arrays, batch.y, labels, statement.attributes, None, batch.groups
@@ -152,15 +141,13 @@ def _work(
     if how is not None and len(y_all):
         if labels.task == "classifier" and groups_all is None:
             score_all = score_all.reshape(len(y_all), -1)
-        chosen = training.chosen_metrics(statement, labels)
-        metrics, how = training.validation_metrics(
+        chosen = training_data.chosen_metrics(statement, labels)
+        metrics, how = training_data.validation_metrics(
             y_all.astype(y.dtype), score_all, groups_all, how, labels, chosen
         )
     else:
         how = None
-    return training.Trained(
-        data, details, metrics, features, labels, rows, how, statement.attributes
-    )
+    return Trained(data, details, metrics, features, labels, rows, how, statement.attributes)
 
 
 @contextmanager
@@ -219,9 +206,9 @@ def _prepare(statement: ir.TrainStatement, context: Context) -> dict[str, Any]:
     and kinds of the columns of the SELECT (and of validation.select) that the parts hash."""
     datasource = context.datasource
     stream = external_memory.stream(statement, context)
-    labels, rows = training.fit_labelled(statement, stream, None, 1)
-    training.chosen_metrics(statement, labels)  # checked before the workers read
-    features = training.derive_features(statement, rows.sample, None)
+    labels, rows = training_data.fit_labelled(statement, stream, None, 1)
+    training_data.chosen_metrics(statement, labels)  # checked before the workers read
+    features = training_data.derive_features(statement, rows.sample)
     select = statement.attributes.get("validation.select")
     return {
         "labels": labels.to_dict(),
@@ -271,8 +258,8 @@ def _read(part: ir.TrainStatement, context: Context, rank: int, size: int) -> in
 
 def _scored(
     score: Callable[[FeatureArrays, int], np.ndarray],
-    validation: Iterator[training.Batch],
-    batch: training.Batch,
+    validation: Iterator[Batch],
+    batch: Batch,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
     """This worker's validation rows' labels, scores and (rankers) queries; empty without."""
     held = next(validation, None)
@@ -295,7 +282,7 @@ def _gather(values: np.ndarray, rank: int, size: int) -> np.ndarray:
     return collective.allreduce(buffer, collective.Op.SUM)
 
 
-def _leave(trained: training.Trained, folder: Path) -> None:
+def _leave(trained: Trained, folder: Path) -> None:
     """Rank 0's model and what its metadata records, for the local step that stores it."""
     (folder / "model.ubj").write_bytes(trained.data)
     fields = {f.name: getattr(trained, f.name) for f in dataclasses.fields(trained)}
@@ -307,7 +294,7 @@ def _leave(trained: training.Trained, folder: Path) -> None:
     (folder / "trained.json").write_text(json.dumps(fields))
 
 
-def _collect(folder: Path) -> training.Trained:
+def _collect(folder: Path) -> Trained:
     """What :func:`_leave` left."""
     fields = json.loads((folder / "trained.json").read_text())
     fields.update(
@@ -315,11 +302,4 @@ def _collect(folder: Path) -> training.Trained:
         features=[ir.FeatureColumn.from_dict(feature) for feature in fields["features"]],
         labels=LabelEncoding.from_dict(fields["labels"]),
     )
-    return training.Trained(**fields)
-
-
-def _store(statement: ir.TrainStatement, context: Context, trained: training.Trained) -> Outcome:
-    store = ModelStore(context.datasource)
-    xgboost = family("xgboost")
-    metadata = training.store_model(context, statement, store, xgboost, None, trained, None)
-    return Outcome(summary=training.summary(statement, metadata))
+    return Trained(**fields)

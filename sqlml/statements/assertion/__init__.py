@@ -6,7 +6,7 @@ KINDS = (
     StatementKind(
         name="assert",
         ir=f"{__name__}.ir:AssertStatement",
-        syntax=f"{__name__}.syntax:AssertStatement",
+        syntax=f"{__name__}.syntax:AssertNode",
         grammar=f"{__name__}.syntax:FRAGMENT",
         keywords=("ASSERT",),
         analysis=f"{__name__}.analysis:lower",

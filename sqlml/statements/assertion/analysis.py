@@ -19,7 +19,7 @@ _MESSAGE_WORD = re.compile(r"(?<![\w$])MESSAGE(?![\w$])", re.IGNORECASE)
 _QUERY = re.compile(rf"\s*(?:{'|'.join(QUERY_WORDS)})(?![\w$])", re.IGNORECASE)
 
 
-def lower(statement: syntax.AssertStatement, prefix: str, dialect: str) -> AssertStatement:
+def lower(statement: syntax.AssertNode, prefix: str, dialect: str) -> AssertStatement:
     """The IR of an ASSERT whose condition is SQL in sqlglot's ``dialect``."""
     condition, pos = statement.condition, statement.condition_pos
     try:

@@ -12,7 +12,7 @@ from sqlml.grammar.fragment import Fragment
 
 
 @dataclass(frozen=True)
-class AssertStatement(ast.Statement):
+class AssertNode(ast.Statement):
     """``ASSERT <condition> [MESSAGE '<text>'] [WARN]``: fail the run unless the condition
     holds (``warn``: report a warning instead)."""
 
@@ -25,7 +25,7 @@ class AssertStatement(ast.Statement):
 def build(children: list) -> Unsliced:
     keyword, condition, message, warn = children
     make = partial(
-        AssertStatement,
+        AssertNode,
         pos=pos(keyword),
         condition=str(condition).rstrip(),
         condition_pos=pos(condition),

@@ -6,13 +6,13 @@ KINDS = (
     StatementKind(
         name="evaluate",
         ir=f"{__name__}.ir:EvaluateStatement",
-        syntax=f"{__name__}.syntax:EvaluateStatement",
+        syntax=f"{__name__}.syntax:EvaluateNode",
         grammar=f"{__name__}.syntax:FRAGMENT",
         keywords=("EVALUATE",),
         analysis=f"{__name__}.analysis:lower",
         attributes=f"{__name__}.analysis:EVALUATE_ATTRIBUTES",
         step="evaluate",
-        handler="sqlml.statements.predict.handler:evaluate",
+        handler="sqlml.statements.evaluate.handler:evaluate",
         effects=Effects(
             queries=("select",),
             reads_models=("model",),

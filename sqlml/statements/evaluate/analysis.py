@@ -43,7 +43,7 @@ EVALUATE_ATTRIBUTES = {
 }
 
 
-def _lower(statement: syntax.EvaluateStatement, step_id: str, dialect: str) -> EvaluateStatement:
+def _lower(statement: syntax.EvaluateNode, step_id: str, dialect: str) -> EvaluateStatement:
     attributes = check_attributes(statement.attributes, EVALUATE_ATTRIBUTES, "TO EVALUATE")
     given = next((a for a in statement.attributes if a.name == "validation.metrics"), None)
     if given is not None:
@@ -66,13 +66,13 @@ def _lower(statement: syntax.EvaluateStatement, step_id: str, dialect: str) -> E
     )
 
 
-def lower(statement: syntax.EvaluateStatement, prefix: str, dialect: str) -> EvaluateStatement:
+def lower(statement: syntax.EvaluateNode, prefix: str, dialect: str) -> EvaluateStatement:
     """The IR of a TO EVALUATE (its SELECT in sqlglot's ``dialect``)."""
     return lower_selecting(
         statement, prefix, dialect, "TO EVALUATE", statement.model, _lower, _output
     )
 
 
-def _output(statement: syntax.EvaluateStatement, lowered: EvaluateStatement) -> Output:
+def _output(statement: syntax.EvaluateNode, lowered: EvaluateStatement) -> Output:
     replace = lowered.attributes["output.replace"]
     return Output(lowered.table, statement.into.pos, replace, "TO EVALUATE")

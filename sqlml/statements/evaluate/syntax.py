@@ -12,7 +12,7 @@ from sqlml.grammar.fragment import Fragment
 
 
 @dataclass(frozen=True)
-class EvaluateStatement(ast.Statement):
+class EvaluateNode(ast.Statement):
     """``<select> TO EVALUATE <model> [WITH ...] [LABEL <column>] INTO <table>``; without
     LABEL, ``into_pos`` (where INTO starts) is where a missing LABEL is reported."""
 
@@ -28,7 +28,7 @@ def build(children: list) -> Unsliced:
     select, model, *clauses, (into_pos, into) = children
     clause = dict(clauses)
     make = partial(
-        EvaluateStatement,
+        EvaluateNode,
         pos=pos(select),
         select=str(select).rstrip(),
         model=model,

@@ -6,7 +6,7 @@ KINDS = (
     StatementKind(
         name="explain",
         ir=f"{__name__}.ir:ExplainStatement",
-        syntax=f"{__name__}.syntax:ExplainStatement",
+        syntax=f"{__name__}.syntax:ExplainNode",
         grammar=f"{__name__}.syntax:FRAGMENT",
         keywords=("EXPLAIN",),
         analysis=f"{__name__}.analysis:lower",

@@ -117,7 +117,7 @@ def explainers() -> tuple[str, ...]:
     return tuple(dict.fromkeys(offered))
 
 
-def _lower(statement: syntax.ExplainStatement, step_id: str, dialect: str) -> ExplainStatement:
+def _lower(statement: syntax.ExplainNode, step_id: str, dialect: str) -> ExplainStatement:
     attributes = check_attributes(statement.attributes, EXPLAIN_ATTRIBUTES, "TO EXPLAIN")
     explainer = None
     if statement.explainer is not None:
@@ -159,14 +159,14 @@ def _asks_for_a_plot(attributes: dict[str, Any]) -> bool:
     )
 
 
-def lower(statement: syntax.ExplainStatement, prefix: str, dialect: str) -> ExplainStatement:
+def lower(statement: syntax.ExplainNode, prefix: str, dialect: str) -> ExplainStatement:
     """The IR of a TO EXPLAIN (its SELECT in sqlglot's ``dialect``)."""
     return lower_selecting(
         statement, prefix, dialect, "TO EXPLAIN", statement.model, _lower, _output
     )
 
 
-def _output(statement: syntax.ExplainStatement, lowered: ExplainStatement) -> Output | None:
+def _output(statement: syntax.ExplainNode, lowered: ExplainStatement) -> Output | None:
     if lowered.table is None or statement.into is None:
         return None
     replace = lowered.attributes["output.replace"]

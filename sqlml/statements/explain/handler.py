@@ -29,13 +29,14 @@ from sqlml import ir
 from sqlml.datasources import ResultSet
 from sqlml.errors import ModelError
 from sqlml.models import TreeTrainer
+from sqlml.models.applied import Applied, apply
 from sqlml.models.interface import Explainer
 from sqlml.runtime.context import Context
 from sqlml.runtime.explain_plot import Summary, drawn_type, feature_values, save_summary_plot
 from sqlml.runtime.features_apply import FeatureArrays
 from sqlml.runtime.outcome import Outcome
 from sqlml.runtime.shapley import shapley_values
-from sqlml.statements.predict.handler import Applied, _class_names, _replace, apply
+from sqlml.statements import kind_of
 
 BACKGROUND = 20  # ShapleyExplainer's background rows (explain.background)
 PERMUTATIONS = 10  # and feature orders per row (explain.permutations)
@@ -46,8 +47,9 @@ def explain(statement: ir.ExplainStatement, context: Context) -> Outcome:
     """Rank the features by importance: shown, or written INTO a table; with
     ``explain.plot`` or any ``summary.*``, also draw the attributions."""
     datasource, attributes = context.datasource, statement.attributes
+    replace = kind_of(statement).effects.may_replace(statement)
     if statement.table is not None:
-        datasource.check_target(statement.table, _replace(statement))  # before any work
+        datasource.check_target(statement.table, replace)  # before any work
     applied = apply(statement.model, statement.select, context)
     explainer = _explainer(statement, applied)
     own = _own(applied, explainer)
@@ -90,7 +92,7 @@ def explain(statement: ir.ExplainStatement, context: Context) -> Outcome:
     if statement.table is None:
         rows = list(zip(*(column.tolist() for column in table.values()), strict=True))
         return Outcome(result=ResultSet(list(table), rows), summary=saved)
-    datasource.write_table(statement.table, table, _replace(statement), context.token)
+    datasource.write_table(statement.table, table, replace, context.token)
     into = f"explained {statement.model} with {explainer} into {'.'.join(statement.table)}"
     return Outcome(summary=into if saved is None else f"{into}; {saved}")
 
@@ -171,7 +173,7 @@ def _plot(
             attributions,
             applied.features.names,
             feature_values(explained),
-            _class_names(applied.labels),
+            applied.class_names(),
             measure,
             summary,
             per_row,

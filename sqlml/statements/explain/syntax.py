@@ -12,7 +12,7 @@ from sqlml.grammar.fragment import Fragment
 
 
 @dataclass(frozen=True)
-class ExplainStatement(ast.Statement):
+class ExplainNode(ast.Statement):
     """``<select> TO EXPLAIN <model> [WITH ...] [USING <explainer>] [INTO <table>]``."""
 
     select: str
@@ -29,7 +29,7 @@ def build(children: list) -> Unsliced:
     last = clause.get("into") or clause.get("using")
     end = last.end if last else attributes.end if attributes else model.end
     make = partial(
-        ExplainStatement,
+        ExplainNode,
         pos=pos(select),
         select=str(select).rstrip(),
         model=model,

@@ -9,7 +9,7 @@ KINDS = (
     StatementKind(
         name="show_train",
         ir=f"{__name__}.ir:ShowTrainStatement",
-        syntax=f"{__name__}.syntax:ShowTrainStatement",
+        syntax=f"{__name__}.syntax:ShowTrainNode",
         grammar=f"{__name__}.syntax:FRAGMENT",
         keywords=("TRAIN",),
         analysis=f"{_ANALYSIS}:lower_show_train",
@@ -21,7 +21,7 @@ KINDS = (
     StatementKind(
         name="show_models",
         ir=f"{__name__}.ir:ShowModelsStatement",
-        syntax=f"{__name__}.syntax:ShowModelsStatement",
+        syntax=f"{__name__}.syntax:ShowModelsNode",
         grammar=f"{__name__}.syntax:FRAGMENT",
         keywords=("MODELS",),
         analysis=f"{_ANALYSIS}:lower_show_models",
@@ -32,7 +32,7 @@ KINDS = (
     StatementKind(
         name="describe_model",
         ir=f"{__name__}.ir:DescribeModelStatement",
-        syntax=f"{__name__}.syntax:DescribeModelStatement",
+        syntax=f"{__name__}.syntax:DescribeModelNode",
         grammar=f"{__name__}.syntax:FRAGMENT",
         keywords=("MODEL",),
         analysis=f"{_ANALYSIS}:lower_describe_model",
@@ -44,7 +44,7 @@ KINDS = (
     StatementKind(
         name="drop_model",
         ir=f"{__name__}.ir:DropModelStatement",
-        syntax=f"{__name__}.syntax:DropModelStatement",
+        syntax=f"{__name__}.syntax:DropModelNode",
         grammar=f"{__name__}.syntax:FRAGMENT",
         keywords=("MODEL",),
         analysis=f"{_ANALYSIS}:lower_drop_model",

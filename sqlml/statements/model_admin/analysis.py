@@ -7,7 +7,7 @@ from sqlml.statements.model_admin import ir, syntax
 
 
 def lower_show_train(
-    statement: syntax.ShowTrainStatement, prefix: str, dialect: str
+    statement: syntax.ShowTrainNode, prefix: str, dialect: str
 ) -> ir.ShowTrainStatement:
     return ir.ShowTrainStatement(
         **common(statement, prefix, "show-train"), model=str(statement.model)
@@ -15,13 +15,13 @@ def lower_show_train(
 
 
 def lower_show_models(
-    statement: syntax.ShowModelsStatement, prefix: str, dialect: str
+    statement: syntax.ShowModelsNode, prefix: str, dialect: str
 ) -> ir.ShowModelsStatement:
     return ir.ShowModelsStatement(**common(statement, prefix, "show-models"))
 
 
 def lower_describe_model(
-    statement: syntax.DescribeModelStatement, prefix: str, dialect: str
+    statement: syntax.DescribeModelNode, prefix: str, dialect: str
 ) -> ir.DescribeModelStatement:
     return ir.DescribeModelStatement(
         **common(statement, prefix, "describe-model"), model=str(statement.model)
@@ -29,7 +29,7 @@ def lower_describe_model(
 
 
 def lower_drop_model(
-    statement: syntax.DropModelStatement, prefix: str, dialect: str
+    statement: syntax.DropModelNode, prefix: str, dialect: str
 ) -> ir.DropModelStatement:
     return ir.DropModelStatement(
         **common(statement, prefix, "drop-model"),

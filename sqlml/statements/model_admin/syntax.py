@@ -13,26 +13,26 @@ from sqlml.grammar.fragment import Fragment
 
 
 @dataclass(frozen=True)
-class ShowTrainStatement(ast.Statement):
+class ShowTrainNode(ast.Statement):
     """``SHOW TRAIN <model>``: the statement that trained a model."""
 
     model: Name
 
 
 @dataclass(frozen=True)
-class ShowModelsStatement(ast.Statement):
+class ShowModelsNode(ast.Statement):
     """``SHOW MODELS``: the stored models."""
 
 
 @dataclass(frozen=True)
-class DescribeModelStatement(ast.Statement):
+class DescribeModelNode(ast.Statement):
     """``DESCRIBE MODEL <model>``: a model's estimator, features, label and metrics."""
 
     model: Name
 
 
 @dataclass(frozen=True)
-class DropModelStatement(ast.Statement):
+class DropModelNode(ast.Statement):
     """``DROP MODEL [IF EXISTS] <model>``."""
 
     model: Name
@@ -41,28 +41,24 @@ class DropModelStatement(ast.Statement):
 
 def show_train(children: list) -> Unsliced:
     keyword, model = children
-    make = partial(ShowTrainStatement, pos=pos(keyword), model=model)
+    make = partial(ShowTrainNode, pos=pos(keyword), model=model)
     return Unsliced(make, keyword.start_pos, model.end)
 
 
 def show_models(children: list) -> Unsliced:
     (keyword,) = children
-    return Unsliced(
-        partial(ShowModelsStatement, pos=pos(keyword)), keyword.start_pos, keyword.end_pos
-    )
+    return Unsliced(partial(ShowModelsNode, pos=pos(keyword)), keyword.start_pos, keyword.end_pos)
 
 
 def describe_model(children: list) -> Unsliced:
     keyword, model = children
-    make = partial(DescribeModelStatement, pos=pos(keyword), model=model)
+    make = partial(DescribeModelNode, pos=pos(keyword), model=model)
     return Unsliced(make, keyword.start_pos, model.end)
 
 
 def drop_model(children: list) -> Unsliced:
     keyword, if_exists, model = children
-    make = partial(
-        DropModelStatement, pos=pos(keyword), model=model, if_exists=if_exists is not None
-    )
+    make = partial(DropModelNode, pos=pos(keyword), model=model, if_exists=if_exists is not None)
     return Unsliced(make, keyword.start_pos, model.end)
 
 

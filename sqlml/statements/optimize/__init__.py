@@ -8,7 +8,7 @@ KINDS = (
     StatementKind(
         name="optimize",
         ir=f"{__name__}.ir:OptimizeStatement",
-        syntax=f"{__name__}.syntax:OptimizeStatement",
+        syntax=f"{__name__}.syntax:OptimizeNode",
         grammar=f"{__name__}.syntax:FRAGMENT",
         keywords=("MAXIMIZE", "MINIMIZE"),
         analysis=f"{__name__}.analysis:lower",

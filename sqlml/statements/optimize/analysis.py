@@ -66,18 +66,18 @@ _REFUSED = {
 }
 
 
-def lower(statement: syntax.OptimizeStatement, prefix: str, dialect: str) -> OptimizeStatement:
+def lower(statement: syntax.OptimizeNode, prefix: str, dialect: str) -> OptimizeStatement:
     """The IR of a TO MAXIMIZE / TO MINIMIZE (its SELECT in sqlglot's ``dialect``)."""
     clause = f"TO {statement.direction}"
     return lower_selecting(statement, prefix, dialect, clause, statement.into, _lower, _output)
 
 
-def _output(statement: syntax.OptimizeStatement, lowered: OptimizeStatement) -> Output:
+def _output(statement: syntax.OptimizeNode, lowered: OptimizeStatement) -> Output:
     replace = lowered.attributes["output.replace"]
     return Output(lowered.table, statement.into.pos, replace, f"TO {statement.direction}")
 
 
-def _lower(statement: syntax.OptimizeStatement, step_id: str, dialect: str) -> OptimizeStatement:
+def _lower(statement: syntax.OptimizeNode, step_id: str, dialect: str) -> OptimizeStatement:
     owner = f"TO {statement.direction}"
     attributes = check_attributes(statement.attributes, OPTIMIZE_ATTRIBUTES, owner)
     variable, index = _variables(statement, attributes)
@@ -120,9 +120,7 @@ def _lower(statement: syntax.OptimizeStatement, step_id: str, dialect: str) -> O
     )
 
 
-def _variables(
-    statement: syntax.OptimizeStatement, attributes: dict[str, Any]
-) -> tuple[str, list[str]]:
+def _variables(statement: syntax.OptimizeNode, attributes: dict[str, Any]) -> tuple[str, list[str]]:
     """The variable's name and the columns naming its values, from ``variables``."""
     given = attributes.pop("variables", None)
     if given is None:
@@ -156,12 +154,12 @@ def _variables(
     return variable, index
 
 
-def _attribute(statement: syntax.OptimizeStatement, name: str) -> Attribute:
+def _attribute(statement: syntax.OptimizeNode, name: str) -> Attribute:
     names = (*OPTIMIZE_ATTRIBUTES[name].aliases, name)
     return next(a for a in statement.attributes if a.name in names)
 
 
-def _with_position(statement: syntax.OptimizeStatement) -> Position:
+def _with_position(statement: syntax.OptimizeNode) -> Position:
     """Where the WITH clause's attributes start."""
     return statement.attributes[0].pos
 
@@ -213,7 +211,7 @@ class _Checker:
     """Turns the statement's expressions into IR trees, refusing what is not linear."""
 
     def __init__(
-        self, statement: syntax.OptimizeStatement, variable: str, selected: set[str] | None
+        self, statement: syntax.OptimizeNode, variable: str, selected: set[str] | None
     ) -> None:
         self.statement = statement
         self.variable = variable

@@ -77,7 +77,7 @@ class Constraint:
 
 
 @dataclass(frozen=True)
-class OptimizeStatement(ast.Statement):
+class OptimizeNode(ast.Statement):
     """``<select> TO MAXIMIZE|MINIMIZE <objective> [CONSTRAINT ...] WITH ... [USING <solver>]
     INTO <table>``."""
 
@@ -105,7 +105,7 @@ def build(children: list) -> Unsliced:
     clause = dict(clauses)
     attributes = clause["with"].value
     make = partial(
-        OptimizeStatement,
+        OptimizeNode,
         pos=pos(select),
         select=str(select).rstrip(),
         direction=str(direction).upper(),

@@ -6,7 +6,7 @@ KINDS = (
     StatementKind(
         name="predict",
         ir=f"{__name__}.ir:PredictStatement",
-        syntax=f"{__name__}.syntax:PredictStatement",
+        syntax=f"{__name__}.syntax:PredictNode",
         grammar=f"{__name__}.syntax:FRAGMENT",
         keywords=("PREDICT",),
         analysis=f"{__name__}.analysis:lower",

@@ -31,7 +31,7 @@ PREDICT_ATTRIBUTES = {
 }
 
 
-def _lower(statement: syntax.PredictStatement, step_id: str, dialect: str) -> PredictStatement:
+def _lower(statement: syntax.PredictNode, step_id: str, dialect: str) -> PredictStatement:
     target = statement.target
     if len(target.parts) < 2:
         raise error(
@@ -65,13 +65,13 @@ def _lower(statement: syntax.PredictStatement, step_id: str, dialect: str) -> Pr
     )
 
 
-def lower(statement: syntax.PredictStatement, prefix: str, dialect: str) -> PredictStatement:
+def lower(statement: syntax.PredictNode, prefix: str, dialect: str) -> PredictStatement:
     """The IR of a TO PREDICT (its SELECT in sqlglot's ``dialect``)."""
     return lower_selecting(
         statement, prefix, dialect, "TO PREDICT", statement.target, _lower, _output
     )
 
 
-def _output(statement: syntax.PredictStatement, lowered: PredictStatement) -> Output:
+def _output(statement: syntax.PredictNode, lowered: PredictStatement) -> Output:
     replace = lowered.attributes["output.replace"]
     return Output(lowered.table, statement.target.pos, replace, "TO PREDICT")

@@ -12,7 +12,7 @@ from sqlml.grammar.fragment import Fragment
 
 
 @dataclass(frozen=True)
-class PredictStatement(ast.Statement):
+class PredictNode(ast.Statement):
     """``<select> TO PREDICT <table>.<column> [WITH ...] USING <model>``."""
 
     select: str
@@ -24,7 +24,7 @@ class PredictStatement(ast.Statement):
 def build(children: list) -> Unsliced:
     select, target, *with_clause, using = children
     make = partial(
-        PredictStatement,
+        PredictNode,
         pos=pos(select),
         select=str(select).rstrip(),
         target=target,

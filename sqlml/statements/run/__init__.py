@@ -7,7 +7,7 @@ KINDS = (
     StatementKind(
         name="run",
         ir=f"{__name__}.ir:RunStatement",
-        syntax=f"{__name__}.syntax:RunStatement",
+        syntax=f"{__name__}.syntax:RunNode",
         grammar=f"{__name__}.syntax:FRAGMENT",
         keywords=("RUN",),
         analysis=f"{__name__}.analysis:lower",

@@ -52,14 +52,14 @@ OWN_PREFIXES = ("run.", "output.")
 _IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
 
 
-def lower(statement: syntax.RunStatement, prefix: str, dialect: str) -> RunStatement:
+def lower(statement: syntax.RunNode, prefix: str, dialect: str) -> RunStatement:
     """The IR of a TO RUN (its SELECT in sqlglot's ``dialect``)."""
     return lower_selecting(
         statement, prefix, dialect, "TO RUN", statement.program, _lower, lambda *_: None
     )
 
 
-def _lower(statement: syntax.RunStatement, step_id: str, dialect: str) -> RunStatement:
+def _lower(statement: syntax.RunNode, step_id: str, dialect: str) -> RunStatement:
     program = str(statement.program)
     kind = program_kind(program)
     if kind is None:
@@ -181,9 +181,7 @@ def _plain(value: ast.Value) -> Any:
     return [_plain(item) for item in value] if isinstance(value, tuple) else value
 
 
-def _tables(
-    statement: syntax.RunStatement, attributes: dict[str, Any], dialect: str
-) -> list[list[str]]:
+def _tables(statement: syntax.RunNode, attributes: dict[str, Any], dialect: str) -> list[list[str]]:
     """The INTO tables, checked: each once, none of sqlml's, none the SELECT reads (but
     with ``output.replace``)."""
     reads = tables_read(statement.select, dialect)

@@ -15,7 +15,7 @@ from sqlml.grammar.fragment import Fragment
 
 
 @dataclass(frozen=True)
-class RunStatement(ast.Statement):
+class RunNode(ast.Statement):
     """``<select> TO RUN <program> [CMD "...", ...] [WITH ...] [INTO <table>, ...]``."""
 
     select: str
@@ -36,7 +36,7 @@ def build(children: list) -> Unsliced:
     ends += [item.end for item in (command, attributes) if item is not None]
     ends += [table.end for table in tables]
     make = partial(
-        RunStatement,
+        RunNode,
         pos=pos(select),
         select=str(select).rstrip(),
         program=Name((str(program),), pos(program), program.end_pos),

@@ -6,7 +6,7 @@ KINDS = (
     StatementKind(
         name="sql",
         ir=f"{__name__}.ir:SqlStatement",
-        syntax=f"{__name__}.syntax:SqlStatement",
+        syntax=f"{__name__}.syntax:SqlNode",
         grammar=f"{__name__}.syntax:FRAGMENT",
         analysis=f"{__name__}.analysis:lower",
         step="sql",

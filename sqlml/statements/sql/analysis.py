@@ -13,13 +13,13 @@ from sqlml.statements.sql import syntax
 from sqlml.statements.sql.ir import SqlStatement
 
 
-def lower(statement: syntax.SqlStatement, prefix: str, dialect: str) -> SqlStatement:
+def lower(statement: syntax.SqlNode, prefix: str, dialect: str) -> SqlStatement:
     _check(statement, dialect)
     first_word = statement.text.split(None, 1)[0]
     return SqlStatement(**common(statement, prefix, first_word))
 
 
-def _check(statement: syntax.SqlStatement, dialect: str) -> None:
+def _check(statement: syntax.SqlNode, dialect: str) -> None:
     read = statement_type(statement.text, dialect)
     if read == "SELECT":  # a query (SHOW and DESCRIBE are too) the database reads whole
         return

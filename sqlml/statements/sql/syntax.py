@@ -11,13 +11,13 @@ from sqlml.grammar.fragment import Fragment
 
 
 @dataclass(frozen=True)
-class SqlStatement(ast.Statement):
+class SqlNode(ast.Statement):
     """A standard SQL statement, passed to the database as written."""
 
 
 def build(children: list) -> Unsliced:
     (text,) = children
-    return Unsliced(partial(SqlStatement, pos=pos(text)), text.start_pos, text.end_pos)
+    return Unsliced(partial(SqlNode, pos=pos(text)), text.start_pos, text.end_pos)
 
 
 FRAGMENT = Fragment.load(__package__, statements=("sql",), builders={"sql": build})

@@ -20,7 +20,7 @@ KINDS = (
     StatementKind(
         name="train",
         ir=f"{__name__}.ir:TrainStatement",
-        syntax=f"{__name__}.syntax:TrainStatement",
+        syntax=f"{__name__}.syntax:TrainNode",
         grammar=f"{__name__}.syntax:FRAGMENT",
         keywords=("TRAIN",),
         analysis=f"{__name__}.analysis:lower",
@@ -44,5 +44,6 @@ KINDS = (
         handler="sqlml.statements.train.handler.trials:run_trial",
         effects=_SEARCHES,
         kept="sqlml.statements.train.handler.trials:trials_kept",
+        on_cancel="sqlml.statements.train.handler.trials:discard_trials",
     ),
 )

@@ -15,7 +15,7 @@ from sqlml.grammar import ast
 from sqlml.ir import FeatureColumn
 from sqlml.models.estimator import warn
 from sqlml.models.registry import families, family
-from sqlml.semantics import search
+from sqlml.semantics import search_spaces
 from sqlml.semantics.attributes import check_attributes, is_architecture, own_name
 from sqlml.semantics.estimators import (
     Estimator,
@@ -31,13 +31,13 @@ from sqlml.statements.train import syntax
 from sqlml.statements.train.ir import SearchStatement, TrainStatement
 
 
-def lower(statement: syntax.TrainStatement, prefix: str, dialect: str) -> TrainStatement:
+def lower(statement: syntax.TrainNode, prefix: str, dialect: str) -> TrainStatement:
     """The IR of a TO TRAIN (its SELECTs in sqlglot's ``dialect``): a search if a WITH value
     is a set of candidates."""
     return lower_selecting(statement, prefix, dialect, "TO TRAIN", statement.into, _lower, _output)
 
 
-def _output(statement: syntax.TrainStatement, lowered: TrainStatement) -> Output | None:
+def _output(statement: syntax.TrainNode, lowered: TrainStatement) -> Output | None:
     """A search writes its trials table; a training writes none."""
     if not isinstance(lowered, SearchStatement):
         return None
@@ -51,10 +51,10 @@ def _output(statement: syntax.TrainStatement, lowered: TrainStatement) -> Output
     )
 
 
-def _lower(statement: syntax.TrainStatement, step_id: str, dialect: str) -> TrainStatement:
+def _lower(statement: syntax.TrainNode, step_id: str, dialect: str) -> TrainStatement:
     estimator = _estimator(statement.estimator)
     _check_label(statement, estimator)
-    plain, candidates, settings = search.split(statement.attributes)
+    plain, candidates, settings = search_spaces.split(statement.attributes)
     attributes = check_attributes(
         plain, estimator.attributes, estimator.name, estimator.open_prefix
     )
@@ -72,7 +72,7 @@ def _lower(statement: syntax.TrainStatement, step_id: str, dialect: str) -> Trai
     attributes = _translated(statement, estimator, attributes)
     searched: dict[str, Any] = {}
     if candidates or settings:
-        space, settings_ = search.check(
+        space, settings_ = search_spaces.check(
             estimator, candidates, settings, attributes, task, str(statement.into)
         )
         space = {estimator.renamed.get(name) or name: values for name, values in space.items()}
@@ -96,6 +96,7 @@ def _lower(statement: syntax.TrainStatement, step_id: str, dialect: str) -> Trai
         model=str(statement.into),
         base_model=str(statement.using) if statement.using is not None else None,
         repeated=repeated,
+        training_attributes=_training_attributes(estimator) if statement.using else None,
         **searched,
     )
 
@@ -138,7 +139,7 @@ def _estimator(name: ast.Name) -> Estimator:
     return estimator
 
 
-def _check_label(statement: syntax.TrainStatement, estimator: Estimator) -> None:
+def _check_label(statement: syntax.TrainNode, estimator: Estimator) -> None:
     """A LABEL for an estimator that learns from one, none for one that learns without."""
     if estimator.labelled and statement.label is None:
         raise error(
@@ -163,7 +164,7 @@ def _check_label(statement: syntax.TrainStatement, estimator: Estimator) -> None
 
 
 def _translated(
-    statement: syntax.TrainStatement, estimator: Estimator, attributes: dict[str, Any]
+    statement: syntax.TrainNode, estimator: Estimator, attributes: dict[str, Any]
 ) -> dict[str, Any]:
     """The attributes under the family's names; a warning when the estimator stands for a
     model sqlml does not train exactly, and for attributes it ignores."""
@@ -177,7 +178,7 @@ def _translated(
 
 
 def _check_streams(
-    statement: syntax.TrainStatement, estimator: Estimator, attributes: dict[str, Any]
+    statement: syntax.TrainNode, estimator: Estimator, attributes: dict[str, Any]
 ) -> None:
     """``train.external_memory`` only for a family that trains on streamed batches."""
     if attributes.get("train.external_memory") and not family(estimator.family).streams:
@@ -195,7 +196,7 @@ def _check_streams(
 
 
 def _one_process(
-    statement: syntax.TrainStatement, estimator: Estimator, attributes: dict[str, Any]
+    statement: syntax.TrainNode, estimator: Estimator, attributes: dict[str, Any]
 ) -> dict[str, Any]:
     """The attributes of a family without a Kubeflow job (Keras, scikit-learn...), whose
     models train in one process: ``train.distributed = true`` refused, ``train.workers`` and
@@ -224,7 +225,7 @@ def _one_process(
 
 
 def _check_metrics(
-    statement: syntax.TrainStatement, attributes: dict[str, Any], task: str, family_name: str
+    statement: syntax.TrainNode, attributes: dict[str, Any], task: str, family_name: str
 ) -> None:
     """``validation.metrics``: known names of the training's task, kept as reported."""
     given = next((a for a in statement.attributes if a.name == "validation.metrics"), None)
@@ -236,7 +237,7 @@ def _check_metrics(
 
 
 def _check_validation_select(
-    statement: syntax.TrainStatement, dialect: str, attributes: dict[str, Any]
+    statement: syntax.TrainNode, dialect: str, attributes: dict[str, Any]
 ) -> None:
     """Check ``validation.select`` with sqlglot; a final ``;`` (and what follows) is dropped."""
     select = attributes.get("validation.select")
@@ -254,7 +255,7 @@ def _check_validation_select(
     check_query(select, _value_pos(statement, attribute), dialect, None, read_only=True)
 
 
-def _value_pos(statement: syntax.TrainStatement, attribute: ast.Attribute) -> ast.Position:
+def _value_pos(statement: syntax.TrainNode, attribute: ast.Attribute) -> ast.Position:
     """Where a quoted attribute value's text starts (past its quote and leading blanks)."""
     text, start = statement.text, attribute.pos.offset - statement.pos.offset
     match = re.compile(r"[^=]*=\s*['\"`]\s*").match(text, start)
@@ -266,8 +267,16 @@ def _value_pos(statement: syntax.TrainStatement, attribute: ast.Attribute) -> as
     return ast.Position(attribute.pos.line + newlines, column, statement.pos.offset + end)
 
 
+def _training_attributes(estimator: Estimator) -> list[str]:
+    """The stored names of ``estimator``'s attributes that are not its architecture: what a
+    continued training does not keep of its base model's."""
+    schema, renamed = estimator.attributes, estimator.renamed
+    names = (renamed.get(name, name) for name, attr in schema.items() if not attr.architecture)
+    return sorted(name for name in names if name is not None)
+
+
 def _continued(
-    statement: syntax.TrainStatement, estimator: Estimator, attributes: dict[str, Any]
+    statement: syntax.TrainNode, estimator: Estimator, attributes: dict[str, Any]
 ) -> tuple[dict[str, Any], dict[str, dict[str, Any]] | None]:
     """The attributes of a training that continues a base model, whose architecture is its,
     and the architecture attributes the statement repeats (as SQLFlow allows: they must

@@ -8,8 +8,8 @@ from typing import Any, ClassVar
 from sqlml.ir import FeatureColumn, Statement
 
 # Fields a statement without them leaves out of its JSON (so it reads as before): the model
-# zoo images, and the base model's attributes repeated.
-OPTIONAL_FIELDS = ("image", "base_image", "repeated")
+# zoo images, the base model's attributes repeated, and the estimator's training attributes.
+OPTIONAL_FIELDS = ("image", "base_image", "repeated", "training_attributes")
 
 
 @dataclass(frozen=True)
@@ -38,6 +38,10 @@ class TrainStatement(Statement):
     # stored names: {"written": name, "value": v, "line": l, "column": c}. Each must equal
     # the base's, checked when it is loaded. Left out of the JSON when None.
     repeated: dict[str, dict[str, Any]] | None = None
+    # USING: the stored names of the estimator's attributes that are not its architecture
+    # (the analysis resolved it): the base model's values of these are not kept, its others
+    # are. Left out of the JSON when None.
+    training_attributes: list[str] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         data = super().to_dict()

@@ -14,7 +14,7 @@ from sqlml.grammar.fragment import Fragment
 
 
 @dataclass(frozen=True)
-class TrainStatement(ast.Statement):
+class TrainNode(ast.Statement):
     """``<select> TO TRAIN <estimator> [WITH ...] [COLUMN ...] [LABEL ...] [USING ...] INTO``."""
 
     select: str
@@ -48,7 +48,7 @@ def build(children: list) -> Unsliced:
         else:
             using = value
     make = partial(
-        TrainStatement,
+        TrainNode,
         pos=pos(select),
         select=str(select).rstrip(),
         estimator=estimator,

@@ -59,18 +59,18 @@ def train(
 
     Classifiers learn the cross-entropy of their class probabilities, regressors the mean
     squared error of their values (``y`` rows x n: n values a row). An AutoClassifier
-    (:func:`searches`) trained anew searches its network (:mod:`sqlml.models.keras.model.search`),
+    (:func:`searches`) trained anew searches its network (:mod:`sqlml.models.keras.model.tuning`),
     choosing on the ``validation`` rows.
     """
     _reject_nulls(features)
     _check_size(features, attributes)
     keras = library.keras()
     if searches(attributes):
-        from sqlml.models.keras.model import search
+        from sqlml.models.keras.model import tuning
 
         if base is None:
-            return search.search(context, keras, features, y, labels, attributes, validation)
-        attributes = search.continued(attributes, base)
+            return tuning.search(context, keras, features, y, labels, attributes, validation)
+        attributes = tuning.continued(attributes, base)
     model, details = network.trained(context, keras, features, y, labels, attributes, base)
     return network.saved(model), details
 

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from sqlml import imports
+from sqlml.datasources import registry
 from sqlml.datasources.base import Columns
 from sqlml.errors import SqlmlError
 from sqlml.runtime.context import Context
@@ -36,8 +37,15 @@ from sqlml.statements.run.ir import RunStatement
 T = TypeVar("T")
 STEP_MODULE = "sqlml.runtime.step"  # the entry point of a workflow step's container
 HAND_OVER_PREFIX = "sqlml-run-"  # of a hand-over folder's name, then the pid of its sqlml
-# The database credentials a program gets only with run.datasource = TRUE.
-CREDENTIALS_ENV = ("SQLML_DATASOURCE", "PGPASSWORD", "MYSQL_PWD")
+
+
+def credentials_env() -> set[str]:
+    """The environment variables holding the database credentials a program gets only with
+    run.datasource = TRUE: the URL, and those each datasource's driver reads."""
+    return {
+        "SQLML_DATASOURCE",
+        *(name for source in registry.sources() for name in source.credentials_env),
+    }
 
 
 def run(statement: RunStatement, context: Context) -> Outcome:
@@ -96,9 +104,9 @@ def _hand_over(
         "select": statement.select,
     }
     spec.write_text(json.dumps(description), encoding="utf-8")
-    keep = statement.attributes.get("run.datasource")
+    withheld = set() if statement.attributes.get("run.datasource") else credentials_env()
     return {
-        **{k: v for k, v in os.environ.items() if keep or k not in CREDENTIALS_ENV},
+        **{k: v for k, v in os.environ.items() if k not in withheld},
         SPEC_ENV: str(spec),
         launch.HAND_OVER_ENV: str(work),  # removed by the supervisor if sqlml dies
         # what SQLFlow hands its runnables

@@ -1,6 +1,7 @@
 """TO TRAIN, in its stages, each called once and in order: read the rows, fit the labels,
 derive the features, apply them, fit the model (or continue a base model), validate it,
-store it.
+store it. The stages that touch only data (labels, features, the validation metrics) are
+:mod:`sqlml.runtime.training_data`'s, below the model families that share them.
 
 The rows come from one of two sources, the same stages running on either:
 :mod:`sqlml.runtime.in_memory` reads them at once, :mod:`sqlml.runtime.external_memory`
@@ -20,7 +21,8 @@ validation rows and stored with the model.
 
 XGBoost with ``train.workers`` above 1 (or in the pods of an XGBoostJob) runs these stages
 in several processes, each on its part of the rows: the family's ``distributed_module``
-(XGBoost's: :mod:`sqlml.models.xgboost.distributed`).
+(XGBoost's: :mod:`sqlml.models.xgboost.distributed`) hands back the trained model, which
+this module stores.
 """
 
 from __future__ import annotations
@@ -28,93 +30,48 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import json
-import math
-from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from collections.abc import Iterable
 from typing import Any, cast
 
 import numpy as np
 
 import sqlml
 from sqlml import ir
-from sqlml.datasources import Columns
 from sqlml.errors import ModelError
-from sqlml.metrics import TASKS, compute, misfit, split_names
 from sqlml.models import Family, StreamingTrainer, Trainer, family
-from sqlml.models.estimator import warn
 from sqlml.models.store import ModelStore, StoredModel
 from sqlml.runtime import external_memory, in_memory, label_lists
 from sqlml.runtime.context import Context
-from sqlml.runtime.features_apply import FeatureArrays, transform
-from sqlml.runtime.features_derive import check_columns, derive, left_out, left_out_warning
-from sqlml.runtime.labels import (
-    LabelEncoding,
-    check_label,
-    decide_task,
-    encode_label,
-    fit_labels,
-    unlabelled,
-)
+from sqlml.runtime.labels import LabelEncoding
 from sqlml.runtime.outcome import Outcome
 from sqlml.runtime.progress import format_metrics
 from sqlml.runtime.rows import SCORE_BATCH, blame
+from sqlml.runtime.training_data import (
+    Batch,
+    Passes,
+    Source,
+    Trained,
+    apply_features,
+    chosen_metrics,
+    derive_features,
+    fit_labelled,
+    validation_metrics,
+)
 from sqlml.runtime.workers import job_size
-from sqlml.semantics.estimators import find_estimator, user_estimator
-
-Source = in_memory.InMemory | external_memory.Stream
-Labelled = in_memory.Split | external_memory.Batches
-
-
-@dataclass(frozen=True)
-class Batch:
-    """Features applied to rows, their encoded labels and, for rankers, each row's query."""
-
-    arrays: FeatureArrays
-    y: np.ndarray
-    groups: np.ndarray | None = None
-
-    @property
-    def rows(self) -> int:
-        """The number of rows."""
-        return self.arrays.rows
-
-
-@dataclass(frozen=True)
-class Passes:
-    """Streamed training rows: ``batches()`` makes one pass over them; ``sample`` is applied
-    features of the first rows, labelled ``sample_y``."""
-
-    batches: Callable[[], Iterator[tuple[FeatureArrays, np.ndarray]]]
-    sample: FeatureArrays
-    sample_y: np.ndarray
-    source: external_memory.Batches
-
-    @property
-    def rows(self) -> int:
-        """The training rows counted by the latest pass."""
-        return self.source.rows
-
-
-@dataclass(frozen=True)
-class Trained:
-    """A fitted model and what its metadata records."""
-
-    data: bytes
-    details: dict[str, Any]
-    validation_metrics: dict[str, float]
-    features: list[ir.FeatureColumn]
-    labels: LabelEncoding
-    rows: int
-    how: dict[str, Any] | None
-    attributes: dict[str, Any]  # the statement's, and a base model's architecture
 
 
 def train(statement: ir.TrainStatement, context: Context) -> Outcome:
-    distributed = family(statement.family).distributed()
+    model_family = family(statement.family)
+    distributed = model_family.distributed()
     if distributed and max(statement.attributes.get("train.workers") or 1, job_size()) > 1:
         # several processes: started here, or the pods of a training job
-        return cast(Outcome, distributed.train(statement, context))
-    metadata = train_and_save(statement, context)
+        trained = distributed.train(statement, context)
+        if isinstance(trained, Outcome):  # a worker's part: another process stores the model
+            return trained
+        store = ModelStore(context.datasource)
+        metadata = store_model(context, statement, store, model_family, None, trained, None)
+    else:
+        metadata = train_and_save(statement, context)
     return Outcome(summary=summary(statement, metadata))
 
 
@@ -131,9 +88,14 @@ def train_and_save(
     attributes = _attributes(statement, base)
     width = label_lists.width(attributes)
     _check_listed(statement, width)
-    labels, rows = fit_labelled(statement, _read(statement, context), base, width)
+    source = _read(statement, context)
+    kept = None if base is None else LabelEncoding.from_dict(base.metadata["labels"])
+    labels, rows = fit_labelled(statement, source, kept, width)
     chosen = chosen_metrics(statement, labels)
-    features = derive_features(statement, rows.sample, base)
+    if base is None:
+        features = derive_features(statement, rows.sample)
+    else:  # the base model's, vocabularies and all
+        features = [ir.FeatureColumn.from_dict(f) for f in base.metadata["features"]]
     training, validation = apply_features(statement.label, rows, features, labels)
     held_out = None
     if _searches(trainer, statement.attributes, base, training):
@@ -168,126 +130,6 @@ def _check_listed(statement: ir.TrainStatement, width: int) -> None:
             "several values yet",
             hint="leave out validation.select; validation.split holds out rows of the SELECT",
         )
-
-
-def fit_labelled(
-    statement: ir.TrainStatement, source: Source, base: StoredModel | None, width: int
-) -> tuple[LabelEncoding, Labelled]:
-    """Labels: the encoding (the base model's, or fitted to the LABEL column, its text of
-    ``width`` numbers a row read as numbers when several), and the rows it labels, the
-    validation rows set apart."""
-    if not statement.label:
-        return _unlabelled(statement, source, base)
-    label = statement.label
-    if width > 1 and isinstance(source, in_memory.InMemory):  # else refused by _check_listed
-        listed = label_lists.parse(label, source.sample[label], width, "the SELECT")
-        source = dataclasses.replace(source, sample={**source.sample, label: listed})
-    if base is not None:
-        labels = _base_labels(base)
-    else:
-        objective = statement.attributes.get("objective")
-        task = decide_task(source.sample[label], statement.task, objective)
-        labels = fit_labels(label, source.label_values(task), task, objective)
-    return labels, source.split(labels)
-
-
-def _unlabelled(
-    statement: ir.TrainStatement, source: Source, base: StoredModel | None
-) -> tuple[LabelEncoding, Labelled]:
-    """Labels of a training without LABEL (clustering, outliers): the ids it predicts (the
-    base model's), every row for training (y all 0, unused), no validation rows (there is
-    nothing to check)."""
-    if not isinstance(source, in_memory.InMemory):
-        raise ModelError(
-            f"{statement.estimator} learns without a LABEL from rows in memory only",
-            hint="remove train.external_memory",
-        )
-    y = np.zeros(len(next(iter(source.sample.values()))), dtype=np.int32)
-    rows = in_memory.Rows(source.sample, y, None)
-    labels = unlabelled(statement.attributes) if base is None else _base_labels(base)
-    return labels, in_memory.Split(rows, None, None)
-
-
-def _base_labels(base: StoredModel) -> LabelEncoding:
-    return LabelEncoding.from_dict(base.metadata["labels"])
-
-
-def derive_features(
-    statement: ir.TrainStatement, sample: Columns, base: StoredModel | None
-) -> list[ir.FeatureColumn]:
-    """Features derived: COLUMN's (or every column's) kinds and vocabularies, from the
-    training rows, or the base model's, vocabularies and all."""
-    if base is not None:
-        return [ir.FeatureColumn.from_dict(f) for f in base.metadata["features"]]
-    group = statement.attributes.get("train.group_column")
-    features = derive(sample, statement.features, statement.label, group)
-    rest = left_out(sample, statement.features, statement.label, group)
-    if rest:
-        warn(statement.line, statement.column, *left_out_warning(rest))
-    return features
-
-
-def apply_features(
-    label: str, rows: Labelled, features: list[ir.FeatureColumn], labels: LabelEncoding
-) -> tuple[Batch | Passes, Iterator[Batch]]:
-    """Features applied: to the training rows, and (lazily, once the model is fitted) to the
-    validation rows."""
-    if isinstance(rows, external_memory.Batches):
-        return _apply_streamed(label, rows, features, labels)
-    training = rows.training
-    arrays = transform(training.columns, features)
-    return Batch(arrays, training.y, training.groups), _apply_validation(rows, features)
-
-
-def _apply_validation(rows: in_memory.Split, features: list[ir.FeatureColumn]) -> Iterator[Batch]:
-    """The validation rows in memory as one batch (none without them)."""
-    if rows.validation is None:
-        return
-    source = "validation.select" if "select" in (rows.how or {}) else None
-    if source:
-        check_columns(rows.validation.columns, features, source)
-    with blame(source):
-        arrays = transform(rows.validation.columns, features)
-    yield Batch(arrays, rows.validation.y, rows.validation.groups)
-
-
-def _apply_streamed(
-    label: str,
-    rows: external_memory.Batches,
-    features: list[ir.FeatureColumn],
-    labels: LabelEncoding,
-) -> tuple[Passes, Iterator[Batch]]:
-    """Features applied to each batch as it streams by, its labels encoded with them."""
-
-    def one_pass() -> Iterator[tuple[FeatureArrays, np.ndarray]]:
-        for columns in rows.training():
-            yield _labelled(label, columns, features, labels, "the SELECT")
-
-    def validation() -> Iterator[Batch]:
-        source = "validation.select" if "select" in (rows.how or {}) else None
-        for columns in rows.validation():
-            with blame(source):
-                if source:
-                    check_columns(columns, features, source)
-                if len(next(iter(columns.values()))):
-                    yield Batch(
-                        *_labelled(label, columns, features, labels, source or "the SELECT")
-                    )
-
-    sample = transform(rows.sample, features)
-    return Passes(one_pass, sample, rows.sample_y, rows), validation()
-
-
-def _labelled(
-    label: str,
-    columns: Columns,
-    features: list[ir.FeatureColumn],
-    labels: LabelEncoding,
-    source: str,
-) -> tuple[FeatureArrays, np.ndarray]:
-    """A streamed batch's features and encoded labels."""
-    check_label(label, columns, source)
-    return transform(columns, features), encode_label(labels, label, columns[label], source)
 
 
 def _fit(
@@ -353,32 +195,6 @@ def _validate(
     )
 
 
-def validation_metrics(
-    y: np.ndarray,
-    score: np.ndarray,
-    grouped: np.ndarray | None,
-    how: dict[str, Any],
-    labels: LabelEncoding,
-    chosen: list[str],
-) -> tuple[dict[str, float], dict[str, Any]]:
-    """The metrics of :func:`_validate` from the validation rows' labels ``y``, scores and,
-    for rankers, queries, and ``how`` with the rows' count."""
-    task = labels.task if grouped is None else "ranker"
-    metrics = compute(task, y, score, [*TASKS.get(task, ()), *chosen], grouped)
-    validation = {f"validation_{name}": v for name, v in metrics.items() if math.isfinite(v)}
-    return validation, {**how, "rows": len(y)}
-
-
-def chosen_metrics(statement: ir.TrainStatement, labels: LabelEncoding) -> list[str]:
-    """``validation.metrics``, checked against the task and classes the labels settled."""
-    names = split_names(statement.attributes.get("validation.metrics") or "")
-    task = "ranker" if family(statement.family).ranks(statement.attributes) else labels.task
-    wrong = misfit(names, task, len(labels.classes))
-    if wrong is not None:
-        raise ModelError(f"validation.metrics of {statement.model}: {wrong[0]}", hint=wrong[1])
-    return names
-
-
 def store_model(
     context: Context,
     statement: ir.TrainStatement,
@@ -423,16 +239,13 @@ def _attributes(statement: ir.TrainStatement, base: StoredModel | None) -> dict[
 def _architecture(statement: ir.TrainStatement, base_attributes: dict[str, Any]) -> dict[str, Any]:
     """The architecture attributes of the base model that a continued training keeps: those
     of the base's stored attributes that the statement's leave out (the analysis drops
-    them) and that the estimator declares as architecture, under their stored names, or does
-    not declare (a user model's own ``model.*``)."""
-    estimator = find_estimator(statement.estimator) or user_estimator(statement.estimator)
-    schema = {} if estimator is None else estimator.attributes
-    renamed = {} if estimator is None else estimator.renamed
-    architecture = {renamed.get(name, name): attr.architecture for name, attr in schema.items()}
+    them) and that the analysis did not find among the estimator's training attributes
+    (a user model's own ``model.*`` is kept)."""
+    training = set(statement.training_attributes or ())
     return {
         name: value
         for name, value in base_attributes.items()
-        if name not in statement.attributes and architecture.get(name, True)
+        if name not in statement.attributes and name not in training
     }
 
 

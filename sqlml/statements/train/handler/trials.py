@@ -26,7 +26,7 @@ import numpy as np
 from sqlml import ir
 from sqlml.datasources import Columns, Datasource
 from sqlml.datasources.arrays import object_array
-from sqlml.errors import ModelError
+from sqlml.errors import ModelError, SqlmlError
 from sqlml.models.store import ModelStore
 from sqlml.runtime.context import Context
 from sqlml.runtime.outcome import Outcome
@@ -137,12 +137,18 @@ def finish(statement: ir.SearchStatement, context: Context) -> Outcome:
     )
 
 
-def discard_trials(statement: ir.SearchStatement, datasource: Datasource) -> list[str]:
-    """Drop this search's stored trials (a cancelled search keeps none); their names."""
+def discard_trials(statement: ir.SearchStatement, datasource: Datasource) -> str:
+    """Drop this search's trials stored so far (by this trial's step, or an earlier run's):
+    a cancelled search keeps none, for it never ends to drop them. What it did, for the log;
+    an error leaves the trials until a new search."""
     store = ModelStore(datasource)
-    trials = _stored(statement, store)
-    _drop(store, trials)
-    return [trial["name"] for trial in trials]
+    try:
+        trials = _stored(statement, store)
+        _drop(store, trials)
+    except SqlmlError as error:  # the cancellation stands
+        return f"the search's trials could not be dropped: {error.message}"
+    names = [trial["name"] for trial in trials]
+    return f"dropped the search's trials: {', '.join(names)}" if names else ""
 
 
 def trials_kept(statement: ir.SearchStatement, datasource: Datasource) -> bool:

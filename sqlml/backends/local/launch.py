@@ -26,8 +26,7 @@ from sqlml.datasources import parse_url, source_class
 from sqlml.errors import SqlmlError
 
 if TYPE_CHECKING:
-    from sqlml.ui.run_views import RunView
-    from sqlml.ui.settings import Settings
+    from sqlml.backends.runs import RunView, Where
 
 OUTPUT_FILE = "output.txt"  # a run started from the page: what it printed
 LAUNCHES = ".launches"  # where a starting run's output is kept until its run id is known
@@ -39,7 +38,7 @@ class LaunchError(SqlmlError):
     """A run that cannot be resumed or stopped from the page."""
 
 
-def resume(settings: Settings, run: RunView) -> str:
+def resume(settings: Where, run: RunView) -> str:
     """Start resuming ``run``; the new run's id once it has started."""
     if not run.resumable:
         raise LaunchError(

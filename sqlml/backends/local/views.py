@@ -1,5 +1,6 @@
-"""What the runs pages show of a run: its folder (``run.json``, ``states.jsonl``, step logs)
-first, the run record in the datasource for what the folder lacks.
+"""The local backend's runs in ``sqlml ui``: each run's folder (``run.json``,
+``states.jsonl``, step logs) first, the run record in the datasource for what the folder
+lacks; a failed run resumed and a running one stopped from the page (:mod:`.launch`).
 
 The folder is read while the run goes on: an embedded database file that a run holds open
 cannot be read by another process, and opening it in between could keep a starting run out.
@@ -11,13 +12,15 @@ from __future__ import annotations
 import re
 import socket
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager, suppress
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, ClassVar
 
+from sqlml.backends.local import launch
+from sqlml.backends.local.launch import OUTPUT_FILE, sqlml_process
 from sqlml.backends.local.record import recorded_steps
 from sqlml.backends.local.run_file import (
     RUN_FILE,
@@ -26,119 +29,38 @@ from sqlml.backends.local.run_file import (
     read_run_file,
     read_states,
 )
+from sqlml.backends.runs import (
+    CANCELLED,
+    ENDED,
+    FAILED,
+    LOST,
+    PENDING,
+    RUN_ID,
+    RUNNING,
+    RunView,
+    RunViews,
+    StepView,
+    ViewError,
+    Where,
+)
 from sqlml.datasources import Datasource, connect, parse_url, source_class
 from sqlml.errors import SqlmlError
 from sqlml.runtime.bounds import LOG_TAIL
 from sqlml.tables import RUN_STEPS, RUNS
-from sqlml.ui.launch import OUTPUT_FILE, sqlml_process
-from sqlml.ui.settings import Settings
 
-RUN_ID = re.compile(r"\w[\w.-]*\Z")  # the run ids the pages accept (no path separators)
-PENDING, RUNNING, FAILED, CANCELLED = "pending", "running", "failed", "cancelled"
-LOST = "lost"  # a run whose process on this host ended without recording the run's end
-ENDED = frozenset({"succeeded", FAILED, CANCELLED, LOST})
 RESUMABLE = frozenset({FAILED, CANCELLED, LOST})
-STATES = ("running", "succeeded", "failed", "cancelled", LOST)  # the list's state filter
 _LOG_NAME = re.compile(r"[^\w.\-\[\]]")  # characters the executor keeps out of log file names
 OUTPUT_TAIL = 64 * 1024  # bytes of a run's output its page shows
-_HINT = "\n  hint: "  # where a recorded error's hint starts
 _FAILED_ATTEMPT = re.compile(r"^(\d\d:\d\d:\d\d) attempt (\d+) failed: (.*)$", re.MULTILINE)
 _RUN_COLUMNS = "run_id, workflow, resumed_from, state, started_at, ended_at"
 
 
 @dataclass
-class StepView:
-    """One step of a run: what it is (from ``run.json``) and how it went."""
+class LocalRunView(RunView):
+    """A local run: resumed from the page when it failed, was cancelled or lost; stopped
+    when it runs on this host."""
 
-    name: str
-    kind: str = ""
-    after: list[str] = field(default_factory=list)
-    text: str | None = None
-    line: int | None = None
-    column: int | None = None
-    state: str = PENDING
-    attempts: int = 0
-    started_at: float | None = None
-    ended_at: float | None = None
-    error: str | None = None
-
-    @property
-    def message(self) -> str | None:
-        """The error without its hint."""
-        return self.error.split(_HINT, 1)[0] if self.error else None
-
-    @property
-    def hint(self) -> str | None:
-        return self.error.split(_HINT, 1)[1] if self.error and _HINT in self.error else None
-
-    @property
-    def title(self) -> str:
-        """What hovering over its node says: name, state, times, attempts."""
-        lines = [f"{self.name}: {self.state}"]
-        if self.started_at is not None:
-            lines.append(f"started {clock(self.started_at)}")
-            if self.ended_at is not None:
-                lines.append(f"took {duration(self.ended_at - self.started_at)}")
-        if self.attempts > 1:
-            lines.append(f"{self.attempts} attempts")
-        return "\n".join(lines)
-
-    def details(self) -> dict[str, Any]:
-        """Everything the step panel shows, as JSON."""
-        return {
-            "name": self.name,
-            "kind": self.kind,
-            "after": self.after,
-            "state": self.state,
-            "statement": self.text,
-            "line": self.line,
-            "column": self.column,
-            "attempts": self.attempts,
-            "started": clock(self.started_at) if self.started_at else None,
-            "duration": duration(self.ended_at - self.started_at)
-            if self.started_at is not None and self.ended_at is not None
-            else None,
-            "error": self.message,
-            "hint": self.hint,
-        }
-
-
-@dataclass
-class RunView:
-    """A run: where it came from, who ran it where, its state and steps."""
-
-    backend: ClassVar[str] = "local"  # where it ran
-    run_id: str
-    workflow: str = ""
-    source: str | None = None
-    base_dir: str | None = None
-    user: str = ""
-    host: str = ""
-    pid: int | None = None
-    started_at: float | None = None
-    ended_at: float | None = None
-    state: str = RUNNING
-    resumed_from: str | None = None
-    steps: list[StepView] = field(default_factory=list)
-
-    @property
-    def program(self) -> str:
-        """The program's file name (``<-e>`` for a string), else the workflow's name."""
-        return Path(self.source).name if self.source else self.workflow
-
-    @property
-    def where(self) -> str:
-        return f"{self.user}@{self.host}" if self.user else self.host
-
-    @property
-    def duration(self) -> str:
-        if self.started_at is None:
-            return ""
-        return duration((self.ended_at or time.time()) - self.started_at)
-
-    @property
-    def started(self) -> str:
-        return clock(self.started_at, day=True) if self.started_at else ""
+    backend: ClassVar[str] = "local"
 
     @property
     def resumable(self) -> bool:
@@ -148,56 +70,90 @@ class RunView:
     def stoppable(self) -> bool:
         return self.state == RUNNING and self.host == socket.gethostname()
 
-    def step(self, name: str) -> StepView | None:
-        return next((step for step in self.steps if step.name == name), None)
+
+class LocalRunViews(RunViews):
+    """The local runs of the page's datasource and run folder."""
+
+    def runs(self, where: Where) -> tuple[list[RunView], str | None]:
+        """The datasource's runs (those of the run folder when its record cannot be read),
+        and a note when the record cannot be read."""
+        note = None
+        try:
+            recorded = _recorded_runs(where)
+        except SqlmlError as error:
+            recorded = None
+            note = (
+                f"the run record cannot be read now ({error.message}): "
+                f"these are the runs in {where.run_dir}"
+            )
+        ids = list(recorded) if recorded is not None else list(_run_folders(where.run_dir))
+        runs: list[RunView] = [
+            _run(where.run_dir / run_id, run_id, (recorded or {}).get(run_id), steps=False)
+            for run_id in ids
+        ]
+        return runs, note
+
+    def run(self, where: Where, run_id: str) -> RunView | None:
+        return read_run(where, run_id)
+
+    def described(self, run_dir: Path, run_id: str) -> RunView | None:
+        description = read_run_file(run_dir / run_id)
+        if description is None:
+            return None
+        steps = [
+            StepView(step["name"], kind=step.get("kind", ""), text=step.get("text"))
+            for step in description.get("steps", [])
+            if "name" in step
+        ]
+        return LocalRunView(run_id, base_dir=description.get("base_dir", "."), steps=steps)
+
+    def page_context(self, where: Where, run: RunView) -> dict[str, Any]:
+        return {
+            "chain": resumed_chain(where, run),
+            "resumed_by": resumed_by(where, run.run_id),
+            "output": run_output(where, run.run_id),
+        }
+
+    def step_details(self, where: Where, run: RunView, step: StepView) -> dict[str, Any]:
+        log = step_log(where, run.run_id, step.name) or ""
+        return {**step.details(), "failed_attempts": failed_attempts(log)}
+
+    def log(self, where: Where, run_id: str, step: str) -> str:
+        run = read_run(where, run_id)
+        if run is None or run.step(step) is None:
+            raise ViewError(404, "there is no such step in this run")
+        text = step_log(where, run_id, step)
+        if text is None:
+            raise ViewError(404, f"step {step} has no log (it did not start in this run)")
+        return text
+
+    def resume(self, where: Where, run_id: str) -> str:
+        run = self._known(where, run_id)
+        try:
+            return launch.resume(where, run)
+        except launch.LaunchError as error:
+            raise ViewError(409, error.message, hint=error.hint) from None
+
+    def stop(self, where: Where, run_id: str) -> str:
+        run = self._known(where, run_id)
+        try:
+            launch.stop(run)
+        except launch.LaunchError as error:
+            raise ViewError(409, error.message, hint=error.hint) from None
+        return run.run_id
+
+    @staticmethod
+    def _known(where: Where, run_id: str) -> RunView:
+        run = read_run(where, run_id)
+        if run is None:
+            raise ViewError(404, f"there is no run {run_id}")
+        return run
 
 
-@dataclass
-class RunList:
-    """The runs to list, newest first, and a note on where they came from (when the run
-    record could not be read)."""
-
-    runs: list[RunView]
-    note: str | None = None
+VIEWS = LocalRunViews()
 
 
-def list_runs(
-    settings: Settings, text: str = "", state: str = "", also: Iterable[RunView] = ()
-) -> RunList:
-    """The datasource's runs (those of the run folder when its record cannot be read) and
-    ``also`` (runs of other backends), the ones whose program or id holds ``text`` and whose
-    state is ``state`` (if given)."""
-    note = None
-    try:
-        recorded = _recorded_runs(settings)
-    except SqlmlError as error:
-        recorded = None
-        note = (
-            f"the run record cannot be read now ({error.message}): "
-            f"these are the runs in {settings.run_dir}"
-        )
-    folders = _run_folders(settings.run_dir)
-    ids = list(recorded) if recorded is not None else list(folders)
-    runs = [
-        _run(settings.run_dir / run_id, run_id, (recorded or {}).get(run_id), steps=False)
-        for run_id in ids
-    ]
-    runs += also
-    text = text.strip().lower()
-    chosen = [
-        run
-        for run in runs
-        if (
-            not text
-            or text in f"{run.program} {run.source or ''} {run.run_id} {run.workflow}".lower()
-        )
-        and (not state or run.state == state)
-    ]
-    chosen.sort(key=lambda run: (run.started_at or 0.0, run.run_id), reverse=True)
-    return RunList(chosen, note)
-
-
-def read_run(settings: Settings, run_id: str) -> RunView | None:
+def read_run(settings: Where, run_id: str) -> RunView | None:
     """The run ``run_id`` with its steps, or None when neither its folder nor the run
     record knows it."""
     if not RUN_ID.match(run_id):
@@ -213,7 +169,7 @@ def read_run(settings: Settings, run_id: str) -> RunView | None:
     return _run(folder, run_id, row, steps=True, settings=settings) if row else None
 
 
-def run_output(settings: Settings, run_id: str) -> str | None:
+def run_output(settings: Where, run_id: str) -> str | None:
     """What a run started from the page printed (its results, its errors with their
     hints): the end of it, or None for a run started elsewhere."""
     try:
@@ -226,7 +182,7 @@ def run_output(settings: Settings, run_id: str) -> str | None:
     return text if size <= OUTPUT_TAIL else "…" + text
 
 
-def resumed_chain(settings: Settings, run: RunView) -> list[str]:
+def resumed_chain(settings: Where, run: RunView) -> list[str]:
     """The runs ``run`` resumed, the nearest first (each one's folder says which it resumed)."""
     chain: list[str] = []
     previous = run.resumed_from
@@ -245,7 +201,7 @@ def failed_attempts(log: str) -> list[dict[str, Any]]:
     ]
 
 
-def resumed_by(settings: Settings, run_id: str) -> list[str]:
+def resumed_by(settings: Where, run_id: str) -> list[str]:
     """The runs in the run folder that resumed ``run_id``, oldest first."""
     return sorted(
         other
@@ -254,7 +210,7 @@ def resumed_by(settings: Settings, run_id: str) -> list[str]:
     )
 
 
-def step_log(settings: Settings, run_id: str, step: str) -> str | None:
+def step_log(settings: Where, run_id: str, step: str) -> str | None:
     """The log of ``step`` of ``run_id`` (a mapped step's instances one after another), or
     None when it has none."""
     folder = settings.run_dir / run_id
@@ -285,36 +241,19 @@ def _log_tail(path: Path) -> str:
     return f"… [{size - LOG_TAIL} bytes before these, in {path}]\n{text}"
 
 
-def clock(seconds: float | None, day: bool = False) -> str:
-    """A time of day (and date) on this machine's clock."""
-    if seconds is None:
-        return ""
-    return time.strftime("%Y-%m-%d %H:%M:%S" if day else "%H:%M:%S", time.localtime(seconds))
-
-
-def duration(seconds: float) -> str:
-    if seconds < 60:
-        return f"{seconds:.1f} s"
-    minutes, seconds = divmod(round(seconds), 60)
-    if minutes < 60:
-        return f"{minutes} min {seconds} s"
-    hours, minutes = divmod(minutes, 60)
-    return f"{hours} h {minutes} min"
-
-
 def _run(
     folder: Path,
     run_id: str,
     row: dict[str, Any] | None,
     *,
     steps: bool,
-    settings: Settings | None = None,
+    settings: Where | None = None,
 ) -> RunView:
     """The run in ``folder`` (its record's ``row`` if read); with its ``steps`` if asked,
     from the folder's states or else from the run record of ``settings``."""
     description = _description(folder) if steps else _summary(folder)
     states = read_states(folder) if steps else _ended(folder)
-    run = RunView(
+    run = LocalRunView(
         run_id,
         workflow=description.get("workflow") or (row or {}).get("workflow") or "",
         source=description.get("source"),
@@ -440,7 +379,7 @@ def _run_folders(run_dir: Path) -> dict[str, Path]:
 
 
 @contextmanager
-def _record(settings: Settings) -> Iterator[Datasource | None]:
+def _record(settings: Where) -> Iterator[Datasource | None]:
     """The page's datasource for one read (None: an embedded database file not made yet,
     which has no record and is not created by reading it)."""
     url = parse_url(settings.datasource)
@@ -454,7 +393,7 @@ def _record(settings: Settings) -> Iterator[Datasource | None]:
         ds.close()
 
 
-def _recorded_runs(settings: Settings) -> dict[str, dict[str, Any]]:
+def _recorded_runs(settings: Where) -> dict[str, dict[str, Any]]:
     """The run record's runs by id (none when it has no record tables)."""
     with _record(settings) as ds:
         if ds is None or not ds.table_exists([RUNS]):

@@ -3,8 +3,8 @@ the run folder, :mod:`sqlml.backends.argo.submission`), shown as local runs are.
 their steps' states and errors are their Workflow's, their logs their pods', read through the
 Argo backend; Stop asks Argo to stop, as ``sqlml stop`` does.
 
-A run's page and its live state answer at the same addresses as a local run's
-(``/runs/RUN/...``, see :func:`either`), in the JSON shapes ``static/runs.js`` reads. A
+A run's page (``templates/argo_run.html``) and its live state answer at the same addresses
+as a local run's (``/runs/RUN/...``), in the JSON shapes ``static/runs.js`` reads. A
 Workflow read is kept a moment (the list's for :data:`LIST_SECONDS`, a page's for
 :data:`PAGE_SECONDS`; an ended one for good), and a cluster that cannot be reached is named
 in a note instead of failing the page (the list asks it again after :data:`DOWN_SECONDS`).
@@ -22,14 +22,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, ClassVar
 
-from starlette.requests import Request
-from starlette.responses import JSONResponse, PlainTextResponse, Response
-
-from sqlml.errors import SqlmlError
-from sqlml.ui.dag import NODE_HEIGHT, NODE_WIDTH, Layout, layout
-from sqlml.ui.pages import page
-from sqlml.ui.redaction import scrubber
-from sqlml.ui.run_views import (
+from sqlml.backends.runs import (
     CANCELLED,
     ENDED,
     FAILED,
@@ -37,15 +30,18 @@ from sqlml.ui.run_views import (
     RUN_ID,
     RUNNING,
     RunView,
+    RunViews,
     StepView,
+    ViewError,
+    Where,
     clock,
 )
-from sqlml.ui.settings import Settings
+from sqlml.datasources.redaction import scrubber
+from sqlml.errors import SqlmlError
 
 LIST_SECONDS = 5.0  # how long the list keeps a running Workflow's read
 PAGE_SECONDS = 1.0  # how long a run's page keeps it (the page polls every second)
 DOWN_SECONDS = 30.0  # how long the list does not ask again a cluster it could not read
-LABEL_CHARACTERS = 22  # of a step's name drawn in its node (as on a local run's page)
 UNKNOWN = "unknown"  # the state of a run whose cluster cannot be read now
 RUN_STATES = {"Pending": RUNNING, "Running": RUNNING, "Succeeded": "succeeded"}
 STEP_STATES = {"Pending": PENDING, "Running": RUNNING, "Succeeded": "succeeded"}
@@ -73,175 +69,153 @@ class ArgoRunView(RunView):
     def stoppable(self) -> bool:
         return self.state == RUNNING
 
+    @property
+    def badge(self) -> tuple[str, str] | None:
+        return "Argo", f"on Argo Workflows, namespace {self.namespace}"
+
 
 class GoneError(SqlmlError):
     """The run's Workflow is no longer in its namespace."""
 
 
-Endpoint = Callable[[Request], Response]
-ArgoEndpoint = Callable[[Request, dict[str, Any]], Response]
+class ArgoRunViews(RunViews):
+    """The Argo runs recorded in the page's run folder, read from their clusters."""
 
+    page: ClassVar[str] = "argo_run.html"
+    templates: ClassVar[Path | None] = Path(__file__).parent / "templates"
 
-def either(local: Endpoint, argo: ArgoEndpoint) -> Endpoint:
-    """An endpoint of ``/runs/{run_id}...``: ``argo``'s (given the run's record) when the id
-    names an Argo run, else ``local``'s."""
+    def runs(self, where: Where) -> tuple[list[RunView], str | None]:
+        """The Argo runs of the page's datasource (and those whose datasource is the
+        cluster's Secret's, which may be it), with their states; and a note naming the
+        clusters that cannot be read now."""
+        try:
+            key = _datasource_key(where.datasource)
+        except SqlmlError:
+            key = None
+        scrub = scrubber(where.datasource)
+        now = time.monotonic()
+        with _lock:  # clusters found unreachable a moment ago are not asked again yet
+            down = {
+                cluster: note for cluster, (at, note) in _down.items() if now - at < DOWN_SECONDS
+            }
+        notes: dict[str, None] = {}
+        runs: list[RunView] = []
+        for record in _records(where.run_dir):
+            if record.get("datasource") not in (None, key):
+                continue
+            workflow, note = None, down.get(_where(record))
+            if note is None:
+                try:
+                    workflow = _workflow(record, LIST_SECONDS)
+                except SqlmlError as error:
+                    note = scrub(_said(error))
+                    if not isinstance(error, GoneError):  # the cluster's trouble, not the run's
+                        down[_where(record)] = note
+                        with _lock:
+                            _down[_where(record)] = (now, note)
+            if note is not None:
+                notes[note] = None
+            runs.append(_view(record, workflow, note, scrub, steps=False))
+        said = "; ".join(notes)
+        return runs, f"the states of some Argo runs cannot be read now: {said}" if said else None
 
-    def endpoint(request: Request) -> Response:
-        record = _record(request.app.state.settings.run_dir, request.path_params["run_id"])
-        return local(request) if record is None else argo(request, record)
+    def owns(self, where: Where, run_id: str) -> bool:
+        return _record(where.run_dir, run_id) is not None
 
-    return endpoint
+    def run(self, where: Where, run_id: str) -> RunView | None:
+        record = _record(where.run_dir, run_id)
+        return None if record is None else _read(where, record)
 
+    def state(self, run: RunView) -> dict[str, Any]:
+        """As for a local run; 503 with the reason when its cluster cannot be read (the page
+        says live updates paused)."""
+        assert isinstance(run, ArgoRunView)
+        if run.note is not None:
+            raise ViewError(503, run.note)
+        return super().state(run)
 
-def listed(settings: Settings) -> tuple[list[ArgoRunView], str | None]:
-    """The Argo runs of the page's datasource (and those whose datasource is the cluster's
-    Secret's, which may be it), with their states; and a note naming the clusters that
-    cannot be read now."""
-    try:
-        key = _datasource_key(settings.datasource)
-    except SqlmlError:
-        key = None
-    scrub = scrubber(settings.datasource)
-    now = time.monotonic()
-    with _lock:  # clusters found unreachable a moment ago are not asked again yet
-        down = {where: note for where, (at, note) in _down.items() if now - at < DOWN_SECONDS}
-    notes: dict[str, None] = {}
-    runs = []
-    for record in _records(settings.run_dir):
-        if record.get("datasource") not in (None, key):
-            continue
-        workflow, note = None, down.get(_where(record))
-        if note is None:
-            try:
-                workflow = _workflow(record, LIST_SECONDS)
-            except SqlmlError as error:
-                note = scrub(_said(error))
-                if not isinstance(error, GoneError):  # the cluster's trouble, not the run's
-                    down[_where(record)] = note
-                    with _lock:
-                        _down[_where(record)] = (now, note)
-        if note is not None:
-            notes[note] = None
-        runs.append(_view(record, workflow, note, scrub, steps=False))
-    said = "; ".join(notes)
-    return runs, f"the states of some Argo runs cannot be read now: {said}" if said else None
+    def step_details(self, where: Where, run: RunView, step: StepView) -> dict[str, Any]:
+        """Its details, and its failed attempts as the Workflow's nodes say."""
+        from sqlml.backends.argo import submit
 
-
-def run_page(request: Request, record: dict[str, Any]) -> Response:
-    run = _read(request, record)
-    steps = {step.name: step for step in run.steps}
-    return page(
-        request,
-        "argo_run.html",
-        section="runs",
-        run=run,
-        steps=steps,
-        drawing=_layout(tuple((step.name, tuple(step.after)) for step in run.steps)),
-        node_width=NODE_WIDTH,
-        node_height=NODE_HEIGHT,
-        label_characters=LABEL_CHARACTERS,
-    )
-
-
-def run_state(request: Request, record: dict[str, Any]) -> Response:
-    """The run's state and each step's state and hover text, as for a local run; 503 with
-    the reason when its cluster cannot be read (the page says live updates paused)."""
-    run = _read(request, record)
-    if run.note is not None:
-        return JSONResponse({"error": run.note}, status_code=503)
-    return JSONResponse(
-        {
-            "state": run.state,
-            "duration": run.duration,
-            "resumable": run.resumable,
-            "stoppable": run.stoppable,
-            "steps": {step.name: [step.state, step.title] for step in run.steps},
-        }
-    )
-
-
-def step_details(request: Request, record: dict[str, Any]) -> Response:
-    """What the step panel shows but the log: statement, times, error, failed attempts."""
-    run = _read(request, record)
-    step = run.step(request.path_params["step"])
-    if step is None:
-        return JSONResponse({"error": "there is no such step in this run"}, status_code=404)
-    from sqlml.backends.argo import submit
-
-    scrub = scrubber(request.app.state.settings.datasource)
-    try:
-        nodes = submit.nodes(_workflow(record, PAGE_SECONDS))
-    except SqlmlError:  # the step as described; its attempts when the cluster answers again
-        nodes = []
-    failed = [
-        {"at": clock(_seconds(node.started)), "attempt": number, "error": scrub(node.message)}
-        for number, node in enumerate((n for n in nodes if n.task == step.name), start=1)
-        if STEP_STATES.get(node.phase) == FAILED
-    ]
-    return JSONResponse({**step.details(), "failed_attempts": failed})
-
-
-def step_log_text(request: Request, record: dict[str, Any]) -> Response:
-    """The logs of the step's pods (each attempt's), and of its training job's replicas or
-    its Experiment's trials."""
-    from sqlml.backends.argo import submit
-
-    task = request.path_params["step"]
-    scrub = scrubber(request.app.state.settings.datasource)
-    if not any(step["name"] == task for step in record.get("steps") or []):
-        return PlainTextResponse("there is no such step in this run\n", status_code=404)
-    try:
-        workflow = _workflow(record, PAGE_SECONDS)
-        kube = _kube(record)
-        attempts = [n for n in submit.nodes(workflow) if n.task == task]
-        parts = [
-            (node.label, _pod_log(kube, node.pod, submit.CONTAINER))
-            for node in attempts
-            if node.pod and node.phase in submit.STARTED
+        record = _record(where.run_dir, run.run_id)
+        scrub = scrubber(where.datasource)
+        try:
+            nodes = submit.nodes(_workflow(record, PAGE_SECONDS)) if record else []
+        except SqlmlError:  # the step as described; its attempts when the cluster answers again
+            nodes = []
+        failed = [
+            {"at": clock(_seconds(node.started)), "attempt": number, "error": scrub(node.message)}
+            for number, node in enumerate((n for n in nodes if n.task == step.name), start=1)
+            if STEP_STATES.get(node.phase) == FAILED
         ]
-        creates = {name for name, _ in submit.created_by(workflow)[0]}
-        if task in creates and any(n.phase in submit.STARTED for n in attempts):
-            for source in submit.sources(kube, submit.owned(kube, workflow, task)):
-                text = _pod_log(kube, source.pod, source.container) if source.scheduled else None
-                parts.append((source.label, text or f"(its pod {source.pod} waits for a node)\n"))
-    except SqlmlError as error:
-        return PlainTextResponse(f"{scrub(_said(error))}\n", status_code=503)
-    if not parts:
-        return PlainTextResponse(
-            f"step {task} has no log (it did not start in this run)\n", status_code=404
+        return {**step.details(), "failed_attempts": failed}
+
+    def log(self, where: Where, run_id: str, step: str) -> str:
+        """The logs of the step's pods (each attempt's), and of its training job's replicas
+        or its Experiment's trials."""
+        from sqlml.backends.argo import submit
+
+        record = _record(where.run_dir, run_id)
+        scrub = scrubber(where.datasource)
+        if record is None or not any(s["name"] == step for s in record.get("steps") or []):
+            raise ViewError(404, "there is no such step in this run")
+        try:
+            workflow = _workflow(record, PAGE_SECONDS)
+            kube = _kube(record)
+            attempts = [n for n in submit.nodes(workflow) if n.task == step]
+            parts = [
+                (node.label, _pod_log(kube, node.pod, submit.CONTAINER))
+                for node in attempts
+                if node.pod and node.phase in submit.STARTED
+            ]
+            creates = {name for name, _ in submit.created_by(workflow)[0]}
+            if step in creates and any(n.phase in submit.STARTED for n in attempts):
+                for source in submit.sources(kube, submit.owned(kube, workflow, step)):
+                    text = (
+                        _pod_log(kube, source.pod, source.container) if source.scheduled else None
+                    )
+                    parts.append(
+                        (source.label, text or f"(its pod {source.pod} waits for a node)\n")
+                    )
+        except SqlmlError as error:
+            raise ViewError(503, scrub(_said(error))) from None
+        if not parts:
+            raise ViewError(404, f"step {step} has no log (it did not start in this run)")
+        if len(parts) == 1:
+            return scrub(parts[0][1])
+        return scrub("".join(f"--- {label}\n{text}" for label, text in parts))
+
+    def resume(self, where: Where, run_id: str) -> str:
+        record = _record(where.run_dir, run_id) or {"name": run_id}
+        raise ViewError(
+            409,
+            f"run {record['name']} ran on Argo: sqlml ui resumes local runs only",
+            hint="run the program again: sqlml run FILE.sql --backend argo",
         )
-    if len(parts) == 1:
-        return PlainTextResponse(scrub(parts[0][1]))
-    return PlainTextResponse(scrub("".join(f"--- {label}\n{text}" for label, text in parts)))
+
+    def stop(self, where: Where, run_id: str) -> str:
+        """Ask Argo to stop the run (and delete the training jobs it created), as ``sqlml
+        stop`` does."""
+        from sqlml.backends.argo import submit
+
+        record = _record(where.run_dir, run_id)
+        if record is None:
+            raise ViewError(404, f"there is no run {run_id}")
+        run = _read(where, record)
+        if run.note is not None:
+            raise ViewError(503, run.note)
+        if not run.stoppable:
+            raise ViewError(409, f"run {run.run_id} has ended: {run.state}")
+        try:
+            submit.stop(_kube(record), record["name"])
+        except SqlmlError as error:
+            raise ViewError(503, scrubber(where.datasource)(_said(error))) from None
+        _forget(record)
+        return run.run_id
 
 
-def resume_run(request: Request, record: dict[str, Any]) -> Response:
-    return JSONResponse(
-        {
-            "error": f"run {record['name']} ran on Argo: sqlml ui resumes local runs only",
-            "hint": "run the program again: sqlml run FILE.sql --backend argo",
-        },
-        status_code=409,
-    )
-
-
-def stop_run(request: Request, record: dict[str, Any]) -> Response:
-    """Ask Argo to stop the run (and delete the training jobs it created), as ``sqlml stop``
-    does."""
-    from sqlml.backends.argo import submit
-
-    run = _read(request, record)
-    if run.note is not None:
-        return JSONResponse({"error": run.note}, status_code=503)
-    if not run.stoppable:
-        return JSONResponse({"error": f"run {run.run_id} has ended: {run.state}"}, status_code=409)
-    try:
-        submit.stop(_kube(record), record["name"])
-    except SqlmlError as error:
-        scrub = scrubber(request.app.state.settings.datasource)
-        return JSONResponse({"error": scrub(_said(error))}, status_code=503)
-    _forget(record)
-    return JSONResponse({"run": run.run_id, "stopping": True})
+VIEWS = ArgoRunViews()
 
 
 # -- records and Workflows
@@ -354,9 +328,9 @@ def _said(error: SqlmlError) -> str:
 # -- views
 
 
-def _read(request: Request, record: dict[str, Any]) -> ArgoRunView:
+def _read(where: Where, record: dict[str, Any]) -> ArgoRunView:
     """The run with its steps, from its Workflow read now (or a moment ago)."""
-    scrub = scrubber(request.app.state.settings.datasource)
+    scrub = scrubber(where.datasource)
     try:
         workflow, note = _workflow(record, PAGE_SECONDS), None
     except SqlmlError as error:
@@ -445,9 +419,3 @@ def _seconds(stamp: str | None) -> float | None:
     with suppress(ValueError):
         return datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp()
     return None
-
-
-@lru_cache(maxsize=16)
-def _layout(steps: tuple[tuple[str, tuple[str, ...]], ...]) -> Layout:
-    """The drawing of a run's DAG (it never changes while the run goes on)."""
-    return layout(steps)
