@@ -40,11 +40,12 @@ def __getattr__(name: str) -> Any:
         return SimpleNamespace(train=getattr(import_module(f"{__name__}.kubeflow"), _JOBS[name]))
     if name in _SEARCHES:
         return getattr(import_module(f"{__name__}.search_steps"), name)
-    kubeflow = None if name.startswith("_") else import_module(f"{__name__}.kubeflow")
-    for known in families().values() if kubeflow is not None else ():
-        kind = known.job_kind(kubeflow)
-        if kind is not None and kind.zoo == name:
-            return SimpleNamespace(train=kubeflow.job_builder(kind))
+    if not name.startswith("_"):  # a family's job, by the zoo name its kind declares
+        kubeflow = import_module(f"{__name__}.kubeflow")
+        for known in families().values():
+            kind = known.job_kind(kubeflow)
+            if kind is not None and kind.zoo == name:
+                return SimpleNamespace(train=kubeflow.job_builder(kind))
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
