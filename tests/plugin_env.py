@@ -7,6 +7,7 @@ install them. sqlml then runs in it as a new process, ``python -m sqlml``.
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sysconfig
 import venv
@@ -44,9 +45,10 @@ class PluginEnv:
             f"{SOURCE}\nimport site; site.addsitedir({outer!r})\n", encoding="utf-8"
         )
         env = cls(python)
-        for package in packages:
+        for package in packages:  # built from a copy: a build leaves files beside its sources
+            copy = shutil.copytree(package, where / "sources" / package.name)
             env.pip("install", "--quiet", "--no-deps", "--no-build-isolation", "--no-index",
-                    str(package))  # fmt: skip
+                    str(copy))  # fmt: skip
         return env
 
     def pip(self, *args: str) -> None:
