@@ -26,10 +26,10 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
                      "sqlml.local_files", "sqlml.imports", "sqlml.interrupted", "sqlml.plugins",
                      "sqlml")),
     # A statement kind's folder: its rules' builders and AST node (syntax) are grammar, its
-    # analysis semantics, its handler (if it has its own) runtime, the rest IR.
+    # analysis semantics, its handler a handler, the rest IR.
     ("grammar", ("sqlml.grammar", "sqlml.statements.*.syntax")),
     ("ir", ("sqlml.ir", "sqlml.statements")),
-    # A model family's declarations are read by the analysis; its trainer is runtime.
+    # A model family's declarations are read by the analysis; its trainer is a model's.
     ("semantics", ("sqlml.semantics", "sqlml.models", "sqlml.statements.*.analysis")),
     # A pass over the IR; it reads the SQL lineage of the semantics.
     ("plan", ("sqlml.plan",)),

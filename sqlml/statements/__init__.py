@@ -1,7 +1,7 @@
 """Statement kinds, declared once.
 
 Each folder here is one kind (or a few close ones) and declares them (:class:`StatementKind`):
-its grammar fragment, AST node, IR class, analysis, workflow step, runtime handler, what it
+its grammar fragment, AST node, IR class, analysis, workflow step, handler, what it
 reads and writes, and what the REPL completes in it. The parser, the analysis, the
 dependency analysis, the workflow compilers, ``execute``, ``sqlml check``, the REPL and the
 grammar corpus's tests read :data:`KINDS` instead of listing the kinds.
@@ -23,9 +23,8 @@ Adding a kind (say ``RUN <script>``) is its rule and one folder, ``statements/ru
    ``module:name`` paths (imported when first read: a plain SELECT loads no kind's modules)
    and the ``keywords`` one of which each of its statements holds (``RUN``).
 
-The folders are found by name (:data:`sqlml.plugins.KINDS`); an installed kind through an entry
-point of ``sqlml.statements``; another with :func:`register`.
-This package sits just above the IR: it names the analysis and handler by their dotted
+The folders are found by name (:data:`sqlml.plugins.KINDS`); an installed kind through an
+entry point of ``sqlml.statements``; another with :func:`register`. This package sits just above the IR: it names the analysis and handler by their dotted
 paths, so any layer may read it without loading the checks or the runtime's libraries.
 """
 
