@@ -24,8 +24,9 @@ Adding a kind (say ``RUN <script>``) is its rule and one folder, ``statements/ru
    and the ``keywords`` one of which each of its statements holds (``RUN``).
 
 The folders are found by name (:data:`sqlml.plugins.KINDS`); an installed kind through an
-entry point of ``sqlml.statements``; another with :func:`register`. This package sits just above the IR: it names the analysis and handler by their dotted
-paths, so any layer may read it without loading the checks or the runtime's libraries.
+entry point of ``sqlml.statements``; another with :func:`register`. This package sits just
+above the IR: it names the analysis and handler by their dotted paths, so any layer may read
+it without loading the checks or the runtime's libraries.
 """
 
 from __future__ import annotations
