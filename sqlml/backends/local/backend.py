@@ -5,20 +5,17 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from sqlml.backends.interface import Backend, Program
 
 if TYPE_CHECKING:
-    from concurrent.futures import Executor
     from pathlib import Path
 
-    from sqlml import ir
-    from sqlml.backends.reports import RunReport, StatementDone, WriteResult
+    from sqlml.backends.reports import RunReport, WriteResult
     from sqlml.backends.runs import RunViews
-    from sqlml.datasources import Datasource, ResultSet
-    from sqlml.runtime.progress import Sink
+    from sqlml.datasources import ResultSet
     from sqlml.workflow import Workflow
 
 
@@ -99,32 +96,10 @@ class LocalBackend(Backend):
             workflow, options, args.datasource, base_dir, args.format, write_result=write_result
         )
 
-    def run_statements(
-        self,
-        statements: Sequence[ir.Statement],
-        name: str,
-        worker: Executor,
-        *,
-        url: str | None = None,
-        datasource: Datasource | None = None,
-        on_done: StatementDone | None = None,
-        sink: Sink | None = None,
-        on_cancel: Callable[[], None] | None = None,
-        interrupt: str = "Ctrl-C",
-    ) -> RunReport:
+    def run_statements(self, *args: Any, **kwargs: Any) -> RunReport:
         from sqlml.backends.local.interactive import run_statements
 
-        return run_statements(
-            statements,
-            name,
-            worker,
-            url=url,
-            datasource=datasource,
-            on_done=on_done,
-            sink=sink,
-            on_cancel=on_cancel,
-            interrupt=interrupt,
-        )
+        return run_statements(*args, **kwargs)
 
     def status(
         self, run: str, datasource: str | None, args: argparse.Namespace
