@@ -8,7 +8,6 @@ from importlib import import_module
 from types import SimpleNamespace
 from typing import Any
 
-from sqlml.models.registry import families
 from sqlml.statements import KINDS
 from sqlml.steps.statements import (
     assertion,
@@ -41,6 +40,8 @@ def __getattr__(name: str) -> Any:
     if name in _SEARCHES:
         return getattr(import_module(f"{__name__}.search_steps"), name)
     if not name.startswith("_"):  # a family's job, by the zoo name its kind declares
+        from sqlml.models.registry import families
+
         kubeflow = import_module(f"{__name__}.kubeflow")
         for known in families().values():
             kind = known.job_kind(kubeflow)
