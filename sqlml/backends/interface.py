@@ -147,9 +147,9 @@ class Backend(ABC):
 
     def unsupported(self, command: str) -> SqlmlError:
         """The error for ``command``, which it does not support."""
-        from sqlml.backends.registry import backends
+        from sqlml.plugins import BACKENDS
 
-        others = [name for name, other in backends().items() if other.supports(command)]
+        others = [name for name, other in BACKENDS.items() if other.supports(command)]
         hint = self.instead.get(command) or (
             f"sqlml {command} works with --backend {' or '.join(others)}"
             if others

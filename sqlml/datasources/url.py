@@ -13,8 +13,8 @@ import re
 from dataclasses import dataclass, field
 from urllib.parse import parse_qsl, quote, unquote, urlencode, urlsplit
 
-from sqlml.datasources import registry
 from sqlml.errors import DatasourceError
+from sqlml.plugins import DATASOURCES
 
 DEFAULT_URL = "duckdb:///sqlml.duckdb"
 DEFAULT_DIALECT = "duckdb"  # sqlglot's name of DEFAULT_URL's dialect
@@ -66,7 +66,7 @@ def parse_url(text: str | None) -> DatasourceURL:
     """Parse ``text``, or ``$SQLML_DATASOURCE``, or the default DuckDB file."""
     text = text or os.environ.get("SQLML_DATASOURCE") or DEFAULT_URL
     scheme, sep, rest = text.partition("://")
-    source = registry.find(scheme) if sep else None
+    source = DATASOURCES.claimant(scheme) if sep else None
     if source is None:
         raise DatasourceError(
             f"unsupported datasource URL {redacted(text)!r}", hint=f"use {_examples()}"
@@ -137,7 +137,7 @@ def _secret(option: str) -> bool:
 
 def _examples() -> str:
     """An example URL of each registered datasource, files first."""
-    sources = sorted(registry.sources(), key=lambda source: not source.file_based)
+    sources = sorted(DATASOURCES.values(), key=lambda source: not source.file_based)
     examples = [source.url_example.format(scheme=source.schemes[0]) for source in sources]
     return " or ".join([", ".join(examples[:-1]), examples[-1]] if len(examples) > 1 else examples)
 
