@@ -10,11 +10,12 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol, cast
 
 from sqlml import imports
-from sqlml.errors import KubernetesError
+from sqlml.errors import KubernetesError, ModelError
 from sqlml.models.estimator import Estimator
 
 if TYPE_CHECKING:
     import numpy as np
+    from sqlglot import exp
 
     from sqlml.models.store import StoredModel
     from sqlml.runtime.context import Context
@@ -106,6 +107,17 @@ class Explainer:
     title: str  # the plot's title, after the model's name and a colon
 
 
+@dataclass(frozen=True)
+class CompiledModel:
+    """A stored model as portable SQL: sqlglot expressions over its feature columns, which
+    ``sqlml export --format sql`` renders in a dialect."""
+
+    columns: list[str]  # the columns it reads, each a number (NULL: a missing value)
+    value: exp.Expression  # what TO PREDICT writes: the class as the label's value, or a value
+    scores: dict[str, exp.Expression]  # a classifier's probability of each class (its text)
+    notes: list[str]  # caveats, written in the file's header
+
+
 class Family(ABC):
     """A model family: its estimators, its stored format and what it does with models.
 
@@ -163,6 +175,14 @@ class Family(ABC):
     def exporter(self, stored: StoredModel) -> Callable[[Path], Any]:
         """``stored``, checked as for scoring, as a function that writes it to a file in the
         library's own format (chosen by the file's extension, one of :attr:`extensions`)."""
+
+    def to_sql(self, stored: StoredModel) -> CompiledModel:
+        """``stored`` (checked as for scoring) compiled into portable SQL; a
+        :class:`ModelError` saying why when it cannot be."""
+        raise ModelError(
+            f"{stored.metadata['estimator']} models ({self.title}) cannot be compiled into SQL",
+            hint="export it in its library's format instead (sqlml export MODEL FILE)",
+        )
 
     def builder(self, name: str) -> Estimator | None:
         """The estimator of a user's model builder, the function that ``name`` (dotted)

@@ -15,7 +15,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from sqlml.models.estimator import Estimator
-from sqlml.models.interface import Explainer, Family
+from sqlml.models.interface import CompiledModel, Explainer, Family
 from sqlml.models.metadata import MAX_SIZE
 from sqlml.models.xgboost import objectives
 
@@ -61,6 +61,12 @@ class XGBoost(Family):
     def exporter(self, stored: StoredModel) -> Callable[[Path], Any]:
         model: Any = self.trainer()
         return model.exporter(stored)
+
+    def to_sql(self, stored: StoredModel) -> CompiledModel:
+        """Trees as nested CASEs, a linear booster as arithmetic (:mod:`.sql`)."""
+        from sqlml.models.xgboost.sql import compile_model
+
+        return compile_model(stored)
 
     def objective_task(self, objective: object) -> str | None:
         return objectives.task(objective)
