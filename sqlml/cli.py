@@ -106,6 +106,25 @@ def _parser() -> argparse.ArgumentParser:
         "--datasource", metavar="URL", help="the database holding the model (as for run)"
     )
     export.add_argument("--version", type=int, metavar="N", help="the model version (newest)")
+    export.add_argument(
+        "--format",
+        choices=("model", "sql"),
+        default="model",
+        help="model: the library's own format (and the metadata); sql: the model compiled "
+        "into SQL, a CREATE VIEW of its predictions that the database runs without sqlml",
+    )
+    export.add_argument(
+        "--dialect",
+        choices=dialects(),
+        default=None,
+        help="with --format sql, the SQL dialect written (default: the datasource's)",
+    )
+    export.add_argument(
+        "--table",
+        metavar="NAME",
+        help="with --format sql, the table (or view) whose rows the view predicts "
+        "(default: the one the model's training SELECT read)",
+    )
 
     for command in RUN_COMMANDS:
         _run_command_parser(commands, command)
@@ -265,6 +284,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "parse":
             return _parse(args.file, args.dialect or dialect_of(datasource), args.json)
         if args.command == "export":
+            if args.format == "model" and (args.dialect or args.table):
+                parser.error("--dialect and --table are for --format sql")
+            if args.format == "sql":
+                return _export_sql(args, datasource)
             return _export(args.model, Path(args.file), datasource, args.version)
         if args.command in RUN_COMMANDS:
             return _run_command(args, datasource, fmt)
@@ -599,6 +622,21 @@ def _export(model: str, file: Path, datasource_url: str | None, version: int | N
     finally:
         datasource.close()
     print(f"exported model {model} version {stored.version} to {file} (metadata: {metadata})")
+    return 0
+
+
+def _export_sql(args: argparse.Namespace, datasource_url: str | None) -> int:
+    from sqlml.datasources import connect
+    from sqlml.models.export import export_sql
+
+    datasource = connect(datasource_url)
+    try:
+        stored = export_sql(
+            datasource, args.model, Path(args.file), args.dialect, args.table, args.version
+        )
+    finally:
+        datasource.close()
+    print(f"exported model {args.model} version {stored.version} as SQL to {args.file}")
     return 0
 
 

@@ -47,11 +47,11 @@ def feature(column: str) -> exp.Expression:
 
 def number(value: float) -> exp.Expression:
     """``value`` as a literal that every database reads back as the same double (Python's
-    shortest round-trip text), in parentheses when negative (``1 - -2`` would be ``--``)."""
+    shortest round-trip text); sqlglot writes a space between operators (``1 - -2``)."""
     if not math.isfinite(value):
         raise ModelError(f"a model's number {value} cannot be written in SQL")
     literal = exp.Literal.number(repr(float(abs(value))))
-    return exp.Paren(this=exp.Neg(this=literal)) if value < 0 or repr(value) == "-0.0" else literal
+    return exp.Neg(this=literal) if math.copysign(1, value) < 0 else literal
 
 
 def total(terms: Sequence[exp.Expression]) -> exp.Expression:
@@ -76,7 +76,9 @@ def argmax(values: Sequence[exp.Expression], classes: Sequence[Any]) -> exp.Expr
     argmax), a ``CASE``."""
     ifs = [
         exp.If(
-            this=exp.and_(*(exp.GTE(this=mine, expression=other) for other in values[i + 1 :])),
+            this=exp.and_(
+                *(exp.GTE(this=mine.copy(), expression=other.copy()) for other in values[i + 1 :])
+            ),
             true=class_value(classes[i]),
         )
         for i, mine in enumerate(values[:-1])
@@ -98,10 +100,23 @@ def sigmoid(margin: exp.Expression) -> exp.Expression:
 
 
 def softmax(margins: Sequence[exp.Expression]) -> list[exp.Expression]:
-    """Each class's probability from the margins, shifted by the greatest (no overflow)."""
-    top = exp.Greatest(this=margins[0], expressions=list(margins[1:]))
-    powers = [exp.Exp(this=exp.Sub(this=m, expression=top.copy())) for m in margins]
+    """Each class's probability from the margins, as ``1 / SUM(EXP(m_j - m_i))`` (no
+    overflow for the likeliest class; the SQL grows as the square of the classes)."""
     return [
-        exp.Div(this=p, expression=exp.Paren(this=total([q.copy() for q in powers])))
-        for p in powers
+        exp.Div(
+            this=exp.Literal.number(1),
+            expression=exp.Paren(
+                this=total(
+                    [
+                        exp.Literal.number(1)
+                        if j == i
+                        else exp.Exp(
+                            this=exp.Sub(this=other.copy(), expression=exp.Paren(this=mine.copy()))
+                        )
+                        for j, other in enumerate(margins)
+                    ]
+                )
+            ),
+        )
+        for i, mine in enumerate(margins)
     ]

@@ -11,6 +11,12 @@ then what its family checks (:meth:`~sqlml.models.Family.exporter`): an XGBoost 
 document (format, size, nesting) and parameters; a Keras archive's members (names, sizes,
 compression, CRC) and configuration (Keras's own objects only), without TensorFlow. A Keras
 export is the archive of the checked members.
+
+With ``--format sql`` (:func:`export_sql`), a model its family compiles
+(:meth:`~sqlml.models.Family.to_sql`) goes to a SQL file that a database runs without sqlml:
+a header of comments (the model, the columns it reads, the caveats), then
+``CREATE VIEW <model>_predictions AS SELECT <the table's columns>, <the prediction> AS
+<label> FROM <table>``, in the dialect of the datasource or the one chosen.
 """
 
 from __future__ import annotations
@@ -22,8 +28,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from sqlglot import exp
+
 from sqlml.datasources import Datasource
-from sqlml.errors import ModelError
+from sqlml.errors import ModelError, SqlmlError
 from sqlml.models import family
 from sqlml.models.store import ModelStore, StoredModel
 
@@ -73,6 +81,77 @@ def export_model(
     text = json.dumps(metadata, indent=2, sort_keys=True) + "\n"
     _write(beside, lambda path: path.write_text(text, encoding="utf-8"))
     return stored, beside
+
+
+def export_sql(
+    datasource: Datasource,
+    name: str,
+    file: Path,
+    dialect: str | None = None,
+    table: str | None = None,
+    version: int | None = None,
+) -> StoredModel:
+    """Write ``version`` of model ``name`` (default: the newest), compiled into SQL of
+    ``dialect`` (default: the datasource's), as a view of its predictions for the rows of
+    ``table`` (default: the table its training SELECT read) to ``file``.
+
+    The view selects the table's columns but the label (as TO PREDICT writes its rows), all
+    of them (``*``) when the table is not in the datasource (a name for the database the
+    file will run in).
+    """
+    stored = ModelStore(datasource).load(name, version)
+    compiled = family(stored.metadata["family"]).to_sql(stored)
+    dialect = dialect or datasource.dialect
+    label = stored.metadata["label"] or "prediction"
+    parts = table.split(".") if table else _training_table(stored, datasource.dialect)
+    selected: list[exp.Expression] = [exp.Star()]
+    if datasource.table_exists(parts):
+        found = datasource.execute(f"SELECT * FROM {datasource.quote(parts)} WHERE 1 = 0")
+        if found is not None:
+            selected = [exp.column(c, quoted=True) for c in found.columns if c != label]
+    select = exp.select(*selected, exp.alias_(compiled.value, label, quoted=True)).from_(
+        exp.table_(parts[-1], *reversed(parts[:-1]), quoted=True)
+    )
+    view = exp.Create(
+        this=exp.table_(f"{name}_predictions", quoted=True), kind="VIEW", expression=select
+    )
+    header = [
+        f"model {name} version {stored.version} ({stored.metadata['estimator']}), compiled "
+        f"into SQL for {dialect} by sqlml {stored.metadata['sqlml_version']}'s export",
+        f"it reads the columns {', '.join(compiled.columns)} (numbers; NULL is a missing value)",
+        f"and predicts {label} as TO PREDICT writes it: the expression named {label} in the "
+        "view below, which any SELECT over rows holding those columns can use",
+        *compiled.notes,
+    ]
+    comments = "".join(f"-- {line}\n" for line in header)
+    text = comments + view.sql(dialect=dialect, pretty=True) + ";\n"
+    _write(file, lambda path: path.write_text(text, encoding="utf-8"))
+    return stored
+
+
+def _training_table(stored: StoredModel, dialect: str) -> list[str]:
+    """The table the model's training SELECT reads, its name's parts; a :class:`SqlmlError`
+    unless it reads one table."""
+    import sqlglot
+
+    from sqlml.grammar import parse
+
+    statements = parse(stored.metadata["statement"]).statements
+    select = getattr(statements[0], "select", None) if len(statements) == 1 else None
+    tables = []
+    if isinstance(select, str):
+        try:
+            tables = list(sqlglot.parse_one(select, read=dialect).find_all(exp.Table))
+        except sqlglot.errors.ParseError:
+            tables = []
+    if len(tables) != 1:
+        raise SqlmlError(
+            f"model {stored.name}'s training SELECT does not read one table, whose rows "
+            "the exported view would predict",
+            hint="name the table with --table",
+        )
+    found = tables[0]
+    return [part.name for part in found.parts]
 
 
 def _write(file: Path, save: Callable[[Path], Any]) -> None:
