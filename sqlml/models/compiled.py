@@ -28,12 +28,18 @@ def numeric_columns(stored: StoredModel) -> list[str]:
     for feature in stored.metadata["features"]:
         column, kind = feature.get("column"), feature["kind"]
         shape = feature.get("params", {}).get("shape")
-        if kind != "numeric" or shape != 1 or column is None or types.get(column) == "text":
-            what = f"{kind.upper()}" + (f" of {shape} values" if kind == "numeric" else "")
+        what = None
+        if kind != "numeric" or column is None:
+            what = f"a {kind.upper()} column"
+        elif shape != 1:
+            what = f"a NUMERIC column of shape {shape}"
+        elif types.get(column) == "text":
+            what = "a NUMERIC column reading numbers from text"
+        if what:
             raise ModelError(
                 f"model {stored.name} cannot be compiled into SQL: its feature column "
-                f"{feature.get('name') or column} ({what}) is not a plain numeric column, "
-                "and only those compile so far",
+                f"{feature.get('name') or column} is {what}, and only plain numeric columns "
+                "compile so far",
                 hint=NOT_COMPILED_HINT,
             )
         columns.append(column)

@@ -1,0 +1,145 @@
+"""sqlml export --format sql: a model compiled into SQL, whose view the database runs by
+itself, predicts what TO PREDICT writes, row by row, on every database."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from conftest import KINDS, datasource_url
+
+from sqlml.cli import main
+from sqlml.datasources import Datasource, connect
+from sqlml.models import family
+from sqlml.models.store import ModelStore
+
+ROWS = 240
+SCORE_TOLERANCE = 1e-6  # absolute, of a probability: XGBoost's float32 sigmoid and softmax
+VALUE_TOLERANCE = 1e-5  # relative (at least 1e-6 absolute), of a regression's value
+
+# (estimator, attributes, label): tiny trainings, each objective the view compiles.
+CASES = {
+    "binary": ("xgboost.gbtree", "objective = 'binary:logistic', max_depth = 3", "flag"),
+    "multi": ("xgboost.gbtree", "objective = 'multi:softprob', max_depth = 3", "kind"),
+    "regression": ("xgboost.gbtree", "objective = 'reg:squarederror', max_depth = 4", "y"),
+    "dart": ("xgboost.dart", "objective = 'reg:squarederror', rate_drop = 0.3", "y"),
+    "linear": ("xgboost.gblinear", "objective = 'multi:softprob'", "kind"),
+}
+
+
+def _rows() -> dict[str, np.ndarray]:
+    """Numbers with NULLs (a), fractions (b), integers (n); a 0/1 flag, three text classes
+    and a value to learn from them."""
+    rng = np.random.default_rng(7)
+    a, b, n = rng.normal(size=ROWS), rng.uniform(-2, 2, ROWS), rng.integers(0, 10, ROWS)
+    nulls = rng.random(ROWS) < 0.15
+    seen = np.where(nulls, 0.0, a)
+    kind = np.where(seen + b > 0.5, "high", np.where(seen - b > 0.0, "mid", "low"))
+    return {
+        "id": np.arange(ROWS),
+        "a": np.where(nulls, np.nan, a),  # NaN is written as NULL
+        "b": b,
+        "n": n,
+        "flag": (seen * b + n / 10 > 0.4).astype(np.int64),
+        "kind": kind.astype(object),
+        "y": 2 * seen - b + 0.3 * n + rng.normal(scale=0.1, size=ROWS),
+    }
+
+
+def _run(url: str, program: str, capsys) -> None:
+    status = main(["-e", program, "--datasource", url])
+    assert status == 0, capsys.readouterr().err
+
+
+def _drop(url: str, statements: list[str]) -> None:
+    ds = connect(url)
+    try:
+        for statement in statements:
+            ds.execute(statement)
+    finally:
+        ds.close()
+
+
+@pytest.fixture(params=KINDS)
+def data(request: pytest.FixtureRequest, tmp_path: Path, unique_name: str):
+    """A datasource URL of each kind holding the rows in table ``unique_name``."""
+    url = datasource_url(request.param, tmp_path)
+    ds = connect(url)
+    ds.write_table([unique_name], _rows(), replace=True)
+    ds.close()
+    yield url, unique_name
+    _drop(url, [f"DROP TABLE IF EXISTS {unique_name}"])
+
+
+def _fetch(ds: Datasource, query: str) -> list[tuple]:
+    result = ds.execute(query)
+    assert result is not None
+    return [tuple(row) for row in result.rows]
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_exported_view_predicts_like_to_predict(data, case, tmp_path, capsys):
+    url, table = data
+    estimator, attributes, label = CASES[case]
+    model, predicted, view = f"{table}_m", f"{table}_p", f"{table}_m_predictions"
+    classifier = label != "y"
+    extra = "WITH predict.extra_outputs = 'probabilities' " if classifier else ""
+    _run(
+        url,
+        f"SELECT a, b, n, {label} FROM {table} TO TRAIN {estimator} "
+        f"WITH train.num_boost_round = 4, {attributes} LABEL {label} INTO {model};\n"
+        f"SELECT id, a, b, n, {label} FROM {table} TO PREDICT {predicted}.{label} {extra}"
+        f"USING {model};",
+        capsys,
+    )
+    file = tmp_path / "model.sql"
+    try:
+        status = main(["export", model, str(file), "--format", "sql", "--datasource", url])
+        assert status == 0, capsys.readouterr().err
+        text = file.read_text()
+        assert f"CREATE VIEW {_quoted(url, view)} AS" in text
+        ds = connect(url)
+        try:
+            ds.execute(text.rstrip().rstrip(";"))  # the database runs the file's view itself
+            expected = _fetch(ds, f"SELECT id, {label} FROM {predicted} ORDER BY id")
+            found = _fetch(ds, f"SELECT id, {label} FROM {view} ORDER BY id")
+            assert [row[0] for row in found] == [row[0] for row in expected]
+            if classifier:
+                assert [row[1] for row in found] == [row[1] for row in expected]
+                _check_scores(ds, model, table, predicted)
+            else:
+                got = np.array([row[1] for row in found], dtype=np.float64)
+                want = np.array([row[1] for row in expected], dtype=np.float64)
+                np.testing.assert_allclose(got, want, rtol=VALUE_TOLERANCE, atol=1e-6)
+        finally:
+            ds.close()
+    finally:
+        _drop(url, [f"DROP VIEW IF EXISTS {view}", f"DROP TABLE IF EXISTS {predicted}"])
+        main(["-e", f"DROP MODEL IF EXISTS {model};", "--datasource", url])
+
+
+def _quoted(url: str, name: str) -> str:
+    return f"`{name}`" if url.startswith("mysql") else f'"{name}"'
+
+
+def _check_scores(ds: Datasource, model: str, table: str, predicted: str) -> None:
+    """The compiled class probabilities are TO PREDICT's, within SCORE_TOLERANCE."""
+    stored = ModelStore(ds).load(model)
+    compiled = family(stored.metadata["family"]).to_sql(stored)
+    scores = [expression.sql(dialect=ds.dialect) for expression in compiled.scores.values()]
+    found = _fetch(ds, f"SELECT {', '.join(scores)} FROM {table} ORDER BY id")
+    names = [name for name in _fetch_columns(ds, predicted) if "_" in name and name != "id"]
+    expected = _fetch(ds, f"SELECT {', '.join(names)} FROM {predicted} ORDER BY id")
+    assert len(names) == len(scores)
+    np.testing.assert_allclose(
+        np.array(found, dtype=np.float64),
+        np.array(expected, dtype=np.float64),
+        atol=SCORE_TOLERANCE,
+    )
+
+
+def _fetch_columns(ds: Datasource, table: str) -> list[str]:
+    result = ds.execute(f"SELECT * FROM {table} WHERE 1 = 0")
+    assert result is not None
+    return result.columns
