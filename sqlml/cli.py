@@ -108,6 +108,7 @@ def _parser() -> argparse.ArgumentParser:
     export.add_argument("--version", type=int, metavar="N", help="the model version (newest)")
     export.add_argument(
         "--format",
+        dest="export_format",
         choices=("model", "sql"),
         default="model",
         help="model: the library's own format (and the metadata); sql: the model compiled "
@@ -284,9 +285,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "parse":
             return _parse(args.file, args.dialect or dialect_of(datasource), args.json)
         if args.command == "export":
-            if args.format == "model" and (args.dialect or args.table):
+            if args.export_format == "model" and (args.dialect or args.table):
                 parser.error("--dialect and --table are for --format sql")
-            if args.format == "sql":
+            if args.export_format == "sql":
                 return _export_sql(args, datasource)
             return _export(args.model, Path(args.file), datasource, args.version)
         if args.command in RUN_COMMANDS:

@@ -9,12 +9,15 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlglot import exp
 
+from sqlml import ir
 from sqlml.errors import ModelError
-from sqlml.models.store import StoredModel
+
+if TYPE_CHECKING:
+    from sqlml.models.store import StoredModel
 
 NOT_COMPILED_HINT = "export it in its library's format instead (sqlml export MODEL FILE.json)"
 
@@ -38,7 +41,8 @@ def numeric_columns(stored: StoredModel) -> list[str]:
         if what:
             raise ModelError(
                 f"model {stored.name} cannot be compiled into SQL: its feature column "
-                f"{feature.get('name') or column} is {what}, and only plain numeric columns "
+                f"{ir.FeatureColumn.from_dict(feature).name} is {what}, and only plain numeric "
+                "columns "
                 "compile so far",
                 hint=NOT_COMPILED_HINT,
             )

@@ -31,7 +31,7 @@ from typing import Any
 from sqlglot import exp
 
 from sqlml.datasources import Datasource
-from sqlml.errors import ModelError, SqlmlError
+from sqlml.errors import DatasourceError, ModelError, SqlmlError
 from sqlml.models import family
 from sqlml.models.store import ModelStore, StoredModel
 
@@ -105,10 +105,9 @@ def export_sql(
     label = stored.metadata["label"] or "prediction"
     parts = table.split(".") if table else _training_table(stored, datasource.dialect)
     selected: list[exp.Expression] = [exp.Star()]
-    if datasource.table_exists(parts):
-        found = datasource.execute(f"SELECT * FROM {datasource.quote(parts)} WHERE 1 = 0")
-        if found is not None:
-            selected = [exp.column(c, quoted=True) for c in found.columns if c != label]
+    found = _columns(datasource, parts)
+    if found:
+        selected = [exp.column(c, quoted=True) for c in found if c != label]
     select = exp.select(*selected, exp.alias_(compiled.value, label, quoted=True)).from_(
         exp.table_(parts[-1], *reversed(parts[:-1]), quoted=True)
     )
@@ -127,6 +126,17 @@ def export_sql(
     text = comments + view.sql(dialect=dialect, pretty=True) + ";\n"
     _write(file, lambda path: path.write_text(text, encoding="utf-8"))
     return stored
+
+
+def _columns(datasource: Datasource, table: list[str]) -> list[str]:
+    """The columns of ``table`` in ``datasource``; none if it has no such table."""
+    try:
+        if not datasource.table_exists(table):
+            return []
+        found = datasource.execute(f"SELECT * FROM {datasource.quote(table)} WHERE 1 = 0")
+    except DatasourceError:  # a schema the database does not know
+        return []
+    return found.columns if found is not None else []
 
 
 def _training_table(stored: StoredModel, dialect: str) -> list[str]:

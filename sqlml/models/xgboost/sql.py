@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from sqlglot import exp
@@ -30,8 +30,10 @@ from sqlml.errors import ModelError
 from sqlml.models import compiled
 from sqlml.models.compiled import NOT_COMPILED_HINT, argmax, class_value, number, total
 from sqlml.models.interface import CompiledModel
-from sqlml.models.store import StoredModel
 from sqlml.models.xgboost.checks import xgboost_document
+
+if TYPE_CHECKING:
+    from sqlml.models.store import StoredModel
 
 _IDENTITY = ("reg:squarederror", "reg:pseudohubererror", "reg:absoluteerror")
 _CLASSES = ("binary:logistic", "binary:logitraw", "binary:hinge", "multi:softprob", "multi:softmax")
