@@ -126,12 +126,13 @@ def _quoted(url: str, name: str) -> str:
     return f"`{name}`" if url.startswith("mysql") else f'"{name}"'
 
 
-def _check_scores(ds: Datasource, model: str, table: str, predicted: str) -> None:
-    """The compiled class probabilities are TO PREDICT's, within SCORE_TOLERANCE."""
+def _check_scores(ds: Datasource, model: str, rows: str, predicted: str) -> None:
+    """The compiled class probabilities of ``rows`` (a table, and a WHERE clause) are TO
+    PREDICT's, within SCORE_TOLERANCE."""
     stored = ModelStore(ds).load(model)
     compiled = family(stored.metadata["family"]).to_sql(stored)
     scores = [expression.sql(dialect=ds.dialect) for expression in compiled.scores.values()]
-    found = _fetch(ds, f"SELECT {', '.join(scores)} FROM {table} ORDER BY id")
+    found = _fetch(ds, f"SELECT {', '.join(scores)} FROM {rows} ORDER BY id")
     names = [name for name in _fetch_columns(ds, predicted) if "_" in name and name != "id"]
     expected = _fetch(ds, f"SELECT {', '.join(names)} FROM {predicted} ORDER BY id")
     assert len(names) == len(scores)
@@ -205,4 +206,36 @@ def test_dialect_and_table_options(data, tmp_path, capsys):
             main([*args, "--table", "x", "--format", "model"])
         assert "--dialect and --table are for --format sql" in capsys.readouterr().err
     finally:
+        main(["-e", f"DROP MODEL IF EXISTS {model};", "--datasource", url])
+
+
+def test_kmeans_view_assigns_the_nearest_centre_like_to_predict(data, tmp_path, capsys):
+    """On rows without NULLs (TO PREDICT puts the mean of the rows it scores in their place,
+    the SQL the training rows' mean)."""
+    url, table = data
+    model, predicted, view = f"{table}_m", f"{table}_p", f"{table}_m_predictions"
+    _run(
+        url,
+        f"SELECT a, b, n FROM {table} WHERE a IS NOT NULL TO TRAIN KMeans "
+        f"WITH model.n_clusters = 4 INTO {model};\n"
+        f"SELECT id, a, b, n FROM {table} WHERE a IS NOT NULL TO PREDICT {predicted}.cluster "
+        f"WITH predict.extra_outputs = 'probabilities' USING {model};",
+        capsys,
+    )
+    file = tmp_path / "model.sql"
+    try:
+        status = main(["export", model, str(file), "--format", "sql", "--datasource", url])
+        assert status == 0, capsys.readouterr().err
+        ds = connect(url)
+        try:
+            ds.execute(file.read_text().rstrip().rstrip(";"))
+            expected = _fetch(ds, f"SELECT id, cluster FROM {predicted} ORDER BY id")
+            found = _fetch(ds, f"SELECT id, prediction FROM {view} WHERE a IS NOT NULL ORDER BY id")
+            assert [(i, int(c)) for i, c in found] == [(i, int(c)) for i, c in expected]
+            assert len({c for _, c in found}) == 4
+            _check_scores(ds, model, f"{table} WHERE a IS NOT NULL", predicted)
+        finally:
+            ds.close()
+    finally:
+        _drop(url, [f"DROP VIEW IF EXISTS {view}", f"DROP TABLE IF EXISTS {predicted}"])
         main(["-e", f"DROP MODEL IF EXISTS {model};", "--datasource", url])

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from sqlml.models.cluster.checks import kmeans_document
 from sqlml.models.estimator import Estimator
-from sqlml.models.interface import Family
+from sqlml.models.interface import CompiledModel, Family
 
 if TYPE_CHECKING:
     from sqlml.models.store import StoredModel
@@ -34,6 +34,12 @@ class Cluster(Family):
         """The checked JSON document, as stored."""
         kmeans_document(stored.data)
         return lambda path: path.write_bytes(stored.data)
+
+    def to_sql(self, stored: StoredModel) -> CompiledModel:
+        """The nearest centre (:mod:`.sql`)."""
+        from sqlml.models.cluster.sql import compile_model
+
+        return compile_model(stored)
 
     def check_metadata(self, metadata: dict[str, Any]) -> str | None:
         """Whether the cluster ids fit the number of clusters trained."""

@@ -1,0 +1,76 @@
+"""A k-means model compiled into portable SQL: each row's nearest centre, after the
+standardisation the model stored (:mod:`.model`), read from its JSON document.
+
+A NULL feature is the training rows' mean here (0 once standardised); TO PREDICT puts the
+mean of the rows it scores in a batch in its place, so rows with NULLs may be assigned
+differently. Features are doubles here and float32 in TO PREDICT: a row about equally far
+from two centres may go to the other.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from sqlglot import exp
+
+from sqlml.models import compiled
+from sqlml.models.cluster.checks import kmeans_document
+from sqlml.models.compiled import number, total
+from sqlml.models.interface import CompiledModel
+
+if TYPE_CHECKING:
+    from sqlml.models.store import StoredModel
+
+_NOTES = [
+    "A NULL feature counts as the training rows' mean; TO PREDICT uses the mean of the rows "
+    "it scores instead, so rows with NULLs may get another cluster.",
+    "Features are read as doubles (float32 in TO PREDICT): a row about equally far from two "
+    "centres may get the other.",
+]
+
+
+def compile_model(stored: StoredModel) -> CompiledModel:
+    """The nearest centre's id (the first on ties), and each cluster's soft assignment
+    (Student's t kernel, as TO PREDICT's probabilities)."""
+    columns = compiled.numeric_columns(stored)
+    document = kmeans_document(stored.data)
+    standardised = [
+        exp.Coalesce(
+            this=exp.Div(
+                this=exp.Paren(
+                    this=exp.Sub(this=compiled.feature(column), expression=number(mean))
+                ),
+                expression=number(scale),
+            ),
+            expressions=[exp.Literal.number(0)],
+        )
+        for column, mean, scale in zip(columns, document["mean"], document["scale"], strict=True)
+    ]
+    distances = [
+        total(
+            [
+                exp.Pow(
+                    this=exp.Paren(this=exp.Sub(this=z.copy(), expression=number(c))),
+                    expression=exp.Literal.number(2),
+                )
+                for z, c in zip(standardised, center, strict=True)
+            ]
+        )
+        for center in document["centers"]
+    ]
+    classes = stored.metadata["labels"]["classes"]
+    nearest = compiled.argmax([exp.Neg(this=exp.Paren(this=d.copy())) for d in distances], classes)
+    kernels = [
+        exp.Div(
+            this=exp.Literal.number(1),
+            expression=exp.Paren(this=exp.Add(this=exp.Literal.number(1), expression=d)),
+        )
+        for d in distances
+    ]
+    scores = {
+        str(cluster): exp.Div(
+            this=kernel, expression=exp.Paren(this=total([k.copy() for k in kernels]))
+        )
+        for cluster, kernel in zip(classes, kernels, strict=True)
+    }
+    return CompiledModel(columns, nearest, scores, _NOTES)
