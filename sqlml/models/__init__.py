@@ -21,6 +21,9 @@ A new family is one package, ``sqlml/models/<name>/``, as ``xgboost`` and ``kera
   train_batches if the family ``streams`` (:class:`StreamingTrainer`), the only module that
   imports the library;
 - ``checks.py``: checks on stored bytes before the library reads them.
+- ``sql.py``, if its models compile into portable SQL (``sqlml export --format sql``): what
+  its :meth:`Family.to_sql` returns, a :class:`CompiledModel` of sqlglot expressions built
+  with :mod:`sqlml.models.compiled` (XGBoost's and the clustering family's do; others refuse).
 
 The model store (:mod:`sqlml.models.store`) keeps every family's models in the datasource;
 :mod:`sqlml.models.applied` loads one and applies it to a SELECT's rows, ready to score (what
@@ -31,10 +34,17 @@ Outside sqlml, a package's entry point of ``sqlml.families`` adds one
 ``register(MyFamily())`` in the process (``tests/test_family_plugin.py``).
 """
 
-from sqlml.models.interface import Family, StreamingTrainer, Trainer, TreeTrainer
+from sqlml.models.interface import (
+    CompiledModel,
+    Family,
+    StreamingTrainer,
+    Trainer,
+    TreeTrainer,
+)
 from sqlml.models.registry import families, family, register, unregister
 
 __all__ = [
+    "CompiledModel",
     "Family",
     "StreamingTrainer",
     "Trainer",
