@@ -83,7 +83,7 @@ def _intercepts(text: str, outputs: int, objective: str) -> list[float]:
     parts = text[1:-1].split(",") if text.startswith("[") else [text]
     values = [np.float32(float(part)) for part in parts]
     values = values * outputs if len(values) == 1 else values
-    if objective in ("binary:logistic", "reg:logistic"):
+    if objective == "binary:logistic":
         one = np.float32(1)
         values = [-np.log(one / value - one, dtype=np.float32) for value in values]
     return [float(value) for value in values]
