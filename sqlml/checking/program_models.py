@@ -12,6 +12,7 @@ from sqlml.errors import ModelError
 from sqlml.grammar import ast
 from sqlml.models.store import ModelStore
 from sqlml.semantics.metric_names import check_evaluated, stored_task, trained_task
+from sqlml.semantics.predict_calls import position, predict_calls
 from sqlml.statements import kind_of
 from sqlml.statements.evaluate.ir import EvaluateStatement
 from sqlml.statements.train.handler import check_base_estimator, check_repeated
@@ -43,6 +44,9 @@ class ProgramModels:
         """A :class:`~sqlml.errors.SqlmlError` if ``statement`` uses a model that neither
         exists nor is trained earlier, or uses one as it cannot be used."""
         effects = kind_of(statement).effects
+        if effects.standard_sql:
+            self._check_calls(node)
+            return
         for model in effects.values(statement, effects.reads_models):
             with placed_at(name_at(node, model.split("."))):
                 self._check_exists(model)
@@ -76,6 +80,13 @@ class ProgramModels:
         for model in effects.values(statement, effects.drops_models):
             self.estimators.pop(model, None)
             self.attributes.pop(model, None)
+
+    def _check_calls(self, node: ast.Statement) -> None:
+        """Each ``PREDICT`` call of standard SQL names a model that exists or is trained
+        earlier, the error at the call."""
+        for call in predict_calls(node.text, self.datasource.dialect, node.pos):
+            with placed_at(ast.Position(*position(node.text, call.start, node.pos), 0)):
+                self._check_exists(call.model)
 
     def _check_exists(self, name: str) -> None:
         if name not in self.estimators:

@@ -30,6 +30,7 @@ from sqlglot.tokens import TokenType
 
 from sqlml.errors import CheckError
 from sqlml.grammar import ast
+from sqlml.semantics.predict_calls import without_calls
 
 _CLAUSES = frozenset({"Where", "Having", "Group", "Order", "Limit", "From", "Join", "Qualify"})
 QUERY_WORDS = frozenset({"select", "with", "values", "from", "table"})
@@ -104,8 +105,9 @@ def shorten(sql: str) -> ShortSql:
 def parse_sql(sql: str, dialect: str) -> tuple[exp.Expression | None, ...]:
     """sqlglot's trees of the statements in ``sql``, long literal lists cut short (see
     :func:`shorten`); shared between callers, who must not change them. Raises sqlglot's
-    errors, positioned in the shortened text, and RecursionError."""
-    return tuple(sqlglot.parse(shorten(sql).text, read=dialect))
+    errors, positioned in the shortened text, and RecursionError. A ``PREDICT`` call reads as
+    ``NULL`` (:mod:`.predict_calls`)."""
+    return tuple(sqlglot.parse(shorten(without_calls(sql, dialect)).text, read=dialect))
 
 
 def is_query(sql: str) -> bool:

@@ -11,6 +11,6 @@ KINDS = (
         analysis=f"{__name__}.analysis:lower",
         step="sql",
         handler="sqlml.statements.sql.handler:run",
-        effects=Effects(standard_sql=True),
+        effects=Effects(reads_models=("models[]",), standard_sql=True),
     ),
 )

@@ -3,29 +3,36 @@ database checks them).
 
 A statement that the database's own parser reads whole (DuckDB's: a query of one SELECT, or
 one statement of another kind) is taken as it is; anything else is checked by sqlglot, whose
-errors say where the fault is (:mod:`sqlml.semantics.database_parser`)."""
+errors say where the fault is (:mod:`sqlml.semantics.database_parser`). Its ``PREDICT`` calls
+(:mod:`sqlml.semantics.predict_calls`) are checked as written and read as ``NULL`` by the rest
+of the check; the IR names their models."""
 
 from __future__ import annotations
 
+from sqlml.grammar.ast import Position
 from sqlml.semantics.database_parser import statement_type
 from sqlml.semantics.lowering import common
+from sqlml.semantics.predict_calls import neutral, predict_calls
 from sqlml.statements.sql import syntax
 from sqlml.statements.sql.ir import SqlStatement
 
 
 def lower(statement: syntax.SqlNode, prefix: str, dialect: str) -> SqlStatement:
-    _check(statement, dialect)
+    calls = predict_calls(statement.text, dialect, statement.pos)
+    _check(neutral(statement.text, calls), statement.pos, dialect)
     first_word = statement.text.split(None, 1)[0]
-    return SqlStatement(**common(statement, prefix, first_word))
+    models = list(dict.fromkeys(call.model for call in calls))
+    return SqlStatement(**common(statement, prefix, first_word), models=models)
 
 
-def _check(statement: syntax.SqlNode, dialect: str) -> None:
-    read = statement_type(statement.text, dialect)
+def _check(text: str, pos: Position, dialect: str) -> None:
+    """``text`` (its ``PREDICT`` calls stood in for) checked."""
+    read = statement_type(text, dialect)
     if read == "SELECT":  # a query (SHOW and DESCRIBE are too) the database reads whole
         return
     from sqlml.semantics.sql_check import check_query, check_statement_word, is_query
 
-    if is_query(statement.text):
-        check_query(statement.text, statement.pos, dialect, None)
+    if is_query(text):
+        check_query(text, pos, dialect, None)
     elif read is None:
-        check_statement_word(statement.text, statement.pos, dialect)
+        check_statement_word(text, pos, dialect)

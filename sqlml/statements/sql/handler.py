@@ -1,10 +1,14 @@
-"""Run a standard SQL statement, its ``:name`` placeholders bound as the driver's parameters.
-The statement is interrupted once its token is stopped (a timeout, Ctrl-C), even when the
-cancel came just before it started."""
+"""Run a standard SQL statement, its ``:name`` placeholders bound as the driver's parameters
+and each ``PREDICT`` call replaced by its model's compiled SQL (:func:`with_models`). The
+statement is interrupted once its token is stopped (a timeout, Ctrl-C), even when the cancel
+came just before it started."""
 
 from __future__ import annotations
 
 from sqlml import ir
+from sqlml.datasources import Datasource
+from sqlml.errors import ModelError, SqlmlError
+from sqlml.grammar.ast import Position
 from sqlml.runtime.cancel import interrupted_once_stopped
 from sqlml.runtime.context import Context
 from sqlml.runtime.outcome import Outcome
@@ -14,9 +18,47 @@ def run(statement: ir.SqlStatement, context: Context) -> Outcome:
     """The rows the statement returns, if any."""
     datasource = context.datasource
     sql, params = statement.text, ()
+    if statement.models:
+        sql = with_models(statement, datasource)
     if statement.params:  # else sqlglot's tokenizer, which finds placeholders, stays unloaded
         from sqlml.runtime.bound_parameters import bound
 
-        sql, params = bound(statement.text, statement.params, datasource)
+        sql, params = bound(sql, statement.params, datasource)
     with interrupted_once_stopped(context.token, datasource.interrupt):
         return Outcome(result=datasource.execute(sql, params))
+
+
+def with_models(statement: ir.SqlStatement, datasource: Datasource) -> str:
+    """The statement's text with each ``PREDICT(m)`` replaced by ``m``'s prediction and each
+    ``PREDICT_PROBA(m, 'class')`` by the class's probability, compiled into SQL of the
+    datasource's dialect (:meth:`~sqlml.models.Family.to_sql`) reading the features by name;
+    a :class:`SqlmlError` at the call whose model is missing or cannot be compiled."""
+    from sqlml.models import family
+    from sqlml.models.store import ModelStore
+    from sqlml.semantics.predict_calls import position, predict_calls
+
+    text, dialect = statement.text, datasource.dialect
+    pos = Position(statement.line, statement.column, 0)
+    store, compiled, pieces, at = ModelStore(datasource), {}, [], 0
+    for call in predict_calls(text, dialect, pos):
+        try:
+            key = (call.model, call.version)
+            if key not in compiled:
+                stored = store.load(call.model, call.version)
+                compiled[key] = family(stored.metadata["family"]).to_sql(stored)
+            model = compiled[key]
+            expression = model.value
+            if call.label is not None:
+                if call.label not in model.scores:
+                    raise ModelError(
+                        f"model {call.model} gives no probability of the class {call.label!r}",
+                        hint=f"its classes' probabilities: {', '.join(map(repr, model.scores))}"
+                        if model.scores
+                        else "its objective gives classes only: use PREDICT",
+                    )
+                expression = model.scores[call.label]
+        except SqlmlError as error:
+            raise error.at(*position(text, call.start, pos)) from None
+        pieces += [text[at : call.start], f"({expression.sql(dialect=dialect)})"]
+        at = call.end
+    return "".join([*pieces, text[at:]])

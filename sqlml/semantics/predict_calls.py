@@ -1,0 +1,133 @@
+"""``PREDICT(model)`` and ``PREDICT_PROBA(model, 'class')`` in standard SQL: where each call
+is in a statement's text and what it names (a model, optionally ``VERSION n``), and the text
+with each call stood in for by ``NULL`` of the same length, for sqlglot and the database
+check, which know no such function. The handler of standard SQL puts each model's compiled
+expression in its place before the statement runs."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from sqlml.errors import CheckError
+from sqlml.grammar import ast
+
+_CALL = re.compile(r"\bPREDICT(?:_PROBA)?\s*\(", re.IGNORECASE)
+_FUNCTIONS = ("PREDICT", "PREDICT_PROBA")
+
+
+@dataclass(frozen=True)
+class PredictCall:
+    """One call: its offsets in the statement's text (``end`` excluded), the model's name,
+    its version (None: the newest) and, for ``PREDICT_PROBA``, the class."""
+
+    start: int
+    end: int
+    model: str
+    version: int | None = None
+    label: str | None = None
+
+
+def predict_calls(text: str, dialect: str, pos: ast.Position) -> list[PredictCall]:
+    """The calls in ``text`` (a statement starting at ``pos`` in the program), in order; a
+    :class:`CheckError` at a call that is not written ``PREDICT(m [VERSION n])`` or
+    ``PREDICT_PROBA(m [VERSION n], 'class')``. Text sqlglot cannot read holds none (the
+    SQL check says what is wrong)."""
+    if not _CALL.search(text):  # most SQL: sqlglot's tokenizer stays unused
+        return []
+    import sqlglot
+    from sqlglot.errors import TokenError
+    from sqlglot.tokens import TokenType
+
+    try:
+        tokens = sqlglot.tokenize(text, read=dialect)
+    except TokenError:
+        return []
+    calls = []
+    for i, token in enumerate(tokens):
+        name = token.text.upper()
+        following = tokens[i + 1] if i + 1 < len(tokens) else None
+        if name not in _FUNCTIONS or token.token_type in (TokenType.STRING, TokenType.IDENTIFIER):
+            continue
+        if following is None or following.token_type != TokenType.L_PAREN:
+            continue
+        if i > 0 and tokens[i - 1].token_type == TokenType.DOT:  # schema.predict(...)
+            continue
+        calls.append(_call(tokens, i, name == "PREDICT_PROBA", text, pos))
+    return calls
+
+
+def _call(tokens: list, at: int, proba: bool, text: str, pos: ast.Position) -> PredictCall:
+    """The call whose function name is ``tokens[at]``."""
+    from sqlglot.tokens import TokenType
+
+    function = tokens[at].text.upper()
+    form = f"{function}(model [VERSION n]{', ' + repr('class') if proba else ''})"
+
+    def wrong(index: int) -> CheckError:
+        where = tokens[min(index, len(tokens) - 1)]
+        line, column = position(text, where.start, pos)
+        return CheckError(
+            f"{function} takes a model's name{' and a class' if proba else ''}",
+            line=line,
+            column=column,
+            hint=f"write {form}",
+        )
+
+    i = at + 2
+    parts: list[str] = []
+    while i < len(tokens) and tokens[i].token_type not in (TokenType.STRING, TokenType.NUMBER):
+        if tokens[i].text.isidentifier():
+            parts.append(tokens[i].text)
+        else:
+            break
+        i += 1
+        if i < len(tokens) and tokens[i].token_type == TokenType.DOT:
+            i += 1
+        else:
+            break
+    if not parts:
+        raise wrong(i)
+    version = None
+    if i + 1 < len(tokens) and tokens[i].text.upper() == "VERSION":
+        if not tokens[i + 1].text.isdigit():
+            raise wrong(i + 1)
+        version, i = int(tokens[i + 1].text), i + 2
+    label = None
+    if proba:
+        if i + 1 >= len(tokens) or tokens[i].token_type != TokenType.COMMA:
+            raise wrong(i)
+        if tokens[i + 1].token_type != TokenType.STRING:
+            raise wrong(i + 1)
+        label, i = tokens[i + 1].text, i + 2
+    if i >= len(tokens) or tokens[i].token_type != TokenType.R_PAREN:
+        raise wrong(i)
+    return PredictCall(tokens[at].start, tokens[i].end + 1, ".".join(parts), version, label)
+
+
+def neutral(text: str, calls: list[PredictCall]) -> str:
+    """``text`` with each call replaced by ``NULL`` padded to its length (lines kept), so
+    offsets, lines and columns stay those of the text as written."""
+    pieces, at = [], 0
+    for call in calls:
+        padding = re.sub(r"[^\n]", " ", text[call.start + 4 : call.end])
+        pieces += [text[at : call.start], "NULL", padding]
+        at = call.end
+    return "".join([*pieces, text[at:]])
+
+
+def position(text: str, offset: int, pos: ast.Position) -> tuple[int, int]:
+    """The line and column in the program of ``offset`` in ``text``, which starts at
+    ``pos``."""
+    line = text.count("\n", 0, offset)
+    column = offset - text.rfind("\n", 0, offset)
+    return pos.line + line, column + (pos.column - 1 if line == 0 else 0)
+
+
+def without_calls(text: str, dialect: str) -> str:
+    """``text`` with its calls stood in for (:func:`neutral`); as it is when a call is
+    malformed (the check of the statement says where)."""
+    try:
+        return neutral(text, predict_calls(text, dialect, ast.Position(1, 1, 0)))
+    except CheckError:
+        return text

@@ -1,0 +1,332 @@
+"""PREDICT(m) and PREDICT_PROBA(m, 'class') inside standard SQL: each call replaced by the
+model's compiled SQL before the statement runs, so the database scores the rows itself, in
+any position of a query and inside a view that outlives sqlml; equal to TO PREDICT, row by
+row, on every database."""
+
+from __future__ import annotations
+
+import uuid
+from pathlib import Path
+
+import numpy as np
+import pytest
+from conftest import KINDS, datasource_url
+
+from sqlml.checking import check_program, errors_of
+from sqlml.cli import main
+from sqlml.datasources import Datasource, connect
+
+ROWS = 200
+TOLERANCE = 1e-6  # of a probability, and relative (and absolute) of a regression's value
+PREFIX = f"pf{uuid.uuid4().hex[:8]}_"  # the servers' databases are shared by other runs
+
+
+def _named(sql: str) -> str:
+    """``sql`` with this run's names: each ``pf_`` (tables, views, models) prefixed so."""
+    return sql.replace("pf_", PREFIX)
+
+
+def _rows() -> dict[str, np.ndarray]:
+    """Numbers with NULLs (a), fractions (b), integers (n); a text class and a value."""
+    rng = np.random.default_rng(11)
+    a, b, n = rng.normal(size=ROWS), rng.uniform(-2, 2, ROWS), rng.integers(0, 10, ROWS)
+    nulls = rng.random(ROWS) < 0.15
+    seen = np.where(nulls, 0.0, a)
+    return {
+        "id": np.arange(ROWS),
+        "a": np.where(nulls, np.nan, a),  # NaN is written as NULL
+        "b": b,
+        "n": n,
+        "churn": np.where(seen * b + n / 10 > 0.4, "yes", "no").astype(object),
+        "y": 2 * seen - b + 0.3 * n + rng.normal(scale=0.1, size=ROWS),
+    }
+
+
+def _run(url: str, program: str, capsys) -> None:
+    status = main(["-e", _named(program), "--datasource", url])
+    assert status == 0, capsys.readouterr().err
+
+
+def _fetch(ds: Datasource, query: str) -> list[tuple]:
+    result = ds.execute(_named(query))
+    assert result is not None
+    return [tuple(row) for row in result.rows]
+
+
+def _query(url: str, program: str, capsys) -> list[tuple]:
+    """The rows of a program's last query, run by sqlml (its PREDICT calls compiled): the
+    query's result written to a table by CREATE TABLE ... AS, then read plainly."""
+    _run(url, program, capsys)
+    ds = connect(url)
+    try:
+        return _fetch(ds, "SELECT * FROM pf_result ORDER BY 1")
+    finally:
+        ds.execute(_named("DROP TABLE pf_result"))
+        ds.close()
+
+
+@pytest.fixture(params=KINDS, scope="module")
+def trained(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory):
+    """A datasource of each kind holding the rows (``pf_rows``), a binary classifier of text
+    labels (``pf_c``) and a regressor (``pf_r``), and TO PREDICT's tables of both."""
+    url = datasource_url(request.param, tmp_path_factory.mktemp(request.param))
+    ds = connect(url)
+    ds.write_table([f"{PREFIX}rows"], _rows(), replace=True)
+    ds.close()
+    assert (
+        main(
+            [
+                "-e",
+                _named(
+                    "SELECT a, b, n, churn FROM pf_rows TO TRAIN xgboost.gbtree WITH "
+                    "train.num_boost_round = 4, objective = 'binary:logistic', max_depth = 3 "
+                    "LABEL churn INTO pf_c;\n"
+                    "SELECT a, b, n, y FROM pf_rows TO TRAIN xgboost.gbtree WITH "
+                    "train.num_boost_round = 4, max_depth = 3 LABEL y INTO pf_r;\n"
+                    "SELECT id, a, b, n FROM pf_rows TO PREDICT pf_cp.churn "
+                    "WITH predict.extra_outputs = 'probabilities', output.replace = true "
+                    "USING pf_c;\n"
+                    "SELECT id, a, b, n FROM pf_rows TO PREDICT pf_rp.y "
+                    "WITH output.replace = true USING pf_r;"
+                ),
+                "--datasource",
+                url,
+            ]
+        )
+        == 0
+    )
+    yield url
+    ds = connect(url)
+    try:
+        ds.execute(_named("DROP VIEW IF EXISTS pf_view"))
+        for table in ("rows", "cp", "rp", "result", "extra"):
+            ds.execute(f"DROP TABLE IF EXISTS {PREFIX}{table}")
+    finally:
+        ds.close()
+    main(
+        ["-e", _named("DROP MODEL IF EXISTS pf_c; DROP MODEL IF EXISTS pf_r;"), "--datasource", url]
+    )
+
+
+def _expected(url: str, query: str) -> list[tuple]:
+    ds = connect(url)
+    try:
+        return _fetch(ds, query)
+    finally:
+        ds.close()
+
+
+def _close(found: list, expected: list) -> None:
+    np.testing.assert_allclose(
+        np.array(found, dtype=np.float64),
+        np.array(expected, dtype=np.float64),
+        rtol=TOLERANCE,
+        atol=TOLERANCE,
+    )
+
+
+def test_classes_and_values_equal_to_predict(trained, capsys):
+    url = trained
+    found = _query(
+        url,
+        "CREATE TABLE pf_result AS SELECT id, PREDICT(pf_c) AS churn, PREDICT(pf_r VERSION 1) "
+        "AS y FROM pf_rows;",
+        capsys,
+    )
+    classes = _expected(url, "SELECT id, churn FROM pf_cp ORDER BY id")
+    values = _expected(url, "SELECT id, y FROM pf_rp ORDER BY id")
+    assert [(i, c) for i, c, _ in found] == classes
+    assert {c for _, c in classes} == {"yes", "no"}
+    assert [row[0] for row in found] == [row[0] for row in values]
+    _close([row[2] for row in found], [row[1] for row in values])
+
+
+def test_probability_equals_to_predict(trained, capsys):
+    url = trained
+    found = _query(
+        url,
+        "CREATE TABLE pf_result AS SELECT id, PREDICT_PROBA(pf_c, 'yes') AS p, "
+        "predict_proba(pf_c, 'no') AS q FROM pf_rows;",
+        capsys,
+    )
+    expected = _expected(url, "SELECT id, churn_yes, churn_no FROM pf_cp ORDER BY id")
+    assert [row[0] for row in found] == [row[0] for row in expected]
+    _close([row[1:] for row in found], [row[1:] for row in expected])
+
+
+def test_where_order_by_group_by(trained, capsys):
+    url = trained
+    found = _query(
+        url,
+        "CREATE TABLE pf_result AS SELECT id FROM pf_rows "
+        "WHERE PREDICT(pf_c) = 'yes' AND PREDICT_PROBA(pf_c, 'yes') > 0.5 "
+        "ORDER BY PREDICT(pf_r), id LIMIT 1000;",
+        capsys,
+    )
+    expected = _expected(
+        url,
+        "SELECT pf_cp.id FROM pf_cp JOIN pf_rp ON pf_cp.id = pf_rp.id "
+        "WHERE churn = 'yes' ORDER BY pf_cp.id",
+    )
+    assert found == expected
+    counted = _query(
+        url,
+        "CREATE TABLE pf_result AS SELECT PREDICT(pf_c) AS c, COUNT(*) AS k FROM pf_rows "
+        "GROUP BY PREDICT(pf_c);",
+        capsys,
+    )
+    want = _expected(url, "SELECT churn, COUNT(*) FROM pf_cp GROUP BY churn ORDER BY 1")
+    assert [(c, int(k)) for c, k in counted] == [(c, int(k)) for c, k in want]
+
+
+def test_cte_subquery_and_join(trained, capsys):
+    """The features are read by name from the rows in scope (only the scored table may hold
+    them in a JOIN)."""
+    url = trained
+    found = _query(
+        url,
+        "CREATE TABLE pf_result AS WITH scored AS (SELECT id, PREDICT(pf_c) AS c FROM pf_rows) "
+        "SELECT s.id, s.c FROM scored AS s JOIN pf_cp AS p "
+        "ON p.id = s.id AND p.churn = s.c "
+        "WHERE s.id IN (SELECT id FROM pf_rows WHERE PREDICT(pf_r) > -100);",
+        capsys,
+    )
+    assert found == _expected(url, "SELECT id, churn FROM pf_cp ORDER BY id")
+    joined = _query(
+        url,
+        "CREATE TABLE pf_result AS SELECT p.id FROM (SELECT id, churn FROM pf_cp) AS p "
+        "JOIN pf_rows AS r ON r.id = p.id AND PREDICT(pf_c) <> p.churn;",
+        capsys,
+    )
+    assert joined == []
+
+
+def test_insert_select(trained, capsys):
+    url = trained
+    _run(
+        url,
+        "CREATE TABLE pf_extra (id INTEGER, c VARCHAR(10));\n"
+        "INSERT INTO pf_extra SELECT id, PREDICT(pf_c) FROM pf_rows;",
+        capsys,
+    )
+    found = _expected(url, "SELECT id, c FROM pf_extra ORDER BY id")
+    _run(url, "DROP TABLE pf_extra;", capsys)
+    assert found == _expected(url, "SELECT id, churn FROM pf_cp ORDER BY id")
+
+
+def test_view_outlives_sqlml(trained, capsys):
+    """The view holds the compiled SQL: the database's own connection, without sqlml's
+    rewriting, reads it."""
+    url = trained
+    _run(
+        url,
+        "CREATE VIEW pf_view AS SELECT id, PREDICT(pf_c) AS p, PREDICT_PROBA(pf_c, 'yes') AS q "
+        "FROM pf_rows;",
+        capsys,
+    )
+    found = _plain_rows(url, "SELECT id, p, q FROM pf_view ORDER BY id")
+    expected = _expected(url, "SELECT id, churn, churn_yes FROM pf_cp ORDER BY id")
+    assert [row[:2] for row in found] == [row[:2] for row in expected]
+    _close([row[2] for row in found], [row[2] for row in expected])
+
+
+def _plain_rows(url: str, query: str) -> list[tuple]:
+    """``query``'s rows through the database's own driver, not sqlml."""
+    query = _named(query)
+    if url.startswith("duckdb"):
+        import duckdb
+
+        with duckdb.connect(url.split(":///", 1)[1]) as connection:
+            return [tuple(row) for row in connection.execute(query).fetchall()]
+    if url.startswith("sqlite"):
+        import sqlite3
+
+        connection = sqlite3.connect(url.split(":///", 1)[1])
+        try:
+            return [tuple(row) for row in connection.execute(query).fetchall()]
+        finally:
+            connection.close()
+    if url.startswith("mysql"):
+        import pymysql
+
+        connection = pymysql.connect(host="127.0.0.1", port=3306, user="root", database="test")
+    else:
+        import psycopg
+
+        connection = psycopg.connect("host=127.0.0.1 port=5432 user=root dbname=test")
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute(query)
+            return [tuple(row) for row in cursor.fetchall()]
+    finally:
+        connection.close()
+
+
+def test_check_names_an_unknown_model_at_its_call(tmp_path: Path, capsys):
+    url = datasource_url("duckdb", tmp_path)
+    ds = connect(url)
+    ds.write_table(["pf_rows"], _rows(), replace=True)
+    found = errors_of(
+        check_program(
+            "SELECT 1;\nSELECT id,\n  PREDICT(nowhere) FROM pf_rows;", ds.dialect, datasource=ds
+        )
+    )
+    ds.close()
+    assert [(e.line, e.column) for e in found] == [(3, 3)]
+    assert "model nowhere does not exist" in found[0].message
+
+
+def test_check_knows_a_model_trained_earlier(tmp_path: Path):
+    url = datasource_url("duckdb", tmp_path)
+    ds = connect(url)
+    ds.write_table(["pf_rows"], _rows(), replace=True)
+    found = errors_of(
+        check_program(
+            "SELECT a, b, y FROM pf_rows TO TRAIN xgboost.gbtree LABEL y INTO later;\n"
+            "CREATE VIEW v AS SELECT PREDICT(later) AS p FROM pf_rows;",
+            ds.dialect,
+            datasource=ds,
+        )
+    )
+    ds.close()
+    assert found == []
+
+
+def test_malformed_call_is_an_error_at_it():
+    found = errors_of(check_program("SELECT id, PREDICT_PROBA(m) FROM t;", "duckdb"))
+    assert [(e.line, e.column) for e in found] == [(1, 27)]
+    assert "PREDICT_PROBA takes a model's name and a class" in found[0].message
+
+
+def test_run_errors_at_the_call(tmp_path: Path, capsys):
+    url = datasource_url("duckdb", tmp_path)
+    ds = connect(url)
+    ds.write_table([f"{PREFIX}rows"], _rows(), replace=True)
+    ds.close()
+    _run(
+        url,
+        "SELECT a, b, churn FROM pf_rows TO TRAIN xgboost.gbtree "
+        "WITH train.num_boost_round = 2, objective = 'binary:hinge' LABEL churn INTO hinge;\n"
+        "SELECT a, n, y FROM pf_rows TO TRAIN xgboost.gbtree WITH train.num_boost_round = 2 "
+        "COLUMN a, CATEGORY_ID(n, 10) LABEL y INTO cat;",
+        capsys,
+    )
+    cases = {
+        "SELECT\n  PREDICT(missing) FROM pf_rows;": (
+            ":2:3: error: model missing",
+            "does not exist",
+        ),
+        "SELECT id, PREDICT(cat) FROM pf_rows;": (
+            ":1:12: error: model cat cannot be compiled into SQL: its feature column n is a "
+            "CATEGORY_ID column",
+            "",
+        ),
+        "SELECT PREDICT_PROBA(hinge, 'yes') FROM pf_rows;": (
+            ":1:8: error: model hinge gives no probability of the class 'yes'",
+            "use PREDICT",
+        ),
+    }
+    for program, (message, more) in cases.items():
+        assert main(["-e", _named(program), "--datasource", url]) != 0
+        err = capsys.readouterr().err
+        assert message in err and more in err, err
