@@ -330,3 +330,17 @@ def test_run_errors_at_the_call(tmp_path: Path, capsys):
         assert main(["-e", _named(program), "--datasource", url]) != 0
         err = capsys.readouterr().err
         assert message in err and more in err, err
+    ds = connect(url)
+    try:
+        found = errors_of(
+            check_program(
+                _named("SELECT PREDICT(cat) FROM pf_rows;\nSELECT 1 + PREDICT(pf_r) FROM pf_rows;"),
+                ds.dialect,
+                datasource=ds,
+            )
+        )
+    finally:
+        ds.close()
+    assert [(e.line, e.column) for e in found] == [(1, 8), (2, 12)]
+    assert "model cat cannot be compiled into SQL" in found[0].message
+    assert "does not exist" in found[1].message

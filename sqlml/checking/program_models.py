@@ -10,11 +10,13 @@ from sqlml.checking.positions import name_at, placed_at
 from sqlml.datasources import Datasource
 from sqlml.errors import ModelError
 from sqlml.grammar import ast
+from sqlml.models.interface import CompiledModel
 from sqlml.models.store import ModelStore
 from sqlml.semantics.metric_names import check_evaluated, stored_task, trained_task
 from sqlml.semantics.predict_calls import position, predict_calls
 from sqlml.statements import kind_of
 from sqlml.statements.evaluate.ir import EvaluateStatement
+from sqlml.statements.sql.handler import call_sql
 from sqlml.statements.train.handler import check_base_estimator, check_repeated
 from sqlml.statements.train.ir import TrainStatement
 
@@ -24,7 +26,10 @@ class ProgramModels:
 
     def __init__(self, datasource: Datasource) -> None:
         self.datasource = datasource
-        catalog = ModelStore(datasource).catalog()
+        self.store = ModelStore(datasource)
+        catalog = self.store.catalog()
+        self.written: set[str] = set()  # the models the program trains or drops so far
+        self.compiled: dict[tuple[str, int | None], CompiledModel] = {}  # PREDICT's models
         # The estimator of each model that exists (None: its metadata is unreadable).
         self.estimators = {
             name: None if isinstance(meta, ModelError) else meta["estimator"]
@@ -64,6 +69,8 @@ class ProgramModels:
         """Take in the models ``statement`` trains and drops."""
         effects = kind_of(statement).effects
         trains = isinstance(statement, TrainStatement)
+        self.written.update(effects.values(statement, effects.writes_models))
+        self.written.update(effects.values(statement, effects.drops_models))
         for model in effects.values(statement, effects.writes_models):
             self.estimators[model] = getattr(statement, "estimator", None)
             self.attributes.pop(model, None)
@@ -83,10 +90,13 @@ class ProgramModels:
 
     def _check_calls(self, node: ast.Statement) -> None:
         """Each ``PREDICT`` call of standard SQL names a model that exists or is trained
-        earlier, the error at the call."""
+        earlier, and one stored (not trained by the program) compiles into SQL; the error
+        at the call."""
         for call in predict_calls(node.text, self.datasource.dialect, node.pos):
             with placed_at(ast.Position(*position(node.text, call.start, node.pos), 0)):
                 self._check_exists(call.model)
+                if call.model not in self.written:
+                    call_sql(call, self.store, self.compiled)
 
     def _check_exists(self, name: str) -> None:
         if name not in self.estimators:

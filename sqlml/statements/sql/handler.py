@@ -5,6 +5,8 @@ came just before it started."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from sqlml import ir
 from sqlml.datasources import Datasource
 from sqlml.errors import ModelError, SqlmlError
@@ -12,6 +14,13 @@ from sqlml.grammar.ast import Position
 from sqlml.runtime.cancel import interrupted_once_stopped
 from sqlml.runtime.context import Context
 from sqlml.runtime.outcome import Outcome
+
+if TYPE_CHECKING:
+    from sqlglot import exp
+
+    from sqlml.models.interface import CompiledModel
+    from sqlml.models.store import ModelStore
+    from sqlml.semantics.predict_calls import PredictCall
 
 
 def run(statement: ir.SqlStatement, context: Context) -> Outcome:
@@ -29,11 +38,9 @@ def run(statement: ir.SqlStatement, context: Context) -> Outcome:
 
 
 def with_models(statement: ir.SqlStatement, datasource: Datasource) -> str:
-    """The statement's text with each ``PREDICT(m)`` replaced by ``m``'s prediction and each
-    ``PREDICT_PROBA(m, 'class')`` by the class's probability, compiled into SQL of the
-    datasource's dialect (:meth:`~sqlml.models.Family.to_sql`) reading the features by name;
-    a :class:`SqlmlError` at the call whose model is missing or cannot be compiled."""
-    from sqlml.models import family
+    """The statement's text with each ``PREDICT`` call replaced by its SQL
+    (:func:`call_sql`) in the datasource's dialect; a :class:`SqlmlError` at the call whose
+    model is missing or cannot be compiled."""
     from sqlml.models.store import ModelStore
     from sqlml.semantics.predict_calls import position, predict_calls
 
@@ -42,23 +49,35 @@ def with_models(statement: ir.SqlStatement, datasource: Datasource) -> str:
     store, compiled, pieces, at = ModelStore(datasource), {}, [], 0
     for call in predict_calls(text, dialect, pos):
         try:
-            key = (call.model, call.version)
-            if key not in compiled:
-                stored = store.load(call.model, call.version)
-                compiled[key] = family(stored.metadata["family"]).to_sql(stored)
-            model = compiled[key]
-            expression = model.value
-            if call.label is not None:
-                if call.label not in model.scores:
-                    raise ModelError(
-                        f"model {call.model} gives no probability of the class {call.label!r}",
-                        hint=f"its classes' probabilities: {', '.join(map(repr, model.scores))}"
-                        if model.scores
-                        else "its objective gives classes only: use PREDICT",
-                    )
-                expression = model.scores[call.label]
+            expression = call_sql(call, store, compiled)
         except SqlmlError as error:
             raise error.at(*position(text, call.start, pos)) from None
         pieces += [text[at : call.start], f"({expression.sql(dialect=dialect)})"]
         at = call.end
     return "".join([*pieces, text[at:]])
+
+
+def call_sql(
+    call: PredictCall, store: ModelStore, compiled: dict[tuple[str, int | None], CompiledModel]
+) -> exp.Expression:
+    """``PREDICT(m)`` as ``m``'s prediction, ``PREDICT_PROBA(m, 'class')`` as the class's
+    probability: the model compiled into SQL (:meth:`~sqlml.models.Family.to_sql`, kept in
+    ``compiled`` by name and version), reading the features by name; a :class:`SqlmlError`
+    if the model is missing, cannot be compiled or gives no such probability."""
+    from sqlml.models import family
+
+    key = (call.model, call.version)
+    if key not in compiled:
+        stored = store.load(call.model, call.version)
+        compiled[key] = family(stored.metadata["family"]).to_sql(stored)
+    model = compiled[key]
+    if call.label is None:
+        return model.value
+    if call.label not in model.scores:
+        raise ModelError(
+            f"model {call.model} gives no probability of the class {call.label!r}",
+            hint=f"its classes' probabilities: {', '.join(map(repr, model.scores))}"
+            if model.scores
+            else "its objective gives classes only: use PREDICT",
+        )
+    return model.scores[call.label]
