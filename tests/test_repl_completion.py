@@ -39,6 +39,11 @@ def names(text: str, typing: bool = False) -> list[str]:
     return [name for name, _ in offered(text, typing)]
 
 
+def test_predict_calls_offer_the_models():
+    assert offered("SELECT id, PREDICT(") == [("iris_model", "model")]
+    assert names("SELECT * FROM sales WHERE predict_proba(ir") == ["iris_model"]
+
+
 def test_label_and_column_offer_only_the_columns_of_the_statements_tables():
     assert offered(TRAIN + "LABEL ") == [(name, "column of iris_train") for name in IRIS]
     assert names(TRAIN + "WITH max_depth = 3 LABEL cl") == ["class"]

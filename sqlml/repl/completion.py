@@ -92,6 +92,8 @@ class SqlmlCompleter(Completer):
         clause = _clause_start(upper)
         if clause is not None:
             return self._in_clause(tokens, upper, clause)
+        if upper[-2:] in (["PREDICT", "("], ["PREDICT_PROBA", "("]):  # standard SQL's call
+            return self._models()
         if any(list(words) == upper for k in KINDS.values() for words in k.completion.models_after):
             return self._models()
         if last == "TO":
