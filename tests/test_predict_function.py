@@ -298,6 +298,36 @@ def test_malformed_call_is_an_error_at_it():
     assert "PREDICT_PROBA takes a model's name and a class" in found[0].message
 
 
+def test_extended_statements_select_holds_no_call():
+    program = "SELECT a,\n PREDICT(m) AS p, y FROM t TO TRAIN xgboost.gbtree LABEL y INTO n;"
+    found = errors_of(check_program(program, "postgres"))
+    assert [(e.line, e.column) for e in found] == [(2, 2)]
+    assert found[0].message == "PREDICT is for standard SQL, not the SELECT before TO TRAIN"
+
+
+def test_update_sets_a_prediction(tmp_path: Path, capsys):
+    url = datasource_url("sqlite", tmp_path)
+    ds = connect(url)
+    ds.write_table([f"{PREFIX}rows"], _rows(), replace=True)
+    ds.close()
+    program = (
+        "SELECT a, b, n, y FROM pf_rows TO TRAIN xgboost.gbtree WITH train.num_boost_round = 2 "
+        "LABEL y INTO pf_m;\n"
+        "SELECT id, a, b, n FROM pf_rows TO PREDICT pf_p.y USING pf_m;\n"
+        "ALTER TABLE pf_rows ADD COLUMN p DOUBLE;\n"
+        "UPDATE pf_rows SET p = PREDICT(pf_m) WHERE id < 50;"
+    )
+    _run(url, program, capsys)
+    ds = connect(url)
+    try:
+        found = _fetch(ds, "SELECT id, p FROM pf_rows WHERE p IS NOT NULL ORDER BY id")
+        expected = _fetch(ds, "SELECT id, y FROM pf_p WHERE id < 50 ORDER BY id")
+    finally:
+        ds.close()
+    assert [row[0] for row in found] == [row[0] for row in expected] == list(range(50))
+    _close([row[1] for row in found], [row[1] for row in expected])
+
+
 def test_run_errors_at_the_call(tmp_path: Path, capsys):
     url = datasource_url("duckdb", tmp_path)
     ds = connect(url)

@@ -30,7 +30,7 @@ from sqlglot.tokens import TokenType
 
 from sqlml.errors import CheckError
 from sqlml.grammar import ast
-from sqlml.semantics.predict_calls import without_calls
+from sqlml.semantics.predict_calls import position, predict_calls, without_calls
 
 _CLAUSES = frozenset({"Where", "Having", "Group", "Order", "Limit", "From", "Join", "Qualify"})
 QUERY_WORDS = frozenset({"select", "with", "values", "from", "table"})
@@ -125,6 +125,15 @@ def check_query(
     query returned is shared: do not change it.
     """
     what = f"the SELECT before {clause}" if clause else "this query"
+    calls = predict_calls(sql, dialect, pos) if clause else []
+    if calls:
+        line, column = position(sql, calls[0].start, pos)
+        raise CheckError(
+            f"PREDICT is for standard SQL, not {what}",
+            line=line,
+            column=column,
+            hint="score the rows in a view or a CREATE TABLE ... AS first, and select from it",
+        )
     word = _statement_keyword(sql, dialect)
     if clause and word is not None and word.lower() not in QUERY_WORDS:
         raise CheckError(  # DROP TABLE TO PREDICT ...: sqlglot would stumble later
