@@ -374,3 +374,18 @@ def test_run_errors_at_the_call(tmp_path: Path, capsys):
     assert [(e.line, e.column) for e in found] == [(1, 8), (2, 12)]
     assert "model cat cannot be compiled into SQL" in found[0].message
     assert "does not exist" in found[1].message
+
+
+def test_a_call_waits_for_the_training_of_its_model():
+    from sqlml.grammar import parse
+    from sqlml.plan import dependencies
+    from sqlml.semantics.analyze import lower, numbered
+
+    program = parse(
+        "SELECT a, y FROM t TO TRAIN xgboost.gbtree LABEL y INTO m;\n"
+        "CREATE VIEW v AS SELECT id, PREDICT(m VERSION 1) AS p FROM t;"
+    )
+    statements = [lower(node, prefix, "duckdb") for node, prefix in numbered(program)]
+    assert statements[1].models == ["m"]
+    graph = dependencies(statements, "duckdb")
+    assert graph.after[statements[1].id] == (statements[0].id,)

@@ -81,7 +81,12 @@ def _facts(statement: ir.Statement, dialect: str) -> _Facts:
     effects = kind.effects
     if effects.standard_sql:
         sql = sql_effects(statement.text, dialect)
-        io = StatementIO(reads_tables=sql.reads, writes_tables=sql.writes, barrier=sql.barrier)
+        io = StatementIO(
+            reads_tables=sql.reads,
+            writes_tables=sql.writes,
+            reads_models=frozenset(effects.values(statement, effects.reads_models)),  # PREDICT
+            barrier=sql.barrier,
+        )
         return _Facts(io, sql.view, sql.rename)
     selects = [sql_effects(sql, dialect) for sql in effects.values(statement, effects.queries)]
     written = (".".join(t) for t in effects.values(statement, effects.writes_tables))

@@ -8,12 +8,17 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from sqlml.errors import CheckError
 from sqlml.grammar import ast
 
+if TYPE_CHECKING:
+    from sqlglot.tokens import Token
+
 _CALL = re.compile(r"\bPREDICT(?:_PROBA)?\s*\(", re.IGNORECASE)
 _FUNCTIONS = ("PREDICT", "PREDICT_PROBA")
+_NAME = re.compile(r"[^\W\d]")  # how an unquoted name's token starts
 
 
 @dataclass(frozen=True)
@@ -57,7 +62,7 @@ def predict_calls(text: str, dialect: str, pos: ast.Position) -> list[PredictCal
     return calls
 
 
-def _call(tokens: list, at: int, proba: bool, text: str, pos: ast.Position) -> PredictCall:
+def _call(tokens: list[Token], at: int, proba: bool, text: str, pos: ast.Position) -> PredictCall:
     """The call whose function name is ``tokens[at]``."""
     from sqlglot.tokens import TokenType
 
@@ -74,20 +79,16 @@ def _call(tokens: list, at: int, proba: bool, text: str, pos: ast.Position) -> P
             hint=f"write {form}",
         )
 
-    i = at + 2
-    parts: list[str] = []
-    while i < len(tokens) and tokens[i].token_type not in (TokenType.STRING, TokenType.NUMBER):
-        if tokens[i].text.isidentifier():
-            parts.append(tokens[i].text)
-        else:
+    i, parts = at + 2, []
+    while True:  # the model's name: names joined by dots
+        name = tokens[i] if i < len(tokens) else None
+        if name is None or name.token_type == TokenType.STRING or not _NAME.match(name.text):
+            raise wrong(i)
+        parts.append(tokens[i].text)
+        i += 1
+        if i >= len(tokens) or tokens[i].token_type != TokenType.DOT:
             break
         i += 1
-        if i < len(tokens) and tokens[i].token_type == TokenType.DOT:
-            i += 1
-        else:
-            break
-    if not parts:
-        raise wrong(i)
     version = None
     if i + 1 < len(tokens) and tokens[i].text.upper() == "VERSION":
         if not tokens[i + 1].text.isdigit():
