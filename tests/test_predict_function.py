@@ -364,16 +364,23 @@ def test_run_errors_at_the_call(tmp_path: Path, capsys):
     try:
         found = errors_of(
             check_program(
-                _named("SELECT PREDICT(cat) FROM pf_rows;\nSELECT 1 + PREDICT(pf_r) FROM pf_rows;"),
+                _named(
+                    "SELECT PREDICT(cat) FROM pf_rows;\nSELECT 1 + PREDICT(pf_r) FROM pf_rows;\n"
+                    "CREATE TABLE pf_other AS SELECT id, b FROM pf_rows;\n"
+                    "SELECT id, PREDICT(hinge) FROM pf_other;\n"
+                    "SELECT id, PREDICT(hinge) FROM pf_rows;"
+                ),
                 ds.dialect,
                 datasource=ds,
             )
         )
     finally:
         ds.close()
-    assert [(e.line, e.column) for e in found] == [(1, 8), (2, 12)]
+    # the features out of scope: the database's error
+    assert [(e.line, e.column) for e in found] == [(1, 8), (2, 12), (4, 1)]
     assert "model cat cannot be compiled into SQL" in found[0].message
     assert "does not exist" in found[1].message
+    assert '"a"' in found[2].message
 
 
 def test_a_call_waits_for_the_training_of_its_model():

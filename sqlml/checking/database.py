@@ -20,7 +20,6 @@ from sqlml.plan.dag import StatementIO
 from sqlml.runtime.features_expand import check_columns
 from sqlml.runtime.in_memory import statement_columns
 from sqlml.runtime.rows import spelled
-from sqlml.semantics.predict_calls import without_calls
 from sqlml.semantics.schema_changes import QUERY, schema_change
 from sqlml.statements import kind_of
 from sqlml.statements.train.ir import TrainStatement
@@ -52,8 +51,7 @@ class DatabaseCheck:
         for statement, node in lowered:
             io = graph.io[statement.id]
             if getattr(statement, "models", None) and kind_of(statement).effects.standard_sql:
-                # the database replays it and describes its query with NULL for each PREDICT
-                text = without_calls(statement.text, self.dialect)
+                text = models.with_models(statement.text, self.dialect)  # for the database
                 statement = dataclasses.replace(statement, text=text)
             try:
                 models.check(statement, node)

@@ -8,12 +8,18 @@ from typing import Any
 from sqlml import ir
 from sqlml.checking.positions import name_at, placed_at
 from sqlml.datasources import Datasource
-from sqlml.errors import ModelError
+from sqlml.errors import ModelError, SqlmlError
 from sqlml.grammar import ast
 from sqlml.models.interface import CompiledModel
 from sqlml.models.store import ModelStore
 from sqlml.semantics.metric_names import check_evaluated, stored_task, trained_task
-from sqlml.semantics.predict_calls import position, predict_calls
+from sqlml.semantics.predict_calls import (
+    PredictCall,
+    position,
+    predict_calls,
+    replaced,
+    stand_in,
+)
 from sqlml.statements import kind_of
 from sqlml.statements.evaluate.ir import EvaluateStatement
 from sqlml.statements.sql.handler import call_sql
@@ -97,6 +103,22 @@ class ProgramModels:
                 self._check_exists(call.model)
                 if call.model not in self.written:
                     call_sql(call, self.store, self.compiled)
+
+    def with_models(self, text: str, dialect: str) -> str:
+        """Standard SQL's ``text`` as the database is to describe and replay it: each
+        ``PREDICT`` call replaced by its model's SQL where the model is stored and the
+        program has not trained it again (a feature column out of scope is then the
+        database's error), else by ``NULL``."""
+
+        def sql(call: PredictCall) -> str:
+            if call.model in self.estimators and call.model not in self.written:
+                try:
+                    return f"({call_sql(call, self.store, self.compiled).sql(dialect=dialect)})"
+                except SqlmlError:  # reported at the call by check
+                    pass
+            return stand_in(text, call)
+
+        return replaced(text, predict_calls(text, dialect, ast.Position(1, 1, 0)), sql)
 
     def _check_exists(self, name: str) -> None:
         if name not in self.estimators:

@@ -7,6 +7,7 @@ expression in its place before the statement runs."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -106,15 +107,24 @@ def _call(tokens: list[Token], at: int, proba: bool, text: str, pos: ast.Positio
     return PredictCall(tokens[at].start, tokens[i].end + 1, ".".join(parts), version, label)
 
 
-def neutral(text: str, calls: list[PredictCall]) -> str:
-    """``text`` with each call replaced by ``NULL`` padded to its length (lines kept), so
-    offsets, lines and columns stay those of the text as written."""
+def replaced(text: str, calls: list[PredictCall], sql: Callable[[PredictCall], str]) -> str:
+    """``text`` with each of its ``calls`` replaced by ``sql(call)``."""
     pieces, at = [], 0
     for call in calls:
-        padding = re.sub(r"[^\n]", " ", text[call.start + 4 : call.end])
-        pieces += [text[at : call.start], "NULL", padding]
+        pieces += [text[at : call.start], sql(call)]
         at = call.end
     return "".join([*pieces, text[at:]])
+
+
+def stand_in(text: str, call: PredictCall) -> str:
+    """``NULL`` padded to the call's length, its lines kept: offsets, lines and columns stay
+    those of the text as written."""
+    return "NULL" + re.sub(r"[^\n]", " ", text[call.start + 4 : call.end])
+
+
+def neutral(text: str, calls: list[PredictCall]) -> str:
+    """``text`` with each call stood in for by ``NULL`` (:func:`stand_in`)."""
+    return replaced(text, calls, lambda call: stand_in(text, call))
 
 
 def position(text: str, offset: int, pos: ast.Position) -> tuple[int, int]:

@@ -42,19 +42,19 @@ def with_models(statement: ir.SqlStatement, datasource: Datasource) -> str:
     (:func:`call_sql`) in the datasource's dialect; a :class:`SqlmlError` at the call whose
     model is missing or cannot be compiled."""
     from sqlml.models.store import ModelStore
-    from sqlml.semantics.predict_calls import position, predict_calls
+    from sqlml.semantics.predict_calls import position, predict_calls, replaced
 
     text, dialect = statement.text, datasource.dialect
     pos = Position(statement.line, statement.column, 0)
-    store, compiled, pieces, at = ModelStore(datasource), {}, [], 0
-    for call in predict_calls(text, dialect, pos):
+    store, compiled = ModelStore(datasource), {}
+
+    def sql(call: PredictCall) -> str:
         try:
-            expression = call_sql(call, store, compiled)
+            return f"({call_sql(call, store, compiled).sql(dialect=dialect)})"
         except SqlmlError as error:
             raise error.at(*position(text, call.start, pos)) from None
-        pieces += [text[at : call.start], f"({expression.sql(dialect=dialect)})"]
-        at = call.end
-    return "".join([*pieces, text[at:]])
+
+    return replaced(text, predict_calls(text, dialect, pos), sql)
 
 
 def call_sql(
