@@ -396,3 +396,26 @@ def test_a_call_waits_for_the_training_of_its_model():
     assert statements[1].models == ["m"]
     graph = dependencies(statements, "duckdb")
     assert graph.after[statements[1].id] == (statements[0].id,)
+
+
+def test_a_notebook_variable_beside_a_call(trained):
+    """The magic's ``:name`` placeholders are bound after the calls are compiled."""
+    from sqlml.repl.variables import bind
+    from sqlml.runtime.context import Context
+    from sqlml.statements.sql.handler import run
+
+    url = trained
+    ds = connect(url)
+    try:
+        (statement,) = bind(
+            _named("SELECT id FROM pf_rows WHERE PREDICT_PROBA(pf_c, 'yes') > :p ORDER BY id;"),
+            {"p": 0.5},
+            ds.dialect,
+        )
+        assert statement.models == [f"{PREFIX}c"] and statement.params == {"p": 0.5}
+        result = run(statement, Context(ds)).result
+        assert result is not None
+        found = [tuple(row) for row in result.rows]
+        assert found == _fetch(ds, "SELECT id FROM pf_cp WHERE churn_yes > 0.5 ORDER BY id")
+    finally:
+        ds.close()
