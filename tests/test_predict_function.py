@@ -419,3 +419,29 @@ def test_a_notebook_variable_beside_a_call(trained):
         assert found == _fetch(ds, "SELECT id FROM pf_cp WHERE churn_yes > 0.5 ORDER BY id")
     finally:
         ds.close()
+
+
+def test_kmeans_cluster_and_soft_assignment(trained, capsys):
+    """On rows without NULLs (TO PREDICT puts the mean of the rows it scores in their place,
+    the SQL the training rows')."""
+    url = trained
+    _run(
+        url,
+        "SELECT a, b, n FROM pf_rows WHERE a IS NOT NULL TO TRAIN KMeans "
+        "WITH model.n_clusters = 3 INTO pf_k;\n"
+        "SELECT id, a, b, n FROM pf_rows WHERE a IS NOT NULL TO PREDICT pf_kp.cluster "
+        "WITH predict.extra_outputs = 'probabilities', output.replace = true USING pf_k;",
+        capsys,
+    )
+    try:
+        found = _query(
+            url,
+            "CREATE TABLE pf_result AS SELECT id, PREDICT(pf_k) AS c, PREDICT_PROBA(pf_k, '2') "
+            "AS p FROM pf_rows WHERE a IS NOT NULL;",
+            capsys,
+        )
+        expected = _expected(url, "SELECT id, cluster, cluster_2 FROM pf_kp ORDER BY id")
+        assert [(i, int(c)) for i, c, _ in found] == [(i, int(c)) for i, c, _ in expected]
+        _close([row[2] for row in found], [row[2] for row in expected])
+    finally:
+        _run(url, "DROP TABLE IF EXISTS pf_kp;\nDROP MODEL IF EXISTS pf_k;", capsys)
