@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
@@ -172,3 +175,21 @@ def test_a_url_with_its_password_reads_back_the_same(text):
     url = parse_url(text)
     again = parse_url(url.with_password())
     assert again == url and again.password == url.password
+
+
+def test_sqlite_has_the_math_of_compiled_models_after_tensorflow_loaded_its_own(tmp_path):
+    """TensorFlow brings a SQLite built without math functions; loaded first, it is the one
+    the sqlite3 module reads through. The datasource then gives its connection EXP, LN,
+    POWER and SQRT itself (what models compiled to SQL call)."""
+    script = (
+        "import tensorflow, sys\n"
+        "from sqlml.datasources import connect\n"
+        "ds = connect(sys.argv[1])\n"
+        "print(ds.execute('SELECT exp(0), ln(1), power(2, 3), sqrt(4), exp(NULL), ln(-1), "
+        "exp(1000)').rows)\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script, f"sqlite:///{tmp_path / 'm.db'}"],
+        capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    assert result.stdout.strip() == "[(1.0, 0.0, 8.0, 2.0, None, None, inf)]"

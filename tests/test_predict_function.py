@@ -5,6 +5,9 @@ row, on every database."""
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 import uuid
 from pathlib import Path
 
@@ -238,14 +241,17 @@ def _plain_rows(url: str, query: str) -> list[tuple]:
 
         with duckdb.connect(url.split(":///", 1)[1]) as connection:
             return [tuple(row) for row in connection.execute(query).fetchall()]
-    if url.startswith("sqlite"):
-        import sqlite3
-
-        connection = sqlite3.connect(url.split(":///", 1)[1])
-        try:
-            return [tuple(row) for row in connection.execute(query).fetchall()]
-        finally:
-            connection.close()
+    if url.startswith("sqlite"):  # in a process of its own, as another program reads it
+        script = (
+            "import json, sqlite3, sys\n"
+            "connection = sqlite3.connect(sys.argv[1])\n"
+            "print(json.dumps(connection.execute(sys.argv[2]).fetchall()))\n"
+        )
+        result = subprocess.run(
+            [sys.executable, "-c", script, url.split(":///", 1)[1], query],
+            capture_output=True, text=True, check=True,
+        )  # fmt: skip
+        return [tuple(row) for row in json.loads(result.stdout)]
     if url.startswith("mysql"):
         import pymysql
 

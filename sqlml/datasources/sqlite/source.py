@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import marshal
+import math
 import uuid
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -27,6 +28,11 @@ from sqlml.tables import HELPER_MARK
 
 sqlite3 = Driver("sqlite3")
 _MARK_COMMENT = f"/* {WRITTEN_MARK} */"
+# SQLite's math functions that models compiled to SQL call (EXP for a logistic link, POWER
+# for a distance), which a build of SQLite may leave out: TensorFlow brings its own, and a
+# process that loads it before the sqlite3 module reads SQLite through that build.
+_MATH = {"exp": (1, math.exp), "ln": (1, math.log), "power": (2, math.pow),
+         "pow": (2, math.pow), "sqrt": (1, math.sqrt)}  # fmt: skip
 
 
 class SQLiteSource(Datasource):
@@ -57,6 +63,7 @@ class SQLiteSource(Datasource):
                 hint="check the path in --datasource or SQLML_DATASOURCE",
             ) from None
         self._con.create_aggregate(_ROW_HASH, -1, _RowHash)
+        _ensure_math(self._con)
 
     def table_fingerprint(self, table: Sequence[str]) -> str | None:
         """The table's (or view's) columns and a hash of its rows, computed in Python as
@@ -220,3 +227,27 @@ def _schema(table: Sequence[str]) -> str:
 
 
 SOURCE = SQLiteSource  # what sqlml.plugins.DATASOURCES registers
+
+
+def _ensure_math(con: Any) -> None:
+    """Give ``con`` the math functions of :data:`_MATH` its SQLite lacks, as SQLite's own
+    behave: NULL in, NULL out; outside their domain, NULL; too large, infinity."""
+    try:
+        con.execute("SELECT exp(0), ln(1), power(2, 2), pow(2, 2), sqrt(4)")
+    except sqlite3.OperationalError:
+        for name, (arity, function) in _MATH.items():
+            con.create_function(name, arity, _null_safe(function), deterministic=True)
+
+
+def _null_safe(function: Any) -> Any:
+    def call(*args: float | None) -> float | None:
+        if any(arg is None for arg in args):
+            return None
+        try:
+            return function(*args)
+        except ValueError:
+            return None
+        except OverflowError:
+            return math.inf
+
+    return call
