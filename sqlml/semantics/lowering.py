@@ -175,10 +175,17 @@ def unaccented(text: str) -> str:
     return "".join(c for c in decomposed if not unicodedata.combining(c))
 
 
-def value_start(statement: ast.Statement, attribute: ast.Attribute) -> ast.Position:
-    """Where an attribute's value starts in ``statement`` (its quote, if quoted)."""
+_VALUE = re.compile(r"[^=]*=\s*")
+_INSIDE_QUOTES = re.compile(r"[^=]*=\s*['\"`]\s*")
+
+
+def value_start(
+    statement: ast.Statement, attribute: ast.Attribute, inside_quotes: bool = False
+) -> ast.Position:
+    """Where an attribute's value starts in ``statement``: its quote, if quoted, or with
+    ``inside_quotes`` the quoted text's (past its quote and leading blanks)."""
     text, start = statement.text, attribute.pos.offset - statement.pos.offset
-    match = re.compile(r"[^=]*=\s*").match(text, start)
+    match = (_INSIDE_QUOTES if inside_quotes else _VALUE).match(text, start)
     if match is None:
         return attribute.pos
     end = match.end()

@@ -7,7 +7,7 @@ from __future__ import annotations
 import dataclasses
 
 from sqlml.models.attributes import MAX_CLASSES, schema
-from sqlml.models.estimator import Estimator
+from sqlml.models.estimator import MATRIX_FEATURE_KINDS, Estimator
 from sqlml.models.xgboost.objectives import (
     CLASSIFICATION_OBJECTIVES,
     RANKING_OBJECTIVES,
@@ -15,18 +15,6 @@ from sqlml.models.xgboost.objectives import (
     XGBOOST_OBJECTIVES,
 )
 from sqlml.semantics.attributes import Attr, not_applied
-
-# XGBoost reads one numeric matrix: no learned embeddings, crosses, weights or sequences.
-XGBOOST_FEATURE_KINDS = (
-    "auto",
-    "numeric",
-    "dense",
-    "sparse",
-    "category_id",
-    "category_hash",
-    "bucket",
-    "indicator",
-)
 
 
 def _objective(choices: tuple[str, ...], doc: str) -> Attr:
@@ -276,7 +264,7 @@ def _xgboost(
         schema(objective, *attrs),
         doc,
         {"booster": booster},
-        XGBOOST_FEATURE_KINDS,
+        MATRIX_FEATURE_KINDS,
     )
 
 
@@ -462,7 +450,7 @@ def _boosted_trees(name: str, task: str, *attrs: Attr) -> Estimator:
         schema(*attrs, *mapped, *ignored),
         f"TensorFlow's boosted trees {task}, trained as XGBoost gradient-boosted trees",
         {"booster": "gbtree"},
-        XGBOOST_FEATURE_KINDS,
+        MATRIX_FEATURE_KINDS,
         renamed=renamed,
         instead="sqlml trains XGBoost gradient-boosted trees (gbtree) instead of TensorFlow's; "
         "model.n_trees, max_depth, learning_rate, l1_regularization, l2_regularization, "

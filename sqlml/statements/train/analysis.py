@@ -4,7 +4,6 @@ hyperparameter search made of candidate values, the IR made."""
 from __future__ import annotations
 
 import dataclasses
-import re
 from typing import Any
 
 import sqlglot
@@ -24,7 +23,14 @@ from sqlml.semantics.estimators import (
     user_estimator,
 )
 from sqlml.semantics.feature_columns import feature_columns
-from sqlml.semantics.lowering import Output, error, lower_selecting, single_part, where
+from sqlml.semantics.lowering import (
+    Output,
+    error,
+    lower_selecting,
+    single_part,
+    value_start,
+    where,
+)
 from sqlml.semantics.metric_names import check_metrics, training_task
 from sqlml.semantics.sql_check import check_query
 from sqlml.statements.train import syntax
@@ -252,19 +258,9 @@ def _check_validation_select(
         select = select[: last.start].rstrip()
     attributes["validation.select"] = select
     attribute = next(a for a in statement.attributes if a.name == "validation.select")
-    check_query(select, _value_pos(statement, attribute), dialect, None, read_only=True)
-
-
-def _value_pos(statement: syntax.TrainNode, attribute: ast.Attribute) -> ast.Position:
-    """Where a quoted attribute value's text starts (past its quote and leading blanks)."""
-    text, start = statement.text, attribute.pos.offset - statement.pos.offset
-    match = re.compile(r"[^=]*=\s*['\"`]\s*").match(text, start)
-    if match is None:
-        return attribute.pos
-    end = match.end()
-    newlines = text.count("\n", start, end)
-    column = end - text.rfind("\n", 0, end) if newlines else attribute.pos.column + end - start
-    return ast.Position(attribute.pos.line + newlines, column, statement.pos.offset + end)
+    check_query(
+        select, value_start(statement, attribute, inside_quotes=True), dialect, None, read_only=True
+    )
 
 
 def _training_attributes(estimator: Estimator) -> list[str]:
