@@ -272,6 +272,13 @@ DATASOURCES: Registry[Any] = Registry(
 """Datasource classes (``sqlml.datasources.Datasource``) by their first URL scheme:
 ``sqlml/datasources/<name>/source.py``'s ``SOURCE``; every scheme is a claim."""
 
+
+def datasource_of_dialect(dialect: str) -> Any | None:
+    """The first datasource class whose SQL is sqlglot's ``dialect``, if any: what code that
+    knows a program's dialect, and no datasource, asks about the database's SQL."""
+    return next((source for source in DATASOURCES.values() if source.dialect == dialect), None)
+
+
 BACKENDS: Registry[Any] = Registry(
     "backend",
     "sqlml.backends",

@@ -9,6 +9,7 @@ from sqlml.datasources.base import Columns, Datasource, ResultSet
 from sqlml.datasources.registry import dialects, register, unregister
 from sqlml.datasources.url import DatasourceURL, parse_url
 from sqlml.errors import DatasourceError
+from sqlml.plugins import datasource_of_dialect as source_of_dialect
 
 
 def connect(url: str | DatasourceURL | None = None, base_dir: Path | None = None) -> Datasource:
@@ -30,12 +31,6 @@ def source_class(url: str | DatasourceURL | None) -> type[Datasource]:
             f"unsupported datasource URL {parsed}", hint="register its datasource class again"
         )
     return found
-
-
-def source_of_dialect(dialect: str) -> type[Datasource] | None:
-    """The first registered class whose SQL is in sqlglot's ``dialect``, if any: what code
-    that knows a program's dialect, and no datasource, asks about the database's SQL."""
-    return next((source for source in registry.sources() if source.dialect == dialect), None)
 
 
 def dialect_of(url: str | None) -> str:

@@ -11,14 +11,12 @@ statements read and write, and the SELECT of an extended statement (which must o
 
 from __future__ import annotations
 
-from sqlml.plugins import DATASOURCES
+from sqlml.plugins import datasource_of_dialect
 
 
 def statement_type(sql: str, dialect: str) -> str | None:
     """The type of the one statement ``sql`` holds as the database of ``dialect`` reads it
     (``"SELECT"`` for any query, ``"INSERT"``...), or None: no parser of that database here,
     or ``sql`` holds a syntax error, no statement or several."""
-    for source in DATASOURCES.values():  # the first of the dialect's, as the registry's
-        if source.dialect == dialect:
-            return source.statement_type(sql)
-    return None
+    source = datasource_of_dialect(dialect)
+    return None if source is None else source.statement_type(sql)
