@@ -1,10 +1,9 @@
 """A k-means model compiled into portable SQL: each row's nearest centre, after the
 standardisation the model stored (:mod:`.model`), read from its JSON document.
 
-A NULL feature is the training rows' mean here (0 once standardised); TO PREDICT puts the
-mean of the rows it scores in a batch in its place, so rows with NULLs may be assigned
-differently. Features are doubles here and float32 in TO PREDICT: a row about equally far
-from two centres may go to the other.
+A NULL feature is the training rows' mean (0 once standardised), as in TO PREDICT. Features
+are doubles here and float32 in TO PREDICT: a row about equally far from two centres may go
+to the other.
 """
 
 from __future__ import annotations
@@ -22,8 +21,7 @@ if TYPE_CHECKING:
     from sqlml.models.store import StoredModel
 
 _NOTES = [
-    "A NULL feature counts as the training rows' mean; TO PREDICT uses the mean of the rows "
-    "it scores instead, so rows with NULLs may get another cluster.",
+    "A NULL feature counts as the training rows' mean, as in TO PREDICT.",
     "Features are read as doubles (float32 in TO PREDICT): a row about equally far from two "
     "centres may get the other.",
 ]
