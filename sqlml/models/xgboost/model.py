@@ -352,6 +352,9 @@ def scorer(
     params = metadata["params"]
     booster = checked(data, params)
     token, reporter = context.token, context.reporter
+    # Trees predict in place, with no DMatrix made a batch (the same numbers; a dart
+    # booster's and a linear one's differ or are not offered so).
+    inplace = params.get("booster", "gbtree") == "gbtree"
 
     def score(features: FeatureArrays, batch_size: int) -> np.ndarray:
         check_column_types(features, metadata)
@@ -360,15 +363,19 @@ def scorer(
         parts = []
         for start in range(0, len(x), batch_size):
             token.check()
-            parts.append(_predict(booster, x[start : start + batch_size]))
+            parts.append(_predict(booster, x[start : start + batch_size], inplace=inplace))
             reporter.advance(len(parts[-1]))
         return _scores(np.concatenate(parts) if parts else np.empty(0), len(x), params)
 
     return score
 
 
-def _predict(booster: xgb.Booster, x: np.ndarray, **options: bool) -> np.ndarray:
+def _predict(
+    booster: xgb.Booster, x: np.ndarray, inplace: bool = False, **options: bool
+) -> np.ndarray:
     try:
+        if inplace:
+            return booster.inplace_predict(x)
         return booster.predict(xgb.DMatrix(x), **options)
     except xgb.core.XGBoostError as error:
         raise ModelError(f"XGBoost: {_reason(error)}", hint=TAMPERED_HINT) from None
