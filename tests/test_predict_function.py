@@ -352,14 +352,19 @@ def test_run_errors_at_the_call(tmp_path: Path, capsys):
             ":2:3: error: model missing",
             "does not exist",
         ),
-        "SELECT id, PREDICT(cat) FROM pf_rows;": (
-            ":1:12: error: model cat cannot be compiled into SQL: its feature column n is a "
+        # DuckDB scores a query's calls in sqlml's process, a view's as compiled SQL
+        "CREATE VIEW cat_v AS SELECT id, PREDICT(cat) AS p FROM pf_rows;": (
+            ":1:33: error: model cat cannot be compiled into SQL: its feature column n is a "
             "CATEGORY_ID column",
-            "",
+            "a view (or macro) runs after sqlml's process has ended",
         ),
-        "SELECT PREDICT_PROBA(hinge, 'yes') FROM pf_rows;": (
-            ":1:8: error: model hinge gives no probability of the class 'yes'",
+        "CREATE VIEW hinge_v AS SELECT PREDICT_PROBA(hinge, 'yes') AS p FROM pf_rows;": (
+            ":1:31: error: model hinge gives no probability of the class 'yes'",
             "use PREDICT",
+        ),
+        "SELECT PREDICT_PROBA(cat, 'yes') FROM pf_rows;": (
+            ":1:8: error: model cat gives no probability of the class 'yes'",
+            "it predicts values",
         ),
     }
     for program, (message, more) in cases.items():
@@ -371,7 +376,8 @@ def test_run_errors_at_the_call(tmp_path: Path, capsys):
         found = errors_of(
             check_program(
                 _named(
-                    "SELECT PREDICT(cat) FROM pf_rows;\nSELECT 1 + PREDICT(pf_r) FROM pf_rows;\n"
+                    "CREATE VIEW v AS SELECT PREDICT(cat) AS p FROM pf_rows;\n"
+                    "SELECT 1 + PREDICT(pf_r) FROM pf_rows;\n"
                     "CREATE TABLE pf_other AS SELECT id, b FROM pf_rows;\n"
                     "SELECT id, PREDICT(hinge) FROM pf_other;\n"
                     "SELECT id, PREDICT(hinge) FROM pf_rows;"
@@ -383,7 +389,7 @@ def test_run_errors_at_the_call(tmp_path: Path, capsys):
     finally:
         ds.close()
     # the features out of scope: the database's error
-    assert [(e.line, e.column) for e in found] == [(1, 8), (2, 12), (4, 1)]
+    assert [(e.line, e.column) for e in found] == [(1, 25), (2, 12), (4, 1)]
     assert "model cat cannot be compiled into SQL" in found[0].message
     assert "does not exist" in found[1].message
     assert '"a"' in found[2].message
@@ -428,14 +434,14 @@ def test_a_notebook_variable_beside_a_call(trained):
 
 
 def test_kmeans_cluster_and_soft_assignment(trained, capsys):
-    """On rows without NULLs (TO PREDICT puts the mean of the rows it scores in their place,
-    the SQL the training rows')."""
+    """Trained on rows without NULLs, scored on all: a NULL feature is the training rows'
+    mean, in TO PREDICT's batches as in the SQL."""
     url = trained
     _run(
         url,
         "SELECT a, b, n FROM pf_rows WHERE a IS NOT NULL TO TRAIN KMeans "
         "WITH model.n_clusters = 3 INTO pf_k;\n"
-        "SELECT id, a, b, n FROM pf_rows WHERE a IS NOT NULL TO PREDICT pf_kp.cluster "
+        "SELECT id, a, b, n FROM pf_rows TO PREDICT pf_kp.cluster "
         "WITH predict.extra_outputs = 'probabilities', output.replace = true USING pf_k;",
         capsys,
     )
@@ -443,7 +449,7 @@ def test_kmeans_cluster_and_soft_assignment(trained, capsys):
         found = _query(
             url,
             "CREATE TABLE pf_result AS SELECT id, PREDICT(pf_k) AS c, PREDICT_PROBA(pf_k, '2') "
-            "AS p FROM pf_rows WHERE a IS NOT NULL;",
+            "AS p FROM pf_rows;",
             capsys,
         )
         expected = _expected(url, "SELECT id, cluster, cluster_2 FROM pf_kp ORDER BY id")

@@ -142,3 +142,79 @@ def without_calls(text: str, dialect: str) -> str:
         return neutral(text, predict_calls(text, dialect, ast.Position(1, 1, 0)))
     except CheckError:
         return text
+
+
+_LASTING = ("VIEW", "MACRO", "FUNCTION")  # definitions the database keeps for later queries
+
+
+def defines_lasting(text: str, dialect: str) -> bool:
+    """Whether ``text`` creates what the database keeps and runs later, after sqlml's
+    process has ended (a view, a macro): its calls must be SQL of the database's own."""
+    import sqlglot
+    from sqlglot.errors import TokenError
+
+    try:
+        words = [token.text.upper() for token in sqlglot.tokenize(text, read=dialect)[:6]]
+    except TokenError:
+        return False
+    if not words or words[0] != "CREATE":
+        return False
+    kind = next((w for w in words[1:] if w not in ("OR", "REPLACE", "TEMP", "TEMPORARY")), "")
+    return kind in _LASTING
+
+
+_ITEM_ENDS = {"FROM", "INTO", "WHERE", "GROUP", "ORDER", "LIMIT", "UNION", "EXCEPT", "INTERSECT"}
+_CLAUSES = _ITEM_ENDS | {"ON", "HAVING", "WINDOW", "QUALIFY", "SET", "VALUES", "BY", "WHEN"}
+
+
+def unnamed_items(text: str, dialect: str, calls: list[PredictCall]) -> list[PredictCall]:
+    """The calls that are a whole item of a SELECT list, with no name given (``SELECT id,
+    PREDICT(m) FROM t``): the database would name the column after the SQL in their place,
+    so the handler names it after the call as written."""
+    import sqlglot
+    from sqlglot.tokens import TokenType
+
+    if not calls:
+        return []
+    tokens = sqlglot.tokenize(text, read=dialect)
+    starts = {token.start: i for i, token in enumerate(tokens)}
+    ends = {token.end + 1: i for i, token in enumerate(tokens)}
+    unnamed = []
+    for call in calls:
+        first, last = starts.get(call.start), ends.get(call.end)
+        if first is None or last is None:
+            continue
+        after = tokens[last + 1] if last + 1 < len(tokens) else None
+        ends_item = after is None or after.token_type in (
+            TokenType.COMMA,
+            TokenType.R_PAREN,
+            TokenType.SEMICOLON,
+        )
+        if (ends_item or after.text.upper() in _ITEM_ENDS) and _in_select_list(tokens, first):
+            unnamed.append(call)
+    return unnamed
+
+
+def _in_select_list(tokens: list[Token], at: int) -> bool:
+    """Whether ``tokens[at]`` starts an item of a SELECT list: after the SELECT (or
+    DISTINCT) or a comma of the list, at the list's depth of parentheses."""
+    from sqlglot.tokens import TokenType
+
+    before = tokens[at - 1] if at else None
+    if before is None or (
+        before.token_type != TokenType.COMMA and before.text.upper() not in ("SELECT", "DISTINCT")
+    ):
+        return False
+    depth = 0
+    for token in reversed(tokens[:at]):
+        if token.token_type == TokenType.R_PAREN:
+            depth += 1
+        elif token.token_type == TokenType.L_PAREN:
+            if depth == 0:
+                return False  # inside a function's arguments or a list of values
+            depth -= 1
+        elif depth == 0 and token.text.upper() == "SELECT":
+            return True
+        elif depth == 0 and token.text.upper() in _CLAUSES:
+            return False
+    return False

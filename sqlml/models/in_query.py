@@ -1,0 +1,82 @@
+"""A stored model as a function that a query calls in sqlml's process (``PREDICT`` and
+``PREDICT_PROBA`` on DuckDB and SQLite): the columns its features read go in, what TO PREDICT
+writes (or a class's probability) comes out, scored by the family's own scorer on the
+features TO PREDICT derives from the same values, so the two agree exactly."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from sqlml.datasources.base import QueryFunction
+from sqlml.errors import ModelError
+from sqlml.models.applied import Model
+from sqlml.runtime import label_lists
+from sqlml.runtime.features_apply import transform
+from sqlml.runtime.labels import LabelEncoding
+from sqlml.runtime.progress import Progress
+from sqlml.runtime.rows import SCORE_BATCH, named_columns
+
+if TYPE_CHECKING:
+    from sqlml.runtime.context import Context
+
+_NUMBER_KINDS = ("numeric", "bucket")  # read as numbers (unless trained on text)
+_RESULT_KINDS = {"b": "bool", "i": "int", "u": "int", "f": "float"}  # else text
+
+
+def query_function(name: str, model: Model, label: str | None, context: Context) -> QueryFunction:
+    """``model`` as the function ``name`` of the columns :func:`read_columns` lists:
+    ``PREDICT``'s value, or with ``label`` the probability of that class (its text), a
+    :class:`ModelError` if the model gives none."""
+    columns = read_columns(model)
+    quiet = dataclasses.replace(context, reporter=Progress())  # a query's rows go unreported
+    score = model.trainer.scorer(quiet, model.stored.data, model.stored.metadata)
+    index = None if label is None else class_index(model.labels, model.stored.name, label)
+
+    def call(arrays: list[np.ndarray]) -> np.ndarray:
+        features = transform(dict(zip(columns, arrays, strict=True)), model.features)
+        scores = score(features, SCORE_BATCH)
+        return model.predicted(scores) if index is None else scores[:, index].astype(np.float64)
+
+    kinds = [_parameter_kind(model, column) for column in columns]
+    return QueryFunction(name, kinds, "float" if index is not None else _result_kind(model), call)
+
+
+def read_columns(model: Model) -> list[str]:
+    """The columns the model's features read, in order: a call's arguments."""
+    return list(dict.fromkeys(named_columns(model.features)))
+
+
+def class_index(labels: LabelEncoding, model: str, label: str) -> int:
+    """The index, among the scores of ``model`` (its ``labels``), of the class whose text is
+    ``label``."""
+    texts = [str(c) for c in labels.classes]
+    if labels.task == "classifier" and label in texts:
+        return texts.index(label)
+    raise ModelError(
+        f"model {model} gives no probability of the class {label!r}",
+        hint=f"its classes: {', '.join(map(repr, texts))}"
+        if labels.task == "classifier"
+        else "it predicts values, not classes: use PREDICT",
+    )
+
+
+def _parameter_kind(model: Model, column: str) -> str:
+    """How a call passes ``column``: as the numbers or the text the model was trained on
+    (by what its features make of it where that was not recorded)."""
+    trained = (model.stored.metadata.get("column_types") or {}).get(column)
+    if trained is not None:
+        return "float" if trained == "numbers" else "text"
+    kinds = {f.kind for f in model.features if f.column == column}
+    kinds |= {f.kind for f in model.features for i in f.inputs if i.column == column}
+    return "float" if kinds <= set(_NUMBER_KINDS) else "text"
+
+
+def _result_kind(model: Model) -> str:
+    """The type of what :meth:`Model.predicted` returns."""
+    labels = model.labels
+    if labels.task != "classifier":
+        return "float" if label_lists.width(model.stored.metadata["attributes"]) == 1 else "text"
+    return _RESULT_KINDS.get(labels.kind, "text")

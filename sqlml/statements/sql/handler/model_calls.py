@@ -1,0 +1,123 @@
+"""How the ``PREDICT`` calls of standard SQL run on a datasource.
+
+Where the database runs in sqlml's process and calls its functions (``calls_python``), a call
+becomes a function of the model (:mod:`sqlml.models.in_query`): always on DuckDB, whose
+functions take a vector of rows, and on SQLite, which calls them a row at a time, only for a
+model that does not compile into SQL. Elsewhere, and in what the database keeps for later (a
+view, a macro: sqlml's process may have ended when it runs), the call becomes the model
+compiled into SQL (:meth:`~sqlml.models.Family.to_sql`), which the database runs itself.
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import TYPE_CHECKING
+
+from sqlml.datasources import Datasource
+from sqlml.datasources.base import QueryFunction
+from sqlml.errors import ModelError
+
+if TYPE_CHECKING:
+    from sqlglot import exp
+
+    from sqlml.models.applied import Model
+    from sqlml.models.interface import CompiledModel
+    from sqlml.runtime.context import Context
+    from sqlml.semantics.predict_calls import PredictCall
+
+_Key = tuple[str, "int | None"]  # a model's name and version (None: the newest)
+
+
+class ModelCalls:
+    """The calls of the statements run (or checked) on ``datasource``: each model loaded
+    and compiled once."""
+
+    def __init__(self, datasource: Datasource) -> None:
+        from sqlml.models.store import ModelStore
+
+        self.datasource = datasource
+        self.store = ModelStore(datasource)
+        self._compiled: dict[_Key, CompiledModel] = {}
+        self._models: dict[_Key, Model] = {}
+        self.functions: list[QueryFunction] = []  # those :meth:`sql` made, to register
+        self._names: dict[tuple[str, int | None, str | None], str] = {}  # of functions
+
+    def sql(self, call: PredictCall, lasting: bool, context: Context) -> str:
+        """The call as SQL of the datasource's dialect; a function of ``context``'s statement
+        added to :attr:`functions` where one scores it. A :class:`ModelError` if the model is
+        missing, cannot be compiled where it must be, or gives no such probability."""
+        if self._in_process(call, lasting):
+            from sqlml.models.in_query import query_function, read_columns
+
+            model, key = self._model(call), (call.model, call.version, call.label)
+            if key not in self._names:  # one function a model and output: GROUP BY matches
+                self._names[key] = f"sqlml_predict_{uuid.uuid4().hex[:12]}"
+                self.functions.append(query_function(self._names[key], model, call.label, context))
+            arguments = ", ".join(self.datasource.quote([c]) for c in read_columns(model))
+            return f"{self._names[key]}({arguments})"
+        return f"({self.compiled(call, lasting).sql(dialect=self.datasource.dialect)})"
+
+    def check(self, call: PredictCall, lasting: bool) -> None:
+        """A :class:`ModelError` where :meth:`sql` would raise one."""
+        if self._in_process(call, lasting):
+            from sqlml.models.in_query import class_index
+            from sqlml.runtime.labels import LabelEncoding
+
+            stored = self.store.load(call.model, call.version)  # its library left unloaded
+            if call.label is not None:
+                labels = LabelEncoding.from_dict(stored.metadata["labels"])
+                class_index(labels, call.model, call.label)
+        else:
+            self.compiled(call, lasting)
+
+    def compiled(self, call: PredictCall, lasting: bool = False) -> exp.Expression:
+        """``PREDICT(m)`` as ``m``'s prediction, ``PREDICT_PROBA(m, 'class')`` as the
+        class's probability, compiled into SQL, reading the features by name."""
+        from sqlml.models import family
+
+        key = (call.model, call.version)
+        if key not in self._compiled:
+            stored = self.store.load(call.model, call.version)
+            try:
+                self._compiled[key] = family(stored.metadata["family"]).to_sql(stored)
+            except ModelError as error:
+                if lasting and self.datasource.calls_python:
+                    raise ModelError(
+                        f"{error.message}; a view (or macro) runs after sqlml's process has "
+                        "ended, so the models it calls must compile into SQL",
+                        hint="score the rows into a table with TO PREDICT, or call the model "
+                        "in a query instead of a view",
+                    ) from None
+                raise
+        model = self._compiled[key]
+        if call.label is None:
+            return model.value
+        if call.label not in model.scores:
+            raise ModelError(
+                f"model {call.model} gives no probability of the class {call.label!r}",
+                hint=f"its classes' probabilities: {', '.join(map(repr, model.scores))}"
+                if model.scores
+                else "its objective gives classes only: use PREDICT",
+            )
+        return model.scores[call.label]
+
+    def _in_process(self, call: PredictCall, lasting: bool) -> bool:
+        """Whether a function in this process scores ``call`` (see the module)."""
+        how = self.datasource.calls_python
+        if how is None or lasting:
+            return False
+        if how == "batches":
+            return True
+        try:
+            self.compiled(call)
+        except ModelError:  # the function says so if the model is missing
+            return True
+        return False
+
+    def _model(self, call: PredictCall) -> Model:
+        from sqlml.models.applied import load_model
+
+        key = (call.model, call.version)
+        if key not in self._models:
+            self._models[key] = load_model(call.model, self.datasource, call.version)
+        return self._models[key]
