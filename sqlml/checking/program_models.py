@@ -8,7 +8,7 @@ from typing import Any
 from sqlml import ir
 from sqlml.checking.positions import name_at, placed_at
 from sqlml.datasources import Datasource
-from sqlml.errors import ModelError, SqlmlError
+from sqlml.errors import ModelError, SqlmlError, SqlmlWarning
 from sqlml.grammar import ast
 from sqlml.models.store import ModelStore
 from sqlml.semantics.metric_names import check_evaluated, stored_task, trained_task
@@ -18,11 +18,13 @@ from sqlml.semantics.predict_calls import (
     position,
     predict_calls,
     replaced,
+    select_items,
     stand_in,
 )
 from sqlml.statements import kind_of
 from sqlml.statements.evaluate.ir import EvaluateStatement
-from sqlml.statements.sql.handler.model_calls import ModelCalls
+from sqlml.statements.sql.handler.model_calls import ModelCalls, NotCompiled
+from sqlml.statements.sql.handler.scored_here import notice
 from sqlml.statements.train.handler import check_base_estimator, check_repeated
 from sqlml.statements.train.ir import TrainStatement
 
@@ -36,6 +38,7 @@ class ProgramModels:
         catalog = self.store.catalog()
         self.written: set[str] = set()  # the models the program trains or drops so far
         self.calls = ModelCalls(datasource)  # PREDICT's models
+        self.warnings: list[SqlmlError] = []  # found by check, not yet taken
         # The estimator of each model that exists (None: its metadata is unreadable).
         self.estimators = {
             name: None if isinstance(meta, ModelError) else meta["estimator"]
@@ -99,12 +102,26 @@ class ProgramModels:
         earlier, and one stored (not trained by the program) can be used as the statement
         uses it (compiled into SQL where the database cannot call sqlml); the error at the
         call."""
-        lasting = defines_lasting(node.text, self.datasource.dialect)
-        for call in predict_calls(node.text, self.datasource.dialect, node.pos):
-            with placed_at(ast.Position(*position(node.text, call.start, node.pos), 0)):
+        dialect = self.datasource.dialect
+        lasting = defines_lasting(node.text, dialect)
+        calls = predict_calls(node.text, dialect, node.pos)
+        items = select_items(node.text, dialect, calls)
+        for call in calls:
+            where = position(node.text, call.start, node.pos)
+            with placed_at(ast.Position(*where, 0)):
                 self._check_exists(call.model)
-                if call.model not in self.written:
+                if call.model in self.written:
+                    continue
+                try:
                     self.calls.check(call, lasting)
+                except NotCompiled as error:
+                    item = items.get(call)
+                    if not (item and item.outermost and self.datasource.calls_python is None):
+                        raise
+                    message, hint = notice(error.message)
+                    self.warnings.append(
+                        SqlmlWarning(message, line=where[0], column=where[1], hint=hint)
+                    )
 
     def with_models(self, text: str, dialect: str) -> str:
         """Standard SQL's ``text`` as the database is to describe and replay it: each

@@ -167,32 +167,66 @@ _ITEM_ENDS = {"FROM", "INTO", "WHERE", "GROUP", "ORDER", "LIMIT", "UNION", "EXCE
 _CLAUSES = _ITEM_ENDS | {"ON", "HAVING", "WINDOW", "QUALIFY", "SET", "VALUES", "BY", "WHEN"}
 
 
-def unnamed_items(text: str, dialect: str, calls: list[PredictCall]) -> list[PredictCall]:
-    """The calls that are a whole item of a SELECT list, with no name given (``SELECT id,
-    PREDICT(m) FROM t``): the database would name the column after the SQL in their place,
-    so the handler names it after the call as written."""
+@dataclass(frozen=True)
+class SelectItem:
+    """A call that is a whole item of a SELECT list: the name it is given (None: none), the
+    offset where the item ends (after its name), and whether the list is the outermost
+    SELECT's, whose rows the statement returns."""
+
+    name: str | None  # as the database reads it (unquoted)
+    written: str | None  # the name as written (quoted or not)
+    end: int
+    outermost: bool
+
+
+def select_items(
+    text: str, dialect: str, calls: list[PredictCall]
+) -> dict[PredictCall, SelectItem]:
+    """The calls that are a whole item of a SELECT list (``SELECT id, PREDICT(m) [AS p]
+    FROM t``)."""
     import sqlglot
     from sqlglot.tokens import TokenType
 
     if not calls:
-        return []
+        return {}
     tokens = sqlglot.tokenize(text, read=dialect)
     starts = {token.start: i for i, token in enumerate(tokens)}
     ends = {token.end + 1: i for i, token in enumerate(tokens)}
-    unnamed = []
+    query = bool(tokens) and tokens[0].text.upper() in ("SELECT", "WITH")
+    items = {}
     for call in calls:
         first, last = starts.get(call.start), ends.get(call.end)
-        if first is None or last is None:
+        if first is None or last is None or not _in_select_list(tokens, first):
             continue
-        after = tokens[last + 1] if last + 1 < len(tokens) else None
-        ends_item = after is None or after.token_type in (
-            TokenType.COMMA,
-            TokenType.R_PAREN,
-            TokenType.SEMICOLON,
-        )
-        if (ends_item or after.text.upper() in _ITEM_ENDS) and _in_select_list(tokens, first):
-            unnamed.append(call)
-    return unnamed
+        name, written, end, at = None, None, call.end, last + 1
+        if at < len(tokens) and tokens[at].text.upper() == "AS":
+            at += 1
+        following = tokens[at] if at < len(tokens) else None
+        if following is not None and (
+            following.token_type in (TokenType.VAR, TokenType.IDENTIFIER)
+            and following.text.upper() not in _ITEM_ENDS
+        ):
+            name, end, at = following.text, following.end + 1, at + 1
+            written = text[following.start : end]
+        elif at != last + 1:  # AS and no name
+            continue
+        after = tokens[at] if at < len(tokens) else None
+        if (
+            after is None
+            or after.token_type
+            in (
+                TokenType.COMMA,
+                TokenType.R_PAREN,
+                TokenType.SEMICOLON,
+            )
+            or after.text.upper() in _ITEM_ENDS
+        ):
+            depth = sum(
+                (t.token_type == TokenType.L_PAREN) - (t.token_type == TokenType.R_PAREN)
+                for t in tokens[:first]
+            )
+            items[call] = SelectItem(name, written, end, query and depth == 0)
+    return items
 
 
 def _in_select_list(tokens: list[Token], at: int) -> bool:

@@ -28,6 +28,10 @@ if TYPE_CHECKING:
 _Key = tuple[str, "int | None"]  # a model's name and version (None: the newest)
 
 
+class NotCompiled(ModelError):
+    """A stored model's family does not compile it into SQL (the message says why)."""
+
+
 class ModelCalls:
     """The calls of the statements run (or checked) on ``datasource``: each model loaded
     and compiled once."""
@@ -47,15 +51,25 @@ class ModelCalls:
         added to :attr:`functions` where one scores it. A :class:`ModelError` if the model is
         missing, cannot be compiled where it must be, or gives no such probability."""
         if self._in_process(call, lasting):
-            from sqlml.models.in_query import query_function, read_columns
+            from sqlml.models.in_query import read_columns
 
-            model, key = self._model(call), (call.model, call.version, call.label)
+            key = (call.model, call.version, call.label)
             if key not in self._names:  # one function a model and output: GROUP BY matches
-                self._names[key] = f"sqlml_predict_{uuid.uuid4().hex[:12]}"
-                self.functions.append(query_function(self._names[key], model, call.label, context))
-            arguments = ", ".join(self.datasource.quote([c]) for c in read_columns(model))
-            return f"{self._names[key]}({arguments})"
+                function, _ = self.function(call, context)
+                self._names[key] = function.name
+                self.functions.append(function)
+            columns = read_columns(self._model(call))
+            return f"{self._names[key]}({', '.join(self.datasource.quote([c]) for c in columns)})"
         return f"({self.compiled(call, lasting).sql(dialect=self.datasource.dialect)})"
+
+    def function(self, call: PredictCall, context: Context) -> tuple[QueryFunction, list[str]]:
+        """A function of sqlml's that scores ``call`` (in ``context``'s statement), and the
+        columns it takes."""
+        from sqlml.models.in_query import query_function, read_columns
+
+        model = self._model(call)
+        name = f"sqlml_predict_{uuid.uuid4().hex[:12]}"
+        return query_function(name, model, call.label, context), read_columns(model)
 
     def check(self, call: PredictCall, lasting: bool) -> None:
         """A :class:`ModelError` where :meth:`sql` would raise one."""
@@ -82,13 +96,13 @@ class ModelCalls:
                 self._compiled[key] = family(stored.metadata["family"]).to_sql(stored)
             except ModelError as error:
                 if lasting and self.datasource.calls_python:
-                    raise ModelError(
+                    raise NotCompiled(
                         f"{error.message}; a view (or macro) runs after sqlml's process has "
                         "ended, so the models it calls must compile into SQL",
                         hint="score the rows into a table with TO PREDICT, or call the model "
                         "in a query instead of a view",
                     ) from None
-                raise
+                raise NotCompiled(error.message, hint=error.hint) from None
         model = self._compiled[key]
         if call.label is None:
             return model.value
@@ -110,7 +124,7 @@ class ModelCalls:
             return True
         try:
             self.compiled(call)
-        except ModelError:  # the function says so if the model is missing
+        except ModelError:  # not compiled; or missing, which the function says too
             return True
         return False
 
