@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from conftest import KINDS, datasource_url
+from db_clients import client_or_skip, client_rows
 
 from sqlml.checking import check_program, errors_of
 from sqlml.cli import main
@@ -219,7 +220,7 @@ def test_insert_select(trained, capsys):
 
 def test_view_outlives_sqlml(trained, capsys):
     """The view holds the compiled SQL: the database's own connection, without sqlml's
-    rewriting, reads it."""
+    rewriting, reads it (the mysql and psql commands on the servers)."""
     url = trained
     _run(
         url,
@@ -227,14 +228,18 @@ def test_view_outlives_sqlml(trained, capsys):
         "FROM pf_rows;",
         capsys,
     )
-    found = _plain_rows(url, "SELECT id, p, q FROM pf_view ORDER BY id")
+    found = [
+        (int(i), p, float(q))
+        for i, p, q in _plain_rows(url, "SELECT id, p, q FROM pf_view ORDER BY id")
+    ]
     expected = _expected(url, "SELECT id, churn, churn_yes FROM pf_cp ORDER BY id")
     assert [row[:2] for row in found] == [row[:2] for row in expected]
     _close([row[2] for row in found], [row[2] for row in expected])
 
 
 def _plain_rows(url: str, query: str) -> list[tuple]:
-    """``query``'s rows through the database's own driver, not sqlml."""
+    """``query``'s rows read without sqlml: by DuckDB's module, SQLite's in another process,
+    the servers' command-line clients (their values as text)."""
     query = _named(query)
     if url.startswith("duckdb"):
         import duckdb
@@ -252,20 +257,8 @@ def _plain_rows(url: str, query: str) -> list[tuple]:
             capture_output=True, text=True, check=True,
         )  # fmt: skip
         return [tuple(row) for row in json.loads(result.stdout)]
-    if url.startswith("mysql"):
-        import pymysql
-
-        connection = pymysql.connect(host="127.0.0.1", port=3306, user="root", database="test")
-    else:
-        import psycopg
-
-        connection = psycopg.connect("host=127.0.0.1 port=5432 user=root dbname=test")
-    try:
-        with connection.cursor() as cursor:
-            cursor.execute(query)
-            return [tuple(row) for row in cursor.fetchall()]
-    finally:
-        connection.close()
+    client_or_skip("mysql" if url.startswith("mysql") else "postgresql")
+    return client_rows(url, query)
 
 
 def test_check_names_an_unknown_model_at_its_call(tmp_path: Path, capsys):
