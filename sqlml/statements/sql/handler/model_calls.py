@@ -44,7 +44,7 @@ class ModelCalls:
         self._compiled: dict[_Key, CompiledModel] = {}
         self._models: dict[_Key, Model] = {}
         self.functions: list[QueryFunction] = []  # those :meth:`sql` made, to register
-        self._names: dict[tuple[str, int | None, str | None], str] = {}  # of functions
+        self._names: dict[tuple[str, int | None, str | None, str | None], str] = {}
 
     def sql(self, call: PredictCall, lasting: bool, context: Context) -> str:
         """The call as SQL of the datasource's dialect; a function of ``context``'s statement
@@ -53,7 +53,7 @@ class ModelCalls:
         if self._in_process(call, lasting):
             from sqlml.models.in_query import read_columns
 
-            key = (call.model, call.version, call.label)
+            key = (call.model, call.version, call.label, call.feature)
             if key not in self._names:  # one function a model and output: GROUP BY matches
                 function, _ = self.function(call, context)
                 self._names[key] = function.name
@@ -69,19 +69,24 @@ class ModelCalls:
 
         model = self._model(call)
         name = f"sqlml_predict_{uuid.uuid4().hex[:12]}"
-        return query_function(name, model, call.label, context), read_columns(model)
+        function = query_function(name, model, context, call.label, call.feature)
+        return function, read_columns(model)
 
     def check(self, call: PredictCall, lasting: bool) -> None:
-        """A :class:`ModelError` where :meth:`sql` would raise one."""
-        if self._in_process(call, lasting):
-            from sqlml.models.in_query import class_index
-            from sqlml.runtime.labels import LabelEncoding
+        """A :class:`ModelError` where :meth:`sql` would raise one (what the model's
+        metadata tells first: a class or feature it lacks)."""
+        from sqlml.models import family
+        from sqlml.models.in_query import class_index, contribution_index
+        from sqlml.runtime.labels import LabelEncoding
 
-            stored = self.store.load(call.model, call.version)  # its library left unloaded
-            if call.label is not None:
-                labels = LabelEncoding.from_dict(stored.metadata["labels"])
-                class_index(labels, call.model, call.label)
-        else:
+        stored = self.store.load(call.model, call.version)  # its library left unloaded
+        labels = LabelEncoding.from_dict(stored.metadata["labels"])
+        if call.feature is not None:
+            model_family = family(stored.metadata["family"])
+            contribution_index(model_family, labels, stored, call.feature, call.label)
+        elif call.label is not None and self._in_process(call, lasting):
+            class_index(labels, call.model, call.label)
+        if not self._in_process(call, lasting):
             self.compiled(call, lasting)
 
     def compiled(self, call: PredictCall, lasting: bool = False) -> exp.Expression:
@@ -89,6 +94,13 @@ class ModelCalls:
         class's probability, compiled into SQL, reading the features by name."""
         from sqlml.models import family
 
+        if call.feature is not None:
+            raise NotCompiled(
+                f"PREDICT_CONTRIBUTION of model {call.model} is computed by its library: it "
+                "is not compiled into SQL",
+                hint="call it in a query, not a view (on MySQL and PostgreSQL, as an item of "
+                "the outermost SELECT list)",
+            )
         key = (call.model, call.version)
         if key not in self._compiled:
             stored = self.store.load(call.model, call.version)
