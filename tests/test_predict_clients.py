@@ -12,29 +12,14 @@ import numpy as np
 import pytest
 from conftest import datasource_url, fetch_rows
 from db_clients import client_or_skip, client_rows, run_file
+from test_predict_function import ROWS
+from test_predict_function import rows as _rows
 
 from sqlml.cli import main
 from sqlml.datasources import connect
 
-ROWS = 160
 TOLERANCE = 1e-6  # relative, and as much absolute, of a regression's value (float32 sums)
 DIALECTS = {"postgresql": "postgres", "mysql": "mysql"}
-
-
-def _rows() -> dict[str, np.ndarray]:
-    """Numbers with NULLs (a), fractions (b), integers (n); a text class and a value."""
-    rng = np.random.default_rng(5)
-    a, b, n = rng.normal(size=ROWS), rng.uniform(-2, 2, ROWS), rng.integers(0, 10, ROWS)
-    nulls = rng.random(ROWS) < 0.15
-    seen = np.where(nulls, 0.0, a)
-    return {
-        "id": np.arange(ROWS),
-        "a": np.where(nulls, np.nan, a),  # NaN is written as NULL
-        "b": b,
-        "n": n,
-        "churn": np.where(seen * b + n / 10 > 0.4, "yes", "no").astype(object),
-        "y": 2 * seen - b + 0.3 * n + rng.normal(scale=0.1, size=ROWS),
-    }
 
 
 def _run(url: str, program: str, capsys) -> None:

@@ -30,7 +30,7 @@ def _named(sql: str) -> str:
     return sql.replace("pf_", PREFIX)
 
 
-def _rows() -> dict[str, np.ndarray]:
+def rows() -> dict[str, np.ndarray]:
     """Numbers with NULLs (a), fractions (b), integers (n); a text class and a value."""
     rng = np.random.default_rng(11)
     a, b, n = rng.normal(size=ROWS), rng.uniform(-2, 2, ROWS), rng.integers(0, 10, ROWS)
@@ -75,7 +75,7 @@ def trained(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFac
     labels (``pf_c``) and a regressor (``pf_r``), and TO PREDICT's tables of both."""
     url = datasource_url(request.param, tmp_path_factory.mktemp(request.param))
     ds = connect(url)
-    ds.write_table([f"{PREFIX}rows"], _rows(), replace=True)
+    ds.write_table([f"{PREFIX}rows"], rows(), replace=True)
     ds.close()
     assert (
         main(
@@ -264,7 +264,7 @@ def _plain_rows(url: str, query: str) -> list[tuple]:
 def test_check_names_an_unknown_model_at_its_call(tmp_path: Path, capsys):
     url = datasource_url("duckdb", tmp_path)
     ds = connect(url)
-    ds.write_table(["pf_rows"], _rows(), replace=True)
+    ds.write_table(["pf_rows"], rows(), replace=True)
     found = errors_of(
         check_program(
             "SELECT 1;\nSELECT id,\n  PREDICT(nowhere) FROM pf_rows;", ds.dialect, datasource=ds
@@ -278,7 +278,7 @@ def test_check_names_an_unknown_model_at_its_call(tmp_path: Path, capsys):
 def test_check_knows_a_model_trained_earlier(tmp_path: Path):
     url = datasource_url("duckdb", tmp_path)
     ds = connect(url)
-    ds.write_table(["pf_rows"], _rows(), replace=True)
+    ds.write_table(["pf_rows"], rows(), replace=True)
     found = errors_of(
         check_program(
             "SELECT a, b, y FROM pf_rows TO TRAIN xgboost.gbtree LABEL y INTO later;\n"
@@ -307,7 +307,7 @@ def test_extended_statements_select_holds_no_call():
 def test_update_sets_a_prediction(tmp_path: Path, capsys):
     url = datasource_url("sqlite", tmp_path)
     ds = connect(url)
-    ds.write_table([f"{PREFIX}rows"], _rows(), replace=True)
+    ds.write_table([f"{PREFIX}rows"], rows(), replace=True)
     ds.close()
     program = (
         "SELECT a, b, n, y FROM pf_rows TO TRAIN xgboost.gbtree WITH train.num_boost_round = 2 "
@@ -330,7 +330,7 @@ def test_update_sets_a_prediction(tmp_path: Path, capsys):
 def test_run_errors_at_the_call(tmp_path: Path, capsys):
     url = datasource_url("duckdb", tmp_path)
     ds = connect(url)
-    ds.write_table([f"{PREFIX}rows"], _rows(), replace=True)
+    ds.write_table([f"{PREFIX}rows"], rows(), replace=True)
     ds.close()
     _run(
         url,
