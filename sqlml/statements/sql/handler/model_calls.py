@@ -98,8 +98,8 @@ class ModelCalls:
             raise NotCompiled(
                 f"PREDICT_CONTRIBUTION of model {call.model} is computed by its library: it "
                 "is not compiled into SQL",
-                hint="call it in a query, not a view (on MySQL and PostgreSQL, as an item of "
-                "the outermost SELECT list)",
+                hint="call it in a query, not a view (where the database cannot call sqlml, as "
+                "an item of the outermost SELECT list)",
             )
         key = (call.model, call.version)
         if key not in self._compiled:
