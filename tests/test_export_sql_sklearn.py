@@ -5,6 +5,7 @@ at ``sqlml check``."""
 
 from __future__ import annotations
 
+import math
 import uuid
 from pathlib import Path
 
@@ -47,6 +48,13 @@ MODELS = {
         (),
     ),
     "kmeans": ("cluster.KMeans", "model.n_clusters = 3", "", ("0", "1", "2")),
+    # one tree about 30 splits deep: nested CASEs beyond what SQLite's parser takes
+    "deep_tree": (
+        "ensemble.RandomForestRegressor",
+        "model.n_estimators = 1, model.bootstrap = false",
+        "peak",
+        (),
+    ),
 }
 
 
@@ -57,7 +65,7 @@ def _named(sql: str) -> str:
 
 def _rows() -> dict[str, np.ndarray]:
     """Numbers with NULLs (a), fractions (b), integers (n), a column NULL in every training
-    row (e); a 0/1 flag, three text classes and a value to learn from them."""
+    row (e); a 0/1 flag, three text classes and values to learn from them."""
     rng = np.random.default_rng(5)
     a, b, n = rng.normal(size=ROWS), rng.uniform(-2, 2, ROWS), rng.integers(0, 10, ROWS)
     nulls = rng.random(ROWS) < 0.15
@@ -73,6 +81,8 @@ def _rows() -> dict[str, np.ndarray]:
         "flag": (seen * b + n / 10 > 0.4).astype(np.int64),
         "kind": kind.astype(object),
         "y": 2 * seen - b + 0.3 * n + rng.normal(scale=0.1, size=ROWS),
+        # each split of a regression tree cuts off the row of the greatest b
+        "peak": 4.0 ** np.maximum(np.argsort(np.argsort(b)) - (ROWS - 30), 0),
     }
 
 
@@ -214,3 +224,41 @@ def test_uncompilable_estimator_is_refused(trained, capsys):
     assert [(e.line, e.column) for e in found] == [(3, 3)]
     assert "sklearn.svm.OneClassSVM models are not compiled" in found[0].message
     assert "sqlml export MODEL FILE.skops" in (found[0].hint or "")
+
+
+def test_splits_compare_as_float32_exactly():
+    """A split's condition on a double is scikit-learn's ``float32(x) <= threshold``, for
+    thresholds between float32 values (as scikit-learn's trees place them), on them, and at
+    the ends of float32's range, and doubles on every side of where float32 rounding turns."""
+    from sqlml.models.sklearn.sql import _bounds
+
+    rng = np.random.default_rng(3)
+    top = float(np.finfo(np.float32).max)
+    tiny = float(np.finfo(np.float32).smallest_subnormal)
+    pairs = rng.normal(scale=10.0, size=(200, 2)).astype(np.float32).astype(np.float64)
+    thresholds = np.concatenate(
+        [
+            pairs.mean(axis=1),  # scikit-learn's midpoints
+            pairs[:, 0],
+            rng.normal(size=50),
+            [0.0, -0.0, tiny / 2, -tiny / 2, 1.5, -1.5, top, -top, top * 1.5, -top * 1.5],
+        ]
+    )
+    middles, ties_low, never = _bounds(thresholds)
+    checked = 0
+    for t, middle, tie_low, no_row in zip(thresholds, middles, ties_low, never, strict=True):
+        near = np.float32(np.clip(t, -top, top))
+        with np.errstate(over="ignore"):
+            around = [np.nextafter(near, np.float32(s)) for s in (-np.inf, np.inf)] + [near]
+        xs = {float(v) for v in around}
+        xs |= {(float(a) + float(b)) / 2 for a in around for b in around}
+        xs |= {np.nextafter(x, side) for x in list(xs) for side in (-np.inf, np.inf)}
+        for x in xs:
+            if not math.isfinite(x) or abs(x) > top:
+                continue  # beyond float32's range: TO PREDICT refuses such features
+            with np.errstate(over="ignore"):
+                wanted = bool(np.float32(x) <= t)
+            found = False if no_row else (x <= middle if tie_low else x < middle)
+            assert found == wanted, (t, x)
+            checked += 1
+    assert checked > 2000

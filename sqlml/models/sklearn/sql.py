@@ -20,7 +20,9 @@ The others (the outlier detectors) are refused with a :class:`ModelError`.
 
 from __future__ import annotations
 
+import functools
 import math
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeAlias
 
 import numpy as np
@@ -41,7 +43,9 @@ FOREST_REGRESSOR = "sklearn.ensemble.RandomForestRegressor"
 LOGISTIC = "sklearn.linear_model.LogisticRegression"
 LINEAR = "sklearn.linear_model.LinearRegression"
 COMPILED = (FOREST_CLASSIFIER, FOREST_REGRESSOR, LOGISTIC, LINEAR, CLUSTERING)
-MAX_DEPTH = 200  # of a compiled tree (the databases parse nested CASEs recursively)
+Feature: TypeAlias = Callable[[], exp.Expression]  # a feature's SQL, made anew for each use
+MAX_DEPTH = 200  # of a compiled tree
+MAX_NESTING = 12  # CASE expressions inside each other (SQLite's parser takes about 17)
 
 _NULL_NOTE = "A NULL feature is the training rows' mean (the model's imputer), as in TO PREDICT."
 _DOUBLE_NOTE = (
@@ -90,8 +94,7 @@ def compile_model(stored: StoredModel, pipeline: Any) -> CompiledModel:
             return CompiledModel(columns, value, scores, [_NULL_NOTE, _DOUBLE_NOTE])
         trees = list(model.estimators_)
         if estimator == FOREST_REGRESSOR:
-            leaves = [tree.tree_.value[:, 0, 0] for tree in trees]
-            value = _average(trees, leaves, features)
+            value = _Forest(trees, features).average([t.tree_.value[:, 0, 0] for t in trees])
             return CompiledModel(columns, value, {}, [_NULL_NOTE, _TREE_NOTE])
         value, scores = _forest_classes(model, trees, features, classes)
         return CompiledModel(columns, value, scores, [_NULL_NOTE, _TREE_NOTE])
@@ -99,7 +102,7 @@ def compile_model(stored: StoredModel, pipeline: Any) -> CompiledModel:
         raise skops_error(f"its state is malformed ({type(error).__name__}: {error})") from None
 
 
-def _imputed(columns: list[str], pipeline: Any) -> list[exp.Expression]:
+def _imputed(columns: list[str], pipeline: Any) -> list[Feature]:
     """Each feature column read as a double, NULL replaced by the imputer's statistic."""
     steps = pipeline.steps
     imputer = steps[0][1] if len(steps) == 2 else None
@@ -115,12 +118,16 @@ def _imputed(columns: list[str], pipeline: Any) -> list[exp.Expression]:
             "its pipeline does not impute each of its feature columns before the estimator"
         )
     return [
-        exp.Coalesce(this=compiled.feature(column), expressions=[number(float(statistic))])
+        functools.partial(_feature, column, float(statistic))
         for column, statistic in zip(columns, statistics, strict=True)
     ]
 
 
-def _margins(model: Any, features: list[exp.Expression]) -> list[exp.Expression]:
+def _feature(column: str, statistic: float) -> exp.Expression:
+    return exp.Coalesce(this=compiled.feature(column), expressions=[number(statistic)])
+
+
+def _margins(model: Any, features: list[Feature]) -> list[exp.Expression]:
     """A linear model's outputs: each coefficient times its feature, plus the intercept."""
     coefficients = np.asarray(model.coef_, dtype=np.float64)
     coefficients = coefficients.reshape(-1, len(features))
@@ -131,7 +138,7 @@ def _margins(model: Any, features: list[exp.Expression]) -> list[exp.Expression]
         total(
             [
                 *(
-                    exp.Mul(this=feature.copy(), expression=number(float(weight)))
+                    exp.Mul(this=feature(), expression=number(float(weight)))
                     for feature, weight in zip(features, row, strict=True)
                     if weight != 0
                 ),
@@ -162,7 +169,7 @@ def _scores(
 
 
 def _logistic(
-    model: Any, features: list[exp.Expression], classes: list[Any]
+    model: Any, features: list[Feature], classes: list[Any]
 ) -> tuple[exp.Expression, dict[str, exp.Expression]]:
     """scikit-learn's ``predict_proba``: with two classes ``[1 - p, p]``, ``p`` the logistic
     of the margin; with more the softmax of the margins. The class of the greatest margin."""
@@ -189,7 +196,7 @@ def _logistic(
 
 
 def _kmeans(
-    model: Any, features: list[exp.Expression], classes: list[Any]
+    model: Any, features: list[Feature], classes: list[Any]
 ) -> tuple[exp.Expression, dict[str, exp.Expression]]:
     """The nearest centre (the first on ties), and each cluster's ``1 / (1 + d²)``
     normalised over the clusters."""
@@ -200,7 +207,7 @@ def _kmeans(
         total(
             [
                 exp.Pow(
-                    this=exp.Paren(this=exp.Sub(this=x.copy(), expression=number(float(c)))),
+                    this=exp.Paren(this=exp.Sub(this=x(), expression=number(float(c)))),
                     expression=exp.Literal.number(2),
                 )
                 for x, c in zip(features, center, strict=True)
@@ -208,7 +215,11 @@ def _kmeans(
         )
         for center in centers
     ]
-    nearest = argmax([exp.Neg(this=exp.Paren(this=d.copy())) for d in distances], classes)
+    nearest = (
+        argmax([exp.Neg(this=exp.Paren(this=d.copy())) for d in distances], classes)
+        if len(classes) > 1
+        else class_value(classes[0])
+    )
     kernels = [
         exp.Div(
             this=exp.Literal.number(1),
@@ -226,10 +237,12 @@ def _kmeans(
 
 
 def _forest_classes(
-    model: Any, trees: list[Any], features: list[exp.Expression], classes: list[Any]
+    model: Any, trees: list[Any], features: list[Feature], classes: list[Any]
 ) -> tuple[exp.Expression, dict[str, exp.Expression]]:
     """Each class's probability, its trees' leaf fractions averaged (scikit-learn's
-    ``predict_proba``); the class of the greatest."""
+    ``predict_proba``); the class of the greatest (the first on ties), compared a pair at a
+    time as one forest of the differences of the pair's fractions (whose sum is at least 0
+    where the first is at least the second)."""
     found = _found(model, classes)
     fractions = []
     for tree in trees:
@@ -237,78 +250,149 @@ def _forest_classes(
         normalizer = value.sum(axis=1)[:, np.newaxis]
         normalizer[normalizer == 0.0] = 1.0
         fractions.append(value / normalizer)  # as a tree's predict_proba
-    probabilities = [
-        _average(trees, [leaves[:, j] for leaves in fractions], features) for j in range(len(found))
+    forest = _Forest(trees, features)
+    probabilities = [forest.average([f[:, j] for f in fractions]) for j in range(len(found))]
+    ifs = [
+        exp.If(
+            this=_all(
+                [
+                    exp.GTE(
+                        this=forest.total([f[:, i] - f[:, j] for f in fractions]),
+                        expression=exp.Literal.number(0),
+                    )
+                    for j in range(i + 1, len(found))
+                ]
+            ),
+            true=class_value(classes[found[i]]),
+        )
+        for i in range(len(found) - 1)
     ]
-    chosen = argmax([p.copy() for p in probabilities], [classes[i] for i in found])
+    last = class_value(classes[found[-1]])
+    chosen = exp.Case(ifs=ifs, default=last) if ifs else last
     return chosen, _scores(classes, found, probabilities)
 
 
-def _average(
-    trees: list[Any], leaves: list[np.ndarray], features: list[exp.Expression]
-) -> exp.Expression:
-    """The trees' values (each tree's leaf values ``leaves``) summed in order, divided by
-    their number."""
-    if not trees:
-        raise skops_error("its forest has no trees")
-    summed = total(
-        [_tree(tree.tree_, values, features) for tree, values in zip(trees, leaves, strict=True)]
-    )
-    return exp.Div(this=exp.Paren(this=summed), expression=number(float(len(trees))))
+def _all(conditions: list[exp.Expression]) -> exp.Expression:
+    """The conditions joined by AND (built as they are: no copies)."""
+    result = conditions[0]
+    for condition in conditions[1:]:
+        result = exp.And(this=result, expression=condition)
+    return result
 
 
-Node: TypeAlias = float | tuple[int, float, "Node", "Node"]  # a leaf's value, or a split
+# A leaf's value, or a split: its feature, midpoint and whether ties go left, then its sides.
+Node: TypeAlias = float | tuple[int, float, bool, "Node", "Node"]
 
 
-def _tree(state: Any, values: np.ndarray, features: list[exp.Expression]) -> exp.Expression:
-    """One tree as a nested ``CASE`` giving each leaf's value; a split whose sides give the
-    same value everywhere is that value (a feature is never NULL here)."""
-    left, right = state.children_left, state.children_right
-    feature_of, thresholds = state.feature, state.threshold
+class _Forest:
+    """Trees as SQL: each nested ``CASE`` expressions giving a value per leaf."""
 
-    def node(i: int, depth: int) -> Node:
-        if left[i] == -1:
-            return float(values[i])
-        if depth >= MAX_DEPTH:
-            raise ModelError(
-                f"a tree of the forest is deeper than {MAX_DEPTH} splits, more than sqlml "
-                "compiles into SQL",
-                hint="train it with a smaller model.max_depth, or score it with TO PREDICT",
+    def __init__(self, trees: list[Any], features: list[Feature]) -> None:
+        if not trees:
+            raise skops_error("its forest has no trees")
+        self.features = features
+        self.count = len(trees)
+        self.states = [tree.tree_ for tree in trees]
+        self.bounds = [_bounds(state.threshold) for state in self.states]
+
+    def average(self, leaves: list[np.ndarray]) -> exp.Expression:
+        """The trees' values (``leaves``: each tree's, by node) summed, divided by their
+        number, as scikit-learn's forests average."""
+        return exp.Div(
+            this=exp.Paren(this=self.total(leaves)), expression=number(float(self.count))
+        )
+
+    def total(self, leaves: list[np.ndarray]) -> exp.Expression:
+        """The trees' values summed, in pairs of pairs (a sum as deep as the logarithm of
+        the trees: the databases bound an expression's depth)."""
+        terms = [self._tree(i, values) for i, values in enumerate(leaves)]
+        while len(terms) > 1:
+            pairs = zip(terms[0::2], terms[1::2], strict=False)
+            summed = [exp.Paren(this=exp.Add(this=a, expression=b)) for a, b in pairs]
+            terms = summed + terms[len(summed) * 2 :]
+        return terms[0]
+
+    def _tree(self, index: int, values: np.ndarray) -> exp.Expression:
+        """One tree; a split whose sides give the same values is that value (a feature is
+        never NULL here), and one no row takes its left side is its right."""
+        state = self.states[index]
+        left, right, feature_of = state.children_left, state.children_right, state.feature
+        middles, ties_low, never = self.bounds[index]
+
+        def node(i: int, depth: int) -> tuple[Node, int]:
+            """The subtree at ``i``, and its depth."""
+            if left[i] == -1:
+                return float(values[i]), 0
+            if never[i]:
+                return node(int(right[i]), depth + 1)
+            if depth >= MAX_DEPTH:
+                raise ModelError(
+                    f"a tree of the forest is deeper than {MAX_DEPTH} splits, more than sqlml "
+                    "compiles into SQL",
+                    hint="train it with a smaller model.max_depth, or score it with TO PREDICT",
+                )
+            (low, below), (high, above) = (
+                node(int(left[i]), depth + 1),
+                node(int(right[i]), depth + 1),
             )
-        low, high = node(int(left[i]), depth + 1), node(int(right[i]), depth + 1)
-        if low == high:
-            return low
-        return (int(feature_of[i]), float(thresholds[i]), low, high)
+            if low == high:
+                return low, below
+            return (int(feature_of[i]), middles[i], ties_low[i], low, high), max(below, above) + 1
 
-    def sql(tree: Node) -> exp.Expression:
-        if isinstance(tree, float):
-            return number(tree)
-        feature, threshold, low, high = tree
-        goes_left = _at_most(features[feature], threshold)
-        return exp.Case(ifs=[exp.If(this=goes_left, true=sql(low))], default=sql(high))
-
-    return sql(node(0, 0))
+        tree, depth = node(0, 0)
+        return _cases(tree, self.features, max(1, math.ceil(depth / MAX_NESTING)))
 
 
-def _at_most(x: exp.Expression, threshold: float) -> exp.Expression:
-    """Whether the double ``x`` as a float32 (rounded to nearest, ties to even) is at most
-    ``threshold`` (a double), as scikit-learn's trees compare: whether ``x`` rounds to at
-    most the greatest float32 not above the threshold, ``low``, that is whether it is below
-    the midpoint between ``low`` and the float32 above it (or at it, when the tie rounds to
-    ``low``)."""
-    if not math.isfinite(threshold):
+def _cases(tree: Node, features: list[Feature], levels: int) -> exp.Expression:
+    """``tree`` as ``CASE`` expressions, each deciding ``levels`` levels of splits (SQLite's
+    parser takes about 17 nested ``CASE``s): a ``WHEN`` for each subtree ``levels`` below
+    (or leaf above it), left to right, whose condition is the splits it is left of on the way;
+    the first that holds is the row's, as a row failing a split goes right, past the subtrees
+    to its left."""
+    if isinstance(tree, float):
+        return number(tree)
+    branches: list[tuple[list[tuple[int, float, bool]], Node]] = []
+
+    def walk(node: Node, path: list[tuple[int, float, bool]], level: int) -> None:
+        if isinstance(node, float) or level == levels:
+            branches.append((path, node))
+            return
+        feature, middle, tie_low, low, high = node
+        walk(low, [*path, (feature, middle, tie_low)], level + 1)
+        walk(high, path, level + 1)
+
+    def condition(feature: int, middle: float, tie_low: bool) -> exp.Expression:
+        compare = exp.LTE if tie_low else exp.LT
+        return compare(this=features[feature](), expression=number(middle))
+
+    walk(tree, [], 0)
+    ifs = [
+        exp.If(this=_all([condition(*split) for split in path]), true=_cases(sub, features, levels))
+        for path, sub in branches[:-1]
+    ]
+    return exp.Case(ifs=ifs, default=_cases(branches[-1][1], features, levels))
+
+
+def _bounds(thresholds: np.ndarray) -> tuple[list[float], list[bool], list[bool]]:
+    """For each split, how to ask whether a double ``x`` as a float32 (rounded to nearest,
+    ties to even) is at most its threshold (a double), as scikit-learn's trees compare: ``x``
+    rounds to at most ``low``, the greatest float32 not above the threshold, where it is below
+    the midpoint between ``low`` and the float32 above it, or at it when that tie rounds to
+    ``low`` (its last bit even); never where no float32 is at most the threshold. The
+    midpoints (exact in a double), whether ties go left, and where no row goes left."""
+    t = np.asarray(thresholds, dtype=np.float64)
+    if not np.isfinite(t).all():
         raise skops_error("a tree of its forest splits at a threshold that is not a number")
-    low = np.float32(threshold)
-    if float(low) > threshold or math.isinf(low):
-        low = np.nextafter(np.float32(low), np.float32(-np.inf))
-    if math.isinf(low):  # below every float32 that TO PREDICT reads
-        return exp.false()
-    high = np.nextafter(low, np.float32(np.inf))
-    if math.isinf(high):  # the greatest float32: beyond it, values round to infinity
-        step = float(low) - float(np.nextafter(low, np.float32(0)))
-        middle = float(low) + step / 2
-    else:
-        middle = (float(low) + float(high)) / 2  # exact in a double
-    even = int(np.array(low, dtype=np.float32).view(np.uint32)) % 2 == 0  # ties go to it
-    compare = exp.LTE if even else exp.LT
-    return compare(this=x.copy(), expression=number(middle))
+    with np.errstate(over="ignore", invalid="ignore"):
+        low = t.astype(np.float32)
+        low = np.where(low.astype(np.float64) > t, np.nextafter(low, np.float32(-np.inf)), low)
+        high = np.nextafter(low, np.float32(np.inf))
+        below = np.nextafter(low, np.float32(-np.inf))
+        # above the greatest float32, values round to infinity: half its step beyond it
+        high64 = np.where(
+            np.isinf(high), 2 * low.astype(np.float64) - below.astype(np.float64), high
+        )
+        middles = (low.astype(np.float64) + high64) / 2
+    never = np.isinf(low)  # below every float32 TO PREDICT reads
+    even = low.view(np.uint32) % 2 == 0
+    return middles.tolist(), even.tolist(), never.tolist()
