@@ -198,7 +198,9 @@ def test_exported_view_predicts_like_to_predict(trained, tmp_path: Path, capsys)
         ds.close()
 
 
-def test_uncompilable_estimator_is_refused(trained, capsys):
+def test_uncompilable_models_are_refused(trained, capsys, monkeypatch):
+    """An estimator not compiled, named, when the statement runs and at ``sqlml check``; a
+    forest too large for SQL, saying what to train instead."""
     url = trained
     status = main(["-e", _named("SELECT id, PREDICT(sk_svm) FROM sk_rows;"), "--datasource", url])
     err = capsys.readouterr().err
@@ -224,6 +226,12 @@ def test_uncompilable_estimator_is_refused(trained, capsys):
     assert [(e.line, e.column) for e in found] == [(3, 3)]
     assert "sklearn.svm.OneClassSVM models are not compiled" in found[0].message
     assert "sqlml export MODEL FILE.skops" in (found[0].hint or "")
+    monkeypatch.setattr("sqlml.models.sklearn.sql.MAX_SPLITS", 20)  # a forest too large
+    status = main(["-e", _named("SELECT PREDICT(sk_forest) FROM sk_rows;"), "--datasource", url])
+    err = capsys.readouterr().err
+    assert status != 0
+    assert "written 6 times (each class, each pair of classes), more than the 20" in err, err
+    assert "hint: train it with a smaller model.max_depth" in err
 
 
 def test_splits_compare_as_float32_exactly():

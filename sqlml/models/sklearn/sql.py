@@ -45,6 +45,7 @@ LINEAR = "sklearn.linear_model.LinearRegression"
 COMPILED = (FOREST_CLASSIFIER, FOREST_REGRESSOR, LOGISTIC, LINEAR, CLUSTERING)
 Feature: TypeAlias = Callable[[], exp.Expression]  # a feature's SQL, made anew for each use
 MAX_DEPTH = 200  # of a compiled tree
+MAX_SPLITS = 100_000  # of a forest's trees, times the sums they are written in
 MAX_NESTING = 12  # CASE expressions inside each other (SQLite's parser takes about 17)
 
 _NULL_NOTE = "A NULL feature is the training rows' mean (the model's imputer), as in TO PREDICT."
@@ -94,9 +95,10 @@ def compile_model(stored: StoredModel, pipeline: Any) -> CompiledModel:
             return CompiledModel(columns, value, scores, [_NULL_NOTE, _DOUBLE_NOTE])
         trees = list(model.estimators_)
         if estimator == FOREST_REGRESSOR:
-            value = _Forest(trees, features).average([t.tree_.value[:, 0, 0] for t in trees])
+            forest = _Forest(stored.name, trees, features, sums=1)
+            value = forest.average([t.tree_.value[:, 0, 0] for t in trees])
             return CompiledModel(columns, value, {}, [_NULL_NOTE, _TREE_NOTE])
-        value, scores = _forest_classes(model, trees, features, classes)
+        value, scores = _forest_classes(stored.name, model, trees, features, classes)
         return CompiledModel(columns, value, scores, [_NULL_NOTE, _TREE_NOTE])
     except (AttributeError, TypeError, ValueError, IndexError) as error:
         raise skops_error(f"its state is malformed ({type(error).__name__}: {error})") from None
@@ -237,7 +239,7 @@ def _kmeans(
 
 
 def _forest_classes(
-    model: Any, trees: list[Any], features: list[Feature], classes: list[Any]
+    name: str, model: Any, trees: list[Any], features: list[Feature], classes: list[Any]
 ) -> tuple[exp.Expression, dict[str, exp.Expression]]:
     """Each class's probability, its trees' leaf fractions averaged (scikit-learn's
     ``predict_proba``); the class of the greatest (the first on ties), compared a pair at a
@@ -250,7 +252,7 @@ def _forest_classes(
         normalizer = value.sum(axis=1)[:, np.newaxis]
         normalizer[normalizer == 0.0] = 1.0
         fractions.append(value / normalizer)  # as a tree's predict_proba
-    forest = _Forest(trees, features)
+    forest = _Forest(name, trees, features, sums=len(found) * (len(found) + 1) // 2)
     probabilities = [forest.average([f[:, j] for f in fractions]) for j in range(len(found))]
     ifs = [
         exp.If(
@@ -285,14 +287,26 @@ Node: TypeAlias = float | tuple[int, float, bool, "Node", "Node"]
 
 
 class _Forest:
-    """Trees as SQL: each nested ``CASE`` expressions giving a value per leaf."""
+    """Trees as SQL: each as nested ``CASE`` expressions giving a value per leaf."""
 
-    def __init__(self, trees: list[Any], features: list[Feature]) -> None:
+    def __init__(self, model: str, trees: list[Any], features: list[Feature], sums: int) -> None:
+        """``sums``: how many times the trees are to be written (:data:`MAX_SPLITS`)."""
         if not trees:
             raise skops_error("its forest has no trees")
+        self.model = model
         self.features = features
         self.count = len(trees)
         self.states = [tree.tree_ for tree in trees]
+        splits = sum(int((state.children_left != -1).sum()) for state in self.states)
+        if splits * sums > MAX_SPLITS:
+            written = f", written {sums} times (each class, each pair of classes)" * (sums > 1)
+            raise ModelError(
+                f"model {model} cannot be compiled into SQL: its forest has {splits:,} splits"
+                f"{written}, more than the {MAX_SPLITS:,} sqlml compiles (about "
+                f"{MAX_SPLITS // 5_000} MB of SQL)",
+                hint="train it with a smaller model.max_depth or fewer trees "
+                "(model.n_estimators), or score it with TO PREDICT",
+            )
         self.bounds = [_bounds(state.threshold) for state in self.states]
 
     def average(self, leaves: list[np.ndarray]) -> exp.Expression:
@@ -327,8 +341,8 @@ class _Forest:
                 return node(int(right[i]), depth + 1)
             if depth >= MAX_DEPTH:
                 raise ModelError(
-                    f"a tree of the forest is deeper than {MAX_DEPTH} splits, more than sqlml "
-                    "compiles into SQL",
+                    f"model {self.model} cannot be compiled into SQL: a tree of its forest is "
+                    f"deeper than {MAX_DEPTH} splits, more than sqlml compiles",
                     hint="train it with a smaller model.max_depth, or score it with TO PREDICT",
                 )
             (low, below), (high, above) = (
