@@ -8,14 +8,16 @@ training rows' mean, as in TO PREDICT. Then, by estimator:
 - logistic regression: the same margin per class, then scikit-learn's ``predict_proba``
   (the logistic of the margin with two classes, the softmax of the margins with more), the
   class of the greatest margin;
-- random forests: each tree a nested ``CASE`` (left where the feature, as the float32
-  scikit-learn's trees read, is at most the split's threshold), its leaves averaged over the
-  trees as scikit-learn does (each leaf's class fractions for a classifier, the class the
-  greatest average, the first on ties);
+- random forests: each tree nested ``CASE`` expressions (left where the feature, as the
+  float32 scikit-learn's trees read, is at most the split's threshold), its leaves averaged
+  over the trees as scikit-learn does (a classifier's class fractions); a classifier's class
+  is the one of the greatest average, the first on ties, compared a pair of classes at a time
+  (one forest of the differences of their fractions, at least 0 where the first wins);
 - k-means: the nearest centre, and each cluster's soft assignment (Student's t kernel of the
   distance, as TO PREDICT's probabilities).
 
-The others (the outlier detectors) are refused with a :class:`ModelError`.
+The others (the outlier detectors), and forests too large for SQL (:data:`MAX_SPLITS`), are
+refused with a :class:`ModelError`.
 """
 
 from __future__ import annotations
