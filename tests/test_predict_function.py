@@ -19,6 +19,9 @@ from db_clients import client_or_skip, client_rows
 from sqlml.checking import check_program, errors_of
 from sqlml.cli import main
 from sqlml.datasources import Datasource, connect
+from sqlml.runtime.context import Context
+from sqlml.statements.sql.handler import run
+from sqlml.statements.sql.ir import SqlStatement
 
 ROWS = 200
 TOLERANCE = 1e-6  # of a probability, and relative (and absolute) of a regression's value
@@ -450,3 +453,31 @@ def test_kmeans_cluster_and_soft_assignment(trained, capsys):
         _close([row[2] for row in found], [row[2] for row in expected])
     finally:
         _run(url, "DROP TABLE IF EXISTS pf_kp;\nDROP MODEL IF EXISTS pf_k;", capsys)
+
+
+def test_postgresql_runs_compiled_models_without_jit(trained, capsys):
+    """PostgreSQL would compile a model's SQL with LLVM for longer than it runs: the
+    statement runs with jit off, and the session's setting is back afterwards."""
+    if not trained.startswith("postgresql"):
+        return
+    ds = connect(trained)
+    try:
+        before = _fetch(ds, "SELECT current_setting('jit')")
+    finally:
+        ds.close()
+    found = _query(
+        trained,
+        "CREATE TABLE pf_result AS SELECT current_setting('jit') AS jit, PREDICT(pf_c) AS c "
+        "FROM pf_rows LIMIT 1;",
+        capsys,
+    )
+    assert [row[0] for row in found] == ["off"]
+    ds = connect(trained)
+    try:
+        ds.execute("SELECT set_config('jit', 'on', false)")
+        text = _named("CREATE TABLE pf_extra AS SELECT PREDICT(pf_c) AS c FROM pf_rows")
+        statement = SqlStatement("s1", text, 1, 1, models=[f"{PREFIX}c"])
+        run(statement, Context(ds))  # as a step runs it, on the session's connection
+        assert before and _fetch(ds, "SELECT current_setting('jit')") == [("on",)]
+    finally:
+        ds.close()

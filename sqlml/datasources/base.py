@@ -243,6 +243,12 @@ class Datasource(ABC):
             pass
 
     @contextmanager
+    def scoring_compiled_models(self) -> Iterator[None]:
+        """The statements run inside call models compiled into SQL, expressions of hundreds of
+        kilobytes: the settings that suit them (none by default)."""
+        yield
+
+    @contextmanager
     def functions(self, functions: Sequence[QueryFunction]) -> Iterator[None]:
         """``functions`` callable by the statements run inside (``calls_python`` says how);
         an error a function raised is raised as it is, not as the database's."""

@@ -321,12 +321,7 @@ class _Forest:
     def total(self, leaves: list[np.ndarray]) -> exp.Expression:
         """The trees' values summed, in pairs of pairs (a sum as deep as the logarithm of
         the trees: the databases bound an expression's depth)."""
-        terms = [self._tree(i, values) for i, values in enumerate(leaves)]
-        while len(terms) > 1:
-            pairs = zip(terms[0::2], terms[1::2], strict=False)
-            summed = [exp.Paren(this=exp.Add(this=a, expression=b)) for a, b in pairs]
-            terms = summed + terms[len(summed) * 2 :]
-        return terms[0]
+        return total([self._tree(i, values) for i, values in enumerate(leaves)])
 
     def _tree(self, index: int, values: np.ndarray) -> exp.Expression:
         """One tree; a split whose sides give the same values is that value (a feature is

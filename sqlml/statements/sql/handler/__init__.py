@@ -6,6 +6,7 @@ timeout, Ctrl-C), even when the cancel came just before it started."""
 from __future__ import annotations
 
 import dataclasses
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -38,6 +39,7 @@ def run(statement: ir.SqlStatement, context: Context) -> Outcome:
         sql, params = bound(sql, statement.params, datasource)
     with (
         datasource.functions(rewritten.functions),
+        datasource.scoring_compiled_models() if rewritten.compiled_sql else nullcontext(),
         interrupted_once_stopped(context.token, datasource.interrupt),
     ):
         result = datasource.execute(sql, params)
@@ -56,6 +58,7 @@ class Rewritten:
     text: str
     functions: list[QueryFunction] = field(default_factory=list)
     scored_here: list[ScoredHere] = field(default_factory=list)
+    compiled_sql: bool = False  # whether it holds a model compiled into SQL
 
 
 def with_models(statement: ir.SqlStatement, context: Context) -> Rewritten:
@@ -99,6 +102,7 @@ def with_models(statement: ir.SqlStatement, context: Context) -> Rewritten:
         replacements[call.start] = replacement
     rewritten.text = replaced(text, spans, lambda call: replacements[call.start])
     rewritten.functions = calls.functions
+    rewritten.compiled_sql = calls.compiled_sql
     return rewritten
 
 

@@ -10,8 +10,12 @@ compiled into SQL (:meth:`~sqlml.models.Family.to_sql`), which the database runs
 
 from __future__ import annotations
 
+import hashlib
+import json
+import threading
 import uuid
-from typing import TYPE_CHECKING
+from collections import OrderedDict
+from typing import TYPE_CHECKING, Any
 
 from sqlml.datasources import Datasource
 from sqlml.datasources.base import QueryFunction
@@ -22,10 +26,48 @@ if TYPE_CHECKING:
 
     from sqlml.models.applied import Model
     from sqlml.models.interface import CompiledModel
+    from sqlml.models.store import StoredModel
     from sqlml.runtime.context import Context
     from sqlml.semantics.predict_calls import PredictCall
 
 _Key = tuple[str, "int | None"]  # a model's name and version (None: the newest)
+
+
+class _Kept:
+    """The last few values put, the least recently used dropped (steps running at once in
+    threads share it)."""
+
+    def __init__(self, most: int) -> None:
+        self._values: OrderedDict[Any, Any] = OrderedDict()
+        self._lock = threading.Lock()
+        self.most = most
+
+    def get(self, key: Any) -> Any:
+        with self._lock:
+            if key in self._values:
+                self._values.move_to_end(key)
+            return self._values.get(key)
+
+    def put(self, key: Any, value: Any) -> None:
+        with self._lock:
+            self._values[key] = value
+            self._values.move_to_end(key)
+            while len(self._values) > self.most:
+                self._values.popitem(last=False)
+
+
+# Compiled models and their SQL, kept in the process by the stored model's digest: a REPL, a
+# notebook or a program calling a model again does not compile it again (seconds for 100
+# trees). Rendered SQL is keyed by the digest, dialect and class.
+_COMPILED = _Kept(8)
+_RENDERED = _Kept(16)
+
+
+def _digest(stored: StoredModel) -> str:
+    """What a compiled model depends on: the model's bytes and metadata."""
+    digest = hashlib.sha256(stored.data)
+    digest.update(json.dumps(stored.metadata, sort_keys=True, default=str).encode())
+    return digest.hexdigest()
 
 
 class NotCompiled(ModelError):
@@ -45,6 +87,8 @@ class ModelCalls:
         self._models: dict[_Key, Model] = {}
         self.functions: list[QueryFunction] = []  # those :meth:`sql` made, to register
         self._names: dict[tuple[str, int | None, str | None, str | None], str] = {}
+        self._digests: dict[_Key, str] = {}  # of the models compiled, as :func:`_digest`
+        self.compiled_sql = False  # whether :meth:`sql` gave a model's compiled SQL
 
     def sql(self, call: PredictCall, lasting: bool, context: Context) -> str:
         """The call as SQL of the datasource's dialect; a function of ``context``'s statement
@@ -60,7 +104,17 @@ class ModelCalls:
                 self.functions.append(function)
             columns = read_columns(self._model(call))
             return f"{self._names[key]}({', '.join(self.datasource.quote([c]) for c in columns)})"
-        return f"({self.compiled(call, lasting).sql(dialect=self.datasource.dialect)})"
+        self.compiled_sql = True
+        return f"({self._rendered(call, lasting)})"
+
+    def _rendered(self, call: PredictCall, lasting: bool) -> str:
+        """The call's compiled SQL in the datasource's dialect, rendered once a process."""
+        expression = self.compiled(call, lasting)
+        dialect = self.datasource.dialect
+        rendered = (self._digests[(call.model, call.version)], dialect, call.label)
+        sql = _RENDERED.get(rendered) or expression.sql(dialect=dialect)
+        _RENDERED.put(rendered, sql)
+        return sql
 
     def function(self, call: PredictCall, context: Context) -> tuple[QueryFunction, list[str]]:
         """A function of sqlml's that scores ``call`` (in ``context``'s statement), and the
@@ -104,8 +158,11 @@ class ModelCalls:
         key = (call.model, call.version)
         if key not in self._compiled:
             stored = self.store.load(call.model, call.version)
+            digest = _digest(stored)
             try:
-                self._compiled[key] = family(stored.metadata["family"]).to_sql(stored)
+                self._compiled[key] = _COMPILED.get(digest) or family(
+                    stored.metadata["family"]
+                ).to_sql(stored)
             except ModelError as error:
                 if lasting and self.datasource.calls_python:
                     raise NotCompiled(
@@ -115,6 +172,8 @@ class ModelCalls:
                         "in a query instead of a view",
                     ) from None
                 raise NotCompiled(error.message, hint=error.hint) from None
+            _COMPILED.put(digest, self._compiled[key])
+            self._digests[key] = digest
         model = self._compiled[key]
         if call.label is None:
             return model.value
