@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sqlml.models.estimator import Estimator
-from sqlml.models.interface import Family
+from sqlml.models.interface import CompiledModel, Family
 from sqlml.models.keras.checks import keras_archive
 
 if TYPE_CHECKING:
@@ -43,6 +43,14 @@ class Keras(Family):
         """The archive of the checked members (no TensorFlow needed)."""
         archive = keras_archive(stored.data)
         return lambda path: path.write_bytes(archive)
+
+    def to_sql(self, stored: StoredModel) -> CompiledModel:
+        """A chain of dense layers over plain numeric features, as sums of products
+        (:mod:`.sql`); TensorFlow loads the network once its features are known to compile."""
+        from sqlml.models.keras.sql import compile_model
+
+        trainer: Any = self.trainer()
+        return compile_model(stored, trainer.loaded)
 
     def builder(self, name: str) -> Estimator | None:
         from sqlml.models.keras.estimators import builder_estimator

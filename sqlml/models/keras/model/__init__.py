@@ -148,6 +148,12 @@ def train_batches(
     return network.saved(model), network.details(params, history, sample)
 
 
+def loaded(data: bytes) -> Any:
+    """The stored network, loaded as :func:`scorer` loads it (safe mode: no code runs), for
+    its layers to be read (:mod:`sqlml.models.keras.sql`)."""
+    return network.load(library.keras(), data)
+
+
 def scorer(
     context: Context, data: bytes, metadata: dict[str, Any]
 ) -> Callable[[FeatureArrays, int], np.ndarray]:
