@@ -234,10 +234,7 @@ def _normalization(unit: Any, model: str, width: int) -> Build:
 
     def build(values: list[exp.Expression]) -> list[exp.Expression]:
         return [
-            exp.Div(
-                this=exp.Paren(this=exp.Sub(this=x, expression=_weight(m))),
-                expression=_weight(d),
-            )
+            _over(exp.Paren(this=exp.Sub(this=x, expression=_weight(m))), _weight(d))
             for x, m, d in zip(values, mean, divisor, strict=True)
         ]
 
@@ -309,11 +306,17 @@ def _activation(config: dict[str, Any], layer: str, model: str) -> str:
     return str(activation)
 
 
+def _over(numerator: exp.Expression, denominator: exp.Expression) -> exp.Expression:
+    """``numerator / denominator``, a division of doubles (never of two integers), written as
+    is in every dialect (sqlglot would cast a numerator it cannot type, repeating it)."""
+    return exp.Div(this=numerator, expression=denominator, typed=True)
+
+
 def _one_over_one_plus_exp(x: exp.Expression) -> exp.Expression:
     """``1 / (1 + EXP(x))``."""
-    return exp.Div(
-        this=exp.Literal.number(1),
-        expression=exp.Paren(this=exp.Add(this=exp.Literal.number(1), expression=exp.Exp(this=x))),
+    return _over(
+        exp.Literal.number(1),
+        exp.Paren(this=exp.Add(this=exp.Literal.number(1), expression=exp.Exp(this=x))),
     )
 
 
@@ -343,9 +346,9 @@ def _tanh(values: list[exp.Expression]) -> list[exp.Expression]:
 def _softmax(values: list[exp.Expression]) -> list[exp.Expression]:
     """Each unit's ``1 / SUM(EXP(x_j - x_i))``: no overflow for the greatest."""
     return [
-        exp.Div(
-            this=exp.Literal.number(1),
-            expression=exp.Paren(
+        _over(
+            exp.Literal.number(1),
+            exp.Paren(
                 this=total(
                     [
                         exp.Literal.number(1)
