@@ -51,8 +51,8 @@ MAX_SQL_CHARS = 1_000_000  # of one expression (a prediction, a probability), in
 DIALECTS = ("duckdb", "mysql", "postgres", "sqlite")  # sqlglot's, of sqlml's datasources
 _HINT = "score it with TO PREDICT, or export it in Keras's format (sqlml export MODEL FILE.keras)"
 _ACTIVATIONS = ("linear", "relu", "sigmoid", "tanh", "softmax")
-_SLOT = "sqlml_slot_"
-_SLOTS = re.compile(rf"\b{_SLOT}(\d+)\b")
+_SLOT = "sqlml_slot_"  # a placeholder: an unquoted column (the features' names are quoted)
+_SLOTS = re.compile(rf"(?<![\w\"`]){_SLOT}(\d+)(?![\w\"`])")
 _NOTES = [
     "Keras computes in float32, this SQL in doubles: results differ by float32 rounding "
     "(about 1e-7 relative per layer); a class whose score ties another's within it may "
@@ -84,7 +84,7 @@ class _Layer:
         sizes = [self._size(template, model, what) for template in templates]
 
         def filled(node: exp.Expression) -> exp.Expression:
-            if isinstance(node, exp.Column) and node.name.startswith(_SLOT):
+            if isinstance(node, exp.Column) and not node.this.quoted:
                 return self.expressions[int(node.name.removeprefix(_SLOT))].copy()
             return node
 
