@@ -156,9 +156,7 @@ def _check(url: str, case: str, found: list[tuple]) -> None:
     scored = [row for row in found if row[0] not in nulls]
     want = [expected[row[0]] for row in scored]
     if classes:
-        # a 0/1 label's class is a number: MySQL's SQL gives it as a decimal (1.0)
-        same = float if label == "flag" else str
-        assert [same(row[1]) for row in scored] == [same(row[0]) for row in want]
+        assert [row[1] for row in scored] == [row[0] for row in want]
         np.testing.assert_allclose(
             np.array([row[2:] for row in scored], dtype=np.float64),
             np.array([row[1:] for row in want], dtype=np.float64),

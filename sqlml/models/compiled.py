@@ -82,7 +82,10 @@ def class_value(value: Any) -> exp.Expression:
     """A label's class as a SQL literal of its type (text, number or boolean)."""
     if isinstance(value, bool):
         return exp.Boolean(this=value)
-    if isinstance(value, int | float):
+    if isinstance(value, int):  # an integer, as the label's column holds it (not 1.0)
+        literal = exp.Literal.number(str(abs(value)))
+        return exp.Neg(this=literal) if value < 0 else literal
+    if isinstance(value, float):
         return number(value)
     return exp.Literal.string(str(value))
 
