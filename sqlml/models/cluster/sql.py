@@ -1,7 +1,9 @@
 """A k-means model compiled into portable SQL: each row's nearest centre, after the
-standardisation the model stored (:mod:`.model`), read from its JSON document.
+standardisation the model stored (:mod:`.model`), read from its JSON document. Its
+features are the columns of the matrix TO PREDICT makes
+(:mod:`sqlml.models.compiled_features`, categories one-hot).
 
-A NULL feature is the training rows' mean here (0 once standardised); TO PREDICT puts the
+A NULL number is the training rows' mean here (0 once standardised); TO PREDICT puts the
 mean of the rows it scores in a batch in its place, so rows with NULLs may be assigned
 differently. Features are doubles here and float32 in TO PREDICT: a row about equally far
 from two centres may go to the other.
@@ -13,7 +15,9 @@ from typing import TYPE_CHECKING
 
 from sqlglot import exp
 
-from sqlml.models import compiled
+from sqlml.errors import ModelError
+from sqlml.models import compiled, compiled_features
+from sqlml.models.checks import TAMPERED_HINT
 from sqlml.models.cluster.checks import kmeans_document
 from sqlml.models.compiled import number, total
 from sqlml.models.interface import CompiledModel
@@ -22,8 +26,9 @@ if TYPE_CHECKING:
     from sqlml.models.store import StoredModel
 
 _NOTES = [
-    "A NULL feature counts as the training rows' mean; TO PREDICT uses the mean of the rows "
-    "it scores instead, so rows with NULLs may get another cluster.",
+    "A NULL number counts as the training rows' mean; TO PREDICT uses the mean of the rows "
+    "it scores instead, so rows with NULLs may get another cluster (a NULL category is no "
+    "category, as in TO PREDICT).",
     "Features are read as doubles (float32 in TO PREDICT): a row about equally far from two "
     "centres may get the other.",
 ]
@@ -32,19 +37,25 @@ _NOTES = [
 def compile_model(stored: StoredModel) -> CompiledModel:
     """The nearest centre's id (the first on ties), and each cluster's soft assignment
     (Student's t kernel, as TO PREDICT's probabilities)."""
-    columns = compiled.numeric_columns(stored)
+    inputs = compiled_features.matrix(stored, one_hot=True)
     document = kmeans_document(stored.data)
+    if len(document["mean"]) != len(inputs.values):
+        raise ModelError(
+            f"the stored k-means model takes {len(document['mean']):,} features, but its "
+            f"feature columns make {len(inputs.values):,}",
+            hint=TAMPERED_HINT,
+        )
     standardised = [
         exp.Coalesce(
             this=exp.Div(
-                this=exp.Paren(
-                    this=exp.Sub(this=compiled.feature(column), expression=number(mean))
-                ),
+                this=exp.Paren(this=exp.Sub(this=value, expression=number(mean))),
                 expression=number(scale),
             ),
             expressions=[exp.Literal.number(0)],
         )
-        for column, mean, scale in zip(columns, document["mean"], document["scale"], strict=True)
+        for value, mean, scale in zip(
+            inputs.values, document["mean"], document["scale"], strict=True
+        )
     ]
     distances = [
         total(
@@ -73,4 +84,4 @@ def compile_model(stored: StoredModel) -> CompiledModel:
         )
         for cluster, kernel in zip(classes, kernels, strict=True)
     }
-    return CompiledModel(columns, nearest, scores, _NOTES)
+    return CompiledModel(inputs.columns, nearest, scores, _NOTES)

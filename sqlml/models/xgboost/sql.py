@@ -1,5 +1,7 @@
 """An XGBoost model compiled into portable SQL, read from its stored document (no XGBoost).
 
+Its features are the columns of the matrix TO PREDICT makes
+(:mod:`sqlml.models.compiled_features`: a category's id for trees, one-hot for gblinear).
 Trees (gbtree, dart) become nested ``CASE`` expressions following the model: a split sends
 a row left when its feature, as the float32 XGBoost reads, is below the split's threshold,
 and a NULL the split's default way; a leaf gives its value (times its tree's weight, for
@@ -19,7 +21,6 @@ binary margin within it of 0) may differ.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -27,7 +28,8 @@ import numpy as np
 from sqlglot import exp
 
 from sqlml.errors import ModelError
-from sqlml.models import compiled
+from sqlml.models import compiled, compiled_features
+from sqlml.models.checks import TAMPERED_HINT
 from sqlml.models.compiled import NOT_COMPILED_HINT, argmax, class_value, number, total
 from sqlml.models.interface import CompiledModel
 from sqlml.models.xgboost.checks import xgboost_document
@@ -50,8 +52,17 @@ def compile_model(stored: StoredModel) -> CompiledModel:
     """The stored model (checked by the store as it loaded it) as SQL, or a
     :class:`ModelError` saying what is not compiled."""
     metadata = stored.metadata
-    columns = compiled.numeric_columns(stored)
+    inputs = compiled_features.matrix(
+        stored, one_hot=metadata["params"].get("booster") == "gblinear"
+    )
     learner = xgboost_document(stored.data)["learner"]
+    width = int(learner["learner_model_param"]["num_feature"])
+    if width != len(inputs.values):
+        raise ModelError(
+            f"the stored XGBoost model takes {width:,} features, but its feature columns "
+            f"make {len(inputs.values):,}",
+            hint=TAMPERED_HINT,
+        )
     objective = learner["objective"]["name"]
     if objective not in _IDENTITY + _CLASSES:
         raise ModelError(
@@ -61,8 +72,7 @@ def compile_model(stored: StoredModel) -> CompiledModel:
         )
     outputs = max(int(learner["learner_model_param"]["num_class"]), 1)
     bases = _intercepts(learner["learner_model_param"]["base_score"], outputs, objective)
-    features = [compiled.feature(column) for column in columns]
-    booster = learner["gradient_booster"]
+    features, booster = inputs.values, learner["gradient_booster"]
     if booster["name"] == "gblinear":
         margins = _linear(booster["model"], features, outputs)
         bases = bases[:1] * outputs  # XGBoost's linear booster adds the first to each output
@@ -73,7 +83,7 @@ def compile_model(stored: StoredModel) -> CompiledModel:
     margins = [total([*terms, number(base)]) for terms, base in zip(margins, bases, strict=True)]
     classes = metadata["labels"]["classes"]
     value, scores = _link(objective, margins, classes)
-    return CompiledModel(columns, value, scores, _NOTES)
+    return CompiledModel(inputs.columns, value, scores, _NOTES)
 
 
 def _intercepts(text: str, outputs: int, objective: str) -> list[float]:
@@ -135,7 +145,7 @@ def _tree(
         if left[i] == -1:
             return number(float(conditions[i] * weight))
         x = features[int(feature_of[i])]
-        goes_left = _below(x, conditions[i])
+        goes_left = compiled.float32_below(x, conditions[i])
         if default_left[i]:
             goes_left = exp.or_(exp.Is(this=x.copy(), expression=exp.Null()), goes_left)
         return exp.Case(
@@ -143,18 +153,6 @@ def _tree(
         )
 
     return node(0)
-
-
-def _below(x: exp.Expression, threshold: np.float32) -> exp.Expression:
-    """Whether the double ``x`` as a float32 (rounded to nearest, ties to even) is below
-    ``threshold``: whether it is at most the float32 below it once rounded."""
-    below = np.nextafter(threshold, np.float32(-np.inf))
-    if not math.isfinite(float(below)):
-        return exp.false()
-    middle = (float(below) + float(threshold)) / 2  # exact in a double
-    even = int(np.array(below, dtype=np.float32).view(np.uint32)) % 2 == 0  # ties go to it
-    compare = exp.LTE if even else exp.LT
-    return compare(this=x.copy(), expression=number(middle))
 
 
 def _link(
