@@ -383,3 +383,30 @@ def test_what_portable_sql_cannot_compute_is_refused(feature, types, reason):
         f"model m cannot be compiled into SQL: its feature column {reason}" in refused.value.message
     )
     assert "sqlml export MODEL FILE.json" in (refused.value.hint or "")
+
+
+def test_buckets_at_the_ends_of_float32s_range(tmp_path: Path):
+    """Boundaries beyond float32's range, and values next to its largest, fall in TO
+    PREDICT's buckets."""
+    largest = float(np.finfo(np.float32).max)
+    below = float(np.nextafter(np.float32(largest), np.float32(0)))
+    values = [-largest, -3.4e38, -1.0, 0.0, 3.4e38, below, (below + largest) / 2, largest]
+    values += [largest + 2.0**102, np.nan]  # rounds to the largest float32; NULL
+    feature = FeatureColumn(
+        "bucket", None, {"boundaries": [-1e39, -largest, 3.4e38, largest, 1e39]},
+        [FeatureColumn("numeric", "v", {"shape": 1})],
+    )  # fmt: skip
+    stored = _stored(feature, {"v": "numbers"})
+    ds = connect(datasource_url("duckdb", tmp_path))
+    try:
+        ds.write_table(["b"], {"i": np.arange(len(values)), "v": np.array(values)}, replace=True)
+        for one_hot in (False, True):
+            inputs = compiled_features.matrix(stored, one_hot=one_hot).values
+            selected = ", ".join(value.sql(dialect=ds.dialect) for value in inputs)
+            found = _fetch(ds, f"SELECT {selected} FROM b ORDER BY i")
+            got = np.array([[np.nan if v is None else v for v in row] for row in found])
+            columns = ds.read("SELECT v FROM b ORDER BY i")
+            expected = transform(columns, [feature]).matrix(one_hot=one_hot)[0]
+            np.testing.assert_array_equal(got.astype(np.float32), expected)
+    finally:
+        ds.close()

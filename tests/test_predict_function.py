@@ -344,7 +344,7 @@ def test_run_errors_at_the_call(tmp_path: Path, capsys):
         "SELECT a, b, churn FROM pf_rows TO TRAIN xgboost.gbtree "
         "WITH train.num_boost_round = 2, objective = 'binary:hinge' LABEL churn INTO hinge;\n"
         "SELECT a, n, y FROM pf_rows TO TRAIN xgboost.gbtree WITH train.num_boost_round = 2 "
-        "COLUMN a, CATEGORY_ID(n, 10) LABEL y INTO cat;",
+        "COLUMN a, CATEGORY_HASH(n, 10) LABEL y INTO cat;",
         capsys,
     )
     cases = {
@@ -353,8 +353,8 @@ def test_run_errors_at_the_call(tmp_path: Path, capsys):
             "does not exist",
         ),
         "SELECT id, PREDICT(cat) FROM pf_rows;": (
-            ":1:12: error: model cat cannot be compiled into SQL: its feature column n is a "
-            "CATEGORY_ID column",
+            ":1:12: error: model cat cannot be compiled into SQL: its feature column "
+            "CATEGORY_HASH(n) hashes its categories",
             "",
         ),
         "SELECT PREDICT_PROBA(hinge, 'yes') FROM pf_rows;": (

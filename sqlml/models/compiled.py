@@ -64,7 +64,8 @@ def float32_below(
     beyond float32's range) is below ``threshold`` (a float32, infinite too): whether it is
     at most the float32 below it once rounded; with ``negated``, whether it is not. NULL
     (or false) for a NULL ``x``."""
-    below = np.nextafter(threshold, np.float32(-np.inf))
+    with np.errstate(over="ignore"):
+        below = np.nextafter(threshold, np.float32(-np.inf))
     if not math.isfinite(float(below)):  # no float32 is below the threshold
         return exp.not_(exp.Is(this=x.copy(), expression=exp.Null())) if negated else exp.false()
     top = float(threshold) if math.isfinite(float(threshold)) else 2.0**128  # overflows
