@@ -352,7 +352,7 @@ def _stored(feature: FeatureColumn, types: dict[str, str]) -> StoredModel:
                 "category_id", "v", {"bucket_size": 3, "delimiter": ",", "vocabulary": ["a", "b"]}
             ),
             {"v": "text"},
-            "v holds several categories a row (CATEGORY_ID)",
+            "v reads several categories a row (CATEGORY_ID)",
         ),
         (
             FeatureColumn("category_id", "v", {"bucket_size": 3, "vocabulary": ["1", "True"]}),
@@ -362,7 +362,7 @@ def _stored(feature: FeatureColumn, types: dict[str, str]) -> StoredModel:
         (
             FeatureColumn("category_id", "v", {"bucket_size": 2, "vocabulary": ["a"]}),
             {},
-            "v reads v, which the model does not record as text or numbers",
+            "v reads v as categories, and the model (trained by an older sqlml) does not record",
         ),
     ],
     ids=[

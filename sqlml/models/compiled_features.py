@@ -131,12 +131,16 @@ def _ids(feature: FeatureColumn, types: dict[str, str]) -> _Ids:
     if feature.kind in ("seq_category_id", "weighted_category") or (
         "delimiter" in params or "kv_delimiter" in params
     ):
-        raise _Refused(f"holds several categories a row ({kind}), which compiled SQL does not")
+        raise _Refused(
+            f"reads several categories a row ({kind}), which portable SQL does not split as "
+            "sqlml does"
+        )
     if feature.kind != "category_id":
-        raise _Refused(f"is {kind}, which no model compiled into SQL reads")
+        raise _Refused(f"is of kind {kind}, which no model compiled into SQL reads")
+    holds = _holds(feature.column or "", types)
     if "vocabulary" in params:
-        return _vocabulary(feature, types.get(feature.column or ""))
-    if types.get(feature.column or "") != "numbers":
+        return _vocabulary(feature, holds)
+    if holds != "numbers":
         raise _Refused(
             f"reads integer ids from text ({kind}), which portable SQL does not parse as sqlml does"
         )
@@ -180,21 +184,26 @@ def _float32_ceiling(value: float) -> np.float32:
     return nearest if float(nearest) >= value else np.nextafter(nearest, np.float32(np.inf))
 
 
-def _vocabulary(feature: FeatureColumn, holds: str | None) -> _Ids:
+def _holds(column: str, types: dict[str, str]) -> str:
+    """What a category's column holds, "text" or "numbers", as the model recorded it."""
+    if column not in types:
+        raise _Refused(
+            f"reads {column} as categories, and the model (trained by an older sqlml) does "
+            "not record whether it holds text or numbers: train it again to compile it"
+        )
+    return types[column]
+
+
+def _vocabulary(feature: FeatureColumn, holds: str) -> _Ids:
     """A category's index in its vocabulary, the id after the list's last for other
     values."""
     vocabulary, column = feature.params["vocabulary"], feature.column or ""
     if holds == "text":
         x = exp.column(column, quoted=True)
         conditions = [_text_is(x, token) for token in vocabulary]
-    elif holds == "numbers":
+    else:
         x = compiled.feature(column)
         conditions = [_number_is(x, token) for token in vocabulary]
-    else:
-        raise _Refused(
-            f"reads {column}, which the model does not record as text or numbers (it was "
-            "trained by an older sqlml): train it again to compile it"
-        )
     other = len(vocabulary)
     ifs = [exp.If(this=c, true=exp.Literal.number(i)) for i, c in enumerate(conditions)]
     ifs.append(exp.If(this=_present(x), true=exp.Literal.number(other)))
