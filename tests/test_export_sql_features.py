@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from conftest import KINDS, datasource_url
+from sqlglot import exp
 
 from sqlml.checking import check_program, errors_of
 from sqlml.cli import main
@@ -31,9 +32,10 @@ PREFIX = f"sf{uuid.uuid4().hex[:8]}_"  # the servers' databases are shared by ot
 BOUNDARIES = "[-1, 0.1, 0.7]"
 
 # Text categories that a collation ignoring case, accents or trailing spaces (MariaDB's
-# default) would merge, the empty text, and two values that only the scored rows hold.
+# default) would merge, and the empty text; values that only the scored rows hold, two of
+# them holding the separator of the lists that the trees' splits search.
 PLANS = ["basic", "plus", "Pro", "pro", "pro ", "café", "cafe", ""]
-UNSEEN = ["gold", "PLUS"]
+UNSEEN = ["gold", "PLUS", "cafe|café", "|Pro"]
 
 # name: (training, what TO PREDICT writes, whether it writes probabilities too), one model
 # of each way a category compiles.
@@ -75,6 +77,8 @@ MODELS = {
     ),
 }
 SCORED = {"kmeans": "x IS NOT NULL"}  # the rows each model's TO PREDICT scores (else all)
+# thresholds of a tree's splits: below, between and at the ids (a category's ids are below 12)
+THRESHOLDS = [np.float32(t) for t in np.arange(-1, 12.5, 0.5)]
 
 
 def _named(sql: str) -> str:
@@ -99,7 +103,7 @@ def _rows() -> dict[str, np.ndarray]:
     x[TRAINED - 20 : TRAINED - 20 + len(edges)] = edges  # trained on too
     plan = np.array(PLANS, dtype=object)[rng.integers(0, len(PLANS), ROWS)]
     plan[rng.random(ROWS) < 0.1] = None
-    plan[TRAINED + 5 : TRAINED + 15] = UNSEEN * 5
+    plan[TRAINED + 5 : TRAINED + 5 + 3 * len(UNSEEN)] = UNSEEN * 3
     n = rng.integers(0, 10, ROWS).astype(np.float64)
     n[rng.random(ROWS) < 0.1] = np.nan
     seen = np.nan_to_num(x)
@@ -193,14 +197,23 @@ def _close(found: list, expected: list) -> None:
 
 @pytest.mark.parametrize("name", MODELS)
 def test_inputs_are_to_predicts_matrix(trained, name):
-    """Each compiled input equals, as float32, the matrix TO PREDICT gives the model."""
+    """Each compiled input equals, as float32, the matrix TO PREDICT gives the model; it is
+    missing, and below a tree's thresholds (between and at the ids), where that is."""
     ds = connect(trained)
     try:
         stored = ModelStore(ds).load(f"{PREFIX}{name}")
-        one_hot = name != "tree" and name != "regression"
+        one_hot = name in ("linear", "kmeans")
         inputs = compiled_features.matrix(stored, one_hot=one_hot)
-        values = ", ".join(value.sql(dialect=ds.dialect) for value in inputs.values)
-        found = _fetch(ds, f"SELECT {values} FROM sf_rows ORDER BY id")
+        found = _fetch(ds, f"SELECT {_sql(ds, inputs.values)} FROM sf_rows ORDER BY id")
+        conditions = [each.missing for each in inputs.inputs]
+        conditions += [each.below(t) for t in THRESHOLDS for each in inputs.inputs]
+        flags = [
+            exp.Case(
+                ifs=[exp.If(this=c, true=exp.Literal.number(1))], default=exp.Literal.number(0)
+            )
+            for c in conditions
+        ]
+        held = _fetch(ds, f"SELECT {_sql(ds, flags)} FROM sf_rows ORDER BY id")
         columns = ds.read(_named("SELECT x, plan, n FROM sf_rows ORDER BY id"))
     finally:
         ds.close()
@@ -209,6 +222,14 @@ def test_inputs_are_to_predicts_matrix(trained, name):
     got = np.array([[np.nan if v is None else v for v in row] for row in found], np.float64)
     assert inputs.columns == (["x", "plan"] if name == "kmeans" else ["x", "plan", "n"])
     np.testing.assert_array_equal(got.astype(np.float32), expected)
+    wanted = [np.isnan(expected)] + [expected < t for t in THRESHOLDS]  # NaN: never below
+    np.testing.assert_array_equal(
+        np.array(held, dtype=np.int64), np.hstack(wanted).astype(np.int64)
+    )
+
+
+def _sql(ds: Datasource, expressions: list[exp.Expression]) -> str:
+    return ", ".join(expression.sql(dialect=ds.dialect) for expression in expressions)
 
 
 def test_classes_and_probabilities_equal_to_predict(trained, capsys):

@@ -1,15 +1,18 @@
 """A model's feature columns compiled into SQL (:meth:`~sqlml.models.Family.to_sql`): each
 column of the matrix its family reads (``FeatureArrays.matrix``: the numbers first, then
-each category in the features' order), as an expression over the row's columns giving the
-double TO PREDICT puts there, NULL for a missing value.
+each category in the features' order) as an :class:`Input`, expressions over the row's
+columns giving the double TO PREDICT puts there (NULL for a missing value) and, for a
+tree's splits, whether it is below a threshold.
 
 - A plain number (a column, ``NUMERIC`` or ``DENSE`` of shape 1, holding numbers): itself.
 - ``BUCKET``: the bucket's id; the value is compared with each boundary as the float32 TO
   PREDICT reads, so a value next to a boundary falls in TO PREDICT's bucket.
 - ``CATEGORY_ID`` through a vocabulary: the value's index in it, the id after the list's
   last for other values. Text is compared character for character: a collation that ignores
-  case, accents or trailing spaces (MySQL's do) merges no categories, since the SQL also
-  compares the lengths and what ``REPLACE`` leaves of the value. Numbers are compared as
+  case, accents or trailing spaces (MySQL's do) merges no categories, since the SQL compares
+  what ``REPLACE`` (which matches exactly) and ``LENGTH`` make of it. A split of a tree asks
+  whether the value is among the first ids' values at once: whether ``REPLACE`` shortens
+  their list (``'|a|b|'``) by taking ``'|' || value || '|'`` out. Numbers are compared as
   numbers (TO PREDICT reads them as their text, integral ones without ``.0``).
 - ``CATEGORY_ID`` of integer ids: the value itself; one TO PREDICT refuses (a fraction, an
   id outside ``[0, bucket_size)``) is NULL.
@@ -26,7 +29,7 @@ read from text, several categories a row (a delimiter, ``SEQ_CATEGORY_ID``,
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -42,14 +45,30 @@ if TYPE_CHECKING:
 
 _NUMBER_KINDS = ("numeric", "dense", "sparse")  # the matrix's first columns
 _EXACT_INTEGERS = 2**53  # of a double
+_SEPARATORS = "|~^`\x1f"  # of a list of values (one that none of them holds)
+
+
+@dataclass(frozen=True)
+class Input:
+    """One column of a model's matrix as SQL."""
+
+    value: exp.Expression  # the double TO PREDICT puts there, NULL for a missing value
+    missing: exp.Expression  # whether the value is missing (said more cheaply)
+    # whether the value, as a float32, is below a float32 threshold (NULL when missing)
+    below: Callable[[np.float32], exp.Expression]
 
 
 @dataclass(frozen=True)
 class Inputs:
     """A model's inputs as SQL."""
 
-    values: list[exp.Expression]  # one per matrix column: a double, NULL for a missing value
+    inputs: list[Input]  # one per matrix column
     columns: list[str]  # the row's columns they read, each once, in the features' order
+
+    @property
+    def values(self) -> list[exp.Expression]:
+        """Each input's value."""
+        return [each.value for each in self.inputs]
 
 
 def matrix(stored: StoredModel, one_hot: bool = False) -> Inputs:
@@ -58,17 +77,17 @@ def matrix(stored: StoredModel, one_hot: bool = False) -> Inputs:
     does not compile."""
     types = stored.metadata.get("column_types") or {}
     features = [FeatureColumn.from_dict(item) for item in stored.metadata["features"]]
-    numbers: list[exp.Expression] = []
-    categories: list[exp.Expression] = []
+    numbers: list[Input] = []
+    categories: list[Input] = []
     for feature in features:
         try:
             if feature.kind in _NUMBER_KINDS:
-                numbers.append(_number(feature, types))
+                numbers.append(_plain(_number(feature, types)))
             elif feature.kind == "indicator":
                 categories.extend(_one_hot(_ids(feature.inputs[0], types)))
             else:
                 ids = _ids(feature, types)
-                categories.extend(_one_hot(ids) if one_hot else [ids.id])
+                categories.extend(_one_hot(ids) if one_hot else [_id_input(ids)])
         except _Refused as refused:
             raise ModelError(
                 f"model {stored.name} cannot be compiled into SQL: its feature column "
@@ -85,14 +104,35 @@ class _Refused(Exception):
 
 @dataclass(frozen=True)
 class _Ids:
-    """A single-valued category as SQL."""
+    """A single-valued category as SQL: ids 0 to ``top`` a row, of ``buckets`` (more when
+    a bucket_size leaves some unused)."""
 
     id: exp.Expression  # the row's id as a double, NULL when it has none
+    missing: exp.Expression  # whether it has none
     has: Callable[[int], exp.Expression | None]  # whether the row's id is j (None: never)
+    under: Callable[[int], exp.Expression]  # whether the row's id is below k (0 < k <= top)
+    top: int
     buckets: int
 
 
-def _one_hot(ids: _Ids) -> list[exp.Expression]:
+def _plain(value: exp.Expression) -> Input:
+    return Input(value, _is_null(value), lambda threshold: compiled.float32_below(value, threshold))
+
+
+def _id_input(ids: _Ids) -> Input:
+    """A category as one column of ids: a split compares the id with its threshold, which
+    says how many of the ids go left."""
+
+    def below(threshold: np.float32) -> exp.Expression:
+        count = math.ceil(min(max(float(threshold), 0.0), ids.top + 1.0))  # the ids below it
+        if count == 0:
+            return exp.false()
+        return exp.not_(ids.missing.copy()) if count > ids.top else ids.under(count)
+
+    return Input(ids.id, ids.missing, below)
+
+
+def _one_hot(ids: _Ids) -> list[Input]:
     """One column per id: 1 for the row's id, else 0."""
     values = []
     for j in range(ids.buckets):
@@ -100,7 +140,7 @@ def _one_hot(ids: _Ids) -> list[exp.Expression]:
         one = exp.Literal.number(0)
         if condition is not None:
             one = exp.Case(ifs=[exp.If(this=condition, true=exp.Literal.number(1))], default=one)
-        values.append(_double(one))
+        values.append(_plain(_double(one)))
     return values
 
 
@@ -150,9 +190,13 @@ def _ids(feature: FeatureColumn, types: dict[str, str]) -> _Ids:
         exp.LT(this=x.copy(), expression=exp.Literal.number(size)),
         exp.EQ(this=x.copy(), expression=exp.Round(this=x.copy())),
     )
+    value = exp.Case(ifs=[exp.If(this=valid, true=x)])
     return _Ids(
-        exp.Case(ifs=[exp.If(this=valid, true=x)]),
+        value,
+        _is_null(value),
         lambda j: exp.EQ(this=x.copy(), expression=exp.Literal.number(j)),
+        lambda k: exp.LT(this=value.copy(), expression=exp.Literal.number(k)),
+        size - 1,
         size,
     )
 
@@ -166,14 +210,21 @@ def _bucket(feature: FeatureColumn, types: dict[str, str]) -> _Ids:
         exp.If(this=compiled.float32_below(x, b), true=exp.Literal.number(i))
         for i, b in enumerate(bounds)
     ]
-    ifs.append(exp.If(this=_present(x), true=exp.Literal.number(last)))
+    ifs.append(exp.If(this=exp.not_(_is_null(x)), true=exp.Literal.number(last)))
 
     def has(j: int) -> exp.Expression:
         above = [compiled.float32_below(x, bounds[j - 1], negated=True)] if j > 0 else []
         below = [compiled.float32_below(x, bounds[j])] if j < last else []
         return exp.and_(*above, *below)
 
-    return _Ids(_double(exp.Case(ifs=ifs)), has, last + 1)
+    return _Ids(
+        _double(exp.Case(ifs=ifs)),
+        _is_null(x),
+        has,
+        lambda k: compiled.float32_below(x, bounds[k - 1]),
+        last,
+        last + 1,
+    )
 
 
 def _float32_ceiling(value: float) -> np.float32:
@@ -201,12 +252,20 @@ def _vocabulary(feature: FeatureColumn, holds: str) -> _Ids:
     if holds == "text":
         x = exp.column(column, quoted=True)
         conditions = [_text_is(x, token) for token in vocabulary]
+
+        def among(k: int) -> exp.Expression:
+            return _text_among(x, vocabulary[:k])
     else:
         x = compiled.feature(column)
-        conditions = [_number_is(x, token) for token in vocabulary]
+        numbers = [_number_of(token) for token in vocabulary]
+        conditions = [exp.EQ(this=x.copy(), expression=compiled.number(v)) for v in numbers]
+
+        def among(k: int) -> exp.Expression:
+            return exp.In(this=x.copy(), expressions=[compiled.number(v) for v in numbers[:k]])
+
     other = len(vocabulary)
     ifs = [exp.If(this=c, true=exp.Literal.number(i)) for i, c in enumerate(conditions)]
-    ifs.append(exp.If(this=_present(x), true=exp.Literal.number(other)))
+    ifs.append(exp.If(this=exp.not_(_is_null(x)), true=exp.Literal.number(other)))
     value = _double(exp.Case(ifs=ifs))
 
     def has(j: int) -> exp.Expression | None:
@@ -216,7 +275,7 @@ def _vocabulary(feature: FeatureColumn, holds: str) -> _Ids:
             exp.EQ(this=value.copy(), expression=exp.Literal.number(other)) if j == other else None
         )
 
-    return _Ids(value, has, int(feature.params["bucket_size"]))
+    return _Ids(value, _is_null(x), has, among, other, int(feature.params["bucket_size"]))
 
 
 def _text_is(x: exp.Expression, token: str) -> exp.Expression:
@@ -227,20 +286,29 @@ def _text_is(x: exp.Expression, token: str) -> exp.Expression:
     return exp.and_(
         exp.EQ(this=x.copy(), expression=literal.copy()),
         exp.EQ(this=exp.Length(this=x.copy()), expression=exp.Length(this=literal.copy())),
-        exp.EQ(
-            this=exp.Length(
-                this=exp.Replace(
-                    this=x.copy(), expression=literal.copy(), replacement=exp.Literal.string("")
-                )
-            ),
-            expression=exp.Literal.number(0),
-        ),
+        exp.EQ(this=_length(_replace(x, literal, "")), expression=exp.Literal.number(0)),
     )
 
 
-def _number_is(x: exp.Expression, token: str) -> exp.Expression:
-    """Whether the number ``x`` (a double) reads as the category ``token`` (TO PREDICT reads
-    a number as its text: integral ones without ``.0``, others as Python writes them)."""
+def _text_among(x: exp.Expression, tokens: Sequence[str]) -> exp.Expression:
+    """Whether the text ``x`` is one of ``tokens``, character for character whatever the
+    collation: it holds no separator, and ``REPLACE`` shortens the list of the tokens
+    between separators by taking it out, between separators, of the list."""
+    separator = next((s for s in _SEPARATORS if not any(s in token for token in tokens)), None)
+    if separator is None:
+        return exp.or_(*(_text_is(x, token) for token in tokens))
+    text = exp.Literal.string(separator + separator.join(tokens) + separator)
+    mark = exp.Literal.string(separator)
+    needle = exp.DPipe(this=exp.DPipe(this=mark.copy(), expression=x.copy()), expression=mark)
+    return exp.and_(
+        exp.EQ(this=_length(_replace(x, mark, "")), expression=_length(x)),
+        exp.LT(this=_length(_replace(text, needle, "")), expression=_length(text)),
+    )
+
+
+def _number_of(token: str) -> float:
+    """The number that TO PREDICT reads as the category ``token`` from a column of numbers
+    (as its text: integral ones without ``.0``, others as Python writes them)."""
     try:
         value = float(token)
     except ValueError:
@@ -252,11 +320,19 @@ def _number_is(x: exp.Expression, token: str) -> exp.Expression:
         raise _Refused(
             f"holds the category {token!r}, which no number compares with exactly in SQL"
         )
-    return exp.EQ(this=x.copy(), expression=compiled.number(value))
+    return value
 
 
-def _present(x: exp.Expression) -> exp.Expression:
-    return exp.not_(exp.Is(this=x.copy(), expression=exp.Null()))
+def _replace(text: exp.Expression, old: exp.Expression, new: str) -> exp.Expression:
+    return exp.Replace(this=text.copy(), expression=old.copy(), replacement=exp.Literal.string(new))
+
+
+def _length(text: exp.Expression) -> exp.Expression:
+    return exp.Length(this=text.copy())
+
+
+def _is_null(x: exp.Expression) -> exp.Expression:
+    return exp.Is(this=x.copy(), expression=exp.Null())
 
 
 def _double(value: exp.Expression) -> exp.Expression:

@@ -31,6 +31,7 @@ from sqlml.errors import ModelError
 from sqlml.models import compiled, compiled_features
 from sqlml.models.checks import TAMPERED_HINT
 from sqlml.models.compiled import NOT_COMPILED_HINT, argmax, class_value, number, total
+from sqlml.models.compiled_features import Input
 from sqlml.models.interface import CompiledModel
 from sqlml.models.xgboost.checks import xgboost_document
 
@@ -72,14 +73,14 @@ def compile_model(stored: StoredModel) -> CompiledModel:
         )
     outputs = max(int(learner["learner_model_param"]["num_class"]), 1)
     bases = _intercepts(learner["learner_model_param"]["base_score"], outputs, objective)
-    features, booster = inputs.values, learner["gradient_booster"]
+    booster = learner["gradient_booster"]
     if booster["name"] == "gblinear":
-        margins = _linear(booster["model"], features, outputs)
+        margins = _linear(booster["model"], inputs.values, outputs)
         bases = bases[:1] * outputs  # XGBoost's linear booster adds the first to each output
     else:
         trees = booster["gbtree"]["model"] if booster["name"] == "dart" else booster["model"]
         weights = booster.get("weight_drop")
-        margins = _trees(trees, features, outputs, weights)
+        margins = _trees(trees, inputs.inputs, outputs, weights)
     margins = [total([*terms, number(base)]) for terms, base in zip(margins, bases, strict=True)]
     classes = metadata["labels"]["classes"]
     value, scores = _link(objective, margins, classes)
@@ -120,7 +121,7 @@ def _linear(
 
 def _trees(
     model: dict[str, Any],
-    features: list[exp.Expression],
+    features: list[Input],
     outputs: int,
     weights: Sequence[float] | None,
 ) -> list[list[exp.Expression]]:
@@ -132,9 +133,7 @@ def _trees(
     return [terms or [exp.Literal.number(0)] for terms in margins]
 
 
-def _tree(
-    tree: dict[str, Any], features: list[exp.Expression], weight: np.float32
-) -> exp.Expression:
+def _tree(tree: dict[str, Any], features: list[Input], weight: np.float32) -> exp.Expression:
     left = np.asarray(tree["left_children"])
     right = np.asarray(tree["right_children"])
     feature_of = np.asarray(tree["split_indices"])
@@ -145,9 +144,9 @@ def _tree(
         if left[i] == -1:
             return number(float(conditions[i] * weight))
         x = features[int(feature_of[i])]
-        goes_left = compiled.float32_below(x, conditions[i])
+        goes_left = x.below(conditions[i])
         if default_left[i]:
-            goes_left = exp.or_(exp.Is(this=x.copy(), expression=exp.Null()), goes_left)
+            goes_left = exp.or_(x.missing.copy(), goes_left)
         return exp.Case(
             ifs=[exp.If(this=goes_left, true=node(int(left[i])))], default=node(int(right[i]))
         )
