@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 import sys
 from typing import Any
 
@@ -12,6 +14,7 @@ import yaml
 from sqlml import ir
 from sqlml.backends.argo.codegen import ArgoOptions, to_argo_yaml
 from sqlml.cli import main
+from sqlml.datasources import connect
 from sqlml.errors import CheckError, KubernetesError
 from sqlml.grammar import parse
 from sqlml.plan import dependencies
@@ -119,6 +122,50 @@ def test_dag_dependencies_equal_the_programs():
     # Independent statements really are independent: the two CREATEs start at once.
     assert "dependencies" not in by_name[program[0].id]
     assert "dependencies" not in by_name[program[1].id]
+
+
+SCORING = """
+CREATE TABLE scores AS SELECT i AS id, sin(i) AS a, cos(0.7 * i) AS b,
+  CASE WHEN sin(i) + cos(0.7 * i) > 0 THEN 'yes' ELSE 'no' END AS y FROM range(80) AS t(i);
+SELECT a, b, y FROM scores TO TRAIN xgboost.gbtree
+  WITH objective = 'binary:logistic', train.num_boost_round = 3 LABEL y INTO scorer;
+SELECT id, a, b FROM scores TO PREDICT scored.y
+  WITH predict.extra_outputs = 'probabilities' USING scorer;
+CREATE VIEW scored_live AS
+  SELECT id, PREDICT(scorer) AS y, PREDICT_PROBA(scorer, 'yes') AS p FROM scores;
+"""
+
+
+def test_predict_in_sql_is_a_sql_step_after_its_models_training(tmp_path):
+    """The view calling the model is an ordinary SQL step that waits for the model's TO
+    TRAIN; its pods (``python -m sqlml.runtime.step IR``, in the DAG's order) make a view
+    that predicts what TO PREDICT wrote."""
+    program = statements(SCORING)
+    by_name = tasks(validated(to_argo_yaml(program, "p")))
+    _, train, _, view = program
+    task = by_name[view.id]
+    assert task["template"] == "sql" and task["dependencies"] == [train.id]
+    assert json.loads(arguments(task)["ir"])["models"] == ["scorer"]
+    url = f"duckdb:///{tmp_path / 'pods.duckdb'}"
+    for statement in program:
+        pod = subprocess.run(
+            [sys.executable, "-m", "sqlml.runtime.step", arguments(by_name[statement.id])["ir"]],
+            cwd=tmp_path,
+            env={**os.environ, "SQLML_DATASOURCE": url},
+            capture_output=True,
+            text=True,
+            timeout=600,  # a deadlock guard
+        )
+        assert pod.returncode == 0, pod.stderr
+    ds = connect(url)
+    try:
+        found = ds.execute("SELECT id, y, p FROM scored_live ORDER BY id").rows
+        expected = ds.execute("SELECT id, y, y_yes FROM scored ORDER BY id").rows
+    finally:
+        ds.close()
+    assert [row[:2] for row in found] == [row[:2] for row in expected] and len(found) == 80
+    assert {row[1] for row in found} == {"yes", "no"}
+    assert [row[2] for row in found] == pytest.approx([row[2] for row in expected], abs=1e-6)
 
 
 def test_distributed_training_becomes_kubeflow_jobs():

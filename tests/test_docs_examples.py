@@ -156,6 +156,27 @@ def check_churn(db: Path, folder: Path, printed: str) -> None:
     assert (folder / "churn_explain.png").stat().st_size > 10_000
 
 
+def check_churn_queries(db: Path, folder: Path, printed: str) -> None:
+    """The view scores every customer, read here by DuckDB itself (no sqlml): the classes of
+    the held-out ones are TO PREDICT's, right about four times in five, and the filter on
+    the probability printed the customers above 0.9."""
+    [(rows, right, same)] = fetch(
+        db,
+        "SELECT count(*), count(*) FILTER (r.predicted = n.churned), "
+        "count(*) FILTER (r.predicted = p.churned) FROM churn_risk r "
+        "JOIN churn_numbers n USING (customer_id) JOIN churn_queries_pred p USING (customer_id)",
+    )
+    assert rows == same == 300 and right / rows >= 0.75, (rows, right, same)
+    assert fetch(db, "SELECT count(*) FROM churn_risk") == [(1500,)]
+    risky = fetch(
+        db,
+        "SELECT customer_id FROM churn_risk WHERE customer_id % 5 = 0 AND p_yes > 0.9 "
+        "ORDER BY p_yes DESC, customer_id",
+    )
+    listed = [line.split("|")[0].strip() for line in printed.splitlines()[-len(risky) - 1 : -1]]
+    assert listed == [str(customer) for (customer,) in risky] and len(risky) >= 3, printed
+
+
 def check_houses(db: Path, folder: Path, printed: str) -> None:
     for model in ("houses_xgboost", "houses_dnn"):
         [(r2, mae)] = fetch(db, f"SELECT r2, mae FROM {model}_metrics")
@@ -252,6 +273,7 @@ CHECKS = {
     "iris_ci.sql": check_iris_ci,
     "iris_search.sql": check_iris_search,
     "churn.sql": check_churn,
+    "churn_queries.sql": check_churn_queries,
     "houses.sql": check_houses,
     "load_churn.sql": check_load_churn,
     "optimize_woodcarving.sql": check_optimize_woodcarving,

@@ -3,14 +3,12 @@ itself, predicts what TO PREDICT writes, row by row, on every database."""
 
 from __future__ import annotations
 
-import shutil
-import subprocess
 from pathlib import Path
-from urllib.parse import urlsplit
 
 import numpy as np
 import pytest
 from conftest import KINDS, datasource_url, fetch_rows
+from db_clients import CLIENTS, client_or_skip, run_file
 
 from sqlml.cli import main
 from sqlml.datasources import Datasource, connect
@@ -244,27 +242,11 @@ def test_kmeans_view_assigns_the_nearest_centre_like_to_predict(data, tmp_path, 
         main(["-e", f"DROP MODEL IF EXISTS {model};", "--datasource", url])
 
 
-CLIENTS = {"sqlite": "sqlite3", "mysql": "mysql", "postgresql": "psql"}
-
-
-def _client_command(url: str, path: str) -> list[str]:
-    """The database's own command-line client running a file (its text on stdin)."""
-    parsed = urlsplit(url)
-    if parsed.scheme == "sqlite":
-        return ["sqlite3", "-bail", parsed.path]
-    if parsed.scheme == "mysql":
-        host, port = parsed.hostname or "127.0.0.1", str(parsed.port or 3306)
-        database = parsed.path.lstrip("/")
-        return ["mysql", "-h", host, "-P", port, "-u", parsed.username or "root", database]
-    return ["psql", url, "-v", "ON_ERROR_STOP=1", "-q", "-f", path]
-
-
 @pytest.mark.parametrize("kind", list(CLIENTS))
 def test_exported_file_run_by_the_database_client(kind, tmp_path, unique_name, capsys):
     """The file as written, run by sqlite3, mysql or psql, makes a view that predicts the
     classes TO PREDICT writes."""
-    if shutil.which(CLIENTS[kind]) is None:
-        pytest.skip(f"{CLIENTS[kind]} is not installed")
+    client_or_skip(kind)
     url = datasource_url(kind, tmp_path)
     ds = connect(url)
     ds.write_table([unique_name], _rows(), replace=True)
@@ -282,11 +264,7 @@ def test_exported_file_run_by_the_database_client(kind, tmp_path, unique_name, c
     try:
         status = main(["export", model, str(file), "--format", "sql", "--datasource", url])
         assert status == 0, capsys.readouterr().err
-        with file.open() as text:
-            done = subprocess.run(
-                _client_command(url, str(file)), stdin=text, capture_output=True, timeout=120
-            )
-        assert done.returncode == 0, done.stderr.decode()
+        run_file(url, file)
         expected = fetch_rows(url, f"SELECT id, kind FROM {predicted} ORDER BY id")
         assert fetch_rows(url, f"SELECT id, kind FROM {view} ORDER BY id") == expected
     finally:

@@ -39,7 +39,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     # A model family's trainer and scorer, over the data layer; the store beside them, and a
     # stored model applied to rows (what TO PREDICT, TO EVALUATE and TO EXPLAIN share).
     ("models", ("sqlml.models.*.model", "sqlml.models.*.distributed", "sqlml.models.store",
-                "sqlml.models.export", "sqlml.models.applied")),
+                "sqlml.models.export", "sqlml.models.applied", "sqlml.models.in_query")),
     # A statement kind's handler, in its folder, above the models it drives.
     ("handlers", ("sqlml.statements.*.handler",)),
     ("workflow", ("sqlml.workflow", "sqlml.steps")),

@@ -14,12 +14,13 @@ import pytest
 from nbclient import NotebookClient
 from nbformat.v4 import new_code_cell, new_notebook
 
+from sqlml.cli import main
 from sqlml.datasources import connect, parse_url
 from sqlml.errors import CheckError
 from sqlml.repl.magic import SqlmlCellError, SqlmlMagics
 from sqlml.repl.variables import bind
 from sqlml.runtime.bound_parameters import bound, placeholders
-from tests.conftest import ROOT, datasource_url, load_iris
+from tests.conftest import ROOT, datasource_url, fetch_rows, iris_columns, load_iris
 
 MEASURES = "sepal_length, sepal_width, petal_length, petal_width"
 EVIL = "setosa' OR '1'='1"
@@ -107,6 +108,16 @@ def test_a_notebook_queries_trains_predicts_plots_and_binds_variables(tmp_path):
         ("%%sqlml\nSELECT 1;\nSELECT * FROM no_such_table;", True),
         ("%sqlml SELECT * FROM no_such_table", True),
         ("%%sqlml\nSELECT 1;\n  SELEC 2;", True),
+        (
+            "%%sqlml live\nSELECT id, PREDICT(m) AS class, PREDICT_PROBA(m, 'setosa') AS p\n"
+            "FROM iris_test ORDER BY id;",
+            False,
+        ),
+        ("%%sqlml written\nSELECT id, class FROM pred ORDER BY id;", False),
+        (
+            "print(live[['id', 'class']].equals(written), len(live), live.p.between(0, 1).all())",
+            False,
+        ),
     ]
     outputs = run_notebook(cells, tmp_path)
     assert text(outputs[0]).strip() == str(ROOT / "sqlml" / "__init__.py")
@@ -134,6 +145,10 @@ def test_a_notebook_queries_trains_predicts_plots_and_binds_variables(tmp_path):
     (error,) = [output for output in outputs[14] if output.output_type == "error"]
     assert error.traceback[0].startswith("cell:3:3: error: ")
     assert error.traceback[-2:] == ["3 |   SELEC 2;", "  |   ^"]
+    # PREDICT in a query: the rows shown are the classes TO PREDICT wrote
+    shown = outputs[15][0].data["text/plain"]
+    assert re.search(r"^0\s+5\s+setosa\s+0\.\d+$", shown, re.MULTILINE), shown
+    assert text(outputs[17]).strip() == "True 30 True"
 
 
 @pytest.mark.parametrize(
@@ -360,3 +375,42 @@ def test_a_cell_fails_with_every_failure_of_its_statements(tmp_path):
         "cell:5:1: note: not run: it waits for s3-create, which failed",
     ]
     assert "answer" in printed.getvalue() and "42" in printed.getvalue()  # displayed
+
+
+@pytest.mark.parametrize("kind", ["duckdb", "sqlite", "mysql", "postgresql"])
+def test_a_cell_runs_a_query_with_predict_and_shows_its_rows(kind, tmp_path, unique_name):
+    """PREDICT and PREDICT_PROBA in a cell's query, on each database: the rows the cell shows
+    (its value, kept in the variable it names) are TO PREDICT's. (The model is trained by
+    ``sqlml -e``: a training's progress bar needs a kernel, as in the notebook test above.)"""
+    url, t = datasource_url(kind, tmp_path), unique_name
+    source = connect(url)
+    source.write_table([t], iris_columns(), replace=True)
+    source.close()
+    program = (
+        f"SELECT {MEASURES}, class FROM {t} TO TRAIN xgboost.gbtree "
+        f"WITH train.num_boost_round = 3 LABEL class INTO {t}_m;\n"
+        f"SELECT id, {MEASURES} FROM {t} TO PREDICT {t}_p.class "
+        f"WITH predict.extra_outputs = 'probabilities' USING {t}_m;"
+    )
+    magics = SqlmlMagics(shell=None)
+    magics.shell = SimpleNamespace(user_ns={})
+    magics.datasource = url
+    try:
+        assert main(["-e", program, "--datasource", url]) == 0
+        shown = magics.sqlml(
+            "scored",
+            f"SELECT id, PREDICT({t}_m) AS class, PREDICT_PROBA({t}_m, 'virginica') AS p\n"
+            f"FROM {t} WHERE PREDICT({t}_m) <> 'setosa' ORDER BY id;",
+        )
+        assert magics.shell.user_ns["scored"] is shown
+        expected = fetch_rows(
+            url, f"SELECT id, class, class_virginica FROM {t}_p WHERE class <> 'setosa' ORDER BY id"
+        )
+        assert list(shown.columns) == ["id", "class", "p"] and len(expected) >= 90
+        assert [(int(i), c) for i, c in zip(shown.id, shown["class"], strict=True)] == [
+            (int(i), c) for i, c, _ in expected
+        ]
+        assert shown.p.tolist() == pytest.approx([p for _, _, p in expected], abs=1e-6)
+    finally:
+        drop = f"DROP TABLE IF EXISTS {t}_p;\nDROP TABLE {t};\nDROP MODEL IF EXISTS {t}_m;"
+        main(["-e", drop, "--datasource", url])

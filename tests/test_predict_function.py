@@ -14,10 +14,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 from conftest import KINDS, datasource_url
+from db_clients import client_or_skip, client_rows
 
 from sqlml.checking import check_program, errors_of
 from sqlml.cli import main
 from sqlml.datasources import Datasource, connect
+from sqlml.runtime.context import Context
+from sqlml.statements.sql.handler import run
+from sqlml.statements.sql.ir import SqlStatement
 
 ROWS = 200
 TOLERANCE = 1e-6  # of a probability, and relative (and absolute) of a regression's value
@@ -29,7 +33,7 @@ def _named(sql: str) -> str:
     return sql.replace("pf_", PREFIX)
 
 
-def _rows() -> dict[str, np.ndarray]:
+def rows() -> dict[str, np.ndarray]:
     """Numbers with NULLs (a), fractions (b), integers (n); a text class and a value."""
     rng = np.random.default_rng(11)
     a, b, n = rng.normal(size=ROWS), rng.uniform(-2, 2, ROWS), rng.integers(0, 10, ROWS)
@@ -74,7 +78,7 @@ def trained(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFac
     labels (``pf_c``) and a regressor (``pf_r``), and TO PREDICT's tables of both."""
     url = datasource_url(request.param, tmp_path_factory.mktemp(request.param))
     ds = connect(url)
-    ds.write_table([f"{PREFIX}rows"], _rows(), replace=True)
+    ds.write_table([f"{PREFIX}rows"], rows(), replace=True)
     ds.close()
     assert (
         main(
@@ -219,7 +223,7 @@ def test_insert_select(trained, capsys):
 
 def test_view_outlives_sqlml(trained, capsys):
     """The view holds the compiled SQL: the database's own connection, without sqlml's
-    rewriting, reads it."""
+    rewriting, reads it (the mysql and psql commands on the servers)."""
     url = trained
     _run(
         url,
@@ -227,14 +231,18 @@ def test_view_outlives_sqlml(trained, capsys):
         "FROM pf_rows;",
         capsys,
     )
-    found = _plain_rows(url, "SELECT id, p, q FROM pf_view ORDER BY id")
+    found = [
+        (int(i), p, float(q))
+        for i, p, q in _plain_rows(url, "SELECT id, p, q FROM pf_view ORDER BY id")
+    ]
     expected = _expected(url, "SELECT id, churn, churn_yes FROM pf_cp ORDER BY id")
     assert [row[:2] for row in found] == [row[:2] for row in expected]
     _close([row[2] for row in found], [row[2] for row in expected])
 
 
 def _plain_rows(url: str, query: str) -> list[tuple]:
-    """``query``'s rows through the database's own driver, not sqlml."""
+    """``query``'s rows read without sqlml: by DuckDB's module, SQLite's in another process,
+    the servers' command-line clients (their values as text)."""
     query = _named(query)
     if url.startswith("duckdb"):
         import duckdb
@@ -252,26 +260,14 @@ def _plain_rows(url: str, query: str) -> list[tuple]:
             capture_output=True, text=True, check=True,
         )  # fmt: skip
         return [tuple(row) for row in json.loads(result.stdout)]
-    if url.startswith("mysql"):
-        import pymysql
-
-        connection = pymysql.connect(host="127.0.0.1", port=3306, user="root", database="test")
-    else:
-        import psycopg
-
-        connection = psycopg.connect("host=127.0.0.1 port=5432 user=root dbname=test")
-    try:
-        with connection.cursor() as cursor:
-            cursor.execute(query)
-            return [tuple(row) for row in cursor.fetchall()]
-    finally:
-        connection.close()
+    client_or_skip("mysql" if url.startswith("mysql") else "postgresql")
+    return client_rows(url, query)
 
 
 def test_check_names_an_unknown_model_at_its_call(tmp_path: Path, capsys):
     url = datasource_url("duckdb", tmp_path)
     ds = connect(url)
-    ds.write_table(["pf_rows"], _rows(), replace=True)
+    ds.write_table(["pf_rows"], rows(), replace=True)
     found = errors_of(
         check_program(
             "SELECT 1;\nSELECT id,\n  PREDICT(nowhere) FROM pf_rows;", ds.dialect, datasource=ds
@@ -285,7 +281,7 @@ def test_check_names_an_unknown_model_at_its_call(tmp_path: Path, capsys):
 def test_check_knows_a_model_trained_earlier(tmp_path: Path):
     url = datasource_url("duckdb", tmp_path)
     ds = connect(url)
-    ds.write_table(["pf_rows"], _rows(), replace=True)
+    ds.write_table(["pf_rows"], rows(), replace=True)
     found = errors_of(
         check_program(
             "SELECT a, b, y FROM pf_rows TO TRAIN xgboost.gbtree LABEL y INTO later;\n"
@@ -314,7 +310,7 @@ def test_extended_statements_select_holds_no_call():
 def test_update_sets_a_prediction(tmp_path: Path, capsys):
     url = datasource_url("sqlite", tmp_path)
     ds = connect(url)
-    ds.write_table([f"{PREFIX}rows"], _rows(), replace=True)
+    ds.write_table([f"{PREFIX}rows"], rows(), replace=True)
     ds.close()
     program = (
         "SELECT a, b, n, y FROM pf_rows TO TRAIN xgboost.gbtree WITH train.num_boost_round = 2 "
@@ -337,7 +333,7 @@ def test_update_sets_a_prediction(tmp_path: Path, capsys):
 def test_run_errors_at_the_call(tmp_path: Path, capsys):
     url = datasource_url("duckdb", tmp_path)
     ds = connect(url)
-    ds.write_table([f"{PREFIX}rows"], _rows(), replace=True)
+    ds.write_table([f"{PREFIX}rows"], rows(), replace=True)
     ds.close()
     _run(
         url,
@@ -352,14 +348,19 @@ def test_run_errors_at_the_call(tmp_path: Path, capsys):
             ":2:3: error: model missing",
             "does not exist",
         ),
-        "SELECT id, PREDICT(cat) FROM pf_rows;": (
-            ":1:12: error: model cat cannot be compiled into SQL: its feature column "
+        # DuckDB scores a query's calls in sqlml's process, a view's as compiled SQL
+        "CREATE VIEW cat_v AS SELECT id, PREDICT(cat) AS p FROM pf_rows;": (
+            ":1:33: error: model cat cannot be compiled into SQL: its feature column "
             "CATEGORY_HASH(n) hashes its categories",
-            "",
+            "a view (or macro) runs after sqlml's process has ended",
         ),
-        "SELECT PREDICT_PROBA(hinge, 'yes') FROM pf_rows;": (
-            ":1:8: error: model hinge gives no probability of the class 'yes'",
+        "CREATE VIEW hinge_v AS SELECT PREDICT_PROBA(hinge, 'yes') AS p FROM pf_rows;": (
+            ":1:31: error: model hinge gives no probability of the class 'yes'",
             "use PREDICT",
+        ),
+        "SELECT PREDICT_PROBA(cat, 'yes') FROM pf_rows;": (
+            ":1:8: error: model cat gives no probability of the class 'yes'",
+            "it predicts values",
         ),
     }
     for program, (message, more) in cases.items():
@@ -371,7 +372,8 @@ def test_run_errors_at_the_call(tmp_path: Path, capsys):
         found = errors_of(
             check_program(
                 _named(
-                    "SELECT PREDICT(cat) FROM pf_rows;\nSELECT 1 + PREDICT(pf_r) FROM pf_rows;\n"
+                    "CREATE VIEW v AS SELECT PREDICT(cat) AS p FROM pf_rows;\n"
+                    "SELECT 1 + PREDICT(pf_r) FROM pf_rows;\n"
                     "CREATE TABLE pf_other AS SELECT id, b FROM pf_rows;\n"
                     "SELECT id, PREDICT(hinge) FROM pf_other;\n"
                     "SELECT id, PREDICT(hinge) FROM pf_rows;"
@@ -383,7 +385,7 @@ def test_run_errors_at_the_call(tmp_path: Path, capsys):
     finally:
         ds.close()
     # the features out of scope: the database's error
-    assert [(e.line, e.column) for e in found] == [(1, 8), (2, 12), (4, 1)]
+    assert [(e.line, e.column) for e in found] == [(1, 25), (2, 12), (4, 1)]
     assert "model cat cannot be compiled into SQL" in found[0].message
     assert "does not exist" in found[1].message
     assert '"a"' in found[2].message
@@ -428,14 +430,14 @@ def test_a_notebook_variable_beside_a_call(trained):
 
 
 def test_kmeans_cluster_and_soft_assignment(trained, capsys):
-    """On rows without NULLs (TO PREDICT puts the mean of the rows it scores in their place,
-    the SQL the training rows')."""
+    """Trained on rows without NULLs, scored on all: a NULL feature is the training rows'
+    mean, in TO PREDICT's batches as in the SQL."""
     url = trained
     _run(
         url,
         "SELECT a, b, n FROM pf_rows WHERE a IS NOT NULL TO TRAIN KMeans "
         "WITH model.n_clusters = 3 INTO pf_k;\n"
-        "SELECT id, a, b, n FROM pf_rows WHERE a IS NOT NULL TO PREDICT pf_kp.cluster "
+        "SELECT id, a, b, n FROM pf_rows TO PREDICT pf_kp.cluster "
         "WITH predict.extra_outputs = 'probabilities', output.replace = true USING pf_k;",
         capsys,
     )
@@ -443,7 +445,7 @@ def test_kmeans_cluster_and_soft_assignment(trained, capsys):
         found = _query(
             url,
             "CREATE TABLE pf_result AS SELECT id, PREDICT(pf_k) AS c, PREDICT_PROBA(pf_k, '2') "
-            "AS p FROM pf_rows WHERE a IS NOT NULL;",
+            "AS p FROM pf_rows;",
             capsys,
         )
         expected = _expected(url, "SELECT id, cluster, cluster_2 FROM pf_kp ORDER BY id")
@@ -451,3 +453,31 @@ def test_kmeans_cluster_and_soft_assignment(trained, capsys):
         _close([row[2] for row in found], [row[2] for row in expected])
     finally:
         _run(url, "DROP TABLE IF EXISTS pf_kp;\nDROP MODEL IF EXISTS pf_k;", capsys)
+
+
+def test_postgresql_runs_compiled_models_without_jit(trained, capsys):
+    """PostgreSQL would compile a model's SQL with LLVM for longer than it runs: the
+    statement runs with jit off, and the session's setting is back afterwards."""
+    if not trained.startswith("postgresql"):
+        return
+    ds = connect(trained)
+    try:
+        before = _fetch(ds, "SELECT current_setting('jit')")
+    finally:
+        ds.close()
+    found = _query(
+        trained,
+        "CREATE TABLE pf_result AS SELECT current_setting('jit') AS jit, PREDICT(pf_c) AS c "
+        "FROM pf_rows LIMIT 1;",
+        capsys,
+    )
+    assert [row[0] for row in found] == ["off"]
+    ds = connect(trained)
+    try:
+        ds.execute("SELECT set_config('jit', 'on', false)")
+        text = _named("CREATE TABLE pf_extra AS SELECT PREDICT(pf_c) AS c FROM pf_rows")
+        statement = SqlStatement("s1", text, 1, 1, models=[f"{PREFIX}c"])
+        run(statement, Context(ds))  # as a step runs it, on the session's connection
+        assert before and _fetch(ds, "SELECT current_setting('jit')") == [("on",)]
+    finally:
+        ds.close()

@@ -167,6 +167,39 @@ def test_the_checks_warnings_show_and_the_program_runs_all_the_same(client):
     assert "hint: leave id out of the SELECT unless it measures something" in warnings
 
 
+def test_a_query_with_predict_shows_the_rows_to_predict_writes(client):
+    """The editor runs standard SQL calling a model it just trained, and completes the
+    model's name inside ``PREDICT(``."""
+    measures = "sepal_length, sepal_width, petal_length, petal_width"
+    trained = run(
+        client,
+        f"SELECT {measures}, class FROM iris_train TO TRAIN xgboost.gbtree "
+        "WITH train.num_boost_round = 3 LABEL class INTO editor_query_model;\n"
+        f"SELECT id, {measures} FROM iris_test TO PREDICT editor_scored.class "
+        "USING editor_query_model;",
+    )
+    assert trained["ok"], trained["html"]
+    row = r"<tr><td>(\d+)</td><td>([^<]*)</td></tr>"
+    written = re.findall(
+        row, run(client, "SELECT id, class FROM editor_scored ORDER BY id;")["html"]
+    )
+    answer = run(
+        client, "SELECT id, PREDICT(editor_query_model) AS class FROM iris_test ORDER BY id;"
+    )
+    assert answer["ok"], answer["html"]
+    assert re.findall(row, answer["html"]) == written and len(written) == 30
+    assert '<table class="rows" data-rows="30">' in answer["html"]
+    likely = run(
+        client,
+        "SELECT id, PREDICT(editor_query_model) AS class FROM iris_test\n"
+        "WHERE PREDICT_PROBA(editor_query_model, 'setosa') > 0.5 ORDER BY id;",
+    )
+    setosa = [(i, c) for i, c in written if c == "setosa"]
+    assert re.findall(row, likely["html"]) == setosa and setosa
+    offered = client.get("/editor/complete", params={"text": "SELECT PREDICT(editor_q"}).json()
+    assert [c["text"] for c in offered if c["meta"] == "model"] == ["editor_query_model"]
+
+
 def test_completion_offers_tables_and_their_columns(client):
     tables = client.get("/editor/complete", params={"text": "SELECT * FROM iris_t", "cursor": 20})
     assert {"text": "iris_train", "meta": "table", "replace": 6} in tables.json()

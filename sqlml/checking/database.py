@@ -60,6 +60,8 @@ class DatabaseCheck:
                     _check_reads(statement, node, tables, io, lines, found)
             except SqlmlError as error:
                 found.append(error.at(statement.line, statement.column))
+            found += models.warnings
+            models.warnings.clear()
             try:
                 tables.follow(statement, io)
             except SqlmlError as error:

@@ -8,21 +8,23 @@ from typing import Any
 from sqlml import ir
 from sqlml.checking.positions import name_at, placed_at
 from sqlml.datasources import Datasource
-from sqlml.errors import ModelError, SqlmlError
+from sqlml.errors import ModelError, SqlmlError, SqlmlWarning
 from sqlml.grammar import ast
-from sqlml.models.interface import CompiledModel
 from sqlml.models.store import ModelStore
 from sqlml.semantics.metric_names import check_evaluated, stored_task, trained_task
 from sqlml.semantics.predict_calls import (
     PredictCall,
+    defines_lasting,
     position,
     predict_calls,
     replaced,
+    select_items,
     stand_in,
 )
 from sqlml.statements import kind_of
 from sqlml.statements.evaluate.ir import EvaluateStatement
-from sqlml.statements.sql.handler import call_sql
+from sqlml.statements.sql.handler.model_calls import ModelCalls, NotCompiled
+from sqlml.statements.sql.handler.scored_here import notice
 from sqlml.statements.train.handler import check_base_estimator, check_repeated
 from sqlml.statements.train.ir import TrainStatement
 
@@ -35,7 +37,8 @@ class ProgramModels:
         self.store = ModelStore(datasource)
         catalog = self.store.catalog()
         self.written: set[str] = set()  # the models the program trains or drops so far
-        self.compiled: dict[tuple[str, int | None], CompiledModel] = {}  # PREDICT's models
+        self.calls = ModelCalls(datasource)  # PREDICT's models
+        self.warnings: list[SqlmlError] = []  # found by check, not yet taken
         # The estimator of each model that exists (None: its metadata is unreadable).
         self.estimators = {
             name: None if isinstance(meta, ModelError) else meta["estimator"]
@@ -96,25 +99,41 @@ class ProgramModels:
 
     def _check_calls(self, node: ast.Statement) -> None:
         """Each ``PREDICT`` call of standard SQL names a model that exists or is trained
-        earlier, and one stored (not trained by the program) compiles into SQL; the error
-        at the call."""
-        for call in predict_calls(node.text, self.datasource.dialect, node.pos):
-            with placed_at(ast.Position(*position(node.text, call.start, node.pos), 0)):
+        earlier, and one stored (not trained by the program) can be used as the statement
+        uses it (compiled into SQL where the database cannot call sqlml); the error at the
+        call."""
+        dialect = self.datasource.dialect
+        lasting = defines_lasting(node.text, dialect)
+        calls = predict_calls(node.text, dialect, node.pos)
+        items = select_items(node.text, dialect, calls)
+        for call in calls:
+            where = position(node.text, call.start, node.pos)
+            with placed_at(ast.Position(*where, 0)):
                 self._check_exists(call.model)
-                if call.model not in self.written:
-                    call_sql(call, self.store, self.compiled)
+                if call.model in self.written:
+                    continue
+                try:
+                    self.calls.check(call, lasting)
+                except NotCompiled as error:
+                    item = items.get(call)
+                    if not (item and item.outermost and self.datasource.calls_python is None):
+                        raise
+                    message, hint = notice(error.message)
+                    self.warnings.append(
+                        SqlmlWarning(message, line=where[0], column=where[1], hint=hint)
+                    )
 
     def with_models(self, text: str, dialect: str) -> str:
         """Standard SQL's ``text`` as the database is to describe and replay it: each
-        ``PREDICT`` call replaced by its model's SQL where the model is stored and the
-        program has not trained it again (a feature column out of scope is then the
+        ``PREDICT`` call replaced by its model's SQL where the model is stored, compiles and
+        the program has not trained it again (a feature column out of scope is then the
         database's error), else by ``NULL``."""
 
         def sql(call: PredictCall) -> str:
             if call.model in self.estimators and call.model not in self.written:
                 try:
-                    return f"({call_sql(call, self.store, self.compiled).sql(dialect=dialect)})"
-                except SqlmlError:  # reported at the call by check
+                    return f"({self.calls.compiled(call).sql(dialect=dialect)})"
+                except SqlmlError:  # reported at the call by check, or scored by sqlml
                     pass
             return stand_in(text, call)
 

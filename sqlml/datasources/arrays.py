@@ -93,7 +93,7 @@ def fetch_batches(cursor: Any, kinds: Sequence[str], batch_rows: int) -> Iterato
         batch: Columns = {}
         for name, kind, values in zip(names, kinds, zip(*rows, strict=True), strict=True):
             if kind == "any":
-                kind = _inferred(set(map(type, values)))
+                kind = inferred_kind(set(map(type, values)))
             batch[name] = batch_array(values, kind)
         yield batch
     if not fetched:
@@ -155,7 +155,7 @@ def _objects(values: np.ndarray) -> np.ndarray:
 _EMPTY = {"int": np.int64, "float": np.float64, "object": object}
 
 
-def _inferred(types: set[type]) -> str:
+def inferred_kind(types: set[type]) -> str:
     """The kind of a batch holding values of ``types``: SQLite types each value alone."""
     if types == {int}:
         return "int"

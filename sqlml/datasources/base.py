@@ -26,6 +26,8 @@ from sqlml.runtime.progress import Progress
 from sqlml.tables import HELPER_MARK, is_own_table
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     import numpy as np
 
 # Columns of a result: name -> 1-D array (float64/int64/bool, or object for text). numpy is
@@ -51,6 +53,20 @@ _QUERY_WORDS = {
     "summarize",
     "call",
 }
+
+
+@dataclass(frozen=True)
+class QueryFunction:
+    """A function of sqlml's that the statements run in this process call by ``name`` (a
+    model's predictions: ``PREDICT`` on DuckDB and SQLite). ``call`` takes one array a
+    parameter, the rows of a batch as :meth:`Datasource.read` gives them (NULL as NaN in
+    numbers, None in text), and returns the batch's results; ``parameters`` and ``returns``
+    are kinds of :attr:`Datasource.types` (``"float"``, ``"text"``...)."""
+
+    name: str
+    parameters: list[str]
+    returns: str
+    call: Callable[[list[np.ndarray]], np.ndarray]
 
 
 @dataclass(frozen=True)
@@ -141,6 +157,10 @@ class Datasource(ABC):
     steps_at_once: ClassVar[int] = 10
     # Environment variables its driver reads credentials from (a password).
     credentials_env: ClassVar[tuple[str, ...]] = ()
+    # How its statements call a function of sqlml's in this process (:meth:`functions`):
+    # "batches" (an array of rows a call), "rows" (a call a row), or None: they cannot (a
+    # server's statements run in its own process).
+    calls_python: ClassVar[str | None] = None
 
     @classmethod
     def statement_type(cls, sql: str) -> str | None:
@@ -221,6 +241,21 @@ class Datasource(ABC):
                 raise _Undo
         except _Undo:
             pass
+
+    @contextmanager
+    def scoring_compiled_models(self) -> Iterator[None]:
+        """The statements run inside call models compiled into SQL, expressions of hundreds of
+        kilobytes: the settings that suit them (none by default)."""
+        yield
+
+    @contextmanager
+    def functions(self, functions: Sequence[QueryFunction]) -> Iterator[None]:
+        """``functions`` callable by the statements run inside (``calls_python`` says how);
+        an error a function raised is raised as it is, not as the database's."""
+        if not functions:
+            yield
+            return
+        raise DatasourceError(f"{type(self).__name__} cannot call functions of sqlml's")
 
     @abstractmethod
     def close(self) -> None:
@@ -512,6 +547,37 @@ class Datasource(ABC):
 
 class _Undo(Exception):
     """Ends :meth:`Datasource.rolled_back`'s transaction in a rollback."""
+
+
+class FunctionErrors:
+    """The errors of sqlml's that functions called by a statement raised: the database
+    reports them as its own (DuckDB's "Python exception occurred while executing the UDF",
+    SQLite's "user-defined function raised exception"), and :meth:`raised` raises the
+    first as it was, with its hint."""
+
+    def __init__(self) -> None:
+        self._errors: list[SqlmlError] = []
+
+    def kept(self, call: Callable[..., Any]) -> Callable[..., Any]:
+        """``call``, its errors of sqlml's kept."""
+
+        def keeping(*args: Any) -> Any:
+            try:
+                return call(*args)
+            except SqlmlError as error:
+                self._errors.append(error)
+                raise
+
+        return keeping
+
+    @contextmanager
+    def raised(self) -> Iterator[None]:
+        try:
+            yield
+        except DatasourceError:
+            if self._errors:
+                raise self._errors[0] from None
+            raise
 
 
 @contextmanager

@@ -101,6 +101,13 @@ class Model:
     features: list[ir.FeatureColumn]
     labels: LabelEncoding
 
+    def predicted(self, scores: np.ndarray) -> np.ndarray:
+        """What TO PREDICT writes for ``scores``: the likeliest class as the label's value
+        (classifiers), or the value; a label of several values a row as one text."""
+        classifier = self.labels.task == "classifier"
+        values = np.asarray(self.labels.decode(scores.argmax(axis=1) if classifier else scores))
+        return label_lists.texts(values) if values.ndim == 2 else values
+
 
 def model_columns(model: Model) -> list[str]:
     """The columns a stored model reads: its features', its label, its query column."""
@@ -109,8 +116,9 @@ def model_columns(model: Model) -> list[str]:
     return named_columns(model.features, metadata["label"], group)
 
 
-def load_model(model_name: str, datasource: Datasource) -> Model:
-    stored = ModelStore(datasource).load(model_name)
+def load_model(model_name: str, datasource: Datasource, version: int | None = None) -> Model:
+    """Version ``version`` of the model (None: the newest), ready to score."""
+    stored = ModelStore(datasource).load(model_name, version)
     model_family = family(stored.metadata["family"])
     if stored.metadata["format"] != model_family.format:
         raise ModelError(

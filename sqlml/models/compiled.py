@@ -21,7 +21,9 @@ from sqlml.errors import ModelError
 if TYPE_CHECKING:
     from sqlml.models.store import StoredModel
 
-NOT_COMPILED_HINT = "export it in its library's format instead (sqlml export MODEL FILE.json)"
+NOT_COMPILED_HINT = (
+    "score it with TO PREDICT, or export it in its library's format (sqlml export MODEL FILE)"
+)
 
 
 def numeric_columns(stored: StoredModel) -> list[str]:
@@ -86,11 +88,15 @@ def number(value: float) -> exp.Expression:
 
 
 def total(terms: Sequence[exp.Expression]) -> exp.Expression:
-    """The sum of ``terms`` (at least one), left to right."""
-    result = terms[0]
-    for term in terms[1:]:
-        result = exp.Add(this=result, expression=term)
-    return result
+    """The sum of ``terms`` (at least one), in pairs of pairs: an expression as deep as the
+    logarithm of the terms (DuckDB and SQLite refuse one deeper than 1,000, as a left-deep
+    sum of a thousand trees would be)."""
+    summed = list(terms)
+    while len(summed) > 1:
+        pairs = zip(summed[0::2], summed[1::2], strict=False)
+        paired = [exp.Paren(this=exp.Add(this=a, expression=b)) for a, b in pairs]
+        summed = paired + summed[len(paired) * 2 :]
+    return summed[0]
 
 
 def class_value(value: Any) -> exp.Expression:

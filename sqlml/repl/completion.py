@@ -23,6 +23,7 @@ from sqlml.repl.meta_commands import COMMANDS
 from sqlml.repl.statements import current_statement, is_meta_command
 from sqlml.semantics.attributes import Attr
 from sqlml.semantics.estimators import ESTIMATORS, find_estimator
+from sqlml.semantics.predict_calls import FUNCTIONS
 from sqlml.statements import KINDS, StatementKind, resolve
 
 Candidates = Iterable[tuple[str, str]]  # (text, its one-line description)
@@ -92,7 +93,7 @@ class SqlmlCompleter(Completer):
         clause = _clause_start(upper)
         if clause is not None:
             return self._in_clause(tokens, upper, clause)
-        if upper[-2:] in (["PREDICT", "("], ["PREDICT_PROBA", "("]):  # standard SQL's call
+        if len(upper) > 1 and upper[-2] in FUNCTIONS and last == "(":  # standard SQL's call
             return self._models()
         if any(list(words) == upper for k in KINDS.values() for words in k.completion.models_after):
             return self._models()

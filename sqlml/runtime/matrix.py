@@ -11,12 +11,24 @@ from sqlml.runtime.features_apply import FeatureArrays
 
 def values(features: FeatureArrays) -> np.ndarray:
     """The features as float64, categories one-hot, NULL as the column's mean (0 once
-    standardised)."""
-    x = features.matrix(one_hot=True)[0].astype(np.float64)
-    if np.isnan(x).any():
-        means = np.nanmean(np.where(np.isnan(x).all(axis=0), 0.0, x), axis=0)
-        x = np.where(np.isnan(x), means, x)
-    return x
+    standardised): the rows a model is trained on."""
+    return imputed(numbers(features))
+
+
+def numbers(features: FeatureArrays) -> np.ndarray:
+    """The features as float64, categories one-hot, NULL as NaN."""
+    return features.matrix(one_hot=True)[0].astype(np.float64)
+
+
+def imputed(x: np.ndarray, means: np.ndarray | None = None) -> np.ndarray:
+    """``x`` with NaN as each column's value of ``means`` (a model scoring: its training
+    rows' means), or by default as the column's own mean (0 where all are NaN)."""
+    missing = np.isnan(x)
+    if not missing.any():
+        return x
+    if means is None:
+        means = np.nanmean(np.where(missing.all(axis=0), 0.0, x), axis=0)
+    return np.where(missing, means, x)
 
 
 def standardisation(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

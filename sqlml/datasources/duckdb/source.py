@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import copy
 import importlib.util
+import inspect
 import time
 import uuid
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -17,7 +18,9 @@ from sqlml.datasources.base import (
     WRITTEN_MARK,
     Columns,
     Datasource,
+    FunctionErrors,
     Partitioning,
+    QueryFunction,
     ResultSet,
     Target,
     returns_rows,
@@ -51,6 +54,7 @@ class DuckDBSource(Datasource):
     partitioning = Partitioning("hash({keys}) % {count}")
     version_sql = "SELECT 'DuckDB ' || version()"
     steps_at_once = 1  # DuckDB opens its file in one process at a time
+    calls_python = "batches"  # Arrow functions, a vector of rows a call
     types: ClassVar[dict[str, str]] = {
         "int": "BIGINT",
         "float": "DOUBLE",
@@ -266,9 +270,51 @@ class DuckDBSource(Datasource):
         with suppress(duckdb.ConnectionException):  # closed meanwhile: nothing runs on it
             self._con.interrupt()
 
+    @contextmanager
+    def functions(self, functions: Sequence[QueryFunction]) -> Iterator[None]:
+        """Each function registered on the connection as an Arrow function (DuckDB hands it
+        a vector of rows at a time), NULLs passed in as missing values."""
+        if not functions:
+            yield
+            return
+        pyarrow, errors = imports.load("pyarrow"), FunctionErrors()
+        arrow_types = {"int": "int64", "float": "float64", "bool": "bool_", "text": "string"}
+        try:
+            for function in functions:
+                returns = getattr(pyarrow, arrow_types[function.returns])()
+
+                def call(*arrays: Any, function: QueryFunction = function, returns: Any = returns):
+                    values = [array.to_numpy(zero_copy_only=False) for array in arrays]
+                    return pyarrow.array(function.call(values), type=returns)
+
+                self._con.create_function(
+                    function.name,
+                    _taking(len(function.parameters), errors.kept(call)),
+                    [self.types[kind] for kind in function.parameters],
+                    self.types[function.returns],
+                    type="arrow",
+                    null_handling="special",
+                )
+            with errors.raised():
+                yield
+        finally:
+            for function in functions:
+                with suppress(duckdb.Error):  # never registered: an earlier one failed
+                    self._con.remove_function(function.name)
+
     def close(self) -> None:
         self._release()
         self._con.close()
+
+
+def _taking(count: int, call: Callable[..., Any]) -> Callable[..., Any]:
+    """``call`` (of any number of arguments) as DuckDB counts a function's parameters: by
+    its signature."""
+    positional = inspect.Parameter.POSITIONAL_ONLY
+    call.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+        [inspect.Parameter(f"arg{i}", positional) for i in range(count)]
+    )
+    return call
 
 
 def _open(path: str) -> Any:

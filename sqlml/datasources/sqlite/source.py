@@ -16,6 +16,8 @@ from sqlml.datasources.base import (
     WRITTEN_MARK,
     Columns,
     Datasource,
+    FunctionErrors,
+    QueryFunction,
     ResultSet,
     Target,
     like_prefix,
@@ -44,6 +46,7 @@ class SQLiteSource(Datasource):
     # partitioning: the base class's rank of the keys (SQLite has no hash function)
     version_sql = "SELECT 'SQLite ' || sqlite_version()"
     steps_at_once = 1  # one writer at a time
+    calls_python = "rows"  # SQLite's functions of Python take a row a call
     columns_sql = (
         "SELECT m.name, p.name, p.type FROM sqlite_master AS m, pragma_table_info(m.name) AS p "
         "WHERE m.type IN ('table', 'view') ORDER BY m.name, p.cid"
@@ -196,6 +199,32 @@ class SQLiteSource(Datasource):
 
     def _interrupt(self) -> None:
         self._con.interrupt()
+
+    @contextmanager
+    def functions(self, functions: Sequence[QueryFunction]) -> Iterator[None]:
+        """Each function registered on the connection, called a row at a time with the
+        row's values as the reader types a batch of them."""
+        from sqlml.datasources.arrays import batch_array, inferred_kind, python_values
+
+        errors = FunctionErrors()
+
+        def per_row(function: QueryFunction) -> Any:
+            def call(*values: Any) -> Any:
+                arrays = [batch_array([value], inferred_kind({type(value)})) for value in values]
+                return python_values(function.call(arrays))[0]
+
+            return errors.kept(call)
+
+        try:
+            for function in functions:
+                self._con.create_function(
+                    function.name, len(function.parameters), per_row(function), deterministic=True
+                )
+            with errors.raised():
+                yield
+        finally:
+            for function in functions:
+                self._con.create_function(function.name, len(function.parameters), None)
 
     def close(self) -> None:
         self._con.close()

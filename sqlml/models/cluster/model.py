@@ -16,7 +16,7 @@ from sqlml.models.store import StoredModel
 from sqlml.runtime.context import Context
 from sqlml.runtime.features_apply import FeatureArrays
 from sqlml.runtime.labels import LabelEncoding
-from sqlml.runtime.matrix import squared_distances, standardisation, values
+from sqlml.runtime.matrix import imputed, numbers, squared_distances, standardisation, values
 
 
 def train(
@@ -75,12 +75,13 @@ def scorer(
     centers = np.array(document["centers"])
 
     def score(features: FeatureArrays, batch_size: int) -> np.ndarray:
-        x = values(features)
+        x = numbers(features)
         if x.shape[1] != len(mean):
             raise ModelError(
                 f"the features make {x.shape[1]} columns, but the model was trained on {len(mean)}",
                 hint="select the columns the model was trained on",
             )
+        x = imputed(x, mean)  # NULL as the training rows' mean, whatever the batch
         kernel = 1.0 / (1.0 + squared_distances((x - mean) / scale, centers))
         context.reporter.advance(len(x))
         return kernel / kernel.sum(axis=1, keepdims=True)
@@ -123,4 +124,5 @@ def points(data: bytes, metadata: dict[str, Any], features: FeatureArrays) -> np
     """The rows as the model clusters them: standardised with the training rows' means and
     standard deviations it stored (NULL as the mean)."""
     document = kmeans_document(data)
-    return (values(features) - np.array(document["mean"])) / np.array(document["scale"])
+    mean = np.array(document["mean"])
+    return (imputed(numbers(features), mean) - mean) / np.array(document["scale"])

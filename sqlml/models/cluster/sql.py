@@ -3,10 +3,9 @@ standardisation the model stored (:mod:`.model`), read from its JSON document. I
 features are the columns of the matrix TO PREDICT makes
 (:mod:`sqlml.models.compiled_features`, categories one-hot).
 
-A NULL number is the training rows' mean here (0 once standardised); TO PREDICT puts the
-mean of the rows it scores in a batch in its place, so rows with NULLs may be assigned
-differently. Features are doubles here and float32 in TO PREDICT: a row about equally far
-from two centres may go to the other.
+A NULL number is the training rows' mean (0 once standardised), as in TO PREDICT, and a
+NULL category no category. Features are doubles here and float32 in TO PREDICT: a row about
+equally far from two centres may go to the other.
 """
 
 from __future__ import annotations
@@ -26,9 +25,8 @@ if TYPE_CHECKING:
     from sqlml.models.store import StoredModel
 
 _NOTES = [
-    "A NULL number counts as the training rows' mean; TO PREDICT uses the mean of the rows "
-    "it scores instead, so rows with NULLs may get another cluster (a NULL category is no "
-    "category, as in TO PREDICT).",
+    "A NULL number counts as the training rows' mean, and a NULL category as no category, "
+    "as in TO PREDICT.",
     "Features are read as doubles (float32 in TO PREDICT): a row about equally far from two "
     "centres may get the other.",
 ]

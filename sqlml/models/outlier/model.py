@@ -16,7 +16,7 @@ from sqlml.models.store import StoredModel
 from sqlml.runtime.context import Context
 from sqlml.runtime.features_apply import FeatureArrays
 from sqlml.runtime.labels import LabelEncoding
-from sqlml.runtime.matrix import squared_distances, standardisation, values
+from sqlml.runtime.matrix import imputed, numbers, squared_distances, standardisation, values
 
 _BLOCK = 4_096  # rows scored at once: a block x landmarks kernel matrix
 
@@ -67,12 +67,13 @@ def scorer(
     landmarks, gamma = np.array(document["landmarks"]), document["gamma"]
 
     def score(features: FeatureArrays, batch_size: int) -> np.ndarray:
-        x = values(features)
+        x = numbers(features)
         if x.shape[1] != len(mean):
             raise ModelError(
                 f"the features make {x.shape[1]} columns, but the model was trained on {len(mean)}",
                 hint="select the columns the model was trained on",
             )
+        x = imputed(x, mean)  # NULL as the training rows' mean, whatever the batch
         ratio = _density(context, (x - mean) / scale, landmarks, gamma) / document["threshold"]
         return np.column_stack([1 / (1 + ratio), ratio / (1 + ratio)])
 

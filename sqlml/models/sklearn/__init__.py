@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sqlml.models.estimator import Estimator
-from sqlml.models.interface import Family, Trainer
+from sqlml.models.interface import CompiledModel, Family, Trainer
 from sqlml.models.sklearn.checks import skops_archive
 
 if TYPE_CHECKING:
@@ -54,6 +54,18 @@ class ScikitLearn(Family):
         types ``skops.io.get_untrusted_types`` lists once reviewed)."""
         skops_archive(stored.data, stored.metadata["params"].get("estimator"))
         return lambda path: path.write_bytes(stored.data)
+
+    def to_sql(self, stored: StoredModel) -> CompiledModel:
+        """Linear and logistic regression as arithmetic, random forests as nested CASEs,
+        k-means as the nearest centre (:mod:`.sql`), from the pipeline loaded as for scoring;
+        the other estimators are refused before it is loaded."""
+        from sqlml.models.sklearn.sql import check_compiled, compile_model
+
+        check_compiled(stored)
+        model: Any = self.trainer()
+        return compile_model(
+            stored, model.load(stored.data, stored.metadata["params"].get("estimator"))
+        )
 
     def check_metadata(self, metadata: dict[str, Any]) -> str | None:
         """Whether it names one of the family's estimators, and its classes fit it."""

@@ -342,6 +342,9 @@ def _check_width(booster: xgb.Booster, width: int) -> None:
         )
 
 
+ONE_THREAD_ROWS = 4096  # rows scored on one thread: OpenMP's start costs more than it gains
+
+
 def scorer(
     context: Context, data: bytes, metadata: dict[str, Any]
 ) -> Callable[[FeatureArrays, int], np.ndarray]:
@@ -352,23 +355,37 @@ def scorer(
     params = metadata["params"]
     booster = checked(data, params)
     token, reporter = context.token, context.reporter
+    # Trees predict in place, with no DMatrix made a batch (the same numbers; a dart
+    # booster's and a linear one's differ or are not offered so).
+    inplace = params.get("booster", "gbtree") == "gbtree"
+    one_thread: list[xgb.Booster] = []  # a copy, made for the first few rows scored
 
     def score(features: FeatureArrays, batch_size: int) -> np.ndarray:
         check_column_types(features, metadata)
         x = _matrix(features, params)[0]
         _check_width(booster, x.shape[1])
+        scoring = booster
+        if len(x) <= ONE_THREAD_ROWS:  # a query's vector of rows: threads cost more
+            if not one_thread:
+                one_thread.append(booster.copy())
+                one_thread[0].set_param({"nthread": 1})
+            scoring = one_thread[0]
         parts = []
         for start in range(0, len(x), batch_size):
             token.check()
-            parts.append(_predict(booster, x[start : start + batch_size]))
+            parts.append(_predict(scoring, x[start : start + batch_size], inplace=inplace))
             reporter.advance(len(parts[-1]))
         return _scores(np.concatenate(parts) if parts else np.empty(0), len(x), params)
 
     return score
 
 
-def _predict(booster: xgb.Booster, x: np.ndarray, **options: bool) -> np.ndarray:
+def _predict(
+    booster: xgb.Booster, x: np.ndarray, inplace: bool = False, **options: bool
+) -> np.ndarray:
     try:
+        if inplace:
+            return booster.inplace_predict(x)
         return booster.predict(xgb.DMatrix(x), **options)
     except xgb.core.XGBoostError as error:
         raise ModelError(f"XGBoost: {_reason(error)}", hint=TAMPERED_HINT) from None

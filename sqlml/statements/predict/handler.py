@@ -14,7 +14,6 @@ from sqlml.datasources.base import closing_batches
 from sqlml.errors import ModelError
 from sqlml.models.applied import Model, load_model, model_columns
 from sqlml.models.estimator import warn
-from sqlml.runtime import label_lists
 from sqlml.runtime.cells import value_texts
 from sqlml.runtime.context import Context
 from sqlml.runtime.features_apply import transform
@@ -64,10 +63,7 @@ def predict(statement: ir.PredictStatement, context: Context) -> Outcome:
                 output = {
                     k: v for k, v in columns.items() if k not in (label, statement.result_column)
                 }
-                chosen = scores.argmax(axis=1) if classifier else scores
-                values = np.asarray(model.labels.decode(chosen))
-                listed = values.ndim == 2  # several values a row, written as one text
-                output[statement.result_column] = label_lists.texts(values) if listed else values
+                output[statement.result_column] = model.predicted(scores)
                 if probabilities:
                     output.update({name: scores[:, i] for i, name in enumerate(names)})
                 yield output
