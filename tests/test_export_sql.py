@@ -155,9 +155,9 @@ def _fetch_columns(ds: Datasource, table: str) -> list[str]:
     [
         (
             "SELECT a, b, kind, y FROM {t} TO TRAIN xgboost.gbtree WITH "
-            "train.num_boost_round = 2 COLUMN a, b, CATEGORY_ID(kind, 3) LABEL y INTO {m};",
-            "model {m} cannot be compiled into SQL: its feature column kind is a CATEGORY_ID "
-            "column, and only plain numeric columns compile so far",
+            "train.num_boost_round = 2 COLUMN a, b, CATEGORY_HASH(kind, 3) LABEL y INTO {m};",
+            "model {m} cannot be compiled into SQL: its feature column CATEGORY_HASH(kind) "
+            "hashes its categories (CATEGORY_HASH), which portable SQL cannot do as sqlml does",
         ),
         (
             "SELECT a, b FROM {t} WHERE a IS NOT NULL TO TRAIN sqlflow_models.OneClassSVM "

@@ -340,7 +340,7 @@ def test_run_errors_at_the_call(tmp_path: Path, capsys):
         "SELECT a, b, churn FROM pf_rows TO TRAIN xgboost.gbtree "
         "WITH train.num_boost_round = 2, objective = 'binary:hinge' LABEL churn INTO hinge;\n"
         "SELECT a, n, y FROM pf_rows TO TRAIN xgboost.gbtree WITH train.num_boost_round = 2 "
-        "COLUMN a, CATEGORY_ID(n, 10) LABEL y INTO cat;",
+        "COLUMN a, CATEGORY_HASH(n, 10) LABEL y INTO cat;",
         capsys,
     )
     cases = {
@@ -350,8 +350,8 @@ def test_run_errors_at_the_call(tmp_path: Path, capsys):
         ),
         # DuckDB scores a query's calls in sqlml's process, a view's as compiled SQL
         "CREATE VIEW cat_v AS SELECT id, PREDICT(cat) AS p FROM pf_rows;": (
-            ":1:33: error: model cat cannot be compiled into SQL: its feature column n is a "
-            "CATEGORY_ID column",
+            ":1:33: error: model cat cannot be compiled into SQL: its feature column "
+            "CATEGORY_HASH(n) hashes its categories",
             "a view (or macro) runs after sqlml's process has ended",
         ),
         "CREATE VIEW hinge_v AS SELECT PREDICT_PROBA(hinge, 'yes') AS p FROM pf_rows;": (

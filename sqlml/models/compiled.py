@@ -1,5 +1,6 @@
 """What the families that compile their models into SQL share (:meth:`Family.to_sql`): the
-feature columns such SQL reads, numbers as exact literals, and a label's classes.
+feature columns such SQL reads (those of every kind: :mod:`sqlml.models.compiled_features`),
+numbers as exact literals, comparisons as float32, and a label's classes.
 
 Expressions are sqlglot's, built without a dialect; ``sqlml export --format sql`` renders
 them in the datasource's (or the chosen) dialect, which quotes names and spells functions.
@@ -11,6 +12,7 @@ import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
 from sqlglot import exp
 
 from sqlml import ir
@@ -55,6 +57,25 @@ def numeric_columns(stored: StoredModel) -> list[str]:
 def feature(column: str) -> exp.Expression:
     """A feature column read as a double (NULL stays NULL: a missing value)."""
     return exp.cast(exp.column(column, quoted=True), exp.DataType.Type.DOUBLE)
+
+
+def float32_below(
+    x: exp.Expression, threshold: np.float32, negated: bool = False
+) -> exp.Expression:
+    """Whether the double ``x`` as a float32 (rounded to nearest, ties to even; infinite
+    beyond float32's range) is below ``threshold`` (a float32, infinite too): whether it is
+    at most the float32 below it once rounded; with ``negated``, whether it is not. NULL
+    (or false) for a NULL ``x``."""
+    with np.errstate(over="ignore"):
+        below = np.nextafter(threshold, np.float32(-np.inf))
+    if not math.isfinite(float(below)):  # no float32 is below the threshold
+        return exp.not_(exp.Is(this=x.copy(), expression=exp.Null())) if negated else exp.false()
+    top = float(threshold) if math.isfinite(float(threshold)) else 2.0**128  # overflows
+    middle = (float(below) + top) / 2  # exact in a double
+    even = int(np.array(below, dtype=np.float32).view(np.uint32)) % 2 == 0  # ties go to it
+    if negated:
+        return (exp.GT if even else exp.GTE)(this=x.copy(), expression=number(middle))
+    return (exp.LTE if even else exp.LT)(this=x.copy(), expression=number(middle))
 
 
 def number(value: float) -> exp.Expression:

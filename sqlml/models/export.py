@@ -117,7 +117,7 @@ def export_sql(
     header = [
         f"model {name} version {stored.version} ({stored.metadata['estimator']}), compiled "
         f"into SQL for {dialect} by sqlml {stored.metadata['sqlml_version']}'s export",
-        f"it reads the columns {', '.join(compiled.columns)} (numbers; NULL is a missing value)",
+        f"it reads the columns {', '.join(compiled.columns)} (NULL as TO PREDICT reads it)",
         f"and predicts {label} as TO PREDICT writes it: the expression named {label} in the "
         "view below, which any SELECT over rows holding those columns can use",
         *compiled.notes,

@@ -112,7 +112,7 @@ class CompiledModel:
     """A stored model as portable SQL: sqlglot expressions over its feature columns, which
     ``sqlml export --format sql`` renders in a dialect."""
 
-    columns: list[str]  # the columns it reads, each a number (NULL: a missing value)
+    columns: list[str]  # the columns it reads (its feature columns', by name)
     value: exp.Expression  # what TO PREDICT writes: the class as the label's value, or a value
     scores: dict[str, exp.Expression]  # a classifier's probability of each class (its text)
     notes: list[str]  # caveats, written in the file's header

@@ -1,5 +1,7 @@
 """An XGBoost model compiled into portable SQL, read from its stored document (no XGBoost).
 
+Its features are the columns of the matrix TO PREDICT makes
+(:mod:`sqlml.models.compiled_features`: a category's id for trees, one-hot for gblinear).
 Trees (gbtree, dart) become nested ``CASE`` expressions following the model: a split sends
 a row left when its feature, as the float32 XGBoost reads, is below the split's threshold,
 and a NULL the split's default way; a leaf gives its value (times its tree's weight, for
@@ -19,7 +21,6 @@ binary margin within it of 0) may differ.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -27,8 +28,10 @@ import numpy as np
 from sqlglot import exp
 
 from sqlml.errors import ModelError
-from sqlml.models import compiled
+from sqlml.models import compiled, compiled_features
+from sqlml.models.checks import TAMPERED_HINT
 from sqlml.models.compiled import NOT_COMPILED_HINT, argmax, class_value, number, total
+from sqlml.models.compiled_features import Input
 from sqlml.models.interface import CompiledModel
 from sqlml.models.xgboost.checks import xgboost_document
 
@@ -50,8 +53,17 @@ def compile_model(stored: StoredModel) -> CompiledModel:
     """The stored model (checked by the store as it loaded it) as SQL, or a
     :class:`ModelError` saying what is not compiled."""
     metadata = stored.metadata
-    columns = compiled.numeric_columns(stored)
+    inputs = compiled_features.matrix(
+        stored, one_hot=metadata["params"].get("booster") == "gblinear"
+    )
     learner = xgboost_document(stored.data)["learner"]
+    width = int(learner["learner_model_param"]["num_feature"])
+    if width != len(inputs.values):
+        raise ModelError(
+            f"the stored XGBoost model takes {width:,} features, but its feature columns "
+            f"make {len(inputs.values):,}",
+            hint=TAMPERED_HINT,
+        )
     objective = learner["objective"]["name"]
     if objective not in _IDENTITY + _CLASSES:
         raise ModelError(
@@ -61,19 +73,18 @@ def compile_model(stored: StoredModel) -> CompiledModel:
         )
     outputs = max(int(learner["learner_model_param"]["num_class"]), 1)
     bases = _intercepts(learner["learner_model_param"]["base_score"], outputs, objective)
-    features = [compiled.feature(column) for column in columns]
     booster = learner["gradient_booster"]
     if booster["name"] == "gblinear":
-        margins = _linear(booster["model"], features, outputs)
+        margins = _linear(booster["model"], inputs.values, outputs)
         bases = bases[:1] * outputs  # XGBoost's linear booster adds the first to each output
     else:
         trees = booster["gbtree"]["model"] if booster["name"] == "dart" else booster["model"]
         weights = booster.get("weight_drop")
-        margins = _trees(trees, features, outputs, weights)
+        margins = _trees(trees, inputs.inputs, outputs, weights)
     margins = [total([*terms, number(base)]) for terms, base in zip(margins, bases, strict=True)]
     classes = metadata["labels"]["classes"]
     value, scores = _link(objective, margins, classes)
-    return CompiledModel(columns, value, scores, _NOTES)
+    return CompiledModel(inputs.columns, value, scores, _NOTES)
 
 
 def _intercepts(text: str, outputs: int, objective: str) -> list[float]:
@@ -110,7 +121,7 @@ def _linear(
 
 def _trees(
     model: dict[str, Any],
-    features: list[exp.Expression],
+    features: list[Input],
     outputs: int,
     weights: Sequence[float] | None,
 ) -> list[list[exp.Expression]]:
@@ -122,9 +133,7 @@ def _trees(
     return [terms or [exp.Literal.number(0)] for terms in margins]
 
 
-def _tree(
-    tree: dict[str, Any], features: list[exp.Expression], weight: np.float32
-) -> exp.Expression:
+def _tree(tree: dict[str, Any], features: list[Input], weight: np.float32) -> exp.Expression:
     left = np.asarray(tree["left_children"])
     right = np.asarray(tree["right_children"])
     feature_of = np.asarray(tree["split_indices"])
@@ -135,26 +144,14 @@ def _tree(
         if left[i] == -1:
             return number(float(conditions[i] * weight))
         x = features[int(feature_of[i])]
-        goes_left = _below(x, conditions[i])
+        goes_left = x.below(conditions[i])
         if default_left[i]:
-            goes_left = exp.or_(exp.Is(this=x.copy(), expression=exp.Null()), goes_left)
+            goes_left = exp.or_(x.missing.copy(), goes_left)
         return exp.Case(
             ifs=[exp.If(this=goes_left, true=node(int(left[i])))], default=node(int(right[i]))
         )
 
     return node(0)
-
-
-def _below(x: exp.Expression, threshold: np.float32) -> exp.Expression:
-    """Whether the double ``x`` as a float32 (rounded to nearest, ties to even) is below
-    ``threshold``: whether it is at most the float32 below it once rounded."""
-    below = np.nextafter(threshold, np.float32(-np.inf))
-    if not math.isfinite(float(below)):
-        return exp.false()
-    middle = (float(below) + float(threshold)) / 2  # exact in a double
-    even = int(np.array(below, dtype=np.float32).view(np.uint32)) % 2 == 0  # ties go to it
-    compare = exp.LTE if even else exp.LT
-    return compare(this=x.copy(), expression=number(middle))
 
 
 def _link(
