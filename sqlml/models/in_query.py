@@ -1,12 +1,13 @@
 """A stored model as a function that a query calls in sqlml's process (``PREDICT`` and
 ``PREDICT_PROBA`` on DuckDB and SQLite): the columns its features read go in, what TO PREDICT
 writes (or a class's probability) comes out, scored by the family's own scorer on the
-features TO PREDICT derives from the same values, so the two agree exactly."""
+features TO PREDICT derives from the same values, so the two agree (but for the last bit of
+sums that a library rounds by the number of rows it scores at once)."""
 
 from __future__ import annotations
 
 import dataclasses
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -42,6 +43,22 @@ def query_function(name: str, model: Model, label: str | None, context: Context)
 
     kinds = [_parameter_kind(model, column) for column in columns]
     return QueryFunction(name, kinds, "float" if index is not None else _result_kind(model), call)
+
+
+def check_row_wise(name: str, metadata: dict[str, Any]) -> None:
+    """A :class:`ModelError` if the model ``name`` (its ``metadata``) is of a family that
+    scores the rows of a SELECT together (:attr:`~sqlml.models.Family.scores_together`):
+    a query's function is called on a few of its rows at a time, in the database's order."""
+    from sqlml.models import family
+
+    why = family(metadata["family"]).scores_together
+    if why is not None:
+        raise ModelError(
+            f"model {name} ({metadata['estimator']}) scores the rows of its SELECT together "
+            f"({why}), which PREDICT in a query cannot: the database calls sqlml's function "
+            "on a few of the query's rows at a time",
+            hint="score the rows into a table with TO PREDICT, then query the table",
+        )
 
 
 def read_columns(model: Model) -> list[str]:
