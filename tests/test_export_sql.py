@@ -162,7 +162,7 @@ def _fetch_columns(ds: Datasource, table: str) -> list[str]:
         (
             "SELECT a, b FROM {t} WHERE a IS NOT NULL TO TRAIN sqlflow_models.OneClassSVM "
             "INTO {m};",
-            "sqlflow_models.OneClassSVM models (outlier) cannot be compiled into SQL",
+            "model {m} (sqlflow_models.OneClassSVM, outlier) cannot be compiled into SQL",
         ),
     ],
     ids=["feature-column", "family"],

@@ -12,9 +12,9 @@ A new family is one package, ``sqlml/models/<name>/``, as ``xgboost`` and ``kera
 - ``__init__.py``: a :class:`Family` subclass (name and title, stored format, export
   extensions, explainers and its own (:class:`~sqlml.models.interface.Explainer`), its
   objectives' tasks and whether it ranks, its TO TRAIN checks, its library's modules, its
-  Kubeflow job's kind and builder) and ``FAMILY``, its instance (found by its folder). The
-  rest of sqlml asks these declarations and never names a family
-  (``tests/test_family_boundaries.py``);
+  Kubeflow job's kind and builder, whether it scores a SELECT's rows together) and
+  ``FAMILY``, its instance (found by its folder). The rest of sqlml asks these declarations
+  and never names a family (``tests/test_family_boundaries.py``);
 - ``estimators.py``: its :class:`~sqlml.models.estimator.Estimator` declarations, their
   attributes built with :func:`sqlml.models.attributes.schema`, loaded on first lookup;
 - ``model.py`` (its ``trainer_module``): train and scorer (:class:`Trainer`), and

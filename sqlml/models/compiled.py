@@ -100,10 +100,12 @@ def total(terms: Sequence[exp.Expression]) -> exp.Expression:
 
 
 def class_value(value: Any) -> exp.Expression:
-    """A label's class as a SQL literal of its type (text, number or boolean)."""
+    """A label's class as a SQL literal of its type (text, integer, number or boolean): an
+    integer class (a cluster's id, a class id) is read back as an integer, as TO PREDICT
+    writes it, not as ``2.0``."""
     if isinstance(value, bool):
         return exp.Boolean(this=value)
-    if isinstance(value, int):  # an integer, as the label's column holds it (not 1.0)
+    if isinstance(value, int):
         literal = exp.Literal.number(str(abs(value)))
         return exp.Neg(this=literal) if value < 0 else literal
     if isinstance(value, float):

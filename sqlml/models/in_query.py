@@ -2,12 +2,13 @@
 ``PREDICT_PROBA`` and ``PREDICT_CONTRIBUTION`` on DuckDB and SQLite, and where sqlml scores
 the rows a query returns): the columns its features read go in, what TO PREDICT writes (a
 class's probability, a feature's SHAP contribution) comes out, scored by the family's own
-scorer on the features TO PREDICT derives from the same values, so the two agree exactly."""
+scorer on the features TO PREDICT derives from the same values, so the two agree (but for
+the last bit of sums that a library rounds by the number of rows it scores at once)."""
 
 from __future__ import annotations
 
 import dataclasses
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
@@ -109,6 +110,22 @@ def contribution_index(
     if several:
         return names.index(feature), index, 1.0
     return names.index(feature), None, 1.0 if index == 1 else -1.0
+
+
+def check_row_wise(name: str, metadata: dict[str, Any]) -> None:
+    """A :class:`ModelError` if the model ``name`` (its ``metadata``) is of a family that
+    scores the rows of a SELECT together (:attr:`~sqlml.models.Family.scores_together`):
+    a query's function is called on a few of its rows at a time, in the database's order."""
+    from sqlml.models import family
+
+    why = family(metadata["family"]).scores_together
+    if why is not None:
+        raise ModelError(
+            f"model {name} ({metadata['estimator']}) scores the rows of its SELECT together "
+            f"({why}), which PREDICT in a query cannot: the database calls sqlml's function "
+            "on a few of the query's rows at a time",
+            hint="score the rows into a table with TO PREDICT, then query the table",
+        )
 
 
 def read_columns(model: Model) -> list[str]:

@@ -144,6 +144,10 @@ class Family(ABC):
     # Whether its trainer trains on streamed batches (a StreamingTrainer): without it,
     # TO TRAIN refuses train.external_memory.
     streams: ClassVar[bool] = False
+    # Why its scorer needs the rows of a SELECT together (a row's prediction depends on the
+    # others), or None: each row is scored alone. A query's function of sqlml's, called on a
+    # few rows at a time (DuckDB, SQLite), cannot score such a model: PREDICT there is an error.
+    scores_together: ClassVar[str | None] = None
     # The module whose ``train(statement, context)`` trains a model in train.workers
     # processes (see :meth:`distributed`): the trained model (sqlml.runtime.training_data's
     # Trained) for TO TRAIN's handler to store, or the Outcome of a worker whose model another
@@ -180,7 +184,8 @@ class Family(ABC):
         """``stored`` (checked as for scoring) compiled into portable SQL; a
         :class:`ModelError` saying why when it cannot be."""
         raise ModelError(
-            f"{stored.metadata['estimator']} models ({self.title}) cannot be compiled into SQL",
+            f"model {stored.name} ({stored.metadata['estimator']}, {self.title}) cannot be "
+            "compiled into SQL",
             hint="export it in its library's format instead (sqlml export MODEL FILE)",
         )
 

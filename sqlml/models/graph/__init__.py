@@ -29,6 +29,7 @@ class Graph(Family):
     # Shuffling the id or an edge column rewires the graph (their importance is the
     # edges'); Shapley values would score samples of rows, pieces of the graph.
     explainers = ("PermutationExplainer",)
+    scores_together = "a node's class depends on the graph that all the rows form"
 
     def estimators(self) -> Iterable[Estimator]:
         from sqlml.models.graph.estimators import ESTIMATORS

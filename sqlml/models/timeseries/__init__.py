@@ -25,6 +25,7 @@ class TimeSeries(Family):
     format = "arima-json"
     extensions = (".json",)
     trainer_module = "sqlml.models.timeseries.model"
+    scores_together = "each row is the next step of the forecast, in the order the rows come"
 
     def estimators(self) -> Iterable[Estimator]:
         from sqlml.models.timeseries.estimators import ESTIMATORS

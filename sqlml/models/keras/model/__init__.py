@@ -167,11 +167,8 @@ def scorer(
     def score(features: FeatureArrays, batch_size: int) -> np.ndarray:
         check_column_types(features, metadata)
         _reject_nulls(features)
-        callbacks = network.predict_callbacks(context, keras, features.rows, batch_size)
         try:
-            scores = model.predict(
-                features.inputs(), batch_size=batch_size, verbose=0, callbacks=callbacks
-            )
+            scores = _predicted(context, keras, model, features, batch_size)
         except SqlmlError:  # cancelled
             raise
         except Exception as error:  # Keras reports inputs that do not fit in many ways
@@ -185,3 +182,16 @@ def scorer(
         return scores[:, 0] if scores.shape[1] == 1 else scores
 
     return score
+
+
+def _predicted(context: Context, keras, model, features: FeatureArrays, batch_size: int):
+    """The model's outputs of ``features``. Rows that fit in one batch are scored by
+    ``predict_on_batch``, the same compiled function as ``predict`` without its set-up of
+    about 0.2 s a call: a query on SQLite calls the model a row at a time."""
+    if 0 < features.rows <= batch_size:
+        context.token.check()
+        scores = model.predict_on_batch(features.inputs())
+        context.reporter.advance(features.rows)
+        return scores
+    callbacks = network.predict_callbacks(context, keras, features.rows, batch_size)
+    return model.predict(features.inputs(), batch_size=batch_size, verbose=0, callbacks=callbacks)

@@ -93,10 +93,12 @@ class ModelCalls:
     def sql(self, call: PredictCall, lasting: bool, context: Context) -> str:
         """The call as SQL of the datasource's dialect; a function of ``context``'s statement
         added to :attr:`functions` where one scores it. A :class:`ModelError` if the model is
-        missing, cannot be compiled where it must be, or gives no such probability."""
+        missing, cannot be compiled where it must be, gives no such probability, or scores a
+        SELECT's rows together where a function would score a few at a time."""
         if self._in_process(call, lasting):
-            from sqlml.models.in_query import read_columns
+            from sqlml.models.in_query import check_row_wise, read_columns
 
+            check_row_wise(call.model, self._model(call).stored.metadata)
             key = (call.model, call.version, call.label, call.feature)
             if key not in self._names:  # one function a model and output: GROUP BY matches
                 function, _ = self.function(call, context)
@@ -130,10 +132,12 @@ class ModelCalls:
         """A :class:`ModelError` where :meth:`sql` would raise one (what the model's
         metadata tells first: a class or feature it lacks)."""
         from sqlml.models import family
-        from sqlml.models.in_query import class_index, contribution_index
+        from sqlml.models.in_query import check_row_wise, class_index, contribution_index
         from sqlml.runtime.labels import LabelEncoding
 
         stored = self.store.load(call.model, call.version)  # its library left unloaded
+        if self._in_process(call, lasting):
+            check_row_wise(call.model, stored.metadata)
         labels = LabelEncoding.from_dict(stored.metadata["labels"])
         if call.feature is not None:
             model_family = family(stored.metadata["family"])
