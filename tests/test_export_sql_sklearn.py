@@ -232,6 +232,9 @@ def test_uncompilable_models_are_refused(trained, capsys, monkeypatch):
     assert [(e.line, e.column) for e in found] == [(3, 3)]
     assert "sklearn.svm.OneClassSVM models are not compiled" in found[0].message
     monkeypatch.setattr("sqlml.models.sklearn.sql.MAX_SPLITS", 20)  # a forest too large
+    from sqlml.statements.sql.handler import model_calls  # compiled before, kept by its bytes
+
+    monkeypatch.setattr(model_calls, "_COMPILED", type(model_calls._COMPILED)(8))
     view = "CREATE VIEW sk_view AS SELECT PREDICT(sk_forest) AS p FROM sk_rows;"
     status = main(["-e", _named(view), "--datasource", url])
     err = capsys.readouterr().err

@@ -24,7 +24,7 @@ from sqlml.semantics.predict_calls import (
 from sqlml.statements import kind_of
 from sqlml.statements.evaluate.ir import EvaluateStatement
 from sqlml.statements.sql.handler.model_calls import ModelCalls, NotCompiled
-from sqlml.statements.sql.handler.scored_here import notice
+from sqlml.statements.sql.handler.scored_here import elsewhere, notice, scores_here
 from sqlml.statements.train.handler import check_base_estimator, check_repeated
 from sqlml.statements.train.ir import TrainStatement
 
@@ -115,9 +115,8 @@ class ProgramModels:
                 try:
                     self.calls.check(call, lasting)
                 except NotCompiled as error:
-                    item = items.get(call)
-                    if not (item and item.outermost and self.datasource.calls_python is None):
-                        raise
+                    if not scores_here(items.get(call), self.datasource):
+                        raise elsewhere(error, self.datasource, lasting) from None
                     message, hint = notice(error.message)
                     self.warnings.append(
                         SqlmlWarning(message, line=where[0], column=where[1], hint=hint)

@@ -75,6 +75,7 @@ def with_models(statement: ir.SqlStatement, context: Context) -> Rewritten:
         select_items,
     )
     from sqlml.statements.sql.handler.model_calls import ModelCalls, NotCompiled
+    from sqlml.statements.sql.handler.scored_here import elsewhere, scores_here
 
     text, datasource, dialect = statement.text, context.datasource, context.datasource.dialect
     pos = Position(statement.line, statement.column, 0)
@@ -87,7 +88,8 @@ def with_models(statement: ir.SqlStatement, context: Context) -> Rewritten:
         try:
             replacement = calls.sql(call, lasting, context)
         except NotCompiled as error:
-            if not (item and item.outermost and datasource.calls_python is None):
+            if not scores_here(item, datasource):
+                error = elsewhere(error, datasource, lasting)
                 raise error.at(*position(text, call.start, pos)) from None
             where = position(text, call.start, pos)
             replacement = _scored_here(call, item, where, error, calls, rewritten, context)

@@ -70,6 +70,14 @@ def _digest(stored: StoredModel) -> str:
     return digest.hexdigest()
 
 
+def _double(value: exp.Expression) -> exp.Expression:
+    """A probability or a value as a double, as TO PREDICT writes it (MySQL computes a
+    forest's averages of literals as exact decimals)."""
+    from sqlglot import exp
+
+    return exp.cast(value, exp.DataType.Type.DOUBLE)
+
+
 class NotCompiled(ModelError):
     """A stored model's family does not compile it into SQL (the message says why)."""
 
@@ -88,6 +96,7 @@ class ModelCalls:
         self.functions: list[QueryFunction] = []  # those :meth:`sql` made, to register
         self._names: dict[tuple[str, int | None, str | None, str | None], str] = {}
         self._digests: dict[_Key, str] = {}  # of the models compiled, as :func:`_digest`
+        self._classes: dict[_Key, bool] = {}  # whether a model compiled predicts classes
         self.compiled_sql = False  # whether :meth:`sql` gave a model's compiled SQL
 
     def sql(self, call: PredictCall, lasting: bool, context: Context) -> str:
@@ -178,9 +187,10 @@ class ModelCalls:
                 raise NotCompiled(error.message, hint=error.hint) from None
             _COMPILED.put(digest, self._compiled[key])
             self._digests[key] = digest
+            self._classes[key] = stored.metadata["labels"]["task"] == "classifier"
         model = self._compiled[key]
         if call.label is None:
-            return model.value
+            return model.value if self._classes[key] else _double(model.value)
         if call.label not in model.scores:
             raise ModelError(
                 f"model {call.model} gives no probability of the class {call.label!r}",
@@ -188,7 +198,7 @@ class ModelCalls:
                 if model.scores
                 else "its objective gives classes only: use PREDICT",
             )
-        return model.scores[call.label]
+        return _double(model.scores[call.label])
 
     def _in_process(self, call: PredictCall, lasting: bool) -> bool:
         """Whether a function in this process scores ``call`` (see the module)."""

@@ -15,6 +15,8 @@ from sqlml.datasources.base import QueryFunction, ResultSet
 
 if TYPE_CHECKING:
     from sqlml.datasources import Datasource
+    from sqlml.errors import ModelError
+    from sqlml.semantics.predict_calls import SelectItem
 
 _HIDDEN = "sqlml_scored_{call}_{column}"
 
@@ -25,6 +27,23 @@ class ScoredHere:
 
     function: QueryFunction
     hidden: list[str]
+
+
+def scores_here(item: SelectItem | None, datasource: Datasource) -> bool:
+    """Whether sqlml scores a call of a model that does not compile, ``item`` of its SELECT
+    list (None: none), on ``datasource``."""
+    return bool(item and item.outermost and datasource.calls_python is None)
+
+
+def elsewhere(error: ModelError, datasource: Datasource, lasting: bool) -> ModelError:
+    """``error``, of a call that sqlml cannot score where it is, with a hint at where it
+    can."""
+    if datasource.calls_python is None and not lasting:
+        error.hint = (
+            "call it as a whole item of the outermost SELECT list, where sqlml scores the rows "
+            "the query returns, or score them into a table with TO PREDICT"
+        )
+    return error
 
 
 def notice(why: str) -> tuple[str, str]:
