@@ -162,3 +162,30 @@ def softmax(margins: Sequence[exp.Expression]) -> list[exp.Expression]:
         )
         for i, mine in enumerate(margins)
     ]
+
+
+def nearest(
+    distances: Sequence[exp.Expression], clusters: Sequence[Any]
+) -> tuple[exp.Expression, dict[str, exp.Expression]]:
+    """The cluster of the least of ``distances`` (squared, one per cluster; the first on
+    ties), and each cluster's soft assignment as TO PREDICT gives it (Student's t kernel,
+    ``1 / (1 + d)`` normalised over the clusters)."""
+    chosen = (
+        argmax([exp.Neg(this=exp.Paren(this=d.copy())) for d in distances], clusters)
+        if len(clusters) > 1
+        else class_value(clusters[0])
+    )
+    kernels = [
+        exp.Div(
+            this=exp.Literal.number(1),
+            expression=exp.Paren(this=exp.Add(this=exp.Literal.number(1), expression=d)),
+        )
+        for d in distances
+    ]
+    scores = {
+        str(cluster): exp.Div(
+            this=kernel, expression=exp.Paren(this=total([k.copy() for k in kernels]))
+        )
+        for cluster, kernel in zip(clusters, kernels, strict=True)
+    }
+    return chosen, scores

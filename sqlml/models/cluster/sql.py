@@ -68,18 +68,5 @@ def compile_model(stored: StoredModel) -> CompiledModel:
         for center in document["centers"]
     ]
     classes = stored.metadata["labels"]["classes"]
-    nearest = compiled.argmax([exp.Neg(this=exp.Paren(this=d.copy())) for d in distances], classes)
-    kernels = [
-        exp.Div(
-            this=exp.Literal.number(1),
-            expression=exp.Paren(this=exp.Add(this=exp.Literal.number(1), expression=d)),
-        )
-        for d in distances
-    ]
-    scores = {
-        str(cluster): exp.Div(
-            this=kernel, expression=exp.Paren(this=total([k.copy() for k in kernels]))
-        )
-        for cluster, kernel in zip(classes, kernels, strict=True)
-    }
-    return CompiledModel(inputs.columns, nearest, scores, _NOTES)
+    chosen, scores = compiled.nearest(distances, classes)
+    return CompiledModel(inputs.columns, chosen, scores, _NOTES)

@@ -219,25 +219,7 @@ def _kmeans(
         )
         for center in centers
     ]
-    nearest = (
-        argmax([exp.Neg(this=exp.Paren(this=d.copy())) for d in distances], classes)
-        if len(classes) > 1
-        else class_value(classes[0])
-    )
-    kernels = [
-        exp.Div(
-            this=exp.Literal.number(1),
-            expression=exp.Paren(this=exp.Add(this=exp.Literal.number(1), expression=d)),
-        )
-        for d in distances
-    ]
-    scores = {
-        str(cluster): exp.Div(
-            this=kernel, expression=exp.Paren(this=total([k.copy() for k in kernels]))
-        )
-        for cluster, kernel in zip(classes, kernels, strict=True)
-    }
-    return nearest, scores
+    return compiled.nearest(distances, classes)
 
 
 def _forest_classes(
