@@ -43,12 +43,18 @@ from sqlml.errors import ModelError
 from sqlml.models import compiled
 from sqlml.models.compiled import number, total
 from sqlml.models.interface import CompiledModel
+from sqlml.plugins import DATASOURCES
 
 if TYPE_CHECKING:
     from sqlml.models.store import StoredModel
 
+
+def dialects() -> list[str]:
+    """sqlglot's names of the datasources' dialects, in which an expression is measured."""
+    return list(dict.fromkeys(source.dialect for source in DATASOURCES.values()))
+
+
 MAX_SQL_CHARS = 1_000_000  # of one expression (a prediction, a probability), in any dialect
-DIALECTS = ("duckdb", "mysql", "postgres", "sqlite")  # sqlglot's, of sqlml's datasources
 _HINT = "score it with TO PREDICT, or export it in Keras's format (sqlml export MODEL FILE.keras)"
 _ACTIVATIONS = ("linear", "relu", "sigmoid", "tanh", "softmax")
 _SLOT = "sqlml_slot_"  # a placeholder: an unquoted column (the features' names are quoted)
@@ -92,7 +98,7 @@ class _Layer:
 
     def _size(self, template: exp.Expression, model: str, what: str) -> dict[str, int]:
         sizes = {}
-        for dialect in DIALECTS:
+        for dialect in dialects():
             text = template.sql(dialect=dialect)
             uses = Counter(int(found) for found in _SLOTS.findall(text))
             sizes[dialect] = len(text) + sum(
@@ -118,7 +124,8 @@ def compile_model(stored: StoredModel, load: Callable[[bytes], Any]) -> Compiled
     columns = compiled.numeric_columns(stored)
     network = load(stored.data)
     features = [compiled.feature(column) for column in columns]
-    layer = _Layer(features, [{d: len(f.sql(dialect=d)) for d in DIALECTS} for f in features])
+    measured = dialects()  # the datasources' dialects, sqlglot's names
+    layer = _Layer(features, [{d: len(f.sql(dialect=d)) for d in measured} for f in features])
     margins: _Layer | None = None  # before the last layer's softmax, if it ended in one
     for unit in _chain(network, name, len(columns)):
         kind, config = unit.__class__.__name__, unit.get_config()
