@@ -30,8 +30,11 @@ SECURITY_HEADERS = (  # of every answer: no other site's page may frame one; no 
 
 def create_app(settings: Settings) -> Starlette:
     """The application: runs, models and the editor, under a token unless ``settings`` has
-    none (``sqlml ui --no-token``), answering to ``settings.hosts`` only when they are set."""
+    none (``sqlml ui --no-token``), answering to ``settings.hosts`` only when they are set; a
+    busy datasource is a 503 that says so and is tried again (:func:`.pages.busy`)."""
+    from sqlml.errors import DatasourceBusy
     from sqlml.ui import editor, models, runs
+    from sqlml.ui.pages import busy_answer
 
     routes = [
         Route("/", lambda request: RedirectResponse("/runs")),
@@ -45,7 +48,9 @@ def create_app(settings: Settings) -> Starlette:
         middleware.insert(1, Middleware(TrustedHostMiddleware, allowed_hosts=list(settings.hosts)))
     if settings.token:
         middleware.append(Middleware(TokenCheck, token=settings.token))
-    app = Starlette(routes=routes, middleware=middleware)
+    app = Starlette(
+        routes=routes, middleware=middleware, exception_handlers={DatasourceBusy: busy_answer}
+    )
     app.state.settings = settings
     return app
 

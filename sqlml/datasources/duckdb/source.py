@@ -29,7 +29,7 @@ from sqlml.datasources.driver import Driver
 from sqlml.datasources.duckdb.cache import trim
 from sqlml.datasources.duckdb.floats import shown_rows
 from sqlml.datasources.url import DatasourceURL
-from sqlml.errors import DatasourceError
+from sqlml.errors import DatasourceBusy, DatasourceError
 from sqlml.runtime.progress import Progress
 
 if TYPE_CHECKING:
@@ -70,12 +70,16 @@ class DuckDBSource(Datasource):
         try:
             self._con = _open(url.path)
         except duckdb.Error as error:
+            if _in_use(error):
+                raise DatasourceBusy(
+                    f"cannot open the DuckDB database {url}: another process has it open "
+                    "(DuckDB lets one process at a time open a file)",
+                    hint=f"another process has had the file open for over {LOCK_WAIT:g} s: run "
+                    "again once it has ended",
+                ) from None
             raise DatasourceError(
                 f"cannot open the DuckDB database {url}: {error}",
-                hint=f"another process has had the file open for over {LOCK_WAIT:g} s: run "
-                "again once it has ended"
-                if _in_use(error)
-                else "check the path in --datasource or SQLML_DATASOURCE",
+                hint="check the path in --datasource or SQLML_DATASOURCE",
             ) from None
         _parser_done(url.path)
         self._search_files()

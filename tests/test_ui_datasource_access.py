@@ -1,0 +1,164 @@
+"""sqlml ui and the database it serves: no page keeps a DuckDB file open between requests
+(another process opens it at once), a file another process holds is a 503 page that says so
+and loads again (the editor's run tried again), and the runs list shows the runs of its own
+datasource only, though the run folder is shared."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("starlette")
+from starlette.testclient import TestClient
+
+from sqlml.backends.local.run_file import read_run_file
+from sqlml.cli import main
+from sqlml.datasources import connect
+from sqlml.datasources.duckdb import source as duckdb_source
+from sqlml.ui.server import Settings, create_app
+
+HOLD = """
+import sys, duckdb
+con = duckdb.connect(sys.argv[1])
+con.execute("CREATE TABLE IF NOT EXISTS held AS SELECT 1 AS x")  # a write connection
+print("open", flush=True)
+sys.stdin.readline()  # until told to let it go
+con.close()
+"""
+GUARD = 300  # seconds a child process may take: a deadlock guard
+ROW = re.compile(r'<tr class="run" data-run="([^"]+)"')
+TRAIN = """SELECT * FROM tr TO TRAIN xgboost.gbtree
+WITH objective = 'binary:logistic', train.num_boost_round = 2 LABEL y INTO lock_model;"""
+
+
+@pytest.fixture
+def folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("SQLML_RUN_DIR", str(tmp_path / "runs"))
+    return tmp_path
+
+
+@pytest.fixture
+def url(folder: Path) -> str:
+    made = f"duckdb:///{folder / 'served.duckdb'}"
+    ds = connect(made)
+    ds.execute("CREATE TABLE tr AS SELECT i::DOUBLE AS x, i % 2 AS y FROM range(100) AS r(i)")
+    ds.close()
+    return made
+
+
+@pytest.fixture
+def ui(folder: Path, url: str) -> Iterator[TestClient]:
+    with TestClient(create_app(Settings(url, folder / "runs", folder))) as client:
+        yield client
+
+
+def opened_elsewhere(url: str) -> subprocess.CompletedProcess[str]:
+    """``sqlml -e 'SELECT 1'`` on ``url`` in another process."""
+    return subprocess.run(
+        [sys.executable, "-m", "sqlml", "-e", "SELECT 1", "--datasource", url],
+        capture_output=True, text=True, timeout=GUARD,
+    )  # fmt: skip
+
+
+def held(url: str) -> subprocess.Popen[str]:
+    """Another process holding the DuckDB file of ``url`` open (writing) until told."""
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLD, url.removeprefix("duckdb:///")],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    assert holder.stdout is not None and holder.stdout.readline() == "open\n"
+    return holder
+
+
+def let_go(holder: subprocess.Popen[str]) -> None:
+    holder.communicate("\n", timeout=GUARD)
+    assert holder.returncode == 0
+
+
+def run_program(folder: Path, url: str, name: str) -> str:
+    """``sqlml run`` of a small program on ``url``; the run's id."""
+    (folder / f"{name}.sql").write_text("CREATE TABLE made AS SELECT 1 AS x;\n")
+    runs = folder / "runs"
+    before = set(runs.iterdir()) if runs.is_dir() else set()
+    assert main(["run", f"{name}.sql", "--datasource", url]) == 0
+    (made,) = set(runs.iterdir()) - before
+    return made.name
+
+
+def test_no_page_keeps_the_file_open_between_requests(ui: TestClient, url: str) -> None:
+    requests = [
+        lambda: ui.get("/runs"),
+        lambda: ui.get("/models"),
+        lambda: ui.post("/editor/run", json={"sql": "SELECT count(*) AS n FROM tr;"}),
+        lambda: ui.post("/editor/run", json={"sql": "CREATE TABLE t2 AS SELECT 2 AS b;"}),
+        lambda: ui.post("/editor/run", json={"sql": "SELECT nope FROM tr;"}),  # an error
+        lambda: ui.post("/editor/run", json={"sql": TRAIN}),
+        lambda: ui.get("/models/lock_model"),
+        lambda: ui.post("/editor/run", json={"sql": "SELECT PREDICT(lock_model) FROM tr;"}),
+        lambda: ui.get("/editor/complete", params={"text": "SELECT * FROM t", "cursor": "15"}),
+    ]
+    for request in requests:
+        answer = request()
+        assert answer.status_code == 200, answer.text
+        other = opened_elsewhere(url)
+        assert other.returncode == 0, other.stderr
+    assert (
+        "<tr><td>100</td></tr>"
+        in ui.post("/editor/run", json={"sql": "SELECT count(*) AS n FROM tr;"}).json()["html"]
+    )
+
+
+def test_a_busy_file_is_a_page_that_says_so_and_loads_again(
+    ui: TestClient, url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(duckdb_source, "LOCK_WAIT", 0.2)  # the wait for the file, shortened
+    holder = held(url)
+    try:
+        models = ui.get("/models?q=x")
+        assert models.status_code == 503 and models.headers["retry-after"] == "5"
+        assert "another process has it open" in models.text
+        assert '<meta http-equiv="refresh" content="5; url=/models?q=x">' in models.text
+        assert "Traceback" not in models.text and "Could not set lock" not in models.text
+        scripted = ui.post("/editor/run", json={"sql": "SELECT 1;"})
+        assert scripted.status_code == 503 and scripted.headers["retry-after"] == "5"
+        assert scripted.json()["busy"] is True and scripted.json()["retry"] == 5
+        assert "another process has it open" in scripted.json()["error"]
+        form = ui.post("/editor/run", data={"sql": "SELECT 1;"})
+        assert form.status_code == 503 and "run it again in a few seconds" in form.text
+        assert "http-equiv" not in form.text  # a statement is not run again unasked
+        runs = ui.get("/runs")  # the run folder's runs, with a note saying why
+        assert runs.status_code == 200 and "another process has it open" in runs.text
+    finally:
+        let_go(holder)
+    assert ui.get("/models").status_code == 200
+    answer = ui.post("/editor/run", json={"sql": "SELECT x FROM held;"})
+    assert answer.status_code == 200 and "<td>1</td>" in answer.json()["html"]
+
+
+def test_the_runs_list_shows_its_own_datasources_runs_only(
+    ui: TestClient, folder: Path, url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    other_url = f"duckdb:///{folder / 'other.duckdb'}"
+    own, other = run_program(folder, url, "own"), run_program(folder, other_url, "other")
+    assert (
+        read_run_file(folder / "runs" / own)["datasource"]
+        == f"duckdb:///{folder / 'served.duckdb'}"
+    )
+    assert ROW.findall(ui.get("/runs").text) == [own]  # from the run record
+    assert ui.get(f"/runs/{other}").status_code == 404
+    assert ui.get(f"/runs/{own}").status_code == 200
+    monkeypatch.setattr(duckdb_source, "LOCK_WAIT", 0.2)
+    holder = held(url)
+    try:  # the record cannot be read: the run folder's runs of this datasource
+        page = ui.get("/runs").text
+        assert "cannot be read now" in page and ROW.findall(page) == [own]
+    finally:
+        let_go(holder)
+    served_elsewhere = TestClient(create_app(Settings(other_url, folder / "runs", folder)))
+    assert ROW.findall(served_elsewhere.get("/runs").text) == [other]
