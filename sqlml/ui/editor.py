@@ -44,7 +44,7 @@ class _EditorState:
 
     def __init__(self, request: Request) -> None:
         settings = request.app.state.settings
-        self.runner = EditorRunner(settings.datasource, settings.base_dir)
+        self.runner = EditorRunner(settings.datasource, settings.base_dir, settings.file_access)
         self.scrub = scrubber(settings.datasource)
         self.catalog = Catalog()
         self.catalog_read = (-1, 0.0)  # the runner's generation and the time it was read at

@@ -151,12 +151,16 @@ def allowed_hosts(host: str) -> tuple[str, ...] | None:
     return (*LOOPBACK_NAMES, f"[{host}]" if ":" in host else host)
 
 
-def serve(datasource: str | None, host: str, port: int, token: str | None) -> int:
-    """Serve the page on ``host``:``port`` until Ctrl-C (``token`` None: to anyone)."""
+def serve(
+    datasource: str | None, host: str, port: int, token: str | None, file_access: bool = True
+) -> int:
+    """Serve the page on ``host``:``port`` until Ctrl-C (``token`` None: to anyone;
+    ``file_access`` False: the editor's statements may not use this machine's files)."""
     import uvicorn
 
     from sqlml.local_files import default_run_dir
 
-    settings = Settings(datasource, default_run_dir(), Path.cwd(), token, allowed_hosts(host))
+    hosts = allowed_hosts(host)
+    settings = Settings(datasource, default_run_dir(), Path.cwd(), token, hosts, file_access)
     uvicorn.run(create_app(settings), host=host, port=port, log_level="warning")
     return 0
