@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from conftest import duckdb_held
 
 pytest.importorskip("starlette")
 from starlette.testclient import TestClient
@@ -25,14 +26,6 @@ from sqlml.datasources.duckdb import source as duckdb_source
 from sqlml.errors import DatasourceError
 from sqlml.ui.server import Settings, create_app
 
-HOLD = """
-import sys, duckdb
-con = duckdb.connect(sys.argv[1])
-con.execute("CREATE TABLE IF NOT EXISTS held AS SELECT 1 AS x")  # a write connection
-print("open", flush=True)
-sys.stdin.readline()  # until told to let it go
-con.close()
-"""
 GUARD = 300  # seconds a child process may take: a deadlock guard
 ROW = re.compile(r'<tr class="run" data-run="([^"]+)"')
 TRAIN = """SELECT * FROM tr TO TRAIN xgboost.gbtree
@@ -67,21 +60,6 @@ def opened_elsewhere(url: str) -> subprocess.CompletedProcess[str]:
         [sys.executable, "-m", "sqlml", "-e", "SELECT 1", "--datasource", url],
         capture_output=True, text=True, timeout=GUARD,
     )  # fmt: skip
-
-
-def held(url: str) -> subprocess.Popen[str]:
-    """Another process holding the DuckDB file of ``url`` open (writing) until told."""
-    holder = subprocess.Popen(
-        [sys.executable, "-c", HOLD, url.removeprefix("duckdb:///")],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
-    )  # fmt: skip
-    assert holder.stdout is not None and holder.stdout.readline() == "open\n"
-    return holder
-
-
-def let_go(holder: subprocess.Popen[str]) -> None:
-    holder.communicate("\n", timeout=GUARD)
-    assert holder.returncode == 0
 
 
 def run_program(folder: Path, url: str, name: str) -> str:
@@ -121,8 +99,7 @@ def test_a_busy_file_is_a_page_that_says_so_and_loads_again(
     ui: TestClient, url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(duckdb_source, "LOCK_WAIT", 0.2)  # the wait for the file, shortened
-    holder = held(url)
-    try:
+    with duckdb_held(url):
         models = ui.get("/models?q=x")
         assert models.status_code == 503 and models.headers["retry-after"] == "5"
         assert "another process has it open" in models.text
@@ -137,8 +114,6 @@ def test_a_busy_file_is_a_page_that_says_so_and_loads_again(
         assert "http-equiv" not in form.text  # a statement is not run again unasked
         runs = ui.get("/runs")  # the run folder's runs, with a note saying why
         assert runs.status_code == 200 and "another process has it open" in runs.text
-    finally:
-        let_go(holder)
     assert ui.get("/models").status_code == 200
     answer = ui.post("/editor/run", json={"sql": "SELECT x FROM held;"})
     assert answer.status_code == 200 and "<td>1</td>" in answer.json()["html"]
@@ -157,12 +132,9 @@ def test_the_runs_list_shows_its_own_datasources_runs_only(
     assert ui.get(f"/runs/{other}").status_code == 404
     assert ui.get(f"/runs/{own}").status_code == 200
     monkeypatch.setattr(duckdb_source, "LOCK_WAIT", 0.2)
-    holder = held(url)
-    try:  # the record cannot be read: the run folder's runs of this datasource
+    with duckdb_held(url):  # the record cannot be read: the run folder's runs of this datasource
         page = ui.get("/runs").text
         assert "cannot be read now" in page and ROW.findall(page) == [own]
-    finally:
-        let_go(holder)
     served_elsewhere = TestClient(create_app(Settings(other_url, folder / "runs", folder)))
     assert ROW.findall(served_elsewhere.get("/runs").text) == [other]
 
