@@ -7,7 +7,7 @@ line at each step's start and end and at the run's end, as the run goes: ``sqlml
 the states there, even while the run holds its datasource (an embedded database file that
 one process at a time may open). The run record in the database keeps the same states. Neither
 file holds the datasource's URL or any other credential: ``run.json`` names the datasource by
-its identity (a file's path, a server's URL without password or options).
+its identity (a file's path, a server's URL without user, password or options).
 """
 
 from __future__ import annotations
