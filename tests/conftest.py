@@ -5,8 +5,11 @@ from __future__ import annotations
 import csv
 import importlib
 import os
+import subprocess
+import sys
 import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -128,6 +131,32 @@ def run_program(tmp_path: Path, url: str, text: str, capsys) -> tuple[int, str]:
     program.write_text(text)
     status = main(["run", str(program), "--datasource", url])
     return status, capsys.readouterr().err
+
+
+_HOLD = """
+import sys, duckdb
+con = duckdb.connect(sys.argv[1])
+con.execute("CREATE TABLE IF NOT EXISTS held AS SELECT 1 AS x")  # a write connection
+print("open", flush=True)
+sys.stdin.readline()  # until told to let it go
+con.close()
+"""
+
+
+@contextmanager
+def duckdb_held(url: str) -> Iterator[None]:
+    """Another process holding the DuckDB file of ``url`` open (and writing to it: table
+    ``held``) while the block runs."""
+    holder = subprocess.Popen(
+        [sys.executable, "-c", _HOLD, url.removeprefix("duckdb:///")],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == "open\n"
+        yield
+    finally:
+        holder.communicate("\n", timeout=300)  # a deadlock guard
+    assert holder.returncode == 0
 
 
 def fetch_rows(url: str, query: str) -> list[tuple]:

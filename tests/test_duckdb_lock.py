@@ -14,7 +14,7 @@ import pytest
 from sqlml.datasources import connect
 from sqlml.datasources.duckdb import source as duckdb_source
 from sqlml.datasources.duckdb.source import LOCK_WAIT
-from sqlml.errors import DatasourceError
+from sqlml.errors import DatasourceBusy
 
 HOLD = """
 import sys, duckdb
@@ -72,7 +72,7 @@ def test_a_file_held_longer_is_an_error_saying_so(tmp_path):
     holder = _held(path)
     try:
         started = time.monotonic()
-        with pytest.raises(DatasourceError, match="Could not set lock") as raised:
+        with pytest.raises(DatasourceBusy, match="another process has it open") as raised:
             connect(f"duckdb:///{path}")
         assert time.monotonic() - started >= LOCK_WAIT  # a lower bound: a busy machine waits longer
         assert "another process has had the file open" in (raised.value.hint or "")

@@ -2,7 +2,8 @@
 failed step is found, its DAG shows the failed node, its log and error open on a click, the
 page resumes it and the resumed run succeeds; a running run is followed and stopped; a
 model's page shows its metrics and a plot; the editor runs a statement and shows its rows,
-and a syntax error with its position; another site's forms change nothing.
+and a syntax error with its position, and says a database another process holds is busy,
+running the statement once it is free; another site's forms change nothing.
 
 Without Chromium the tests are skipped, and fail in CI (CI=true), where .ci/run installs it.
 """
@@ -18,7 +19,7 @@ from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
-from conftest import import_or_skip
+from conftest import duckdb_held, import_or_skip
 from ui_browser import (
     FAILING_STEP_LINE,
     MISSING_TABLE,
@@ -216,6 +217,19 @@ def test_the_editor_shows_a_syntax_error_with_its_position(browser, demo, ui):
     error = shown(browser, "p#error.error")
     assert "line 2, column 48" in error.text and "LIMT" in error.text, error.text
     assert not browser.find_elements(By.CSS_SELECTOR, "div#result table")
+
+
+def test_the_editor_says_the_database_is_busy_and_runs_once_it_is_free(
+    browser, demo, ui, monkeypatch
+):
+    monkeypatch.setattr("sqlml.datasources.duckdb.source.LOCK_WAIT", 0.2)  # the server's wait
+    with duckdb_held(demo[0].datasource):
+        editor_run(browser, ui, ["SELECT count(*) AS n FROM iris_train;"])
+        error = shown(browser, "p#error")
+        said = error.text
+        assert "another process has it open" in said and "trying again in 5 s" in said, said
+    table = shown(browser, "div#result table", seconds=30)  # run again 5 s later, by itself
+    assert [cell.text for cell in table.find_elements(By.CSS_SELECTOR, "td")] == ["120"]
 
 
 @contextmanager

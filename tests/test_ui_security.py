@@ -151,6 +151,9 @@ def test_a_loopback_page_answers_to_loopback_names_only(sqlml_ui):
     assert rebound.status_code == 400
 
 
+SERVED = ("ds", "host", "port", "token", "file_access")  # serve's arguments
+
+
 @pytest.mark.parametrize(
     ("options", "token"),
     [
@@ -169,12 +172,12 @@ def test_sqlml_ui_has_a_token_unless_told_on_loopback(options, token, monkeypatc
     monkeypatch.setattr(
         server,
         "serve",
-        lambda *args: served.update(zip(["ds", "host", "port", "token"], args, strict=True)) or 0,
+        lambda *args: served.update(zip(SERVED, args, strict=True)) or 0,
     )
     assert main(["ui", *options]) == 0
     printed = capsys.readouterr().err
     host = options[1] if options[:1] == ["--host"] else "127.0.0.1"
-    assert served["host"] == host
+    assert served["host"] == host and served["file_access"] is True
     if token is None:
         assert served["token"] is None and "?token" not in printed
         assert "warning: no token: every user of this machine" in printed

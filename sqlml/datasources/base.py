@@ -118,7 +118,8 @@ class Datasource(ABC):
     ``version_sql`` (the notebook's greeting), ``steps_at_once`` (a Kubernetes run's
     parallelism), ``credentials_env`` (what TO RUN withholds), ``statement_type`` and
     ``parse_on`` (the database's own parser in this process), ``for_workers`` (what
-    ``train.workers``' processes read).
+    ``train.workers``' processes read), ``forbid_file_access`` (``sqlml ui
+    --no-file-access``).
     """
 
     schemes: ClassVar[tuple[str, ...]] = ()  # URL schemes, the first canonical
@@ -194,6 +195,13 @@ class Datasource(ABC):
         ``base_dir``, else from the working folder."""
         named = Path(path).expanduser()
         return named if named.is_absolute() else (self.base_dir or Path.cwd()) / named
+
+    def forbid_file_access(self) -> None:  # noqa: B027 (a no-op where privileges govern)
+        """Keep the statements run on this connection from now on from reading or writing
+        the files of the machine sqlml runs on and from loading code into this process, in a
+        way no statement undoes (``sqlml ui --no-file-access``: the editor's statements).
+        The default does nothing: a database server reads and writes files of its own
+        machine only, as the privileges it grants allow (a user without them cannot)."""
 
     def read_files_from(self, base_dir: Path) -> None:
         """Relative file paths in the statements run from now on are looked up in

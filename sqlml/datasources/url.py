@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass, field
+from pathlib import Path
 from urllib.parse import parse_qsl, quote, unquote, urlencode, urlsplit
 
 from sqlml.errors import DatasourceError
@@ -46,6 +47,18 @@ class DatasourceURL:
     def option(self, name: str) -> str | None:
         """The value of the option ``name``; None if the URL does not give it."""
         return dict(self.options).get(name)
+
+    def identity(self) -> str:
+        """What tells this datasource from another, without a secret (a run's folder keeps
+        it, and ``sqlml ui`` lists only the runs of its own): a file's absolute path (a
+        relative one from the working folder, as the driver opens it), a server's URL
+        without its user, password and options (the same database whoever connects)."""
+        if not self.host:
+            path = self.path if self.path == ":memory:" else str(Path(self.path).resolve())
+            return f"{self.scheme}:///{path}"
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        port = f":{self.port}" if self.port else ""
+        return f"{self.scheme}://{host}{port}/{quote(self.path, safe='')}"
 
     def with_password(self) -> str:
         """The URL written whole, its password too: only for the environment of a process

@@ -48,6 +48,13 @@ def add_ui_parser(commands: argparse._SubParsersAction) -> None:
         help="no token: anyone who can reach the page (every user of this machine) runs "
         "statements as you; loopback addresses only",
     )
+    ui.add_argument(
+        "--no-file-access",
+        action="store_true",
+        help="the editor's statements may not read or write this machine's files through a "
+        "database that runs in this process (read_csv, COPY ... TO, ATTACH), nor load its "
+        "extensions; a database server's own files are its privileges' to guard",
+    )
 
 
 def loopback(host: str) -> bool:
@@ -94,7 +101,7 @@ def ui(args: argparse.Namespace, datasource: str | None) -> int:
             "and TO RUN's declared programs, as you through this page",
             file=sys.stderr,
         )
-    return serve(datasource, args.host, args.port, token)
+    return serve(datasource, args.host, args.port, token, not args.no_file_access)
 
 
 def _restart_without_secrets(args: argparse.Namespace, datasource: str | None) -> None:
@@ -111,5 +118,7 @@ def _restart_without_secrets(args: argparse.Namespace, datasource: str | None) -
     argv = [sys.executable, "-m", "sqlml", "ui", "--host", args.host, "--port", str(args.port)]
     if args.no_token:
         argv.append("--no-token")
+    if args.no_file_access:
+        argv.append("--no-file-access")
     sys.stderr.flush()
     os.execve(sys.executable, argv, environment)

@@ -24,13 +24,13 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from sqlml.datasources.redaction import scrubber
-from sqlml.errors import SqlmlError
+from sqlml.errors import DatasourceBusy, SqlmlError
 from sqlml.local_files import internal_error
 from sqlml.repl.catalog import Catalog
 from sqlml.repl.session import format_error
 from sqlml.ui.drawn_plots import drawn_plots
 from sqlml.ui.editor_runner import Busy, EditorRun, EditorRunner
-from sqlml.ui.pages import datasource, page, templates
+from sqlml.ui.pages import busy, datasource, page, templates
 
 SOURCE = "<editor>"  # how the editor's text is named in error messages
 SHOWN_ROWS = 500  # rows of a result shown in the page
@@ -44,7 +44,7 @@ class _EditorState:
 
     def __init__(self, request: Request) -> None:
         settings = request.app.state.settings
-        self.runner = EditorRunner(settings.datasource, settings.base_dir)
+        self.runner = EditorRunner(settings.datasource, settings.base_dir, settings.file_access)
         self.scrub = scrubber(settings.datasource)
         self.catalog = Catalog()
         self.catalog_read = (-1, 0.0)  # the runner's generation and the time it was read at
@@ -80,6 +80,8 @@ async def run(request: Request) -> Response:
     except Busy:
         message = "another statement is running: wait for it, or cancel it"
         return JSONResponse({"ok": False, "busy": True, "error": message}, status_code=409)
+    except DatasourceBusy as error:  # nothing ran: the page tries again (pages.busy)
+        return busy(request, error)
     except SqlmlError as error:  # the datasource cannot be opened
         outcome = EditorRun(errors=[error])
     except Exception as error:  # a bug: one paragraph too, its traceback kept in a file

@@ -1,7 +1,9 @@
 """The editor's engine: statements checked as ``sqlml check`` checks them, then run as the
 shell runs them, one run at a time per server, cancellable from the page.
 
-A run opens its own connection (an embedded DuckDB file stays free between runs), checks the
+A run opens its own connection (an embedded DuckDB file stays free between runs; with
+``sqlml ui --no-file-access``, one whose statements may not use this machine's files:
+:meth:`~sqlml.datasources.Datasource.forbid_file_access`), checks the
 program against it (:func:`sqlml.checking.check_program`: the grammar, estimators,
 attributes, tables, columns and models; TO RUN's programs too, of which only declared
 modules run here, the editor having no program folder) and, if nothing is wrong, runs it on
@@ -75,10 +77,11 @@ class EditorRun:
 
 class EditorRunner:
     """Runs the editor's programs on the datasource at ``url`` (relative paths from
-    ``base_dir``)."""
+    ``base_dir``); without ``file_access``, on a connection that may not read or write this
+    machine's files (:meth:`~sqlml.datasources.Datasource.forbid_file_access`)."""
 
-    def __init__(self, url: str | None, base_dir: Path) -> None:
-        self._url, self._base_dir = url, base_dir
+    def __init__(self, url: str | None, base_dir: Path, file_access: bool = True) -> None:
+        self._url, self._base_dir, self._file_access = url, base_dir, file_access
         self._pool = ThreadPoolExecutor(1, thread_name_prefix="sqlml-editor")
         self._lock = threading.Lock()
         self._switch = _CancelSwitch()
@@ -91,7 +94,7 @@ class EditorRunner:
         started = time.perf_counter()
         try:
             self._switch.arm()
-            datasource = self._call(connect, self._url, self._base_dir)
+            datasource = self._call(self._connect)
             try:
                 outcome = self._checked_run(text, datasource)
             finally:
@@ -101,6 +104,17 @@ class EditorRunner:
             self._lock.release()
         outcome.seconds = time.perf_counter() - started
         return outcome
+
+    def _connect(self) -> Datasource:
+        """A connection of this run's (in the worker thread)."""
+        datasource = connect(self._url, self._base_dir)
+        if not self._file_access:
+            try:
+                datasource.forbid_file_access()
+            except BaseException:
+                datasource.close()
+                raise
+        return datasource
 
     def cancel(self) -> bool:
         """Cancel the run going on; whether there was one."""

@@ -25,7 +25,7 @@ from starlette.responses import FileResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from sqlml.datasources.redaction import scrubber
-from sqlml.errors import SqlmlError
+from sqlml.errors import DatasourceBusy, SqlmlError
 from sqlml.ui.drawn_plots import drawn_plots
 from sqlml.ui.model_catalog import (
     Version,
@@ -223,6 +223,8 @@ def _showing_errors(endpoint: Endpoint) -> Endpoint:
     async def shown(request: Request) -> Response:
         try:
             return await endpoint(request)
+        except DatasourceBusy:  # a page that says so and loads again (pages.busy)
+            raise
         except SqlmlError as error:
             scrub = scrubber(request.app.state.settings.datasource)
             return _error_page(request, scrub(error.message), scrub(error.hint or ""), 503)

@@ -30,8 +30,11 @@ SECURITY_HEADERS = (  # of every answer: no other site's page may frame one; no 
 
 def create_app(settings: Settings) -> Starlette:
     """The application: runs, models and the editor, under a token unless ``settings`` has
-    none (``sqlml ui --no-token``), answering to ``settings.hosts`` only when they are set."""
+    none (``sqlml ui --no-token``), answering to ``settings.hosts`` only when they are set; a
+    busy datasource is a 503 that says so and is tried again (:func:`.pages.busy`)."""
+    from sqlml.errors import DatasourceBusy
     from sqlml.ui import editor, models, runs
+    from sqlml.ui.pages import busy_answer
 
     routes = [
         Route("/", lambda request: RedirectResponse("/runs")),
@@ -45,7 +48,9 @@ def create_app(settings: Settings) -> Starlette:
         middleware.insert(1, Middleware(TrustedHostMiddleware, allowed_hosts=list(settings.hosts)))
     if settings.token:
         middleware.append(Middleware(TokenCheck, token=settings.token))
-    app = Starlette(routes=routes, middleware=middleware)
+    app = Starlette(
+        routes=routes, middleware=middleware, exception_handlers={DatasourceBusy: busy_answer}
+    )
     app.state.settings = settings
     return app
 
@@ -146,12 +151,16 @@ def allowed_hosts(host: str) -> tuple[str, ...] | None:
     return (*LOOPBACK_NAMES, f"[{host}]" if ":" in host else host)
 
 
-def serve(datasource: str | None, host: str, port: int, token: str | None) -> int:
-    """Serve the page on ``host``:``port`` until Ctrl-C (``token`` None: to anyone)."""
+def serve(
+    datasource: str | None, host: str, port: int, token: str | None, file_access: bool = True
+) -> int:
+    """Serve the page on ``host``:``port`` until Ctrl-C (``token`` None: to anyone;
+    ``file_access`` False: the editor's statements may not use this machine's files)."""
     import uvicorn
 
     from sqlml.local_files import default_run_dir
 
-    settings = Settings(datasource, default_run_dir(), Path.cwd(), token, allowed_hosts(host))
+    hosts = allowed_hosts(host)
+    settings = Settings(datasource, default_run_dir(), Path.cwd(), token, hosts, file_access)
     uvicorn.run(create_app(settings), host=host, port=port, log_level="warning")
     return 0

@@ -137,7 +137,7 @@ def test_a_second_run_on_a_duckdb_file_in_use_stops_with_a_clear_error(
         ended = holder.finish()
         holder.kill()
     assert status == 1
-    assert "error: cannot open the DuckDB database" in err and "Could not set lock" in err
+    assert "error: cannot open the DuckDB database" in err and "another process has it open" in err
     assert "hint: another process has had the file open for over 2 s: run again once it" in err
     assert ended[0] == 0, ended
     if statement == "train":

@@ -178,6 +178,7 @@ class _Run:
         previous = record.steps(resume) if resume and isinstance(record, rec.RunRecord) else {}
         run_id = time.strftime("%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:6]
         self._run_dir = settings.run_dir / run_id
+        self._identity = ds.url.identity()  # the run's folder names its datasource so
         self._log = RunLog(record, run_id, workflow, resume, settings.progress, settings.on_done)
         hashed = settings.recorded and settings.resumable
         self._resume = Resume(ds, previous, self._log.note, hashed=hashed)
@@ -190,7 +191,9 @@ class _Run:
         self._token = cancel.Token()  # the run's: Ctrl-C cancels it
 
     def run(self) -> RunResult:
-        self._log.start(self._run_dir, self._settings.source, self._settings.base_dir)
+        self._log.start(
+            self._run_dir, self._settings.source, self._settings.base_dir, self._identity
+        )
         scheduler = Scheduler(self._settings.jobs, self, self._log.states, self._token)
         try:
             scheduler.run(self._workflow.steps, {})

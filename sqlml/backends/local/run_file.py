@@ -6,7 +6,8 @@ kind, the steps it waits for, its statement's text and position). ``states.jsonl
 line at each step's start and end and at the run's end, as the run goes: ``sqlml ui`` reads
 the states there, even while the run holds its datasource (an embedded database file that
 one process at a time may open). The run record in the database keeps the same states. Neither
-file holds the datasource's URL or any other credential.
+file holds the datasource's URL or any other credential: ``run.json`` names the datasource by
+its identity (a file's path, a server's URL without user, password or options).
 """
 
 from __future__ import annotations
@@ -30,10 +31,16 @@ _STATEMENT_FIELDS = ("text", "line", "column")
 
 
 def describe(
-    run_id: str, workflow: Workflow, resumed: str | None, source: str | None, base_dir: Path
+    run_id: str,
+    workflow: Workflow,
+    resumed: str | None,
+    source: str | None,
+    base_dir: Path,
+    datasource: str,
 ) -> dict[str, Any]:
     """The description of the run ``run_id`` of ``workflow`` from the program ``source`` (a
-    file, relative to ``base_dir`` or absolute: kept absolute; or ``<-e>``)."""
+    file, relative to ``base_dir`` or absolute: kept absolute; or ``<-e>``) on the
+    ``datasource`` of that identity (:meth:`~sqlml.datasources.DatasourceURL.identity`)."""
     if source and not source.startswith("<"):
         source = str((base_dir / source).resolve())
     return {
@@ -42,6 +49,7 @@ def describe(
         "resumed_from": resumed,
         "source": source,
         "base_dir": str(base_dir),
+        "datasource": datasource,
         "user": getpass.getuser(),
         "host": socket.gethostname(),
         "pid": os.getpid(),

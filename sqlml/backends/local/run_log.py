@@ -66,11 +66,12 @@ class RunLog:
         self._reported = 0  # the workflow's steps whose ends were passed on
         self._states: StatesFile | None = None  # a recorded run's, in its folder
 
-    def start(self, run_dir: Path, source: str | None, base_dir: Path) -> None:
+    def start(self, run_dir: Path, source: str | None, base_dir: Path, datasource: str) -> None:
         """Make ``run_dir`` for the step logs, record the run's start and say where it is
         (once its folder and its record can be read: whoever reads the run id finds the run);
         a recorded run's folder also gets its description (of the program ``source``, whose
-        relative paths start from ``base_dir``) and its states file."""
+        relative paths start from ``base_dir``, run on the datasource of identity
+        ``datasource``) and its states file."""
         resumed = f" (resuming {self._resumed})" if self._resumed else ""
         steps = len(self._workflow.steps)
         try:
@@ -82,7 +83,7 @@ class RunLog:
             if isinstance(self._record, rec.RunRecord):
                 with suppress(OSError):
                     description = describe(
-                        self.run_id, self._workflow, self._resumed, source, base_dir
+                        self.run_id, self._workflow, self._resumed, source, base_dir, datasource
                     )
                     write_run_file(run_dir, description)
                 self._states = StatesFile(run_dir)

@@ -5,6 +5,8 @@ lacks; a failed run resumed and a running one stopped from the page (:mod:`.laun
 The folder is read while the run goes on: an embedded database file that a run holds open
 cannot be read by another process, and opening it in between could keep a starting run out.
 So the datasource is read only for the list of runs and for runs whose folder has no states.
+The run folder is shared by every datasource's runs: a run whose ``run.json`` names another
+datasource is neither listed nor shown.
 """
 
 from __future__ import annotations
@@ -86,7 +88,7 @@ class LocalRunViews(RunViews):
                 f"the run record cannot be read now ({error.message}): "
                 f"these are the runs in {where.run_dir}"
             )
-        ids = list(recorded) if recorded is not None else list(_run_folders(where.run_dir))
+        ids = list(recorded) if recorded is not None else _own_folders(where)
         runs: list[RunView] = [
             _run(where.run_dir / run_id, run_id, (recorded or {}).get(run_id), steps=False)
             for run_id in ids
@@ -160,6 +162,8 @@ def read_run(settings: Where, run_id: str) -> RunView | None:
         return None
     folder = settings.run_dir / run_id
     if (folder / RUN_FILE).is_file():  # a recorded run's (a shell's runs keep only logs)
+        if _summary(folder).get("datasource", _identity(settings)) != _identity(settings):
+            return None  # another datasource's run
         return _run(folder, run_id, None, steps=True, settings=settings)
     try:
         with _record(settings) as ds:
@@ -376,6 +380,22 @@ def _run_folders(run_dir: Path) -> dict[str, Path]:
         for entry in entries
         if RUN_ID.match(entry.name) and (entry / "run.json").is_file()
     }
+
+
+def _own_folders(settings: Where) -> list[str]:
+    """The runs in the run folder that ran on the page's datasource (their ``run.json``
+    says so: a run folder is shared by every datasource's runs)."""
+    identity = _identity(settings)
+    return [
+        run_id
+        for run_id, folder in _run_folders(settings.run_dir).items()
+        if _summary(folder).get("datasource") == identity
+    ]
+
+
+def _identity(settings: Where) -> str:
+    """The page's datasource as run folders name it."""
+    return parse_url(settings.datasource).identity()
 
 
 @contextmanager

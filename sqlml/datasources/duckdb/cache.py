@@ -8,7 +8,8 @@ uses besides them plus ``KEPT`` (DuckDB then evicts them) and reset at once. Sta
 running at the same time on the database keep what they hold (it is counted in the lowered
 limit); one that asks for more in that instant gets it by DuckDB spilling to its temporary
 folder, as near any limit. A limit the user set is left alone: it bounds the cache already
-(and DuckDB shows it rounded, so it could not be set back exactly).
+(and DuckDB shows it rounded, so it could not be set back exactly), and so is a locked
+configuration (``sqlml ui --no-file-access``), which no limit may change.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ _USAGE = (
     "coalesce(sum(memory_usage_bytes) FILTER (WHERE tag <> 'BASE_TABLE'), 0) FROM duckdb_memory()"
 )
 _LIMIT = "SELECT current_setting('memory_limit')"
+_LOCKED = "SELECT current_setting('lock_configuration')"
 
 
 def trim(cursor: Any, duckdb: Any) -> None:
@@ -30,6 +32,8 @@ def trim(cursor: Any, duckdb: Any) -> None:
     database's own, not the stream's) if the memory limit is DuckDB's default."""
     ((cached, other),) = cursor.execute(_USAGE).fetchall()
     if cached <= KEPT or cursor.execute(_LIMIT).fetchall()[0][0] != _default(duckdb):
+        return
+    if cursor.execute(_LOCKED).fetchall()[0][0]:  # no setting changes (no file access)
         return
     try:
         cursor.execute(f"SET memory_limit = '{int(other + KEPT)}B'")

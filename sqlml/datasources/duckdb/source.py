@@ -29,7 +29,7 @@ from sqlml.datasources.driver import Driver
 from sqlml.datasources.duckdb.cache import trim
 from sqlml.datasources.duckdb.floats import shown_rows
 from sqlml.datasources.url import DatasourceURL
-from sqlml.errors import DatasourceError
+from sqlml.errors import DatasourceBusy, DatasourceError
 from sqlml.runtime.progress import Progress
 
 if TYPE_CHECKING:
@@ -40,6 +40,10 @@ duckdb = Driver("duckdb")
 # reading it, another sqlml command) is tried again for this many seconds.
 LOCK_WAIT = 2.0
 LOCK_RETRY = 0.05
+_SETTING = "current_setting('%s')"
+_LOCKED = _SETTING % "lock_configuration"
+# What DuckDB says of a statement that forbid_file_access refuses.
+_FORBIDDEN = ("disabled by configuration", "the configuration has been locked")
 
 
 class DuckDBSource(Datasource):
@@ -70,12 +74,16 @@ class DuckDBSource(Datasource):
         try:
             self._con = _open(url.path)
         except duckdb.Error as error:
+            if _in_use(error):
+                raise DatasourceBusy(
+                    f"cannot open the DuckDB database {url}: another process has it open "
+                    "(DuckDB lets one process at a time open a file)",
+                    hint=f"another process has had the file open for over {LOCK_WAIT:g} s: run "
+                    "again once it has ended",
+                ) from None
             raise DatasourceError(
                 f"cannot open the DuckDB database {url}: {error}",
-                hint=f"another process has had the file open for over {LOCK_WAIT:g} s: run "
-                "again once it has ended"
-                if _in_use(error)
-                else "check the path in --datasource or SQLML_DATASOURCE",
+                hint="check the path in --datasource or SQLML_DATASOURCE",
             ) from None
         _parser_done(url.path)
         self._search_files()
@@ -115,8 +123,25 @@ class DuckDBSource(Datasource):
         super().read_files_from(base_dir)
         self._search_files()
 
+    def forbid_file_access(self) -> None:
+        """DuckDB's ``enable_external_access`` off (no file read or written, no database
+        attached, no extension installed or loaded), then its configuration locked so that no
+        statement turns it on again. Both are the database's: every connection to the file
+        in this process has them until the last one closes."""
+        found = self.execute(f"SELECT {_SETTING % 'enable_external_access'}, {_LOCKED}")
+        if found is not None and found.rows[0] == (False, True):  # done by another connection
+            return
+        self.execute("SET enable_external_access = false")
+        self.execute("SET lock_configuration = true")
+
     def _search_files(self) -> None:
-        if self.base_dir is not None:  # relative file paths in the program resolve next to it
+        """Relative file paths in the program resolve next to it; but on a database whose
+        configuration is locked (:meth:`forbid_file_access`: it reads no file, and refuses
+        any setting)."""
+        if self.base_dir is None:
+            return
+        locked = self.execute(f"SELECT {_LOCKED}")
+        if locked is None or not locked.rows[0][0]:
             self.execute("SET file_search_path = ?", [str(self.base_dir.resolve())])
 
     def _new_reader(self) -> DuckDBSource:
@@ -136,7 +161,7 @@ class DuckDBSource(Datasource):
             columns, types = zip(*((d[0], d[1]) for d in cursor.description), strict=True)
             return ResultSet(list(columns), shown_rows(types, cursor.fetchall()))
         except duckdb.Error as error:
-            raise DatasourceError(f"DuckDB: {error}") from None
+            raise _error(error) from None
 
     def read(self, select: str, reporter: Progress | None = None) -> Columns:
         """The whole result at once: DuckDB fills the arrays as the rows come (a relation's
@@ -149,7 +174,7 @@ class DuckDBSource(Datasource):
                 data = self._con.execute(select).fetchnumpy()
                 reporter.advance(len(next(iter(data.values()), ())))
         except duckdb.Error as error:
-            raise DatasourceError(f"DuckDB: {error}") from None
+            raise _error(error) from None
         return {name: _unmasked(values) for name, values in data.items()}
 
     def result_types(self, select: str) -> dict[str, str]:
@@ -171,7 +196,7 @@ class DuckDBSource(Datasource):
             else:
                 yield from self._table_batches(select, batch_rows)
         except duckdb.Error as error:
-            raise DatasourceError(f"DuckDB: {error}") from None
+            raise _error(error) from None
 
     def _arrow_batches(self, select: str, batch_rows: int) -> Iterator[Columns]:
         pyarrow = imports.load("pyarrow")
@@ -336,6 +361,19 @@ def _parser_done(path: str) -> None:
     parser = imports.loaded("sqlml.datasources.duckdb.parser")  # not loaded: it holds none
     if parser is not None:
         parser.opened(path)
+
+
+def _error(error: Exception) -> DatasourceError:
+    """DuckDB's ``error`` as sqlml's; one of a statement :meth:`forbid_file_access` refused
+    says so."""
+    forbidden = any(words in str(error) for words in _FORBIDDEN)
+    hint = (
+        "statements here may not read or write files, attach databases, load extensions or "
+        "change settings (sqlml ui --no-file-access)"
+        if forbidden
+        else None
+    )
+    return DatasourceError(f"DuckDB: {error}", hint=hint)
 
 
 def _in_use(error: Exception) -> bool:

@@ -65,6 +65,7 @@ class SQLiteSource(Datasource):
                 f"cannot open the SQLite database {url}: {error}",
                 hint="check the path in --datasource or SQLML_DATASOURCE",
             ) from None
+        self._forbidden = False  # forbid_file_access was called
         self._con.create_aggregate(_ROW_HASH, -1, _RowHash)
         _ensure_math(self._con)
 
@@ -89,6 +90,12 @@ class SQLiteSource(Datasource):
         rows = self.execute(f"SELECT count(*), {_ROW_HASH}({names}) FROM {self.quote(stored)}")
         return repr((columns.rows if columns else [], rows.rows if rows else []))
 
+    def forbid_file_access(self) -> None:
+        """An authorizer, which no statement can remove, refuses ``ATTACH`` (it opens or
+        creates any file; ``VACUUM INTO`` writes one so) and ``load_extension()``."""
+        self._con.set_authorizer(_no_files)
+        self._forbidden = True
+
     def execute(self, sql: str, params: Sequence[Any] = ()) -> ResultSet | None:
         try:
             cursor = self._con.execute(sql, tuple(params))
@@ -96,7 +103,9 @@ class SQLiteSource(Datasource):
                 return None
             return ResultSet([d[0] for d in cursor.description], cursor.fetchall())
         except sqlite3.Error as error:
-            raise DatasourceError(f"SQLite: {error}") from None
+            denied = any(words in str(error) for words in ("not authorized", "authorization"))
+            hint = _FORBIDDEN_HINT if self._forbidden and denied else None
+            raise DatasourceError(f"SQLite: {error}", hint=hint) from None
 
     def read_batches(self, select: str, batch_rows: int = BATCH_ROWS) -> Iterator[Columns]:
         from sqlml.datasources.arrays import fetch_batches
@@ -231,6 +240,18 @@ class SQLiteSource(Datasource):
 
 
 _ROW_HASH = "sqlml_row_hash"
+_FORBIDDEN_HINT = (
+    "statements here may not attach databases or load extensions (sqlml ui --no-file-access)"
+)
+
+
+def _no_files(action: int, first: str | None, second: str | None, *_: str | None) -> int:
+    """SQLite's authorizer of a connection that may not open files or load code: ``ATTACH``
+    (and ``VACUUM INTO``) and the function ``load_extension`` are denied."""
+    refused = action == sqlite3.SQLITE_ATTACH or (
+        action == sqlite3.SQLITE_FUNCTION and (second or "").lower() == "load_extension"
+    )
+    return sqlite3.SQLITE_DENY if refused else sqlite3.SQLITE_OK
 
 
 class _RowHash:

@@ -16,7 +16,10 @@
   let engaged = false; // whether Enter accepts: the menu was asked for, or moved in
   let timer = null;
 
+  let retry = null; // a run the busy database put off, to be tried again
+
   async function run() {
+    clearTimeout(retry);
     hideMenu();
     runButton.disabled = true;
     cancelButton.hidden = false;
@@ -28,7 +31,12 @@
         body: JSON.stringify({ sql: sql.value }),
       });
       const answer = await response.json().catch(() => null);
-      if (answer && typeof answer.html === "string") {
+      if (response.status === 503 && answer && answer.busy) {
+        // The database is busy (another process has it open) and nothing ran: try again.
+        const text = sql.value;
+        showError(`${answer.error}: trying again in ${answer.retry} s`);
+        retry = setTimeout(() => { if (sql.value === text) run(); }, answer.retry * 1000);
+      } else if (answer && typeof answer.html === "string") {
         result.innerHTML = answer.html;
         pointAtError();
       } else {
