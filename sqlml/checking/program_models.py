@@ -131,7 +131,7 @@ class ProgramModels:
         def sql(call: PredictCall) -> str:
             if call.model in self.estimators and call.model not in self.written:
                 try:
-                    return f"({self.calls.compiled(call).sql(dialect=dialect)})"
+                    return f"({self.calls.rendered(call)})"
                 except SqlmlError:  # reported at the call by check, or scored by sqlml
                     pass
             return stand_in(text, call)

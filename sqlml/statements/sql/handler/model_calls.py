@@ -70,14 +70,6 @@ def _digest(stored: StoredModel) -> str:
     return digest.hexdigest()
 
 
-def _double(value: exp.Expression) -> exp.Expression:
-    """A probability or a value as a double, as TO PREDICT writes it (MySQL computes a
-    forest's averages of literals as exact decimals)."""
-    from sqlglot import exp
-
-    return exp.cast(value, exp.DataType.Type.DOUBLE)
-
-
 class NotCompiled(ModelError):
     """A stored model's family does not compile it into SQL (the message says why)."""
 
@@ -116,15 +108,23 @@ class ModelCalls:
             columns = read_columns(self._model(call))
             return f"{self._names[key]}({', '.join(self.datasource.quote([c]) for c in columns)})"
         self.compiled_sql = True
-        return f"({self._rendered(call, lasting)})"
+        return f"({self.rendered(call, lasting)})"
 
-    def _rendered(self, call: PredictCall, lasting: bool) -> str:
-        """The call's compiled SQL in the datasource's dialect, rendered once a process."""
+    def rendered(self, call: PredictCall, lasting: bool = False) -> str:
+        """The call's compiled SQL in the datasource's dialect, rendered once a process; a
+        probability or a value as a double, as TO PREDICT writes it (MySQL computes a
+        forest's averages of literals as exact decimals)."""
+        from sqlglot import exp
+
         expression = self.compiled(call, lasting)
-        dialect = self.datasource.dialect
-        rendered = (self._digests[(call.model, call.version)], dialect, call.label)
-        sql = _RENDERED.get(rendered) or expression.sql(dialect=dialect)
-        _RENDERED.put(rendered, sql)
+        dialect, key = self.datasource.dialect, (call.model, call.version)
+        rendered = (self._digests[key], dialect, call.label)
+        sql = _RENDERED.get(rendered)
+        if sql is None:
+            sql = expression.sql(dialect=dialect)
+            if call.label is not None or not self._classes[key]:
+                sql = f"CAST({sql} AS {exp.DataType.build('double').sql(dialect=dialect)})"
+            _RENDERED.put(rendered, sql)
         return sql
 
     def function(self, call: PredictCall, context: Context) -> tuple[QueryFunction, list[str]]:
@@ -145,20 +145,22 @@ class ModelCalls:
         from sqlml.runtime.labels import LabelEncoding
 
         stored = self.store.load(call.model, call.version)  # its library left unloaded
-        if self._in_process(call, lasting):
+        in_process = self._in_process(call, lasting)
+        if in_process:
             check_row_wise(call.model, stored.metadata)
         labels = LabelEncoding.from_dict(stored.metadata["labels"])
         if call.feature is not None:
             model_family = family(stored.metadata["family"])
             contribution_index(model_family, labels, stored, call.feature, call.label)
-        elif call.label is not None and self._in_process(call, lasting):
+        elif call.label is not None and in_process:
             class_index(labels, call.model, call.label)
-        if not self._in_process(call, lasting):
+        if not in_process:
             self.compiled(call, lasting)
 
     def compiled(self, call: PredictCall, lasting: bool = False) -> exp.Expression:
         """``PREDICT(m)`` as ``m``'s prediction, ``PREDICT_PROBA(m, 'class')`` as the
-        class's probability, compiled into SQL, reading the features by name."""
+        class's probability, compiled into SQL, reading the features by name (as
+        :meth:`rendered` writes it, without its cast to a double)."""
         from sqlml.models import family
 
         if call.feature is not None:
@@ -190,7 +192,7 @@ class ModelCalls:
             self._classes[key] = stored.metadata["labels"]["task"] == "classifier"
         model = self._compiled[key]
         if call.label is None:
-            return model.value if self._classes[key] else _double(model.value)
+            return model.value
         if call.label not in model.scores:
             raise ModelError(
                 f"model {call.model} gives no probability of the class {call.label!r}",
@@ -198,7 +200,7 @@ class ModelCalls:
                 if model.scores
                 else "its objective gives classes only: use PREDICT",
             )
-        return _double(model.scores[call.label])
+        return model.scores[call.label]
 
     def _in_process(self, call: PredictCall, lasting: bool) -> bool:
         """Whether a function in this process scores ``call`` (see the module)."""
