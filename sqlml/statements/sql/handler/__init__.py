@@ -84,22 +84,19 @@ def with_models(statement: ir.SqlStatement, context: Context) -> Rewritten:
     items = select_items(text, dialect, found)
     rewritten, spans, replacements = Rewritten(text), [], {}
     for call in found:
-        item, end = items.get(call), call.end
+        item, end, where = items.get(call), call.end, position(text, call.start, pos)
         try:
             replacement = calls.sql(call, lasting, context)
         except NotCompiled as error:
             if not scores_here(item, datasource):
-                error = elsewhere(error, datasource, lasting)
-                raise error.at(*position(text, call.start, pos)) from None
-            where = position(text, call.start, pos)
+                raise elsewhere(error, datasource, lasting).at(*where) from None
             replacement = _scored_here(call, item, where, error, calls, rewritten, context)
             end = item.end
         except SqlmlError as error:
-            raise error.at(*position(text, call.start, pos)) from None
+            raise error.at(*where) from None
         else:
             if item and item.name is None:  # named after the call, not the SQL in its place
-                name = " ".join(text[call.start : call.end].split())[:MAX_NAME]
-                replacement += f" AS {datasource.quote([name])}"
+                replacement += f" AS {datasource.quote([_column_name(text, call)])}"
         spans.append(dataclasses.replace(call, end=end))
         replacements[call.start] = replacement
     rewritten.text = replaced(text, spans, lambda call: replacements[call.start])
@@ -123,12 +120,15 @@ def _scored_here(
     from sqlml.statements.sql.handler.scored_here import item_sql, notice
 
     text, datasource = rewritten.text, context.datasource
-    written = item.written or datasource.quote(
-        [" ".join(text[call.start : call.end].split())[:MAX_NAME]]
-    )
+    written = item.written or datasource.quote([_column_name(text, call)])
     function, columns = calls.function(call, context)
     sql, scored = item_sql(len(rewritten.scored_here), written, function, columns, datasource)
     rewritten.scored_here.append(scored)
     message, hint = notice(error.message)
     warn(*where, message, hint)
     return sql
+
+
+def _column_name(text: str, call: PredictCall) -> str:
+    """The name of a column that is a call with none given: the call as written."""
+    return " ".join(text[call.start : call.end].split())[:MAX_NAME]
