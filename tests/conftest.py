@@ -168,6 +168,19 @@ def fetch_rows(url: str, query: str) -> list[tuple]:
         ds.close()
 
 
+def assert_close(found: list, expected: list, tolerance: float = 1e-6) -> None:
+    """Predicted probabilities or values equal within ``tolerance``, relative and absolute
+    (a model compiled into SQL sums in the database's arithmetic, TO PREDICT in float32)."""
+    import numpy as np
+
+    np.testing.assert_allclose(
+        np.array(found, dtype=np.float64),
+        np.array(expected, dtype=np.float64),
+        rtol=tolerance,
+        atol=tolerance,
+    )
+
+
 def _shell(url: str, folder: Path, **env: str) -> Iterator[Any]:
     from tests.test_repl import Shell
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import KINDS, datasource_url
+from conftest import KINDS, assert_close, datasource_url, fetch_rows
 from sqlglot import exp
 
 from sqlml.checking import check_program, errors_of
@@ -26,7 +26,6 @@ from sqlml.models.store import ModelStore, StoredModel
 from sqlml.runtime.features_apply import transform
 
 ROWS, TRAINED = 300, 240  # the models learn from the first rows; the others hold new categories
-TOLERANCE = 1e-6  # of a probability, and relative (and absolute) of a regression's value
 PREFIX = f"sf{uuid.uuid4().hex[:8]}_"  # the servers' databases are shared by other runs
 # 0.1 and 0.7 are no float32s (the nearest are above and below them): TO PREDICT compares
 # x's float32 with them
@@ -181,23 +180,6 @@ def _query(url: str, select: str, capsys) -> list[tuple]:
         ds.close()
 
 
-def _expected(url: str, query: str) -> list[tuple]:
-    ds = connect(url)
-    try:
-        return _fetch(ds, query)
-    finally:
-        ds.close()
-
-
-def _close(found: list, expected: list) -> None:
-    np.testing.assert_allclose(
-        np.array(found, dtype=np.float64),
-        np.array(expected, dtype=np.float64),
-        rtol=TOLERANCE,
-        atol=TOLERANCE,
-    )
-
-
 @pytest.mark.parametrize("name", MODELS)
 def test_inputs_are_to_predicts_matrix(trained, name):
     """Each compiled input equals, as float32, the matrix TO PREDICT gives the model; it is
@@ -242,12 +224,12 @@ def test_classes_and_probabilities_equal_to_predict(trained, capsys):
         "PREDICT_PROBA(sf_tree, 'no') AS q FROM sf_rows",
         capsys,
     )
-    expected = _expected(
-        trained, "SELECT id, churn, churn_yes, churn_no FROM sf_tree_p ORDER BY id"
+    expected = fetch_rows(
+        trained, _named("SELECT id, churn, churn_yes, churn_no FROM sf_tree_p ORDER BY id")
     )
     assert [row[:2] for row in found] == [row[:2] for row in expected]
     assert {row[1] for row in found} == {"yes", "no"}
-    _close([row[2:] for row in found], [row[2:] for row in expected])
+    assert_close([row[2:] for row in found], [row[2:] for row in expected])
 
 
 def test_linear_booster_of_one_hot_categories(trained, capsys):
@@ -258,18 +240,19 @@ def test_linear_booster_of_one_hot_categories(trained, capsys):
         "FROM sf_rows",
         capsys,
     )
-    expected = _expected(
-        trained, "SELECT id, kind, kind_high, kind_mid, kind_low FROM sf_linear_p ORDER BY id"
+    expected = fetch_rows(
+        trained,
+        _named("SELECT id, kind, kind_high, kind_mid, kind_low FROM sf_linear_p ORDER BY id"),
     )
     assert [row[:2] for row in found] == [row[:2] for row in expected]
-    _close([row[2:] for row in found], [row[2:] for row in expected])
+    assert_close([row[2:] for row in found], [row[2:] for row in expected])
 
 
 def test_regression_values(trained, capsys):
     found = _query(trained, "SELECT id, PREDICT(sf_regression) AS y FROM sf_rows", capsys)
-    expected = _expected(trained, "SELECT id, y FROM sf_regression_p ORDER BY id")
+    expected = fetch_rows(trained, _named("SELECT id, y FROM sf_regression_p ORDER BY id"))
     assert [row[0] for row in found] == [row[0] for row in expected]
-    _close([row[1] for row in found], [row[1] for row in expected])
+    assert_close([row[1] for row in found], [row[1] for row in expected])
 
 
 def test_kmeans_of_categories(trained, capsys):
@@ -279,10 +262,12 @@ def test_kmeans_of_categories(trained, capsys):
         "WHERE x IS NOT NULL",
         capsys,
     )
-    expected = _expected(trained, "SELECT id, cluster, cluster_1 FROM sf_kmeans_p ORDER BY id")
+    expected = fetch_rows(
+        trained, _named("SELECT id, cluster, cluster_1 FROM sf_kmeans_p ORDER BY id")
+    )
     assert [(i, int(c)) for i, c, _ in found] == [(i, int(c)) for i, c, _ in expected]
     assert len({c for _, c, _ in found}) == 3
-    _close([row[2] for row in found], [row[2] for row in expected])
+    assert_close([row[2] for row in found], [row[2] for row in expected])
 
 
 def test_exported_view_predicts_like_to_predict(trained, tmp_path, capsys):

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import KINDS, datasource_url
+from conftest import KINDS, assert_close, datasource_url
 
 from sqlml.checking import check_program, errors_of
 from sqlml.cli import main
@@ -21,7 +21,6 @@ ROWS = 240
 # TO PREDICT reads features as float32, the SQL as doubles: measured on the four databases,
 # linear regression's values differ by at most 2.1e-7, logistic regression's and k-means's
 # probabilities by 1.1e-7; forests (whose paths are exact) by 2e-15.
-TOLERANCE = 1e-6  # of a probability, and relative (and absolute) of a regression's value
 PREFIX = f"sk{uuid.uuid4().hex[:8]}_"  # the servers' databases are shared by other runs
 SKLEARN = "sklearn."
 
@@ -148,15 +147,6 @@ def _query(url: str, query: str, capsys) -> list[tuple]:
         ds.close()
 
 
-def _close(found: list, expected: list) -> None:
-    np.testing.assert_allclose(
-        np.array(found, dtype=np.float64),
-        np.array(expected, dtype=np.float64),
-        rtol=TOLERANCE,
-        atol=TOLERANCE,
-    )
-
-
 @pytest.mark.parametrize("name", MODELS)
 def test_predict_equals_to_predict(trained, name, capsys):
     url = trained
@@ -174,9 +164,9 @@ def test_predict_equals_to_predict(trained, name, capsys):
     if classes:
         assert [row[1] for row in found] == [row[1] for row in expected]
         assert len({row[1] for row in expected}) > 1
-        _close([row[2:] for row in found], [row[2:] for row in expected])
+        assert_close([row[2:] for row in found], [row[2:] for row in expected])
     else:
-        _close([row[1] for row in found], [row[1] for row in expected])
+        assert_close([row[1] for row in found], [row[1] for row in expected])
 
 
 def test_exported_view_predicts_like_to_predict(trained, tmp_path: Path, capsys):

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import KINDS, datasource_url
+from conftest import KINDS, assert_close, datasource_url, fetch_rows
 from db_clients import client_or_skip, client_rows
 
 from sqlml.checking import check_program, errors_of
@@ -24,7 +24,6 @@ from sqlml.statements.sql.handler import run
 from sqlml.statements.sql.ir import SqlStatement
 
 ROWS = 200
-TOLERANCE = 1e-6  # of a probability, and relative (and absolute) of a regression's value
 PREFIX = f"pf{uuid.uuid4().hex[:8]}_"  # the servers' databases are shared by other runs
 
 
@@ -115,23 +114,6 @@ def trained(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFac
     )
 
 
-def _expected(url: str, query: str) -> list[tuple]:
-    ds = connect(url)
-    try:
-        return _fetch(ds, query)
-    finally:
-        ds.close()
-
-
-def _close(found: list, expected: list) -> None:
-    np.testing.assert_allclose(
-        np.array(found, dtype=np.float64),
-        np.array(expected, dtype=np.float64),
-        rtol=TOLERANCE,
-        atol=TOLERANCE,
-    )
-
-
 def test_classes_and_values_equal_to_predict(trained, capsys):
     url = trained
     found = _query(
@@ -140,12 +122,12 @@ def test_classes_and_values_equal_to_predict(trained, capsys):
         "AS y FROM pf_rows;",
         capsys,
     )
-    classes = _expected(url, "SELECT id, churn FROM pf_cp ORDER BY id")
-    values = _expected(url, "SELECT id, y FROM pf_rp ORDER BY id")
+    classes = fetch_rows(url, _named("SELECT id, churn FROM pf_cp ORDER BY id"))
+    values = fetch_rows(url, _named("SELECT id, y FROM pf_rp ORDER BY id"))
     assert [(i, c) for i, c, _ in found] == classes
     assert {c for _, c in classes} == {"yes", "no"}
     assert [row[0] for row in found] == [row[0] for row in values]
-    _close([row[2] for row in found], [row[1] for row in values])
+    assert_close([row[2] for row in found], [row[1] for row in values])
 
 
 def test_probability_equals_to_predict(trained, capsys):
@@ -156,9 +138,9 @@ def test_probability_equals_to_predict(trained, capsys):
         "predict_proba(pf_c, 'no') AS q FROM pf_rows;",
         capsys,
     )
-    expected = _expected(url, "SELECT id, churn_yes, churn_no FROM pf_cp ORDER BY id")
+    expected = fetch_rows(url, _named("SELECT id, churn_yes, churn_no FROM pf_cp ORDER BY id"))
     assert [row[0] for row in found] == [row[0] for row in expected]
-    _close([row[1:] for row in found], [row[1:] for row in expected])
+    assert_close([row[1:] for row in found], [row[1:] for row in expected])
 
 
 def test_where_order_by_group_by(trained, capsys):
@@ -170,10 +152,12 @@ def test_where_order_by_group_by(trained, capsys):
         "ORDER BY PREDICT(pf_r), id LIMIT 1000;",
         capsys,
     )
-    expected = _expected(
+    expected = fetch_rows(
         url,
-        "SELECT pf_cp.id FROM pf_cp JOIN pf_rp ON pf_cp.id = pf_rp.id "
-        "WHERE churn = 'yes' ORDER BY pf_cp.id",
+        _named(
+            "SELECT pf_cp.id FROM pf_cp JOIN pf_rp ON pf_cp.id = pf_rp.id "
+            "WHERE churn = 'yes' ORDER BY pf_cp.id"
+        ),
     )
     assert found == expected
     counted = _query(
@@ -182,7 +166,7 @@ def test_where_order_by_group_by(trained, capsys):
         "GROUP BY PREDICT(pf_c);",
         capsys,
     )
-    want = _expected(url, "SELECT churn, COUNT(*) FROM pf_cp GROUP BY churn ORDER BY 1")
+    want = fetch_rows(url, _named("SELECT churn, COUNT(*) FROM pf_cp GROUP BY churn ORDER BY 1"))
     assert [(c, int(k)) for c, k in counted] == [(c, int(k)) for c, k in want]
 
 
@@ -198,7 +182,7 @@ def test_cte_subquery_and_join(trained, capsys):
         "WHERE s.id IN (SELECT id FROM pf_rows WHERE PREDICT(pf_r) > -100);",
         capsys,
     )
-    assert found == _expected(url, "SELECT id, churn FROM pf_cp ORDER BY id")
+    assert found == fetch_rows(url, _named("SELECT id, churn FROM pf_cp ORDER BY id"))
     joined = _query(
         url,
         "CREATE TABLE pf_result AS SELECT p.id FROM (SELECT id, churn FROM pf_cp) AS p "
@@ -216,9 +200,9 @@ def test_insert_select(trained, capsys):
         "INSERT INTO pf_extra SELECT id, PREDICT(pf_c) FROM pf_rows;",
         capsys,
     )
-    found = _expected(url, "SELECT id, c FROM pf_extra ORDER BY id")
+    found = fetch_rows(url, _named("SELECT id, c FROM pf_extra ORDER BY id"))
     _run(url, "DROP TABLE pf_extra;", capsys)
-    assert found == _expected(url, "SELECT id, churn FROM pf_cp ORDER BY id")
+    assert found == fetch_rows(url, _named("SELECT id, churn FROM pf_cp ORDER BY id"))
 
 
 def test_view_outlives_sqlml(trained, capsys):
@@ -235,9 +219,9 @@ def test_view_outlives_sqlml(trained, capsys):
         (int(i), p, float(q))
         for i, p, q in _plain_rows(url, "SELECT id, p, q FROM pf_view ORDER BY id")
     ]
-    expected = _expected(url, "SELECT id, churn, churn_yes FROM pf_cp ORDER BY id")
+    expected = fetch_rows(url, _named("SELECT id, churn, churn_yes FROM pf_cp ORDER BY id"))
     assert [row[:2] for row in found] == [row[:2] for row in expected]
-    _close([row[2] for row in found], [row[2] for row in expected])
+    assert_close([row[2] for row in found], [row[2] for row in expected])
 
 
 def _plain_rows(url: str, query: str) -> list[tuple]:
@@ -327,7 +311,7 @@ def test_update_sets_a_prediction(tmp_path: Path, capsys):
     finally:
         ds.close()
     assert [row[0] for row in found] == [row[0] for row in expected] == list(range(50))
-    _close([row[1] for row in found], [row[1] for row in expected])
+    assert_close([row[1] for row in found], [row[1] for row in expected])
 
 
 def test_run_errors_at_the_call(tmp_path: Path, capsys):
@@ -448,9 +432,9 @@ def test_kmeans_cluster_and_soft_assignment(trained, capsys):
             "AS p FROM pf_rows;",
             capsys,
         )
-        expected = _expected(url, "SELECT id, cluster, cluster_2 FROM pf_kp ORDER BY id")
+        expected = fetch_rows(url, _named("SELECT id, cluster, cluster_2 FROM pf_kp ORDER BY id"))
         assert [(i, int(c)) for i, c, _ in found] == [(i, int(c)) for i, c, _ in expected]
-        _close([row[2] for row in found], [row[2] for row in expected])
+        assert_close([row[2] for row in found], [row[2] for row in expected])
     finally:
         _run(url, "DROP TABLE IF EXISTS pf_kp;\nDROP MODEL IF EXISTS pf_k;", capsys)
 
