@@ -61,7 +61,7 @@ class ProgramModels:
         if effects.standard_sql:
             self._check_calls(node)
             return
-        for model in effects.values(statement, effects.reads_models):
+        for model in effects.values(statement, effects.reads_models + effects.alters_models):
             with placed_at(name_at(node, model.split("."))):
                 self._check_exists(model)
         if isinstance(statement, TrainStatement) and statement.base_model:
