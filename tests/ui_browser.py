@@ -185,6 +185,39 @@ class Demo:
         )
 
 
+def record_run(demo: Demo, steps: list[tuple[str, list[str]]], failed: str) -> str:
+    """A failed run of ``steps`` (each a name and the steps it waits for, all statements)
+    recorded in the demo's run folder as ``sqlml run`` records one (its ``run.json`` and
+    ``states.jsonl``, written by the local backend's own functions), without running them:
+    ``failed`` failed, the steps before it succeeded, the others were omitted. Its id."""
+    from sqlml.backends.local.run_file import StatesFile, describe, write_run_file
+    from sqlml.datasources import parse_url
+    from sqlml.workflow.core import Step, Workflow
+
+    workflow = Workflow("generated")
+    for line, (name, after) in enumerate(steps, 1):
+        text = f"CREATE TABLE t{line} AS SELECT {line} AS n;"
+        workflow.add(Step(name, "sql", {"text": text, "line": line, "column": 1}, tuple(after)))
+    identity = parse_url(demo.datasource).identity()
+    run = time.strftime("%Y%m%d-%H%M%S-") + "5" * 6
+    folder = demo.run_dir / run
+    folder.mkdir(parents=True)
+    write_run_file(folder, describe(run, workflow, None, "generated.sql", demo.folder, identity))
+    states, at = StatesFile(folder), time.time()
+    names = [name for name, _ in steps]
+    for name in names[: names.index(failed)]:
+        states.write({"step": name, "state": "succeeded", "attempts": 1, "started_at": at,
+                      "ended_at": at + 0.1, "error": None})  # fmt: skip
+    states.write({"step": failed, "state": "failed", "attempts": 1, "started_at": at,
+                  "ended_at": at + 0.1, "error": f"step {failed} failed (generated)"})  # fmt: skip
+    for name in names[names.index(failed) + 1 :]:
+        states.write({"step": name, "state": "omitted", "attempts": 0, "started_at": None,
+                      "ended_at": None, "error": None})  # fmt: skip
+    states.write({"run": "failed", "ended_at": at + 0.2})
+    states.close()
+    return run
+
+
 def make_demo(folder: Path) -> Demo:
     """The demo in ``folder``: the iris tables loaded, the program written, not run yet."""
     demo = Demo(folder)
