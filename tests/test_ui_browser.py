@@ -21,7 +21,6 @@ import os
 import re
 import signal
 import subprocess
-import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -33,6 +32,8 @@ from ui_browser import (
     FAILING_STEP_LINE,
     MISSING_TABLE,
     MODEL,
+    SPINNING,
+    SPINNING_TRAINING,
     BrowserMissing,
     Demo,
     chrome,
@@ -60,8 +61,7 @@ DONE = {"succeeded", "cached", "skipped"}
 TOKEN = "the-browser-tests-token"
 WIDTHS = (1400, 800)  # the window widths the live pages are tested at
 HEIGHT = 900
-SPINNING = 1_000_000  # rounds of a training that runs until it is stopped
-PROGRESS = re.compile(r"training \(spinner\): (\d+)/1000000 rounds  \w+ [\d.e+-]+")
+PROGRESS = re.compile(rf"training \(spinner\): (\d+)/{SPINNING} rounds  \w+ [\d.e+-]+")
 SYNTAX_ERROR_LINE = "FROM iris_train GROUP BY class ORDER BY n DESC LIMT 2;"  # LIMT: column 48
 
 
@@ -436,20 +436,6 @@ def test_the_runs_list_a_run_and_the_editor_fit_the_window(browser, demo, ui, wi
     fits_the_window(browser)
 
 
-def spin(demo: Demo) -> subprocess.Popen[str]:
-    """``sqlml run`` of a training that goes on until it is stopped."""
-    program = demo.folder / "spin.sql"
-    program.write_text(
-        "SELECT sepal_length, sepal_width, petal_length, petal_width, class FROM iris_train\n"
-        f"TO TRAIN xgboost.gbtree WITH train.num_boost_round = {SPINNING}\n"
-        "LABEL class INTO spinner;\n"
-    )
-    return subprocess.Popen(
-        [sys.executable, "-m", "sqlml", "run", str(program), "--datasource", demo.datasource],
-        cwd=demo.folder, env={**os.environ, **demo.env}, stderr=subprocess.PIPE, text=True,
-    )  # fmt: skip
-
-
 @contextmanager
 def ended(process: subprocess.Popen[str]) -> Iterator[subprocess.Popen[str]]:
     try:
@@ -466,11 +452,7 @@ def test_the_editor_shows_a_trainings_progress(browser, demo, ui):
     editor_run(
         browser,
         ui,
-        [
-            "SELECT sepal_length, sepal_width, petal_length, petal_width, class FROM iris_train",
-            f"TO TRAIN xgboost.gbtree WITH train.num_boost_round = {SPINNING}",
-            "LABEL class INTO spinner;",
-        ],
+        SPINNING_TRAINING.splitlines(),
     )
     progress = shown(browser, "p#progress")
     wait(browser).until(lambda _: PROGRESS.search(progress.text))
@@ -485,13 +467,14 @@ def test_the_editor_shows_a_trainings_progress(browser, demo, ui):
 def test_a_killed_runs_process_shows_it_lost_when_last_heard_of(browser, demo, ui):
     demo, _ = demo
     sized(browser, WIDTHS[0])
-    with ended(spin(demo)) as process:
+    with ended(demo.spin()) as process:
         run = run_id(process.stderr.readline())
         browser.get(f"{ui}/runs/{run}")
         state = shown(browser, "span#run-state")
         assert state.text == "running"
         process.send_signal(signal.SIGKILL)
         wait(browser).until(lambda _: state.text == "lost")
+    assert list(node_states(browser).values()) == ["lost"]  # its step died with it
     folder = demo.run_dir / run
     last = (folder / STATES_FILE).stat().st_mtime
     took = duration(last - read_run_file(folder)["started_at"])
@@ -511,7 +494,7 @@ def test_a_trainings_progress_shows_and_stop_asks_first(browser, demo, ui):
     Last in the module: the run holds the demo's database while it goes on."""
     demo, _ = demo
     sized(browser, WIDTHS[1])
-    with ended(spin(demo)) as process:
+    with ended(demo.spin()) as process:
         run = run_id(process.stderr.readline())
         browser.get(f"{ui}/runs/{run}")
         node = shown(browser, 'svg#dag g.node[data-step^="s1-"]')

@@ -46,6 +46,11 @@ CREATE TABLE observed AS SELECT e.*, o.observer FROM iris_evaluation AS e
   CROSS JOIN {MISSING_TABLE} AS o;
 SELECT observer, count(*) AS n FROM observed GROUP BY observer;
 """
+SPINNING = 1_000_000  # rounds of a training that goes on until it is stopped
+SPINNING_TRAINING = f"""\
+SELECT sepal_length, sepal_width, petal_length, petal_width, class FROM iris_train
+TO TRAIN xgboost.gbtree WITH train.num_boost_round = {SPINNING}
+LABEL class INTO spinner;"""
 
 
 class BrowserMissing(RuntimeError):
@@ -164,6 +169,16 @@ class Demo:
         if done.returncode != 1 or "resume with" not in done.stderr:
             raise AssertionError(f"the demo's run should fail at its third step:\n{done.stderr}")
         return run_id(done.stderr)
+
+    def spin(self) -> subprocess.Popen[str]:
+        """``sqlml run`` of a training that goes on until it is stopped, started (its
+        standard error piped: its first line names the run)."""
+        program = self.folder / "spin.sql"
+        program.write_text(SPINNING_TRAINING + "\n", encoding="utf-8")
+        return subprocess.Popen(
+            [sys.executable, "-m", "sqlml", "run", str(program), "--datasource", self.datasource],
+            cwd=self.folder, env={**os.environ, **self.env}, stderr=subprocess.PIPE, text=True,
+        )  # fmt: skip
 
     def execute(self, sql: str) -> None:
         """Run ``sql`` on the database (directly: no run of sqlml is recorded)."""

@@ -34,6 +34,7 @@ from typing import IO, Any, Protocol
 from sqlml import imports
 
 METRICS_EVERY = 0.5  # seconds between evaluations of a metric just for the display
+RECORDED_METRICS_EVERY = 5.0  # the same, for a page alone (a Recorder showing on no sink)
 LINES_EVERY = 5.0  # seconds between two lines of a stage in a pipe (SQLML_PROGRESS=1)
 PROGRESS_ENV = "SQLML_PROGRESS"
 
@@ -49,7 +50,8 @@ class Bar(Protocol):
 
 
 class Sink(Protocol):
-    """Where progress is shown: a front end."""
+    """Where progress is shown: a front end. One may say how often a metric is worth
+    computing for it (``metrics_every``, seconds; else :data:`METRICS_EVERY`)."""
 
     def bar(self, description: str, total: int | None, unit: str) -> Bar:
         """A display for a stage of ``total`` (None: unknown) ``unit``."""
@@ -60,7 +62,7 @@ class _Stage:
     """A shown stage: its display and when a metric was last computed for it."""
 
     bar: Bar
-    metrics_at: float = 0.0
+    metrics_at: float = float("-inf")  # the first is due at once
 
 
 class Progress:
@@ -105,12 +107,12 @@ class Progress:
 
     def metrics_due(self) -> bool:
         """Whether to compute a metric for the display now: at most every METRICS_EVERY
-        seconds, and never when nothing is shown."""
+        seconds (or the sink's ``metrics_every``), and never when nothing is shown."""
         current = self._current
         if current is None:
             return False
         now = time.monotonic()
-        if now - current.metrics_at < METRICS_EVERY:
+        if now - current.metrics_at < (getattr(self._to, "metrics_every", None) or METRICS_EVERY):
             return False
         current.metrics_at = now
         return True
@@ -236,7 +238,9 @@ class Recorder:
     """A sink that keeps the state of each open stage as a line (:func:`state`), for a
     reader elsewhere (a page): :meth:`lines`, safe from any thread. Each stage is shown on
     ``sink`` too, if given; ``changed`` (if given) gets the lines when a stage opens or ends
-    and, in between, at most every ``every`` seconds; ``ended`` gets a stage's final line."""
+    and, in between, at most every ``every`` seconds; ``ended`` gets a stage's final line.
+    Shown on no sink, a metric is computed for it every :data:`RECORDED_METRICS_EVERY`
+    seconds only (a training's metric on a million rows takes a moment)."""
 
     def __init__(
         self,
@@ -257,6 +261,10 @@ class Recorder:
             self._open.append(bar)
         self._tell(force=True)
         return bar
+
+    @property
+    def metrics_every(self) -> float:
+        return METRICS_EVERY if self._sink is not None else RECORDED_METRICS_EVERY
 
     def lines(self) -> list[str]:
         """The open stages' states, the outermost first."""

@@ -362,8 +362,8 @@ def _steps(
     for name in names:
         about, went = description.get(name, {}), known.get(name, {})
         state = went.get("state", PENDING)
-        if state in (RUNNING, PENDING) and run_state in ENDED:
-            state = CANCELLED if state == RUNNING else PENDING
+        if state == RUNNING and run_state in ENDED:  # stopped with its run, or lost with it
+            state = LOST if run_state == LOST else CANCELLED
         views.append(
             StepView(
                 name,
