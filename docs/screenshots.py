@@ -173,6 +173,8 @@ def live(browser: WebDriver, address: str, demo: Demo) -> None:
     run = run_id(killed.stderr.readline())
     browser.get(f"{address}/runs/{run}")
     shown(browser, 'svg#dag g.node[data-state="running"]')
+    browser.find_element(By.CSS_SELECTOR, 'svg#dag g.node[data-state="running"]').click()
+    says(browser, "step-progress", "rounds .*mlogloss")
     killed.kill()
     killed.wait()
     says(browser, "run-state", "^lost$")

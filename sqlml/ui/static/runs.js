@@ -13,8 +13,7 @@
   const $ = (id) => document.getElementById(id);
   const nodes = new Map();
   for (const node of document.querySelectorAll("#dag g.node")) nodes.set(node.dataset.step, node);
-  const rows = new Map();
-  for (const row of document.querySelectorAll("#step-list tr[data-step]")) rows.set(row.dataset.step, row);
+  const rows = new Map(); // the list's rows by step, once it has been shown
   let openStep = null;
   let stopping = false;
 
@@ -122,7 +121,31 @@
   $("zoom-out").addEventListener("click", () => zoomTo(zoom / 1.25));
   $("zoom-fit").addEventListener("click", () => zoomTo(($("dag-frame").clientWidth - 2) / drawn.width));
 
+  // The steps as a table (name, state, the steps each waits for), made when first shown.
+  function list() {
+    for (const [name, node] of nodes) {
+      const row = document.createElement("tr");
+      row.dataset.step = name;
+      const link = document.createElement("a");
+      link.href = "#step=" + encodeURIComponent(name);
+      link.textContent = name;
+      const state = document.createElement("span");
+      state.className = "state";
+      setState(state, node.dataset.state);
+      const cells = [link, state, (node.dataset.after || "").split(" ").join(", ")].map((content) => {
+        const cell = document.createElement("td");
+        cell.append(content);
+        return cell;
+      });
+      row.append(...cells);
+      if (name === openStep) row.classList.add("selected");
+      rows.set(name, row);
+    }
+    $("step-list").tBodies[0].append(...rows.values());
+  }
+
   $("show-list").addEventListener("click", () => {
+    if (rows.size === 0) list();
     const listed = $("step-list").hidden;
     $("step-list").hidden = !listed;
     dag.style.display = listed ? "none" : "";
