@@ -226,9 +226,11 @@
   $("stop").addEventListener("click", async () => {
     const asked = "Stop run " + runId + "? Its running statements stop and commit nothing; it can be resumed.";
     if (!window.confirm(asked)) return;
-    if (await act($("stop"), "stop")) {
-      stopping = true;
-      $("action-note").textContent = "stopping…";
+    stopping = true; // before the answer: a poll may see the run end first
+    $("action-note").textContent = "stopping…";
+    if (!(await act($("stop"), "stop"))) {
+      stopping = false;
+      $("action-note").textContent = "";
     }
   });
 
