@@ -1,9 +1,16 @@
 """sqlml ui in a real browser (Debian's headless Chromium through Selenium): a run with a
 failed step is found, its DAG shows the failed node, its log and error open on a click, the
-page resumes it and the resumed run succeeds; a running run is followed and stopped; a
-model's page shows its metrics and a plot; the editor runs a statement and shows its rows,
-and a syntax error with its position, and says a database another process holds is busy,
-running the statement once it is free; another site's forms change nothing.
+page resumes it and the resumed run succeeds; a model's page shows its metrics and a plot;
+the editor runs a statement and shows its rows, and a syntax error with its position, and
+says a database another process holds is busy, running the statement once it is free;
+another site's forms change nothing.
+
+Live runs, at 1,400 and 800 pixels wide: a failed run opens on its failed step, its edges end
+in arrowheads and pass beside the boxes (measured on the drawn SVG); a step is found in a run
+of 500 steps, which zooms and shows as a list; no page is wider than the window; a training
+shows its rounds and metric in the run's step panel and in the editor as it goes; Stop asks
+first (cancelled, the run goes on) and says when the run has stopped; a run whose process was
+killed is lost, ended when it was last heard of.
 
 Without Chromium the tests are skipped, and fail in CI (CI=true), where .ci/run installs it.
 """
@@ -11,8 +18,9 @@ Without Chromium the tests are skipped, and fail in CI (CI=true), where .ci/run 
 from __future__ import annotations
 
 import os
+import re
+import signal
 import subprocess
-import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -24,15 +32,19 @@ from ui_browser import (
     FAILING_STEP_LINE,
     MISSING_TABLE,
     MODEL,
+    SPINNING,
+    SPINNING_TRAINING,
     BrowserMissing,
     Demo,
     chrome,
     make_demo,
+    record_run,
     run_id,
     serving,
 )
 
-from sqlml.backends.local.run_file import read_run_file
+from sqlml.backends.local.run_file import STATES_FILE, read_run_file
+from sqlml.backends.runs import clock, duration
 
 import_or_skip("starlette")  # the ui extra
 import_or_skip("selenium")  # the test extra
@@ -47,6 +59,9 @@ WAIT = 300  # seconds a page has to show something: a deadlock guard (each wait 
 RUN_WAIT = 300  # seconds a run started from the page has to start and to end: a deadlock guard
 DONE = {"succeeded", "cached", "skipped"}
 TOKEN = "the-browser-tests-token"
+WIDTHS = (1400, 800)  # the window widths the live pages are tested at
+HEIGHT = 900
+PROGRESS = re.compile(rf"training \(spinner\): (\d+)/{SPINNING} rounds  \w+ [\d.e+-]+")
 SYNTAX_ERROR_LINE = "FROM iris_train GROUP BY class ORDER BY n DESC LIMT 2;"  # LIMT: column 48
 
 
@@ -278,34 +293,240 @@ def test_a_form_on_another_site_runs_nothing(browser, demo, ui):
     assert set(demo.run_dir.iterdir()) == runs
 
 
-def test_a_running_run_is_stopped_from_its_page(browser, demo, ui):
-    """Its page follows it (read from its folder: the run holds the DuckDB file) until Stop
-    cancels it. Last in the module: the run holds the demo's database while it goes on."""
-    demo, _ = demo
-    program = demo.folder / "long.sql"
-    program.write_text(
-        "CREATE TABLE spun AS SELECT sum(i) AS total FROM range(100000000000) AS t(i);\n"
-        "SELECT * FROM spun;\n"
+def fits_the_window(browser: WebDriver) -> None:
+    """The page is no wider than the window: no horizontal scrollbar."""
+    wide, window = browser.execute_script(
+        "const e = document.documentElement; return [e.scrollWidth, e.clientWidth]"
     )
-    process = subprocess.Popen(
-        [sys.executable, "-m", "sqlml", "run", str(program), "--datasource", demo.datasource],
-        cwd=demo.folder, env={**os.environ, **demo.env}, stderr=subprocess.PIPE, text=True,
-    )  # fmt: skip
+    assert wide <= window, f"the page is {wide} px wide in a window of {window} px"
+
+
+def sized(browser: WebDriver, width: int) -> None:
+    browser.set_window_size(width, HEIGHT)
+
+
+def big_dag(steps: int = 500) -> list[tuple[str, list[str]]]:
+    """Ten steps a layer, each waiting for one or two of the layers above it."""
+    names = [f"s{i:03d}-step" for i in range(1, steps + 1)]
+    return [(name, [names[j] for j in (i - 10, i - 13) if j >= 0]) for i, name in enumerate(names)]
+
+
+@pytest.fixture(scope="module")
+def skipping_run(demo: tuple[Demo, str]) -> str:
+    """A run whose s03 -> s07 skips the layer of s05, failed at s07."""
+    steps = [("s01", []), ("s02", ["s01"]), ("s03", ["s01"]), ("s05", ["s03"]),
+             ("s07", ["s05", "s03"])]  # fmt: skip
+    return record_run(demo[0], steps, failed="s07")
+
+
+@pytest.fixture(scope="module")
+def big_run(demo: tuple[Demo, str]) -> str:
+    return record_run(demo[0], big_dag(), failed="s250-step")
+
+
+DRAWN = r"""
+const svg = document.getElementById("dag");
+const boxes = [...svg.querySelectorAll("g.node")].map((node) => {
+  const m = node.transform.baseVal.consolidate().matrix, r = node.querySelector("rect");
+  return {name: node.dataset.step, after: node.dataset.after, x: m.e, y: m.f,
+          w: r.width.baseVal.value, h: r.height.baseVal.value};
+});
+const edges = svg.querySelector("path.edges"), length = edges.getTotalLength();
+let inside = 0, sampled = 0;
+for (let at = 0; at <= length; at += 1.5, sampled++) {
+  const p = edges.getPointAtLength(at);
+  for (const b of boxes) {
+    if (p.x > b.x + 1 && p.x < b.x + b.w - 1 && p.y > b.y + 1 && p.y < b.y + b.h - 1) inside++;
+  }
+}
+const arrows = svg.querySelector("path.arrows");
+const tips = [...arrows.getAttribute("d").matchAll(/M([-\d.]+) ([-\d.]+)l/g)]
+  .map((m) => [+m[1], +m[2]]);
+const targets = boxes.filter((b) => b.after).map((b) => [b.x + b.w / 2, b.y]);
+const style = getComputedStyle(arrows);
+return {inside, sampled, tips, targets, fill: style.fill, shown: arrows.getBBox().width > 0};
+"""
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_a_failed_run_opens_on_its_failed_step_with_arrows_beside_the_boxes(
+    browser, demo, ui, skipping_run, width
+):
+    sized(browser, width)
+    browser.get(f"{ui}/runs/{skipping_run}")
+    wait(browser).until(lambda b: b.find_element(By.ID, "step-name").text == "s07")
+    assert "s07 failed (generated)" in shown(browser, "p#step-error").text
+    selected = browser.find_elements(By.CSS_SELECTOR, "svg#dag g.node.selected")
+    assert [node.get_attribute("data-step") for node in selected] == ["s07"]
+    drawn = browser.execute_script(DRAWN)
+    assert drawn["sampled"] > 300 and drawn["inside"] == 0, drawn
+    assert sorted(map(tuple, drawn["tips"])) == sorted(map(tuple, drawn["targets"]))
+    assert len(drawn["tips"]) == 4 and drawn["shown"] and drawn["fill"] != "none", drawn
+    fits_the_window(browser)
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_a_step_is_found_in_a_run_of_500_steps_which_zooms_and_lists(
+    browser, demo, ui, big_run, width
+):
+    sized(browser, width)
+    browser.get(f"{ui}/runs/{big_run}")
+    name = browser.find_element(By.ID, "step-name")
+    wait(browser).until(lambda _: name.text == "s250-step")  # its failed step
+    assert len(browser.find_elements(By.CSS_SELECTOR, "svg#dag g.node")) == 500
+    fits_the_window(browser)
+
+    def found(css: str) -> bool:
+        """Whether ``css`` is the selected s417 and shown inside the DAG's frame."""
+        return browser.execute_script(
+            "const e = document.querySelector(arguments[0]);"
+            "const f = document.getElementById('dag-frame').getBoundingClientRect();"
+            "const r = e.getBoundingClientRect();"
+            "return e.classList.contains('selected') && r.top >= f.top && r.bottom <= f.bottom"
+            " && r.left < f.right && r.right > f.left",
+            css,
+        )
+
+    search = shown(browser, "input#step-search")
+    search.send_keys("s417", Keys.ENTER)
+    wait(browser).until(lambda _: name.text == "s417-step")
+    assert found('svg#dag g.node[data-step="s417-step"]')
+    assert shown(browser, "span#step-state").text == "omitted"
+    search.clear()
+    search.send_keys("s9999", Keys.ENTER)
+    wait(browser).until(lambda b: "no step" in b.find_element(By.ID, "step-found").text)
+
+    dag = browser.find_element(By.ID, "dag")
+    full = float(dag.get_attribute("width"))
+    browser.find_element(By.ID, "zoom-out").click()
+    assert float(dag.get_attribute("width")) == pytest.approx(full / 1.25)
+    browser.find_element(By.ID, "zoom-fit").click()
+    frame = browser.find_element(By.ID, "dag-frame")
+    assert dag.size["width"] <= frame.size["width"] < full
+    browser.find_element(By.ID, "zoom-in").click()
+    assert dag.size["width"] > frame.size["width"] * 1.2
+    fits_the_window(browser)
+
+    browser.find_element(By.ID, "show-list").click()
+    rows = browser.find_elements(By.CSS_SELECTOR, "table#step-list tbody tr")
+    assert len(rows) == 500 and not dag.is_displayed()
+    assert rows[249].find_element(By.CSS_SELECTOR, ".state").text == "failed"
+    search.clear()
+    search.send_keys("s417", Keys.ENTER)
+    wait(browser).until(lambda _: found('table#step-list tr[data-step="s417-step"]'))
+    rows[9].find_element(By.TAG_NAME, "a").click()
+    wait(browser).until(lambda _: name.text == "s010-step")
+    fits_the_window(browser)
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_the_runs_list_a_run_and_the_editor_fit_the_window(browser, demo, ui, width):
+    demo, failed = demo
+    sized(browser, width)
+    browser.get(f"{ui}/runs")
+    shown(browser, "table#runs tr.run")
+    fits_the_window(browser)
+    browser.get(f"{ui}/runs/{failed}")
+    shown(browser, "section#step")  # opened on its failed step
+    fits_the_window(browser)
+    columns = ", ".join(f"'a rather long value {i}' AS column_{i}" for i in range(12))
+    editor_run(browser, ui, [f"SELECT {columns};"])
+    table = shown(browser, "div#result table")
+    assert table.size["width"] > width  # wider than the window: it scrolls in its own frame
+    fits_the_window(browser)
+
+
+@contextmanager
+def ended(process: subprocess.Popen[str]) -> Iterator[subprocess.Popen[str]]:
     try:
-        run = run_id(process.stderr.readline())
-        browser.get(f"{ui}/runs/{run}")
-        spinning = shown(browser, 'svg#dag g.node[data-step^="s1-"]')
-        wait(browser).until(lambda _: spinning.get_attribute("data-state") == "running")
-        assert shown(browser, "span#run-state").text.strip() == "running"
-        assert not any(b.is_displayed() for b in browser.find_elements(By.ID, "resume"))
-        shown(browser, "button#stop").click()
-        state = browser.find_element(By.ID, "run-state")
-        wait(browser, RUN_WAIT).until(lambda _: state.text.strip() == "cancelled")
-        assert node_states(browser)[spinning.get_attribute("data-step")] == "cancelled"
-        assert process.wait(timeout=RUN_WAIT) != 0
-        assert shown(browser, "button#resume")
+        yield process
     finally:
         if process.poll() is None:
             process.kill()
         process.wait()
         process.stderr.close()
+
+
+def test_the_editor_shows_a_trainings_progress(browser, demo, ui):
+    sized(browser, WIDTHS[0])
+    editor_run(
+        browser,
+        ui,
+        SPINNING_TRAINING.splitlines(),
+    )
+    progress = shown(browser, "p#progress")
+    wait(browser).until(lambda _: PROGRESS.search(progress.text))
+    rounds = int(PROGRESS.search(progress.text).group(1))
+    wait(browser).until(lambda _: int(PROGRESS.search(progress.text).group(1)) > rounds)
+    fits_the_window(browser)
+    browser.find_element(By.ID, "cancel").click()
+    shown(browser, "p#cancelled")
+    assert not progress.is_displayed()
+
+
+def test_a_killed_runs_process_shows_it_lost_when_last_heard_of(browser, demo, ui):
+    demo, _ = demo
+    sized(browser, WIDTHS[0])
+    with ended(demo.spin()) as process:
+        run = run_id(process.stderr.readline())
+        browser.get(f"{ui}/runs/{run}")
+        state = shown(browser, "span#run-state")
+        assert state.text == "running"
+        process.send_signal(signal.SIGKILL)
+        wait(browser).until(lambda _: state.text == "lost")
+    assert list(node_states(browser).values()) == ["lost"]  # its step died with it
+    folder = demo.run_dir / run
+    last = (folder / STATES_FILE).stat().st_mtime
+    took = duration(last - read_run_file(folder)["started_at"])
+    assert browser.find_element(By.ID, "run-duration").text == took  # no longer grows
+    assert browser.find_element(By.ID, "run-ended").text == f", last heard of at {clock(last)}"
+    browser.refresh()
+    assert shown(browser, "span#run-duration").text == took
+    assert shown(browser, "button#resume")
+    browser.get(f"{ui}/runs")
+    row = shown(browser, f'table#runs tr.run[data-run="{run}"]')
+    assert row.get_attribute("data-state") == "lost" and took in row.text
+
+
+def test_a_trainings_progress_shows_and_stop_asks_first(browser, demo, ui):
+    """The run's step panel shows the training's rounds and metric as it goes; Stop asks,
+    and cancelling leaves the run going; once confirmed it stops, and the note says so.
+    Last in the module: the run holds the demo's database while it goes on."""
+    demo, _ = demo
+    sized(browser, WIDTHS[1])
+    with ended(demo.spin()) as process:
+        run = run_id(process.stderr.readline())
+        browser.get(f"{ui}/runs/{run}")
+        node = shown(browser, 'svg#dag g.node[data-step^="s1-"]')
+        wait(browser).until(lambda _: node.get_attribute("data-state") == "running")
+        node.click()
+        progress = shown(browser, "p#step-progress")
+        wait(browser).until(lambda _: PROGRESS.search(progress.text))
+        rounds = int(PROGRESS.search(progress.text).group(1))
+        wait(browser).until(lambda _: int(PROGRESS.search(progress.text).group(1)) > rounds)
+        fits_the_window(browser)
+
+        stop = shown(browser, "button#stop")
+        stop.click()
+        asked = wait(browser).until(seen.alert_is_present())
+        assert f"Stop run {run}?" in asked.text
+        asked.dismiss()
+        posted = browser.execute_script(
+            "return performance.getEntriesByType('resource')"
+            ".filter((e) => e.name.endsWith('/stop')).length"
+        )
+        assert posted == 0 and process.poll() is None
+        assert browser.find_element(By.ID, "action-note").text == ""
+        rounds = int(PROGRESS.search(progress.text).group(1))
+        wait(browser).until(lambda _: int(PROGRESS.search(progress.text).group(1)) > rounds)
+
+        stop.click()
+        wait(browser).until(seen.alert_is_present()).accept()
+        note = browser.find_element(By.ID, "action-note")
+        state = browser.find_element(By.ID, "run-state")
+        wait(browser).until(lambda _: note.text in ("stopping…", "stopped"))
+        wait(browser, RUN_WAIT).until(lambda _: state.text.strip() == "cancelled")
+        wait(browser).until(lambda _: note.text == "stopped")
+        assert node.get_attribute("data-state") == "cancelled"
+        assert process.wait(timeout=RUN_WAIT) != 0
+        assert shown(browser, "button#resume")

@@ -1,6 +1,8 @@
 """sqlml ui's drawing of a run's DAG (sqlml/ui/dag.py and templates/dag.html): one SVG path
-draws every edge, a curve from the bottom of a step's box to the top of each step that waits
-for it, and each node names the steps it waits for (``data-after``)."""
+draws every edge, from the bottom of a step's box to the top of each step that waits for it
+(an edge that skips layers by a lane beside them), never through another step's box; another
+path draws an arrowhead at each edge's end; each node names the steps it waits for
+(``data-after``)."""
 
 from __future__ import annotations
 
@@ -16,7 +18,8 @@ from sqlml.ui.dag import NODE_HEIGHT, NODE_WIDTH, layout
 from sqlml.ui.pages import templates
 
 N = r"(-?[\d.]+)"  # a number of an SVG path
-CURVE = re.compile(rf"M{N} {N}C{N} {N} {N} {N} {N} {N}")
+C = rf"C{N} {N} {N} {N} {N} {N}"
+EDGE = re.compile(rf"M{N} {N}{C}(?:L{N} {N}{C})?")  # a curve, or curve, lane and curve
 NODE = re.compile(
     r'<g class="node" data-step="([^"]+)" data-state="[^"]+"(?: data-after="([^"]+)")? '
     r'transform="translate\(([\d.]+),([\d.]+)\)"'
@@ -33,17 +36,46 @@ def fan_out(steps: int) -> list[tuple[str, list[str]]]:
 
 
 def curves(path: str, boxes: dict[str, tuple[float, float]]) -> set[tuple[str, str]]:
-    """The edges ``path`` draws: each curve's source is the box whose bottom centre it starts
+    """The edges ``path`` draws: each one's source is the box whose bottom centre it starts
     from, its target the box whose top centre it ends at (``boxes``: top-left corners)."""
     bottoms = {(x + NODE_WIDTH / 2, y + NODE_HEIGHT): name for name, (x, y) in boxes.items()}
     tops = {(x + NODE_WIDTH / 2, y): name for name, (x, y) in boxes.items()}
-    assert CURVE.sub("", path) == "", "the path holds only curves"
-    drawn = [
-        (bottoms[float(x1), float(y1)], tops[float(x2), float(y2)])
-        for x1, y1, _, _, _, _, x2, y2 in CURVE.findall(path)
-    ]
+    assert EDGE.sub("", path) == "", "the path holds only edges"
+    drawn = []
+    for found in EDGE.finditer(path):
+        numbers = [float(n) for n in re.findall(N, found.group(0))]
+        drawn.append((bottoms[numbers[0], numbers[1]], tops[numbers[-2], numbers[-1]]))
     assert len(drawn) == len(set(drawn)), "an edge drawn twice"
     return set(drawn)
+
+
+def points(path: str, per_curve: int = 24) -> list[tuple[float, float]]:
+    """Points along each line and curve of ``path`` (as EDGE draws them)."""
+    found = []
+    for edge in EDGE.finditer(path):
+        numbers = [float(n) for n in re.findall(N, edge.group(0))]
+        x, y, rest = numbers[0], numbers[1], numbers[2:]
+        while rest:
+            if len(rest) == 8:  # the lane (a line down), then the last curve
+                (ex, ey), rest = rest[:2], rest[2:]
+                found += [(ex, y + (ey - y) * i / per_curve) for i in range(per_curve + 1)]
+            else:  # a curve
+                (ax, ay, bx, by, ex, ey), rest = rest[:6], rest[6:]
+                for i in range(per_curve + 1):
+                    t = i / per_curve
+                    u = 1 - t
+                    found.append((
+                        u**3 * x + 3 * u * u * t * ax + 3 * u * t * t * bx + t**3 * ex,
+                        u**3 * y + 3 * u * u * t * ay + 3 * u * t * t * by + t**3 * ey,
+                    ))  # fmt: skip
+            x, y = ex, ey
+    return found
+
+
+def inside(point: tuple[float, float], box: tuple[float, float]) -> bool:
+    """Whether ``point`` is in the box at ``box`` (its border left out)."""
+    (px, py), (x, y) = point, box
+    return x + 1 < px < x + NODE_WIDTH - 1 and y + 1 < py < y + NODE_HEIGHT - 1
 
 
 def test_one_path_draws_each_edge_from_its_source_to_its_target() -> None:
@@ -54,6 +86,29 @@ def test_one_path_draws_each_edge_from_its_source_to_its_target() -> None:
     assert curves(drawing.edge_path, boxes) == expected
     waits = {(before, node.name) for node in drawing.nodes for before in node.after}
     assert waits == expected
+
+
+def test_no_edge_crosses_a_box_and_each_ends_at_an_arrowhead() -> None:
+    # s03 -> s07 skips the layer of s05: drawn straight, it would pass behind s05's box
+    steps = [("s01", []), ("s02", ["s01"]), ("s03", ["s01"]), ("s05", ["s03"]),
+             ("s07", ["s05", "s03"]), *fan_out(60)]  # fmt: skip
+    drawing = layout(steps)
+    boxes = {node.name: (node.x, node.y) for node in drawing.nodes}
+    assert ("s03", "s07") in curves(drawing.edge_path, boxes)
+    skipping = next(edge for edge in drawing.edges if (edge.source, edge.target) == ("s03", "s07"))
+    assert "L" in skipping.path  # by a lane
+    crossing = [
+        (point, name) for point in points(drawing.edge_path) for name, box in boxes.items()
+        if inside(point, box)
+    ]  # fmt: skip
+    assert crossing == []
+    assert max(x for x, _ in points(drawing.edge_path)) <= drawing.width
+    tips = re.findall(rf"M{N} {N}l-4 -8h8z", drawing.arrow_path)
+    assert re.sub(rf"M{N} {N}l-4 -8h8z", "", drawing.arrow_path) == ""
+    targets = {edge.target for edge in drawing.edges}
+    assert {(float(x), float(y)) for x, y in tips} == {
+        (boxes[name][0] + NODE_WIDTH / 2, boxes[name][1]) for name in targets
+    }
 
 
 def test_the_page_draws_every_step_its_edges_and_its_label() -> None:
@@ -70,6 +125,7 @@ def test_the_page_draws_every_step_its_edges_and_its_label() -> None:
     expected = {(before, name) for name, after in steps for before in after}
     assert waits == expected
     (path,) = re.findall(r'<path class="edges" d="([^"]+)"/>', svg)
+    assert re.findall(r'<path class="arrows" d="([^"]+)"/>', svg) == [drawing.arrow_path]
     boxes = {name: (float(x), float(y)) for name, _, x, y in nodes}
     assert curves(path, boxes) == expected
     labels = re.findall(r'<tspan x="([\d.]+)" y="([\d.]+)">([^<]*)</tspan>', svg)

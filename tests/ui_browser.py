@@ -46,6 +46,11 @@ CREATE TABLE observed AS SELECT e.*, o.observer FROM iris_evaluation AS e
   CROSS JOIN {MISSING_TABLE} AS o;
 SELECT observer, count(*) AS n FROM observed GROUP BY observer;
 """
+SPINNING = 1_000_000  # rounds of a training that goes on until it is stopped
+SPINNING_TRAINING = f"""\
+SELECT sepal_length, sepal_width, petal_length, petal_width, class FROM iris_train
+TO TRAIN xgboost.gbtree WITH train.num_boost_round = {SPINNING}
+LABEL class INTO spinner;"""
 
 
 class BrowserMissing(RuntimeError):
@@ -165,6 +170,16 @@ class Demo:
             raise AssertionError(f"the demo's run should fail at its third step:\n{done.stderr}")
         return run_id(done.stderr)
 
+    def spin(self) -> subprocess.Popen[str]:
+        """``sqlml run`` of a training that goes on until it is stopped, started (its
+        standard error piped: its first line names the run)."""
+        program = self.folder / "spin.sql"
+        program.write_text(SPINNING_TRAINING + "\n", encoding="utf-8")
+        return subprocess.Popen(
+            [sys.executable, "-m", "sqlml", "run", str(program), "--datasource", self.datasource],
+            cwd=self.folder, env={**os.environ, **self.env}, stderr=subprocess.PIPE, text=True,
+        )  # fmt: skip
+
     def execute(self, sql: str) -> None:
         """Run ``sql`` on the database (directly: no run of sqlml is recorded)."""
         import duckdb
@@ -183,6 +198,39 @@ class Demo:
         self.execute(
             f"CREATE TABLE {MISSING_TABLE} AS SELECT * FROM (VALUES ('Ada'), ('Bo')) AS t(observer)"
         )
+
+
+def record_run(demo: Demo, steps: list[tuple[str, list[str]]], failed: str) -> str:
+    """A failed run of ``steps`` (each a name and the steps it waits for, all statements)
+    recorded in the demo's run folder as ``sqlml run`` records one (its ``run.json`` and
+    ``states.jsonl``, written by the local backend's own functions), without running them:
+    ``failed`` failed, the steps before it succeeded, the others were omitted. Its id."""
+    from sqlml.backends.local.run_file import StatesFile, describe, write_run_file
+    from sqlml.datasources import parse_url
+    from sqlml.workflow.core import Step, Workflow
+
+    workflow = Workflow("generated")
+    for line, (name, after) in enumerate(steps, 1):
+        text = f"CREATE TABLE t{line} AS SELECT {line} AS n;"
+        workflow.add(Step(name, "sql", {"text": text, "line": line, "column": 1}, tuple(after)))
+    identity = parse_url(demo.datasource).identity()
+    run = time.strftime("%Y%m%d-%H%M%S-") + "5" * 6
+    folder = demo.run_dir / run
+    folder.mkdir(parents=True)
+    write_run_file(folder, describe(run, workflow, None, "generated.sql", demo.folder, identity))
+    states, at = StatesFile(folder), time.time()
+    names = [name for name, _ in steps]
+    for name in names[: names.index(failed)]:
+        states.write({"step": name, "state": "succeeded", "attempts": 1, "started_at": at,
+                      "ended_at": at + 0.1, "error": None})  # fmt: skip
+    states.write({"step": failed, "state": "failed", "attempts": 1, "started_at": at,
+                  "ended_at": at + 0.1, "error": f"step {failed} failed (generated)"})  # fmt: skip
+    for name in names[names.index(failed) + 1 :]:
+        states.write({"step": name, "state": "omitted", "attempts": 0, "started_at": None,
+                      "ended_at": None, "error": None})  # fmt: skip
+    states.write({"run": "failed", "ended_at": at + 0.2})
+    states.close()
+    return run
 
 
 def make_demo(folder: Path) -> Demo:

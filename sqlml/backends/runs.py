@@ -133,6 +133,11 @@ class RunView:
         return clock(self.started_at, day=True) if self.started_at else ""
 
     @property
+    def ended(self) -> str:
+        """When it ended (a lost one: when it was last heard of), else nothing."""
+        return clock(self.ended_at) if self.ended_at and self.state in ENDED else ""
+
+    @property
     def resumable(self) -> bool:
         return False
 
@@ -195,6 +200,7 @@ class RunViews(ABC):
         return {
             "state": run.state,
             "duration": run.duration,
+            "ended": run.ended,
             "resumable": run.resumable,
             "stoppable": run.stoppable,
             "steps": {step.name: [step.state, step.title] for step in run.steps},

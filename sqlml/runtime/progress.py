@@ -26,7 +26,7 @@ import importlib.util
 import os
 import threading
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import IO, Any, Protocol
@@ -34,6 +34,7 @@ from typing import IO, Any, Protocol
 from sqlml import imports
 
 METRICS_EVERY = 0.5  # seconds between evaluations of a metric just for the display
+RECORDED_METRICS_EVERY = 5.0  # the same, for a page alone (a Recorder showing on no sink)
 LINES_EVERY = 5.0  # seconds between two lines of a stage in a pipe (SQLML_PROGRESS=1)
 PROGRESS_ENV = "SQLML_PROGRESS"
 
@@ -49,7 +50,8 @@ class Bar(Protocol):
 
 
 class Sink(Protocol):
-    """Where progress is shown: a front end."""
+    """Where progress is shown: a front end. One may say how often a metric is worth
+    computing for it (``metrics_every``, seconds; else :data:`METRICS_EVERY`)."""
 
     def bar(self, description: str, total: int | None, unit: str) -> Bar:
         """A display for a stage of ``total`` (None: unknown) ``unit``."""
@@ -60,7 +62,7 @@ class _Stage:
     """A shown stage: its display and when a metric was last computed for it."""
 
     bar: Bar
-    metrics_at: float = 0.0
+    metrics_at: float = float("-inf")  # the first is due at once
 
 
 class Progress:
@@ -105,12 +107,12 @@ class Progress:
 
     def metrics_due(self) -> bool:
         """Whether to compute a metric for the display now: at most every METRICS_EVERY
-        seconds, and never when nothing is shown."""
+        seconds (or the sink's ``metrics_every``), and never when nothing is shown."""
         current = self._current
         if current is None:
             return False
         now = time.monotonic()
-        if now - current.metrics_at < METRICS_EVERY:
+        if now - current.metrics_at < (getattr(self._to, "metrics_every", None) or METRICS_EVERY):
             return False
         current.metrics_at = now
         return True
@@ -230,3 +232,82 @@ def state(description: str, done: int, total: int | None, unit: str, metrics: st
 def format_metrics(metrics: Mapping[str, float]) -> str:
     """``name value`` pairs, as the summaries show metrics."""
     return ", ".join(f"{name} {value:.4g}" for name, value in metrics.items())
+
+
+class Recorder:
+    """A sink that keeps the state of each open stage as a line (:func:`state`), for a
+    reader elsewhere (a page): :meth:`lines`, safe from any thread. Each stage is shown on
+    ``sink`` too, if given; ``changed`` (if given) gets the lines when a stage opens or ends
+    and, in between, at most every ``every`` seconds; ``ended`` gets a stage's final line.
+    Shown on no sink, a metric is computed for it every :data:`RECORDED_METRICS_EVERY`
+    seconds only (a training's metric on a million rows takes a moment)."""
+
+    def __init__(
+        self,
+        sink: Sink | None = None,
+        changed: Callable[[list[str]], None] | None = None,
+        ended: Callable[[str], None] | None = None,
+        every: float = 1.0,
+    ) -> None:
+        self._sink, self._changed, self._ended, self._every = sink, changed, ended, every
+        self._open: list[_RecordedBar] = []
+        self._lock = threading.Lock()
+        self._told_at = 0.0
+
+    def bar(self, description: str, total: int | None, unit: str) -> Bar:
+        shown = self._sink.bar(description, total, unit) if self._sink is not None else None
+        bar = _RecordedBar(self, shown, description, total, unit)
+        with self._lock:
+            self._open.append(bar)
+        self._tell(force=True)
+        return bar
+
+    @property
+    def metrics_every(self) -> float:
+        return METRICS_EVERY if self._sink is not None else RECORDED_METRICS_EVERY
+
+    def lines(self) -> list[str]:
+        """The open stages' states, the outermost first."""
+        with self._lock:
+            return [bar.line() for bar in self._open]
+
+    def _tell(self, force: bool = False) -> None:
+        if self._changed is None:
+            return
+        now = time.monotonic()
+        if not force and now - self._told_at < self._every:
+            return
+        self._told_at = now
+        self._changed(self.lines())
+
+    def _close(self, bar: _RecordedBar) -> None:
+        with self._lock:
+            self._open.remove(bar)
+        if self._ended is not None:
+            self._ended(bar.line())
+        self._tell(force=True)
+
+
+class _RecordedBar:
+    def __init__(
+        self, owner: Recorder, shown: Bar | None, description: str, total: int | None, unit: str
+    ) -> None:
+        self._owner, self._shown = owner, shown
+        self._description, self._total, self._unit = description, total, unit
+        self._done, self._metrics = 0, ""
+
+    def update(self, advance: int, metrics: Mapping[str, float]) -> None:
+        self._done += advance
+        if metrics:
+            self._metrics = format_metrics(metrics)
+        if self._shown is not None:
+            self._shown.update(advance, metrics)
+        self._owner._tell()
+
+    def close(self) -> None:
+        if self._shown is not None:
+            self._shown.close()
+        self._owner._close(self)
+
+    def line(self) -> str:
+        return state(self._description, self._done, self._total, self._unit, self._metrics)

@@ -5,9 +5,11 @@ the shell does.
 ``POST /editor/run`` checks and runs a program (:mod:`sqlml.ui.editor_runner`) and answers
 an HTML fragment for ``<div id="result">`` (JSON ``{"ok", "html"}`` when asked in JSON, the
 whole page for a plain form); ``POST /editor/cancel`` cancels the run going on; ``GET
-/editor/complete?text=&cursor=`` answers the shell's completions as JSON. POSTs from
-another site are refused (:class:`sqlml.ui.server.SameOrigin`), and no response holds the
-datasource's password (:mod:`sqlml.datasources.redaction`).
+/editor/progress`` answers its open stages' states (``training (m): 40/100 rounds ...``) as
+JSON while it goes on; ``GET /editor/complete?text=&cursor=`` answers the shell's
+completions as JSON. POSTs from another site are refused
+(:class:`sqlml.ui.server.SameOrigin`), and no response holds the datasource's password
+(:mod:`sqlml.datasources.redaction`).
 """
 
 from __future__ import annotations
@@ -100,6 +102,11 @@ async def run(request: Request) -> Response:
 
 async def cancel_run(request: Request) -> Response:
     return JSONResponse({"cancelled": _state(request).runner.cancel()})
+
+
+async def progress(request: Request) -> Response:
+    runner = _state(request).runner
+    return JSONResponse({"running": runner.running(), "progress": runner.progress.lines()})
 
 
 async def complete(request: Request) -> Response:
@@ -217,5 +224,6 @@ ROUTES: list[BaseRoute] = [
     Route("/editor", editor_page),
     Route("/editor/run", run, methods=["POST"]),
     Route("/editor/cancel", cancel_run, methods=["POST"]),
+    Route("/editor/progress", progress),
     Route("/editor/complete", complete),
 ]

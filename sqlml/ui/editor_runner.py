@@ -30,6 +30,7 @@ from sqlml.checking import check_program, errors_of
 from sqlml.datasources import Datasource, ResultSet, connect
 from sqlml.errors import SqlmlError, SqlmlWarning
 from sqlml.runtime import cancel
+from sqlml.runtime.progress import Recorder
 from sqlml.statements.run import runnable
 from sqlml.ui.recorded_plots import png
 
@@ -85,6 +86,7 @@ class EditorRunner:
         self._pool = ThreadPoolExecutor(1, thread_name_prefix="sqlml-editor")
         self._lock = threading.Lock()
         self._switch = _CancelSwitch()
+        self.progress = Recorder()  # the stages of the run going on, for the page to show
         self.generation = 0  # counts the runs that may have changed tables or models
 
     def run(self, text: str) -> EditorRun:
@@ -115,6 +117,10 @@ class EditorRunner:
                 datasource.close()
                 raise
         return datasource
+
+    def running(self) -> bool:
+        """Whether a run is going on."""
+        return self._lock.locked()
 
     def cancel(self) -> bool:
         """Cancel the run going on; whether there was one."""
@@ -151,6 +157,7 @@ class EditorRunner:
             _Cancellable(self._pool, self._switch),
             datasource=datasource,
             on_done=done,
+            sink=self.progress,
             interrupt=CANCEL_BUTTON,
         )
         self.generation += 1

@@ -3,8 +3,10 @@
 ``run.json`` says what the run was: the program it came from (its file and folder, to
 resume it), who ran it where (user, host, process id, to stop it) and its DAG (each step's
 kind, the steps it waits for, its statement's text and position). ``states.jsonl`` gets a
-line at each step's start and end and at the run's end, as the run goes: ``sqlml ui`` reads
-the states there, even while the run holds its datasource (an embedded database file that
+line at each step's start and end and at the run's end, as the run goes, and its time is
+touched every :data:`HEARTBEAT` seconds while the run goes on (a heartbeat: a run whose
+process died was last heard of then, to within as much). ``sqlml ui`` reads the states
+there, even while the run holds its datasource (an embedded database file that
 one process at a time may open). The run record in the database keeps the same states. Neither
 file holds the datasource's URL or any other credential: ``run.json`` names the datasource by
 its identity (a file's path, a server's URL without user, password or options).
@@ -16,6 +18,7 @@ import getpass
 import json
 import os
 import socket
+import threading
 import time
 from contextlib import suppress
 from dataclasses import dataclass, field
@@ -26,6 +29,7 @@ from sqlml.workflow.core import Workflow
 
 RUN_FILE = "run.json"
 STATES_FILE = "states.jsonl"
+HEARTBEAT = 5.0  # seconds between two touches of a running run's states file
 _TAIL = 4096  # bytes at the end of a states file that hold its last line
 _STATEMENT_FIELDS = ("text", "line", "column")
 
@@ -83,12 +87,22 @@ def read_run_file(run_dir: Path) -> dict[str, Any] | None:
 
 class StatesFile:
     """The run's ``states.jsonl`` in ``run_dir``, appended to a line at a time (a JSON object
-    per line, flushed at once). One that cannot be written is dropped: the run goes on."""
+    per line, flushed at once), and touched every :data:`HEARTBEAT` seconds until it is
+    closed. One that cannot be written is dropped: the run goes on."""
 
     def __init__(self, run_dir: Path) -> None:
         self._file: IO[str] | None = None
+        self._path = run_dir / STATES_FILE
+        self._closed = threading.Event()
         with suppress(OSError):
-            self._file = (run_dir / STATES_FILE).open("a", encoding="utf-8")
+            self._file = self._path.open("a", encoding="utf-8")
+        if self._file is not None:
+            threading.Thread(target=self._beat, name="sqlml-heartbeat", daemon=True).start()
+
+    def _beat(self) -> None:
+        while not self._closed.wait(HEARTBEAT):
+            with suppress(OSError):
+                os.utime(self._path)
 
     def write(self, entry: dict[str, Any]) -> None:
         """Append ``entry``: ``{"step": NAME, "state": ...}`` or ``{"run": STATE, ...}``."""
@@ -101,6 +115,7 @@ class StatesFile:
             self.close()
 
     def close(self) -> None:
+        self._closed.set()
         file, self._file = self._file, None
         if file is not None:
             with suppress(OSError):
@@ -153,6 +168,15 @@ def read_run_end(run_dir: Path) -> tuple[str, float | None] | None:
     entry = _entry(tail.rstrip("\n").rpartition("\n")[2]) if tail.endswith("\n") else None
     if isinstance(entry, dict) and "run" in entry:
         return entry["run"], entry.get("ended_at")
+    return None
+
+
+def last_heard(run_dir: Path) -> float | None:
+    """When the run in ``run_dir`` was last heard of: its states file's last write or
+    heartbeat (else its run file's), None when it has neither."""
+    for name in (STATES_FILE, RUN_FILE):
+        with suppress(OSError):
+            return (run_dir / name).stat().st_mtime
     return None
 
 

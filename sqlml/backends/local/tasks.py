@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from sqlml import ir
+from sqlml.backends.local.progress_file import SUFFIX, progress_sink
 from sqlml.datasources import Datasource
 from sqlml.errors import InternalError, SqlmlError
 from sqlml.local_files import keep_traceback, reason, warn_once
@@ -262,7 +263,8 @@ def _attempt(
 
 
 def _statement(task: Task, datasource: Datasource, log: IO[str]) -> Outcome:
-    """Run the statement; past the timeout, ask the database to stop it."""
+    """Run the statement (its progress kept beside its log for ``sqlml ui``); past the
+    timeout, ask the database to stop it."""
     params = task.step.params
     if task.step.items is not None:  # a mapped statement: its {{item...}} placeholders filled
         params = _substituted(params, task.values)
@@ -279,7 +281,9 @@ def _statement(task: Task, datasource: Datasource, log: IO[str]) -> Outcome:
         timer.daemon = True
         timer.start()
     try:
-        outcome = execute(statement, datasource, token=token, sink=task.sink, log=log)
+        progress = task.run_dir / (_UNSAFE.sub("_", task.name) + SUFFIX)
+        sink = progress_sink(task.sink, progress, log)
+        outcome = execute(statement, datasource, token=token, sink=sink, log=log)
     except SqlmlError as error:  # an interrupted statement fails with the database's error
         if token.cancelled:
             raise _timeout(task) from None
@@ -295,6 +299,8 @@ def _statement(task: Task, datasource: Datasource, log: IO[str]) -> Outcome:
     finally:
         if timer is not None:
             timer.cancel()
+        with suppress(OSError):  # a stage a failure left open
+            progress.unlink(missing_ok=True)
     if outcome.summary:
         _log(log, outcome.summary)
     if outcome.result is not None:

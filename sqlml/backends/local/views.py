@@ -11,6 +11,7 @@ datasource is neither listed nor shown.
 
 from __future__ import annotations
 
+import glob
 import re
 import socket
 import time
@@ -23,10 +24,12 @@ from typing import Any, ClassVar
 
 from sqlml.backends.local import launch
 from sqlml.backends.local.launch import OUTPUT_FILE, sqlml_process
+from sqlml.backends.local.progress_file import SUFFIX, read_progress
 from sqlml.backends.local.record import recorded_steps
 from sqlml.backends.local.run_file import (
     RUN_FILE,
     RunStates,
+    last_heard,
     read_run_end,
     read_run_file,
     read_states,
@@ -118,7 +121,8 @@ class LocalRunViews(RunViews):
 
     def step_details(self, where: Where, run: RunView, step: StepView) -> dict[str, Any]:
         log = step_log(where, run.run_id, step.name) or ""
-        return {**step.details(), "failed_attempts": failed_attempts(log)}
+        progress = step_progress(where, run.run_id, step.name) if step.state == RUNNING else []
+        return {**step.details(), "failed_attempts": failed_attempts(log), "progress": progress}
 
     def log(self, where: Where, run_id: str, step: str) -> str:
         run = read_run(where, run_id)
@@ -214,6 +218,14 @@ def resumed_by(settings: Where, run_id: str) -> list[str]:
     )
 
 
+def step_progress(settings: Where, run_id: str, step: str) -> list[str]:
+    """The states of the stages ``step`` of ``run_id`` has open (a mapped step's instances'
+    one after another): ``training (m): 40/100 rounds  train_mlogloss 0.2315``."""
+    folder, name = settings.run_dir / run_id, _LOG_NAME.sub("_", step)
+    paths = [folder / f"{name}{SUFFIX}", *sorted(folder.glob(f"{glob.escape(name)}[[]*]{SUFFIX}"))]
+    return [line for path in paths for line in read_progress(path)]
+
+
 def step_log(settings: Where, run_id: str, step: str) -> str | None:
     """The log of ``step`` of ``run_id`` (a mapped step's instances one after another), or
     None when it has none."""
@@ -277,7 +289,7 @@ def _run(
                     recorded_steps = _step_rows(ds, run_id)
         except SqlmlError:
             pass
-    run.state, run.ended_at = _run_state(run, states, row)
+    run.state, run.ended_at = _run_state(folder, run, states, row)
     if steps:
         run.steps = _steps(description.get("steps") or [], states, recorded_steps, run.state)
     return run
@@ -316,10 +328,11 @@ def _ended(folder: Path) -> RunStates | None:
 
 
 def _run_state(
-    run: RunView, states: RunStates | None, row: dict[str, Any] | None
+    folder: Path, run: RunView, states: RunStates | None, row: dict[str, Any] | None
 ) -> tuple[str, float | None]:
     """The run's state and end: the states file's, else the record's; a running one whose
-    process on this host is gone is lost."""
+    process on this host is gone is lost, and ended when it was last heard of (its
+    heartbeat: :func:`~sqlml.backends.local.run_file.last_heard`)."""
     if states is not None and states.state:
         return states.state, states.ended_at
     if row is not None and row.get("state") != RUNNING:
@@ -329,7 +342,7 @@ def _run_state(
         and run.host == socket.gethostname()
         and not sqlml_process(run.pid, run.started_at or time.time())
     ):
-        return LOST, None
+        return LOST, last_heard(folder)
     return RUNNING, None
 
 
@@ -349,8 +362,8 @@ def _steps(
     for name in names:
         about, went = description.get(name, {}), known.get(name, {})
         state = went.get("state", PENDING)
-        if state in (RUNNING, PENDING) and run_state in ENDED:
-            state = CANCELLED if state == RUNNING else PENDING
+        if state == RUNNING and run_state in ENDED:  # stopped with its run, or lost with it
+            state = LOST if run_state == LOST else CANCELLED
         views.append(
             StepView(
                 name,

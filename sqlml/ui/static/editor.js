@@ -1,5 +1,5 @@
-// The editor page of sqlml ui: runs the statements (Run, Ctrl-Enter) and shows their
-// result in #result; completes keywords, tables, columns, estimators and attributes as the
+// The editor page of sqlml ui: runs the statements (Run, Ctrl-Enter), shows their progress
+// in #progress while they run (a training's rounds and metric) and their result in #result; completes keywords, tables, columns, estimators and attributes as the
 // user types (Ctrl-Space asks for every completion at the cursor).
 "use strict";
 
@@ -17,6 +17,21 @@
   let timer = null;
 
   let retry = null; // a run the busy database put off, to be tried again
+  const progress = document.getElementById("progress");
+  const PROGRESS_MS = 500;
+  let watching = null; // the timer of the next read of the run's progress
+
+  // Show the open stages of the run going on (GET /editor/progress) until it ends.
+  async function watch() {
+    const response = await fetch("/editor/progress", { headers: { Accept: "application/json" } }).catch(() => null);
+    const answer = response && response.ok ? await response.json().catch(() => null) : null;
+    if (watching === null) return; // the run ended meanwhile
+    if (answer) {
+      progress.textContent = answer.progress.join("\n");
+      progress.hidden = answer.progress.length === 0;
+    }
+    watching = setTimeout(watch, PROGRESS_MS);
+  }
 
   async function run() {
     clearTimeout(retry);
@@ -24,6 +39,7 @@
     runButton.disabled = true;
     cancelButton.hidden = false;
     result.setAttribute("aria-busy", "true");
+    watching = setTimeout(watch, PROGRESS_MS);
     try {
       const response = await fetch("/editor/run", {
         method: "POST",
@@ -45,6 +61,9 @@
     } catch (error) {
       showError(`the server cannot be reached (${error.message})`);
     } finally {
+      clearTimeout(watching);
+      watching = null;
+      progress.hidden = true;
       runButton.disabled = false;
       cancelButton.hidden = true;
       result.removeAttribute("aria-busy");
