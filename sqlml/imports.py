@@ -23,9 +23,29 @@ from __future__ import annotations
 import importlib
 import sys
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from types import ModuleType
 
 LOCK = threading.RLock()  # re-entrant: a module being loaded may load others
+_slow: list[str] = []  # the slow libraries being imported now, outermost first
+
+
+@contextmanager
+def slow(library: str) -> Iterator[None]:
+    """The body imports ``library`` (named for people: ``TensorFlow``), which takes seconds
+    and cannot be interrupted: :func:`importing` names it meanwhile."""
+    _slow.append(library)
+    try:
+        yield
+    finally:
+        _slow.remove(library)
+
+
+def importing() -> str | None:
+    """The slow library some thread is importing now, if any (a front end says why a
+    cancelled statement has not stopped yet)."""
+    return _slow[0] if _slow else None
 
 
 def load(name: str) -> ModuleType:

@@ -21,7 +21,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TextIO, TypeVar
 
-from sqlml import ir
+from sqlml import imports, ir
 from sqlml.backends import DEFAULT, backend
 from sqlml.backends.reports import StatementEnd
 from sqlml.datasources import (
@@ -245,9 +245,12 @@ class Session:
         self._started = time.perf_counter()
 
     def _cancelling(self) -> None:
-        """Ctrl-C while statements run: said once."""
+        """Ctrl-C while statements run: said once, with what it waits for if a library that
+        cannot be interrupted is loading."""
         if not self._interrupted:
-            self.say("cancelling...\n")
+            library = imports.importing()
+            waits = f" (once {library} has loaded, which cannot be interrupted)" if library else ""
+            self.say(f"cancelling...{waits}\n")
         self._interrupted = True
 
     def _call(self, function: Callable[..., T], *args: Any) -> T:

@@ -17,7 +17,8 @@ Statements running in parallel have a :class:`Progress` each, and so their own s
 Where the command line shows progress (:func:`terminal`) ``SQLML_PROGRESS`` decides:
 unset, bars on a terminal outside CI and nothing in pipes and CI logs; ``1``, also a plain
 line per stage in pipes and CI logs, at most every :data:`LINES_EVERY` seconds and when it
-ends (``training: 40/100 rounds  train_mlogloss 0.2315``); ``0``, nothing anywhere.
+ends (``training: 40/100 rounds  train_mlogloss 0.2315``; a stage of no count, as
+``loading TensorFlow``, when it begins); ``0``, nothing anywhere.
 """
 
 from __future__ import annotations
@@ -153,10 +154,21 @@ class _RichSink:
 
     def _new_progress(self) -> Any:
         rich = imports.load("rich.progress")  # in the first step's thread that shows a bar
+        text = imports.load("rich.text").Text
+
+        class Count(rich.ProgressColumn):
+            """``done/total`` (``?`` for an unknown total); nothing for a stage of no count."""
+
+            def render(self, task: Any) -> Any:
+                if not task.fields["unit"]:
+                    return text("")
+                total = "?" if task.total is None else f"{task.total:.0f}"
+                return text(f"{task.completed:.0f}/{total}", style="progress.download")
+
         return rich.Progress(
             rich.TextColumn("{task.description}"),
             rich.BarColumn(),
-            rich.MofNCompleteColumn(),
+            Count(),
             rich.TextColumn("{task.fields[unit]} {task.fields[metrics]}"),
             rich.TimeElapsedColumn(),
             console=imports.load("rich.console").Console(file=self._stream),
@@ -205,6 +217,8 @@ class _LineBar:
         self._sink, self._description, self._total, self._unit = sink, description, total, unit
         self._done, self._metrics = 0, ""
         self._shown_at = time.monotonic()
+        if not unit:  # a stage of no count (loading a library): said as it begins
+            self._show()
 
     def update(self, advance: int, metrics: Mapping[str, float]) -> None:
         self._done += advance
@@ -216,7 +230,8 @@ class _LineBar:
             self._show()
 
     def close(self) -> None:
-        self._show()
+        if self._unit:
+            self._show()
 
     def _show(self) -> None:
         shown = state(self._description, self._done, self._total, self._unit, self._metrics)
@@ -224,7 +239,10 @@ class _LineBar:
 
 
 def state(description: str, done: int, total: int | None, unit: str, metrics: str) -> str:
-    """A stage's state as a line: ``training: 40/100 rounds  train_mlogloss 0.2315``."""
+    """A stage's state as a line: ``training: 40/100 rounds  train_mlogloss 0.2315``; a stage
+    without a unit (``loading TensorFlow``) is its description."""
+    if not unit:
+        return description
     count = f"{done}/{total}" if total is not None else str(done)
     return f"{description}: {count} {unit}" + (f"  {metrics}" if metrics else "")
 

@@ -20,6 +20,7 @@ from types import ModuleType
 
 from sqlml import imports
 from sqlml.errors import ModelError
+from sqlml.runtime.progress import Progress
 
 VERBOSE_ENV = "SQLML_VERBOSE"
 
@@ -35,8 +36,12 @@ def verbose() -> bool:
     return os.environ.get(VERBOSE_ENV, "").strip().lower() not in ("", "0", "false", "no")
 
 
-def keras() -> ModuleType:
-    """The ``keras`` module (TensorFlow's backend); a :class:`ModelError` if not installed."""
+def keras(reporter: Progress | None = None) -> ModuleType:
+    """The ``keras`` module (TensorFlow's backend); a :class:`ModelError` if not installed.
+    Its first import (seconds) is a stage of ``reporter``'s: ``loading TensorFlow``."""
+    if _modules is None and reporter is not None:
+        with reporter.stage("loading TensorFlow", unit=""):
+            return _imported()[0]
     return _imported()[0]
 
 
@@ -48,7 +53,7 @@ def tensorflow() -> ModuleType:
 def _imported() -> tuple[ModuleType, ModuleType]:
     global _modules
     if _modules is None:
-        with imports.LOCK:  # imported while no other thread imports: see sqlml.imports
+        with imports.LOCK, imports.slow("TensorFlow"):  # no other import meanwhile
             if _modules is None:
                 _modules = _import_loud() if verbose() else _import_quiet()
     return _modules

@@ -64,7 +64,7 @@ def train(
     """
     _reject_nulls(features)
     _check_size(features, attributes)
-    keras = library.keras()
+    keras = library.keras(context.reporter)
     if searches(attributes):
         from sqlml.models.keras.model import tuning
 
@@ -105,7 +105,7 @@ def train_batches(
         )
     _reject_nulls(sample)
     _check_size(sample, attributes)
-    keras = library.keras()
+    keras = library.keras(context.reporter)
     tf = library.tensorflow()
 
     model, params = network.compiled(keras, sample, sample_y, labels, attributes, base)
@@ -161,7 +161,7 @@ def scorer(
     returns class probabilities (rows x classes) for classifiers, values for regressors (rows
     x n for n values a row); it stops between batches once ``context``'s token is cancelled,
     and reports the rows scored to its reporter."""
-    keras = library.keras()
+    keras = library.keras(context.reporter)
     model = network.load(keras, data)
 
     def score(features: FeatureArrays, batch_size: int) -> np.ndarray:

@@ -4,6 +4,7 @@ runs)."""
 
 from __future__ import annotations
 
+import contextlib
 import io
 import math
 import tempfile
@@ -124,17 +125,30 @@ def fit(
     **options: Any,
 ):
     """``model.fit``, stopped between batches once ``context``'s token is cancelled, or after
-    ``max_steps`` batches (0 or None: no limit); while its progress is shown, each epoch's
-    loss and metrics go to it, named as the training's summary names them (the last
-    epoch's are the stored ones)."""
+    ``max_steps`` batches (0 or None: no limit); while its progress is shown, the first batch
+    (which builds TensorFlow's graph of the network: seconds) is a stage of its own,
+    ``compiling the network``, and then each epoch's loss and metrics go to the ``training``
+    stage, named as the training's summary names them (the last epoch's are the stored
+    ones)."""
     reporter = context.reporter
-    with reporter.stage("training", total=epochs, unit="epochs"):
-        callbacks = [_cancellation(keras, context.token), _divergence(keras)]
-        if max_steps:
-            callbacks.append(_step_limit(keras, max_steps))
+    callbacks = [_cancellation(keras, context.token), _divergence(keras)]
+    if max_steps:
+        callbacks.append(_step_limit(keras, max_steps))
+    with contextlib.ExitStack() as stages:
+        stages.enter_context(reporter.stage("compiling the network", unit=""))
         if reporter.shown():
 
             class EpochProgress(keras.callbacks.Callback):
+                compiled = False
+
+                def on_train_batch_end(self, batch: int, logs: dict | None = None) -> None:
+                    if not self.compiled:
+                        self.compiled = True
+                        stages.close()
+                        stages.enter_context(
+                            reporter.stage("training", total=epochs, unit="epochs")
+                        )
+
                 def on_epoch_end(self, epoch: int, logs: dict | None = None) -> None:
                     reporter.advance(1, **_named(logs or {}))
 
