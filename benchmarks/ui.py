@@ -81,11 +81,12 @@ def record_run(url: str, run_dir: Path, base_dir: Path) -> None:
     workflow = big_workflow()
     folder = run_dir / RUN_ID
     folder.mkdir(parents=True)
-    description = describe(RUN_ID, workflow, None, str(base_dir / "big.sql"), base_dir)
+    ds = connect(url)
+    source = str(base_dir / "big.sql")
+    description = describe(RUN_ID, workflow, None, source, base_dir, ds.url.identity())
     write_run_file(folder, description)
     started = description["started_at"] - STEPS * 0.05
     states = StatesFile(folder)
-    ds = connect(url)
     try:
         record = RunRecord(ds)
         record.start_run(RUN_ID, workflow.name, None, started)
