@@ -220,23 +220,10 @@ def _home() -> tuple[Path | None, str]:
 
 def cache_key(datasource: Datasource, select: str) -> str | None:
     """A key that changes when the SELECT or any table it reads changes; None: don't cache."""
-    try:  # the tree the analysis built: its long lists of literals cut short
-        trees = parse_sql(select, datasource.dialect)
-    except (SqlglotError, RecursionError):
+    tree = _tree(select, datasource.dialect)
+    if tree is None or any(tree.find_all(*_VOLATILE)):
         return None
-    if len(trees) != 1 or trees[0] is None:
-        return None
-    tree = trees[0]
-    if any(tree.find_all(*_VOLATILE)):
-        return None
-    ctes = {cte.alias_or_name for cte in tree.find_all(exp.CTE)}
-    tables = sorted(
-        {
-            tuple(part.name for part in table.parts)
-            for table in tree.find_all(exp.Table)
-            if table.name and table.name not in ctes
-        }
-    )
+    tables = _tables(tree)
     if not tables:
         return None
     fingerprints = [datasource.table_fingerprint(list(table)) for table in tables]
@@ -244,6 +231,34 @@ def cache_key(datasource: Datasource, select: str) -> str | None:
         return None
     text = "\n".join([str(datasource.url), select, *map(str, tables), *fingerprints])
     return hashlib.sha256(text.encode()).hexdigest()
+
+
+def tables_read(select: str, dialect: str) -> list[tuple[str, ...]]:
+    """The tables ``select`` reads, each as its name's parts as written, in order (none for
+    a SELECT that cannot be read), as the cache fingerprints them."""
+    tree = _tree(select, dialect)
+    return [] if tree is None else _tables(tree)
+
+
+def _tree(select: str, dialect: str) -> exp.Expression | None:
+    """The tree the analysis built (its long lists of literals cut short); None for a text
+    that is not one statement sqlglot reads."""
+    try:
+        trees = parse_sql(select, dialect)
+    except (SqlglotError, RecursionError):
+        return None
+    return trees[0] if len(trees) == 1 else None
+
+
+def _tables(tree: exp.Expression) -> list[tuple[str, ...]]:
+    ctes = {cte.alias_or_name for cte in tree.find_all(exp.CTE)}
+    return sorted(
+        {
+            tuple(part.name for part in table.parts)
+            for table in tree.find_all(exp.Table)
+            if table.name and table.name not in ctes
+        }
+    )
 
 
 def _storable(columns: Columns) -> dict[str, np.ndarray]:

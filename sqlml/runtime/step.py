@@ -5,7 +5,9 @@ pods get: it survives ``sh -c`` and the kubelet's ``$(VAR)`` expansion). A Katib
 values come in ``$SQLML_TRIAL``. The datasource URL comes from ``$SQLML_DATASOURCE`` (a
 Kubernetes Secret), never from the arguments, so credentials stay out of workflow specs and
 logs. With ``SQLML_PROGRESS=1`` the step's log shows its progress lines, as ``sqlml run``'s
-standard error does.
+standard error does. ``$SQLML_RUN_ID`` (the Workflow's name) and ``$SQLML_PROGRAM`` (the
+program's file as compiled), when set, are what a trained model's lineage records of its run:
+the step is then the statement's.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from sqlml import ir
 from sqlml.datasources import Datasource, connect
 from sqlml.errors import InternalError, SqlmlError
 from sqlml.runtime import cancel
+from sqlml.runtime.context import RunStep
 from sqlml.runtime.execute import execute
 from sqlml.runtime.output import render
 from sqlml.runtime.progress import terminal
@@ -43,7 +46,8 @@ def main(argv: list[str]) -> int:
         datasource = connect()
         try:
             with _stopped_by_signals(token, datasource, received):
-                outcome = execute(statement, datasource, token=token, sink=terminal(sys.stderr))
+                sink, run = terminal(sys.stderr), _run(statement)
+                outcome = execute(statement, datasource, token=token, sink=sink, run=run)
         finally:
             datasource.close()
     except SqlmlError as error:
@@ -58,6 +62,17 @@ def main(argv: list[str]) -> int:
     if outcome.result is not None:
         sys.stdout.write(render(outcome.result))
     return 0
+
+
+RUN_ENV, PROGRAM_ENV = "SQLML_RUN_ID", "SQLML_PROGRAM"
+
+
+def _run(statement: ir.Statement) -> RunStep:
+    """The run the step is part of, as its environment says (none without a run id)."""
+    run = os.environ.get(RUN_ENV) or None
+    if run is None:
+        return RunStep()
+    return RunStep(run, statement.id, os.environ.get(PROGRAM_ENV) or None)
 
 
 def _statement(argument: str) -> ir.Statement:

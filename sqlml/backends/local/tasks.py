@@ -27,6 +27,7 @@ from sqlml.errors import InternalError, SqlmlError
 from sqlml.local_files import keep_traceback, reason, warn_once
 from sqlml.runtime import cancel
 from sqlml.runtime.bounds import LOG_LIMIT, MESSAGE_LIMIT, clipped
+from sqlml.runtime.context import RunStep
 from sqlml.runtime.execute import execute
 from sqlml.runtime.outcome import Outcome
 from sqlml.runtime.progress import Sink
@@ -68,6 +69,7 @@ class Task:
     base_dir: Path
     run_token: cancel.Token  # cancelled when the whole run is (Ctrl-C)
     sink: Sink | None  # where a statement's progress is shown (None: nowhere)
+    run: RunStep = field(default_factory=RunStep)  # the recorded run's id, step and program
 
 
 @dataclass
@@ -279,7 +281,7 @@ def _statement(task: Task, datasource: Datasource, log: IO[str]) -> Outcome:
         timer.daemon = True
         timer.start()
     try:
-        outcome = execute(statement, datasource, token=token, sink=task.sink, log=log)
+        outcome = execute(statement, datasource, token=token, sink=task.sink, log=log, run=task.run)
     except SqlmlError as error:  # an interrupted statement fails with the database's error
         if token.cancelled:
             raise _timeout(task) from None

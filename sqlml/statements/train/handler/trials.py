@@ -28,6 +28,7 @@ from sqlml.datasources import Columns, Datasource
 from sqlml.datasources.arrays import object_array
 from sqlml.errors import ModelError, SqlmlError
 from sqlml.models.store import ModelStore
+from sqlml.runtime import lineage
 from sqlml.runtime.context import Context
 from sqlml.runtime.outcome import Outcome
 from sqlml.search_space import as_text, decode, default_goal
@@ -119,6 +120,9 @@ def finish(statement: ir.SearchStatement, context: Context) -> Outcome:
         for t in trials
     ]
     metadata = {key: value for key, value in best["metadata"].items() if key != "trial"}
+    if lineage.KEY in metadata:  # the best trial's training, saved by this step
+        run = context.run
+        metadata[lineage.KEY] = {**metadata[lineage.KEY], "run": run.run, "step": run.step}
     metadata["search"] = {
         **{key: settings[key] for key in ("algorithm", "seed", "trials")},
         "metric": metric,
