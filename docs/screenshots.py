@@ -4,7 +4,9 @@
 a DuckDB file; a program that trains a model, evaluates it with a plot, then fails on a
 missing table; that run resumed once the table exists), serves ``sqlml ui`` over it on a
 free loopback port and writes ``docs/images/ui-*.png``: the runs list, the failed run's DAG
-with its failed step's log, the model's page and the editor with a result.
+with its failed step's log, the model's page and the editor with a result; then, with a
+search of many hyperparameters, the list of models and the search's trials at 1,400 and 800
+pixels wide (``ui-models-WIDTH.png``, ``ui-trials-WIDTH.png``).
 
 Needs the ``ui`` and ``test`` extras and Debian's ``chromium`` and ``chromium-driver``.
 """
@@ -23,10 +25,11 @@ from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.remote.webdriver import WebDriver  # noqa: E402
 from selenium.webdriver.support import expected_conditions as seen  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
-from ui_browser import MISSING_TABLE, MODEL, chrome, make_demo, serving  # noqa: E402
+from ui_browser import MISSING_TABLE, MODEL, SEARCHED, chrome, make_demo, serving  # noqa: E402
 
 IMAGES = ROOT / "docs" / "images"
 WIDTH, HEIGHT = 1280, 860
+NARROW = (1400, 800)  # the widths of the models list and the trials
 EDITOR_SQL = "SELECT class, count(*) AS flowers, round(avg(petal_length), 2) AS petal_length\n"
 EDITOR_SQL += "FROM iris_train GROUP BY class ORDER BY class;"
 
@@ -38,6 +41,8 @@ def shown(browser: WebDriver, css: str) -> None:
 def save(browser: WebDriver, name: str, whole: bool = False) -> None:
     """The window (``whole``: the whole page) as ``docs/images/ui-NAME.png``."""
     path = IMAGES / f"ui-{name}.png"
+    if whole:  # images below the window load now, not when scrolled to
+        browser.execute_script("document.querySelectorAll('img').forEach(i => i.loading = 'eager')")
     WebDriverWait(browser, 30).until(
         lambda b: b.execute_script(
             "return Array.from(document.images).every(i => i.complete && i.naturalWidth > 0)"
@@ -93,6 +98,16 @@ def main() -> int:
                 browser.find_element(By.ID, "run").click()
                 shown(browser, "div#result table")
                 save(browser, "editor")
+
+                demo.search()
+                for width in NARROW:
+                    browser.set_window_size(width, HEIGHT)
+                    browser.get(f"{address}/models")
+                    shown(browser, "table#models tr.model")
+                    save(browser, f"models-{width}")
+                    browser.get(f"{address}/models/{SEARCHED}#search")
+                    shown(browser, "table#trials")
+                    save(browser, f"trials-{width}")
         finally:
             browser.quit()
     return 0

@@ -184,3 +184,34 @@ def test_lineage_is_optional_and_checked_when_present():
     ):
         with pytest.raises(ModelError, match=r"version 1 .*its lineage is malformed"):
             read_metadata("m", 1, json.dumps({**base, "lineage": wrong}), used=False)
+
+
+def test_a_pod_records_its_workflow_as_the_run(duckdb_url, monkeypatch, capsys):
+    """``python -m sqlml.runtime.step IR`` in an Argo pod: the run is ``$SQLML_RUN_ID`` (the
+    Workflow's name, which the compiled template gives), the step the statement's."""
+    from sqlml.grammar import parse
+    from sqlml.runtime import step
+    from sqlml.semantics import analyze
+
+    ds = connect(duckdb_url)
+    load_iris(ds)
+    ds.close()
+    (statement,) = analyze(
+        parse(
+            "SELECT sepal_length, class FROM iris_train TO TRAIN xgboost.gbtree WITH "
+            "objective = 'multi:softprob', train.num_boost_round = 2 LABEL class INTO m;"
+        )
+    )
+    monkeypatch.setenv("SQLML_DATASOURCE", duckdb_url)
+    monkeypatch.setenv("SQLML_RUN_ID", "program-x7k2p")
+    assert step.main([statement.to_json()]) == 0, capsys.readouterr().err
+    ds = connect(duckdb_url)
+    try:
+        lineage = ModelStore(ds).load("m").metadata["lineage"]
+    finally:
+        ds.close()
+    assert (lineage["run"], lineage["step"], lineage["program"]) == (
+        "program-x7k2p",
+        statement.id,
+        None,
+    )

@@ -16,12 +16,15 @@ from sqlml.datasources import Datasource
 from sqlml.runtime.cancel import Token
 from sqlml.runtime.progress import Progress
 
+# A step's pod's environment variable naming its run: an Argo Workflow's name
+RUN_ENV = "SQLML_RUN_ID"
+
 
 @dataclass(frozen=True)
 class RunStep:
     """The recorded run a statement is a step of: the run's id, the step's name and the
     program's file as given (each None where there is none: the shell, the notebook and the
-    editor record no run; ``sqlml -e`` has no program file)."""
+    editor record no run; ``sqlml -e`` and a pod have no program file)."""
 
     run: str | None = None
     step: str | None = None

@@ -5,9 +5,8 @@ pods get: it survives ``sh -c`` and the kubelet's ``$(VAR)`` expansion). A Katib
 values come in ``$SQLML_TRIAL``. The datasource URL comes from ``$SQLML_DATASOURCE`` (a
 Kubernetes Secret), never from the arguments, so credentials stay out of workflow specs and
 logs. With ``SQLML_PROGRESS=1`` the step's log shows its progress lines, as ``sqlml run``'s
-standard error does. ``$SQLML_RUN_ID`` (the Workflow's name) and ``$SQLML_PROGRAM`` (the
-program's file as compiled), when set, are what a trained model's lineage records of its run:
-the step is then the statement's.
+standard error does. ``$SQLML_RUN_ID`` (the Argo Workflow's name, which its steps' pods
+get) is the run a trained model's lineage records, the step then the statement's.
 """
 
 from __future__ import annotations
@@ -25,7 +24,7 @@ from sqlml import ir
 from sqlml.datasources import Datasource, connect
 from sqlml.errors import InternalError, SqlmlError
 from sqlml.runtime import cancel
-from sqlml.runtime.context import RunStep
+from sqlml.runtime.context import RUN_ENV, RunStep
 from sqlml.runtime.execute import execute
 from sqlml.runtime.output import render
 from sqlml.runtime.progress import terminal
@@ -64,15 +63,10 @@ def main(argv: list[str]) -> int:
     return 0
 
 
-RUN_ENV, PROGRAM_ENV = "SQLML_RUN_ID", "SQLML_PROGRAM"
-
-
 def _run(statement: ir.Statement) -> RunStep:
     """The run the step is part of, as its environment says (none without a run id)."""
     run = os.environ.get(RUN_ENV) or None
-    if run is None:
-        return RunStep()
-    return RunStep(run, statement.id, os.environ.get(PROGRAM_ENV) or None)
+    return RunStep() if run is None else RunStep(run, statement.id)
 
 
 def _statement(argument: str) -> ir.Statement:

@@ -252,7 +252,7 @@ def _attempt(
             _shell(command, workdir, env, log, task)
         if statement:
             outcome = _statement(task, datasource(), log)
-            return {"result": _first_value(outcome)}, outcome
+            return {"result": _first_value(outcome), **outcome.outputs()}, outcome
         stdout = _process(task, workdir, env, log)
         return _outputs(task, workdir, stdout), None
     finally:

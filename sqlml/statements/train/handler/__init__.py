@@ -70,18 +70,21 @@ def train(statement: ir.TrainStatement, context: Context) -> Outcome:
         if isinstance(trained, Outcome):  # a worker's part: another process stores the model
             return trained
         store = ModelStore(context.datasource)
-        metadata = store_model(context, statement, store, model_family, None, trained, tables)
+        version, metadata = store_model(
+            context, statement, store, model_family, None, trained, tables
+        )
     else:
-        metadata = train_and_save(statement, context)
-    return Outcome(summary=summary(statement, metadata))
+        version, metadata = train_and_save(statement, context)
+    return Outcome(summary=summary(statement, metadata), model=(statement.model, version))
 
 
 def train_and_save(
     statement: ir.TrainStatement,
     context: Context,
     extra_metadata: dict[str, Any] | None = None,
-) -> dict[str, Any]:
-    """Train, validate and store the model with ``extra_metadata``; its metadata."""
+) -> tuple[int, dict[str, Any]]:
+    """Train, validate and store the model with ``extra_metadata``; its version and
+    metadata."""
     store = ModelStore(context.datasource)
     model_family = family(statement.family)
     trainer = model_family.trainer()
@@ -208,9 +211,9 @@ def store_model(
     trained: Trained,
     tables: dict[str, str | None],
     extra_metadata: dict[str, Any] | None = None,
-) -> dict[str, Any]:
-    """Store: the model and its metadata (with ``extra_metadata``), which is returned; its
-    lineage holds ``tables``, the fingerprints of the tables read."""
+) -> tuple[int, dict[str, Any]]:
+    """Store: the model and its metadata (with ``extra_metadata``); its version and metadata.
+    Its lineage holds ``tables``, the fingerprints of the tables read."""
     details = trained.details
     if trained.how is not None:
         details = {**details, "metrics": {**details["metrics"], **trained.validation_metrics}}
@@ -232,8 +235,7 @@ def store_model(
         **details,
         **(extra_metadata or {}),
     }
-    store.save(statement.model, metadata, trained.data, context.token)
-    return metadata
+    return store.save(statement.model, metadata, trained.data, context.token), metadata
 
 
 def _attributes(statement: ir.TrainStatement, base: StoredModel | None) -> dict[str, Any]:

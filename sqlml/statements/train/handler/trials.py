@@ -67,7 +67,7 @@ def run_trial(statement: ir.TrialStatement, context: Context) -> Outcome:
     )
     record = {"key": key, "values": values, "search": fingerprint(statement)}
     try:
-        metadata = training.train_and_save(
+        _, metadata = training.train_and_save(
             trained, context, {"trial": {**record, "status": SUCCEEDED}}
         )
     except ModelError as error:  # the values do not train; the database's errors propagate
@@ -132,12 +132,13 @@ def finish(statement: ir.SearchStatement, context: Context) -> Outcome:
         "results": results,
     }
     stored = store.load(best["name"])
-    store.save(statement.model, metadata, stored.data, token)
+    version = store.save(statement.model, metadata, stored.data, token)
     _drop(store, trials)
     return Outcome(
+        model=(statement.model, version),
         summary=f"searched {len(trials)} trials of {statement.model}: best trial "
         f"{best['number']} with validation {metric} {_score(best, metric):.4g}, saved as "
-        f"{statement.model}; every trial in {'.'.join(table)}"
+        f"{statement.model}; every trial in {'.'.join(table)}",
     )
 
 
