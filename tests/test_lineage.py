@@ -20,6 +20,7 @@ from sqlml.datasources import connect
 from sqlml.errors import ModelError
 from sqlml.models.metadata import read_metadata
 from sqlml.models.store import ModelStore
+from sqlml.runtime.lineage import described as lineage_rows
 from sqlml.tables import MODEL_VERSIONS
 
 TRAIN = """\
@@ -33,6 +34,7 @@ SELECT sepal_length, petal_length, class FROM iris_train TO TRAIN xgboost.gbtree
 WITH objective = 'multi:softprob', max_depth = CHOICE(2, 3), search.trials = 2,
   search.trials_table = {t}, train.num_boost_round = 2
 LABEL class INTO {sm};
+SELECT sepal_length, petal_length, class FROM iris_test TO EVALUATE {m} LABEL class INTO {e};
 """
 
 
@@ -70,7 +72,7 @@ def steps(url: str, run_id: str) -> dict[str, str]:
 def test_training_and_search_record_their_lineage(
     iris_url, tmp_path, unique_name, capsys, monkeypatch
 ):
-    names = {"m": f"{unique_name}_m", "sm": f"{unique_name}_sm", "t": f"{unique_name}_t"}
+    names = {part: f"{unique_name}_{part}" for part in ("m", "sm", "t", "e")}
     (tmp_path / "train.sql").write_text(TRAIN.format(**names))
     monkeypatch.chdir(tmp_path)
     status, run_id, err = run("train.sql", iris_url, capsys)
@@ -79,7 +81,10 @@ def test_training_and_search_record_their_lineage(
     try:
         fingerprints = {t: ds.table_fingerprint([t]) for t in ("iris_train", "iris_test")}
         searched = ModelStore(ds).load(names["sm"]).metadata["lineage"]
+        (evaluated,) = ds.execute(f"SELECT accuracy FROM {names['e']}").rows[0]
+        outputs = {name: step.outputs for name, step in RunRecord(ds).steps(run_id).items()}
         ds.execute(f"DROP TABLE {names['t']}")
+        ds.execute(f"DROP TABLE {names['e']}")
     finally:
         ds.close()
     rows = described(iris_url, names["m"], capsys)
@@ -102,6 +107,15 @@ def test_training_and_search_record_their_lineage(
         assert searched["statement"] == {"line": 7, "column": 1}
         assert searched["tables"] == {"iris_train": fingerprints["iris_train"]}
         assert searched["program"] == "train.sql" and searched["user"] == getpass.getuser()
+        # The run record keeps the version each step trained or measured, and TO EVALUATE's
+        # metrics of it
+        assert (outputs[rows["step"]]["model"], outputs[rows["step"]]["version"]) == (
+            names["m"],
+            "1",
+        )
+        (measured,) = [o for name, o in outputs.items() if "-evaluate-" in name]
+        assert (measured["model"], measured["version"]) == (names["m"], "1")
+        assert json.loads(measured["metrics"])["accuracy"] == pytest.approx(evaluated)
     finally:
         ds = connect(iris_url)
         ModelStore(ds).drop(names["m"])
@@ -170,6 +184,7 @@ def test_no_password_in_the_lineage(tmp_path, unique_name, capsys):
 def test_lineage_is_optional_and_checked_when_present():
     base = {"estimator": "e", "label": "y", "rows": 1, "statement": "s", "trained_at": "t"}
     assert read_metadata("m", 1, json.dumps(base), used=False) == base  # stored before lineage
+    assert lineage_rows(base) == []  # DESCRIBE MODEL shows no lineage of it
     good = {
         "run": None, "step": None, "program": None, "statement": {"line": 2, "column": 5},
         "user": "ann", "host": "h", "libraries": {"python": "3.12"}, "tables": {"t": None},

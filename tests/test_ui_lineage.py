@@ -75,8 +75,16 @@ def made(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Made]:
 
 
 def plots(html: str) -> list[str]:
-    """The files of the plots a model's page shows."""
-    return re.findall(r'<figure class="plot" data-kind="\w+">.*?<code>([^<]+)</code>', html, re.S)
+    """The files of the plots a model's page shows, each checked to say the version shown."""
+    (number,) = re.findall(r'<h1 id="model" data-model="m" data-version="(\d+)">', html)
+    found = re.findall(
+        r'<figure class="plot" data-kind="\w+">.*?<figcaption>TO \w+ of version (\d+),'
+        r".*?<code>([^<]+)</code>",
+        html,
+        re.S,
+    )
+    assert all(version == number for version, _ in found), found
+    return [path for _, path in found]
 
 
 def evaluations(html: str) -> list[dict[str, str]]:
@@ -148,3 +156,26 @@ def test_a_run_step_links_back_to_the_version_it_trained_or_measured(made):
             assert details["model"] == {"name": "m", "version": number, "url": url}
     page = client.get(f"/runs/{made.run_id}").text
     assert "model-link" in page  # where the step panel shows it
+
+
+def test_a_dropped_models_plots_are_not_shown_on_its_successor(tmp_path, monkeypatch):
+    """After DROP MODEL, versions count from 1 again: what a step measured before the new
+    version 1 was stored was of the dropped model."""
+    made = Made(tmp_path)
+    ds = connect(made.url)
+    load_iris(ds)
+    ds.close()
+    (tmp_path / "plots").mkdir()
+    monkeypatch.setenv("SQLML_RUN_DIR", str(made.run_dir))
+    monkeypatch.chdir(tmp_path)
+    first = "\n".join(PROGRAM.splitlines()[:4]) + "\n"  # version 1 and its evaluation
+    (tmp_path / "first.sql").write_text(first)
+    (tmp_path / "again.sql").write_text("DROP MODEL m;\n" + "\n".join(PROGRAM.splitlines()[:3]))
+    assert main(["run", "first.sql", "--datasource", made.url]) == 0
+    assert plots(made.client().get("/models/m").text) == ["v1.png"]
+    ds = connect(made.url)
+    ds.execute("UPDATE sqlml_run_steps SET ended_at = ended_at - 60")  # a minute before
+    ds.close()
+    assert main(["run", "again.sql", "--datasource", made.url]) == 0
+    page = made.client().get("/models/m").text
+    assert 'data-version="1"' in page and plots(page) == [] and evaluations(page) == []

@@ -182,13 +182,15 @@ async def plot_file(request: Request) -> Response:
 @dataclass(frozen=True)
 class ShownPlot:
     """A plot on a model's page: what drew it (evaluate, explain), its image's address, its
-    file, the statement, and the recorded run (None: this server's editor)."""
+    file, the statement, the recorded run (None: this server's editor) and the version of
+    the model it was drawn of."""
 
     kind: str
     src: str
     path: Path
     statement: str
     run_id: str | None
+    version: int
 
 
 def _plots(request: Request, name: str, number: int, measured: Measured) -> list[ShownPlot]:
@@ -199,10 +201,12 @@ def _plots(request: Request, name: str, number: int, measured: Measured) -> list
         data = png(drawn.path) if drawn.version == number else None
         if data is not None:
             source = f"data:image/png;base64,{base64.b64encode(data).decode()}"
-            plots.append(ShownPlot(drawn.kind, source, drawn.path, drawn.statement, None))
+            shown = ShownPlot(drawn.kind, source, drawn.path, drawn.statement, None, number)
+            plots.append(shown)
     for plot in measured.plots:
         source = f"{model_url(name)}/plots/{quote(plot.run_id)}/{quote(plot.step)}"
-        plots.append(ShownPlot(plot.kind, source, plot.path, plot.statement, plot.run_id))
+        shown = ShownPlot(plot.kind, source, plot.path, plot.statement, plot.run_id, number)
+        plots.append(shown)
     return plots
 
 

@@ -42,7 +42,6 @@ class RecordedPlot:
     path: Path
     ended_at: float | None
     statement: str
-    version: int | None = None  # of the model: the one the step measured
 
 
 @dataclass(frozen=True)
@@ -51,9 +50,7 @@ class Evaluation:
 
     run_id: str
     step: str
-    version: int
     metrics: dict[str, float]
-    ended_at: float | None
 
 
 @dataclass(frozen=True)
@@ -83,10 +80,10 @@ def recorded(
         if plot is not None and plot.path not in seen:
             seen.add(plot.path)
             if measured["version"] == version:
-                plots.append(dataclasses.replace(plot, ended_at=ended_at, version=version))
+                plots.append(dataclasses.replace(plot, ended_at=ended_at))
         metrics = _metrics(outputs.get("metrics"))
         if measured["version"] == version and metrics is not None:
-            evaluations.append(Evaluation(run_id, step, version, metrics, ended_at))
+            evaluations.append(Evaluation(run_id, step, metrics))
     return Measured(plots, evaluations)
 
 
