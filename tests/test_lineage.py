@@ -230,3 +230,33 @@ def test_a_pod_records_its_workflow_as_the_run(duckdb_url, monkeypatch, capsys):
         statement.id,
         None,
     )
+
+
+def test_each_table_is_fingerprinted_once_for_the_lineage_and_the_cache(
+    duckdb_url, tmp_path, monkeypatch, capsys
+):
+    """With the input cache on, a training's reads key the cache by the fingerprints its
+    lineage took: the database computes each table's once."""
+    from sqlml.datasources.duckdb.source import DuckDBSource
+
+    ds = connect(duckdb_url)
+    load_iris(ds)
+    ds.close()
+    monkeypatch.setenv("SQLML_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.delenv("SQLML_CACHE", raising=False)
+    taken: list[tuple[str, ...]] = []
+    fingerprint = DuckDBSource.table_fingerprint
+
+    def counted(self, table):
+        taken.append(tuple(table))
+        return fingerprint(self, table)
+
+    monkeypatch.setattr(DuckDBSource, "table_fingerprint", counted)
+    program = (
+        "SELECT sepal_length, class FROM iris_train TO TRAIN xgboost.gbtree WITH "
+        "objective = 'multi:softprob', train.num_boost_round = 2, "
+        "validation.select = 'SELECT sepal_length, class FROM iris_test' LABEL class INTO m;"
+    )
+    assert main(["-e", program, "--datasource", duckdb_url]) == 0, capsys.readouterr().err
+    assert sorted(taken) == [("iris_test",), ("iris_train",)]
+    assert len(list((tmp_path / "cache").rglob("*.npz"))) == 2  # both reads were cached

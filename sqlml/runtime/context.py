@@ -36,11 +36,13 @@ class Context:
     """A running statement's datasource, the :class:`Token` that stops it (a timeout,
     Ctrl-C, a stopped pod), the :class:`Progress` it reports to (by default: a token nobody
     cancels, and nowhere), ``log``, where output of its own goes (a TO RUN program's):
-    the step's log, else (None) standard error, and the :class:`RunStep` it runs as (what a
-    trained model's lineage records)."""
+    the step's log, else (None) standard error, the :class:`RunStep` it runs as (what a
+    trained model's lineage records) and the fingerprints of the tables it read."""
 
     datasource: Datasource
     token: Token = field(default_factory=Token)
     reporter: Progress = field(default_factory=Progress)
     log: IO[str] | None = None
     run: RunStep = field(default_factory=RunStep)
+    # The tables' fingerprints it has taken (sqlml.runtime.cache.Fingerprints), each once
+    fingerprints: dict[tuple[str, ...], str | None] = field(default_factory=dict)

@@ -14,9 +14,9 @@ The run and step are those of a recorded run (:class:`~sqlml.runtime.context.Run
 none in the shell, the notebook and the editor), the program the file as given (none for
 ``sqlml -e``). The tables are those of the SELECT and of ``validation.select`` as written,
 fingerprinted as the input cache fingerprints them (:mod:`sqlml.runtime.cache`), before the
-rows are read; a table the database cannot fingerprint has None. No datasource URL is
-recorded, so no credential is. DESCRIBE MODEL shows it (:func:`described`); versions stored
-before lineage was recorded have none.
+rows are read, and once: the cache's key uses the same; a table the database cannot
+fingerprint has None. No datasource URL is recorded, so no credential is. DESCRIBE MODEL
+shows it (:func:`described`); versions stored before lineage was recorded have none.
 """
 
 from __future__ import annotations
@@ -29,17 +29,18 @@ from typing import Any
 
 import sqlml
 from sqlml import ir
-from sqlml.datasources import Datasource
 from sqlml.imports import loaded
-from sqlml.runtime.cache import tables_read
+from sqlml.runtime.cache import fingerprint, tables_read
 from sqlml.runtime.context import Context
 
 KEY = "lineage"
 
 
-def fingerprints(statement: ir.TrainStatement, datasource: Datasource) -> dict[str, str | None]:
+def fingerprints(statement: ir.TrainStatement, context: Context) -> dict[str, str | None]:
     """Each table the training reads (the SELECT's, ``validation.select``'s), its name's
-    parts as written joined by dots, with its fingerprint (None: the database has none)."""
+    parts as written joined by dots, with its fingerprint (None: the database has none),
+    taken once for the statement: its reads through the cache use the same."""
+    datasource = context.datasource
     selects = [statement.select, statement.attributes.get("validation.select")]
     tables = {
         table
@@ -47,7 +48,8 @@ def fingerprints(statement: ir.TrainStatement, datasource: Datasource) -> dict[s
         if isinstance(select, str)
         for table in tables_read(select, datasource.dialect)
     }
-    return {".".join(table): datasource.table_fingerprint(list(table)) for table in sorted(tables)}
+    taken = context.fingerprints
+    return {".".join(t): fingerprint(datasource, t, taken) for t in sorted(tables)}
 
 
 def lineage(

@@ -65,7 +65,7 @@ def train(statement: ir.TrainStatement, context: Context) -> Outcome:
     distributed = model_family.distributed()
     if distributed and max(statement.attributes.get("train.workers") or 1, job_size()) > 1:
         # several processes: started here, or the pods of a training job
-        tables = lineage.fingerprints(statement, context.datasource)
+        tables = lineage.fingerprints(statement, context)
         trained = distributed.train(statement, context)
         if isinstance(trained, Outcome):  # a worker's part: another process stores the model
             return trained
@@ -92,7 +92,7 @@ def train_and_save(
     attributes = _attributes(statement, base)
     width = label_lists.width(attributes)
     _check_listed(statement, width)
-    tables = lineage.fingerprints(statement, context.datasource)  # of the rows about to be read
+    tables = lineage.fingerprints(statement, context)  # of the rows about to be read
     source = _read(statement, context)
     kept = None if base is None else LabelEncoding.from_dict(base.metadata["labels"])
     labels, rows = fit_labelled(statement, source, kept, width)
