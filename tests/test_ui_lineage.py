@@ -179,3 +179,33 @@ def test_a_dropped_models_plots_are_not_shown_on_its_successor(tmp_path, monkeyp
     assert main(["run", "again.sql", "--datasource", made.url]) == 0
     page = made.client().get("/models/m").text
     assert 'data-version="1"' in page and plots(page) == [] and evaluations(page) == []
+
+
+def test_a_resumed_runs_skipped_step_links_to_the_version_its_first_run_trained(
+    tmp_path, monkeypatch, capsys
+):
+    made = Made(tmp_path)
+    ds = connect(made.url)
+    load_iris(ds)
+    ds.close()
+    monkeypatch.setenv("SQLML_RUN_DIR", str(made.run_dir))
+    program = tmp_path / "later.sql"
+    program.write_text(
+        "\n".join(PROGRAM.splitlines()[:3]) + "\nSELECT count(*) AS n FROM iris_train, later;\n"
+    )
+    assert main(["run", str(program), "--datasource", made.url]) == 1
+    (first,) = [path.name for path in made.run_dir.iterdir()]
+    assert main(["-e", "CREATE TABLE later AS SELECT 1 AS z;", "--datasource", made.url]) == 0
+    assert main(["run", str(program), "--datasource", made.url, "--resume", first]) == 0
+    (second,) = [
+        path.name
+        for path in made.run_dir.iterdir()
+        if (read_run_file(path) or {}).get("resumed_from") == first
+    ]
+    capsys.readouterr()
+    client = made.client()
+    step = next(s["name"] for s in read_run_file(made.run_dir / second)["steps"])
+    for run_id, state in ((first, "succeeded"), (second, "cached")):
+        details = client.get(f"/runs/{run_id}/steps/{step}").json()
+        assert details["state"] == state
+        assert details["model"] == {"name": "m", "version": 1, "url": "/models/m?version=1"}
