@@ -361,7 +361,6 @@ def _template(
             command=list(STEP_COMMAND),
             args=["{{inputs.parameters.ir}}"],
             env=[
-                m.EnvVar(name=RUN_ENV, value=WORKFLOW_NAME),
                 m.EnvVar(
                     name=DATASOURCE_ENV,
                     value_from=m.EnvVarSource(
@@ -370,6 +369,7 @@ def _template(
                         )
                     ),
                 ),
+                m.EnvVar(name=RUN_ENV, value=WORKFLOW_NAME),
             ],
             resources=_resources(m, options),
             security_context=m.SecurityContext(
