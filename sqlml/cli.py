@@ -105,7 +105,12 @@ def _parser() -> argparse.ArgumentParser:
     export.add_argument(
         "--datasource", metavar="URL", help="the database holding the model (as for run)"
     )
-    export.add_argument("--version", type=int, metavar="N", help="the model version (newest)")
+    export.add_argument(
+        "--version",
+        type=_model_version,
+        metavar="V",
+        help="the model version: its number or an alias (default: the newest)",
+    )
     export.add_argument(
         "--format",
         dest="export_format",
@@ -613,7 +618,12 @@ def _compile(args: argparse.Namespace, dialect: str) -> int:
     return 0
 
 
-def _export(model: str, file: Path, datasource_url: str | None, version: int | None) -> int:
+def _model_version(text: str) -> int | str:
+    """A model version as ``--version`` takes it: a number, or an alias."""
+    return int(text) if text.isdigit() else text
+
+
+def _export(model: str, file: Path, datasource_url: str | None, version: int | str | None) -> int:
     from sqlml.datasources import connect
     from sqlml.models.export import export_model
 

@@ -82,6 +82,8 @@ class Statement:
     """
 
     kind: ClassVar[str]
+    # Fields left out of the JSON when None (added to a kind after programs were compiled).
+    omitted_when_none: ClassVar[tuple[str, ...]] = ()
     id: str
     text: str
     line: int
@@ -93,7 +95,11 @@ class Statement:
             _CLASSES[cls.kind] = cls
 
     def to_dict(self) -> dict[str, Any]:
-        return {"kind": self.kind, **dataclasses.asdict(self)}
+        data = {"kind": self.kind, **dataclasses.asdict(self)}
+        for name in self.omitted_when_none:
+            if data[name] is None:
+                del data[name]
+        return data
 
     def to_json(self) -> str:
         return json.dumps(self.to_dict(), sort_keys=True)

@@ -61,9 +61,13 @@ class ProgramModels:
         if effects.standard_sql:
             self._check_calls(node)
             return
-        for model in effects.values(statement, effects.reads_models):
+        for model in effects.values(statement, effects.reads_models + effects.alters_models):
             with placed_at(name_at(node, model.split("."))):
                 self._check_exists(model)
+        for model, version in _versions(statement):
+            if version is not None and model not in self.written:
+                with placed_at(name_at(node, model.split("."))):
+                    self.store.resolve(model, version)  # an error if it is not stored
         if isinstance(statement, TrainStatement) and statement.base_model:
             estimator = self.estimators[statement.base_model]
             if estimator is not None:
@@ -145,3 +149,11 @@ class ProgramModels:
                 "statement trains it",
                 hint=f"train it first with ... TO TRAIN <estimator> ... INTO {name}",
             )
+
+
+def _versions(statement: ir.Statement) -> list[tuple[str, int | str | None]]:
+    """The models ``statement`` names with the version it names of each (None: the newest)."""
+    named = [(getattr(statement, "model", None), getattr(statement, "version", None))]
+    if isinstance(statement, TrainStatement):
+        named = [(statement.base_model, statement.base_version)]
+    return [(model, version) for model, version in named if model is not None]

@@ -27,6 +27,14 @@ class Name:
         return ".".join(self.parts)
 
 
+@dataclass(frozen=True)
+class ModelName(Name):
+    """A stored model's name, optionally with one of its versions: ``churn VERSION 3`` (an
+    int) or ``churn VERSION champion`` (an alias); ``end`` is past the version."""
+
+    version: int | str | None = None
+
+
 # An attribute value: a number, string, boolean or a (nested) list of them.
 Value = int | float | str | bool | tuple["Value", ...]
 

@@ -70,6 +70,21 @@ def check_not_empty(part: Token) -> None:
         )
 
 
+def model_version(token: Token) -> int | str:
+    """A model's version as written after VERSION: its number, or an alias's name."""
+    if token.type != "SIGNED_NUMBER":
+        check_not_empty(token)
+        return unquote(token)
+    if not re.fullmatch(r"[1-9][0-9]{0,9}", str(token)):
+        raise ParseError(
+            f"a model version is a positive whole number or an alias, got {token}",
+            line=token.line,
+            column=token.column,
+            hint="for example: USING churn VERSION 3, or USING churn VERSION champion",
+        )
+    return int(token)
+
+
 def plain(item: Any) -> Any:
     """A value without where it is."""
     return item.value if isinstance(item, Located) else item

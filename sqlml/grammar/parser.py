@@ -14,7 +14,15 @@ from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedTok
 
 from sqlml.errors import ParseError
 from sqlml.grammar import ast
-from sqlml.grammar.build import Located, Unsliced, check_not_empty, plain, pos, unquote
+from sqlml.grammar.build import (
+    Located,
+    Unsliced,
+    check_not_empty,
+    model_version,
+    plain,
+    pos,
+    unquote,
+)
 from sqlml.grammar.fragment import Fragment
 from sqlml.grammar.parser_cache import cached_parser
 from sqlml.grammar.plain import UNREADABLE
@@ -108,6 +116,14 @@ class _ToAst(Transformer):
         for part in parts:
             check_not_empty(part)
         return ast.Name(tuple(unquote(p) for p in parts), pos(parts[0]), parts[-1].end_pos)
+
+    def model_name(self, name: ast.Name, version: Token | None) -> ast.ModelName:
+        if version is None:
+            return ast.ModelName(name.parts, name.pos, name.end)
+        return ast.ModelName(name.parts, name.pos, version.end_pos, model_version(version))
+
+    def version(self, token: Token) -> Token:
+        return token
 
     def bare_word(self, *parts: Token) -> Located:
         return Located(".".join(parts), parts[0], parts[-1].end_pos)

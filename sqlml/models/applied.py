@@ -75,9 +75,12 @@ class Applied:
         return [str(c) for c in value_texts(np.array(self.labels.classes, dtype=object))]
 
 
-def apply(model_name: str, select: str, context: Context) -> Applied:
-    """Load ``model_name`` and the features of ``select``'s rows."""
-    model = load_model(model_name, context.datasource)
+def apply(
+    model_name: str, select: str, context: Context, version: int | str | None = None
+) -> Applied:
+    """Load ``version`` of ``model_name`` (a number or an alias; None: the newest) and the
+    features of ``select``'s rows."""
+    model = load_model(model_name, context.datasource, version)
     columns = spelled(context.datasource.read(select, context.reporter), model_columns(model))
     check_rows(columns)
     return Applied(
@@ -116,8 +119,9 @@ def model_columns(model: Model) -> list[str]:
     return named_columns(model.features, metadata["label"], group)
 
 
-def load_model(model_name: str, datasource: Datasource, version: int | None = None) -> Model:
-    """Version ``version`` of the model (None: the newest), ready to score."""
+def load_model(model_name: str, datasource: Datasource, version: int | str | None = None) -> Model:
+    """Version ``version`` of the model (a number or an alias; None: the newest), ready to
+    score."""
     stored = ModelStore(datasource).load(model_name, version)
     model_family = family(stored.metadata["family"])
     if stored.metadata["format"] != model_family.format:

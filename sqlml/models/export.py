@@ -55,7 +55,7 @@ METADATA_FIELDS = (
 
 
 def export_model(
-    datasource: Datasource, name: str, file: Path, version: int | None = None
+    datasource: Datasource, name: str, file: Path, version: int | str | None = None
 ) -> tuple[StoredModel, Path]:
     """Write ``version`` of model ``name`` (default: the newest) to ``file``.
 
@@ -89,7 +89,7 @@ def export_sql(
     file: Path,
     dialect: str | None = None,
     table: str | None = None,
-    version: int | None = None,
+    version: int | str | None = None,
 ) -> StoredModel:
     """Write ``version`` of model ``name`` (default: the newest), compiled into SQL of
     ``dialect`` (default: the datasource's), as a view of its predictions for the rows of

@@ -95,9 +95,13 @@ def _facts(statement: ir.Statement, dialect: str) -> _Facts:
         writes_tables=frozenset().union(*(sql.writes for sql in selects))
         | frozenset(name.lower() for name in written),
         # models are named exactly as written
-        reads_models=frozenset(effects.values(statement, effects.reads_models)),
+        reads_models=frozenset(
+            effects.values(statement, effects.reads_models + effects.alters_models)
+        ),
         writes_models=frozenset(
-            effects.values(statement, effects.writes_models + effects.drops_models)
+            effects.values(
+                statement, effects.writes_models + effects.drops_models + effects.alters_models
+            )
         ),
         reads_all_models=effects.reads_all_models,
         writes_files=frozenset(

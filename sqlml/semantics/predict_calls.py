@@ -26,21 +26,21 @@ _NAME = re.compile(r"[^\W\d]")  # how an unquoted name's token starts
 @dataclass(frozen=True)
 class PredictCall:
     """One call: its offsets in the statement's text (``end`` excluded), the model's name,
-    its version (None: the newest), the class (``PREDICT_PROBA``'s, and
+    its version (a number or an alias; None: the newest), the class (``PREDICT_PROBA``'s, and
     ``PREDICT_CONTRIBUTION``'s if given) and the feature (``PREDICT_CONTRIBUTION``'s)."""
 
     start: int
     end: int
     model: str
-    version: int | None = None
+    version: int | str | None = None
     label: str | None = None
     feature: str | None = None
 
 
 def predict_calls(text: str, dialect: str, pos: ast.Position) -> list[PredictCall]:
     """The calls in ``text`` (a statement starting at ``pos`` in the program), in order; a
-    :class:`CheckError` at a call that is not written ``PREDICT(m [VERSION n])``,
-    ``PREDICT_PROBA(m [VERSION n], 'class')`` or ``PREDICT_CONTRIBUTION(m [VERSION n],
+    :class:`CheckError` at a call that is not written ``PREDICT(m [VERSION v])``,
+    ``PREDICT_PROBA(m [VERSION v], 'class')`` or ``PREDICT_CONTRIBUTION(m [VERSION v],
     'feature' [, 'class'])``. Text sqlglot cannot read holds none (the SQL check says what
     is wrong)."""
     if not _CALL.search(text):  # most SQL: sqlglot's tokenizer stays unused
@@ -67,10 +67,11 @@ def predict_calls(text: str, dialect: str, pos: ast.Position) -> list[PredictCal
     return calls
 
 
+_VERSION = "[VERSION n | alias]"
 _FORMS = {
-    "PREDICT": "PREDICT(model [VERSION n])",
-    "PREDICT_PROBA": "PREDICT_PROBA(model [VERSION n], 'class')",
-    "PREDICT_CONTRIBUTION": "PREDICT_CONTRIBUTION(model [VERSION n], 'feature' [, 'class'])",
+    "PREDICT": f"PREDICT(model {_VERSION})",
+    "PREDICT_PROBA": f"PREDICT_PROBA(model {_VERSION}, 'class')",
+    "PREDICT_CONTRIBUTION": f"PREDICT_CONTRIBUTION(model {_VERSION}, 'feature' [, 'class'])",
 }
 _TAKES = {
     "PREDICT": "a model's name",
@@ -113,11 +114,18 @@ def _call(tokens: list[Token], at: int, text: str, pos: ast.Position) -> Predict
         if i >= len(tokens) or tokens[i].token_type != TokenType.DOT:
             break
         i += 1
-    version = None
+    version: int | str | None = None
     if i + 1 < len(tokens) and tokens[i].text.upper() == "VERSION":
-        if not tokens[i + 1].text.isdigit():
+        given = tokens[i + 1]
+        if given.text.isdigit():
+            version = int(given.text)
+        elif given.token_type == TokenType.IDENTIFIER or (
+            given.token_type != TokenType.STRING and _NAME.match(given.text)
+        ):
+            version = given.text  # an alias
+        else:
             raise wrong(i + 1)
-        version, i = int(tokens[i + 1].text), i + 2
+        i += 2
     label = feature = None
     if function == "PREDICT_PROBA":
         label, i = string(i), i + 2

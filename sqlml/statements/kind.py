@@ -23,6 +23,7 @@ class Effects:
     reads_models: tuple[str, ...] = ()
     writes_models: tuple[str, ...] = ()  # models it (re)creates
     drops_models: tuple[str, ...] = ()  # models it deletes
+    alters_models: tuple[str, ...] = ()  # models it changes but keeps (aliases, retention)
     writes_tables: tuple[str, ...] = ()  # tables (lists of name parts) it writes
     writes_files: tuple[str, ...] = ()  # files (paths, relative: from the program) it writes
     replace: str | None = None  # the flag letting it replace a table sqlml did not write
@@ -53,7 +54,9 @@ class Effects:
     @property
     def writes(self) -> bool:
         """Whether statements of this kind may create, change or drop a table or model."""
-        return bool(self.writes_models or self.drops_models or self.writes_tables)
+        return bool(
+            self.writes_models or self.drops_models or self.alters_models or self.writes_tables
+        )
 
 
 @dataclass(frozen=True)

@@ -60,6 +60,7 @@ def _lower(statement: syntax.EvaluateNode, step_id: str, dialect: str) -> Evalua
         **where(statement.pos),
         select=statement.select,
         model=str(statement.model),
+        version=statement.model.version,
         label=single_part(statement.label, "LABEL") if statement.label else "",
         table=list(statement.into.parts),
         attributes=attributes,

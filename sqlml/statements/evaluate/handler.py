@@ -36,7 +36,7 @@ def evaluate(statement: ir.EvaluateStatement, context: Context) -> Outcome:
     datasource = context.datasource
     replace = kind_of(statement).effects.may_replace(statement)
     datasource.check_target(statement.table, replace)  # before any work
-    applied = apply(statement.model, statement.select, context)
+    applied = apply(statement.model, statement.select, context, statement.version)
     version = applied.model.version
     labelled = bool(statement.label)
     stored = stored_task(applied.metadata) or applied.labels.task

@@ -14,8 +14,10 @@ class EvaluateStatement(Statement):
     learned without one); metrics into ``table``."""
 
     kind: ClassVar[str] = "evaluate"
+    omitted_when_none: ClassVar[tuple[str, ...]] = ("version",)
     select: str
     model: str
     label: str
     table: list[str]
     attributes: dict[str, Any]
+    version: int | str | None = None  # VERSION: a number or an alias; None: the newest

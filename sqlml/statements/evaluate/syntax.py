@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from functools import partial
 
 from sqlml.grammar import ast
-from sqlml.grammar.ast import Attribute, Name, Position
+from sqlml.grammar.ast import Attribute, ModelName, Name, Position
 from sqlml.grammar.build import Unsliced, pos
 from sqlml.grammar.fragment import Fragment
 
@@ -17,7 +17,7 @@ class EvaluateNode(ast.Statement):
     LABEL, ``into_pos`` (where INTO starts) is where a missing LABEL is reported."""
 
     select: str
-    model: Name
+    model: ModelName
     attributes: tuple[Attribute, ...]
     label: Name | None
     into: Name

@@ -146,6 +146,7 @@ def _lower(statement: syntax.ExplainNode, step_id: str, dialect: str) -> Explain
         **where(statement.pos),
         select=statement.select,
         model=str(statement.model),
+        version=statement.model.version,
         explainer=explainer,
         table=list(statement.into.parts) if statement.into else None,
         attributes=attributes,

@@ -50,7 +50,7 @@ def explain(statement: ir.ExplainStatement, context: Context) -> Outcome:
     replace = kind_of(statement).effects.may_replace(statement)
     if statement.table is not None:
         datasource.check_target(statement.table, replace)  # before any work
-    applied = apply(statement.model, statement.select, context)
+    applied = apply(statement.model, statement.select, context, statement.version)
     explainer = _explainer(statement, applied)
     own = _own(applied, explainer)
     extra: dict[str, np.ndarray] = {}

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from functools import partial
 
 from sqlml.grammar import ast
-from sqlml.grammar.ast import Attribute, Name
+from sqlml.grammar.ast import Attribute, ModelName, Name
 from sqlml.grammar.build import Unsliced, pos
 from sqlml.grammar.fragment import Fragment
 
@@ -16,7 +16,7 @@ class ExplainNode(ast.Statement):
     """``<select> TO EXPLAIN <model> [WITH ...] [USING <explainer>] [INTO <table>]``."""
 
     select: str
-    model: Name
+    model: ModelName
     attributes: tuple[Attribute, ...]
     explainer: Name | None
     into: Name | None

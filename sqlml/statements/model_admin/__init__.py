@@ -1,4 +1,5 @@
-"""SHOW TRAIN, SHOW MODELS, DESCRIBE MODEL and DROP MODEL: statements on the model store."""
+"""SHOW TRAIN, SHOW MODELS, SHOW MODEL VERSIONS, DESCRIBE MODEL, DROP MODEL and ALTER MODEL:
+statements on the model store."""
 
 from sqlml.statements.kind import Completion, Effects, StatementKind
 
@@ -30,6 +31,18 @@ KINDS = (
         effects=Effects(reads_all_models=True),
     ),
     StatementKind(
+        name="show_model_versions",
+        ir=f"{__name__}.ir:ShowModelVersionsStatement",
+        syntax=f"{__name__}.syntax:ShowModelVersionsNode",
+        grammar=f"{__name__}.syntax:FRAGMENT",
+        keywords=("VERSIONS",),
+        analysis=f"{_ANALYSIS}:lower_show_model_versions",
+        step="model_admin",
+        handler=f"{_HANDLERS}:show_model_versions",
+        effects=Effects(reads_all_models=True),
+        completion=Completion(models_after=(("SHOW", "MODEL", "VERSIONS"),)),
+    ),
+    StatementKind(
         name="describe_model",
         ir=f"{__name__}.ir:DescribeModelStatement",
         syntax=f"{__name__}.syntax:DescribeModelNode",
@@ -52,5 +65,17 @@ KINDS = (
         handler=f"{_HANDLERS}:drop_model",
         effects=Effects(drops_models=("model",)),
         completion=Completion(models_after=(("DROP", "MODEL"), ("DROP", "MODEL", "IF", "EXISTS"))),
+    ),
+    StatementKind(
+        name="alter_model",
+        ir=f"{__name__}.ir:AlterModelStatement",
+        syntax=f"{__name__}.syntax:AlterModelNode",
+        grammar=f"{__name__}.syntax:FRAGMENT",
+        keywords=("MODEL",),
+        analysis=f"{_ANALYSIS}:lower_alter_model",
+        step="model_admin",
+        handler=f"{_HANDLERS}:alter_model",
+        effects=Effects(alters_models=("model",)),
+        completion=Completion(models_after=(("ALTER", "MODEL"),)),
     ),
 )

@@ -10,7 +10,9 @@ def lower_show_train(
     statement: syntax.ShowTrainNode, prefix: str, dialect: str
 ) -> ir.ShowTrainStatement:
     return ir.ShowTrainStatement(
-        **common(statement, prefix, "show-train"), model=str(statement.model)
+        **common(statement, prefix, "show-train"),
+        model=str(statement.model),
+        version=statement.model.version,
     )
 
 
@@ -20,11 +22,22 @@ def lower_show_models(
     return ir.ShowModelsStatement(**common(statement, prefix, "show-models"))
 
 
+def lower_show_model_versions(
+    statement: syntax.ShowModelVersionsNode, prefix: str, dialect: str
+) -> ir.ShowModelVersionsStatement:
+    model = None if statement.model is None else str(statement.model)
+    return ir.ShowModelVersionsStatement(
+        **common(statement, prefix, "show-model-versions"), model=model
+    )
+
+
 def lower_describe_model(
     statement: syntax.DescribeModelNode, prefix: str, dialect: str
 ) -> ir.DescribeModelStatement:
     return ir.DescribeModelStatement(
-        **common(statement, prefix, "describe-model"), model=str(statement.model)
+        **common(statement, prefix, "describe-model"),
+        model=str(statement.model),
+        version=statement.model.version,
     )
 
 
@@ -35,4 +48,17 @@ def lower_drop_model(
         **common(statement, prefix, "drop-model"),
         model=str(statement.model),
         if_exists=statement.if_exists,
+    )
+
+
+def lower_alter_model(
+    statement: syntax.AlterModelNode, prefix: str, dialect: str
+) -> ir.AlterModelStatement:
+    return ir.AlterModelStatement(
+        **common(statement, prefix, "alter-model"),
+        model=str(statement.model),
+        action=statement.action,
+        alias=statement.alias,
+        version=statement.version,
+        keep=statement.keep,
     )

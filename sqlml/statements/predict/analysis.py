@@ -61,6 +61,7 @@ def _lower(statement: syntax.PredictNode, step_id: str, dialect: str) -> Predict
         table=list(target.parts[:-1]),
         result_column=target.parts[-1],
         model=str(statement.using),
+        version=statement.using.version,
         attributes=attributes,
     )
 

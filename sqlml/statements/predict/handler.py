@@ -29,7 +29,7 @@ def predict(statement: ir.PredictStatement, context: Context) -> Outcome:
     """Score the SELECT's rows batch by batch, each batch written as it is scored: memory
     holds a batch, whatever the number of rows."""
     datasource, token = context.datasource, context.token
-    model = load_model(statement.model, datasource)
+    model = load_model(statement.model, datasource, statement.version)
     replace = kind_of(statement).effects.may_replace(statement)
     datasource.check_target(statement.table, replace)  # before any work
     extras = statement.attributes.get("predict.extra_outputs") or ""

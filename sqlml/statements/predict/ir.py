@@ -13,17 +13,13 @@ class PredictStatement(Statement):
     """Predict the rows of ``select`` with ``model`` into ``table``.``column``."""
 
     kind: ClassVar[str] = "predict"
+    omitted_when_none: ClassVar[tuple[str, ...]] = ("version", "image")
     select: str
     table: list[str]
     result_column: str
     model: str
     attributes: dict[str, Any]
+    version: int | str | None = None  # VERSION: a number or an alias; None: the newest
     # The model zoo image its model was trained from, when a TO TRAIN of the same program
-    # names one: the step's image on Argo. Left out of the JSON when None.
+    # names one: the step's image on Argo.
     image: str | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        data = super().to_dict()
-        if data["image"] is None:
-            del data["image"]
-        return data

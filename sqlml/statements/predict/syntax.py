@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from functools import partial
 
 from sqlml.grammar import ast
-from sqlml.grammar.ast import Attribute, Name
+from sqlml.grammar.ast import Attribute, ModelName, Name
 from sqlml.grammar.build import Unsliced, pos
 from sqlml.grammar.fragment import Fragment
 
@@ -18,7 +18,7 @@ class PredictNode(ast.Statement):
     select: str
     target: Name
     attributes: tuple[Attribute, ...]
-    using: Name
+    using: ModelName
 
 
 def build(children: list) -> Unsliced:

@@ -101,6 +101,7 @@ def _lower(statement: syntax.TrainNode, step_id: str, dialect: str) -> TrainStat
         label=label,
         model=str(statement.into),
         base_model=str(statement.using) if statement.using is not None else None,
+        base_version=getattr(statement.using, "version", None),
         repeated=repeated,
         training_attributes=_training_attributes(estimator) if statement.using else None,
         **searched,

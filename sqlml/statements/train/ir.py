@@ -7,10 +7,6 @@ from typing import Any, ClassVar
 
 from sqlml.ir import FeatureColumn, Statement
 
-# Fields a statement without them leaves out of its JSON (so it reads as before): the model
-# zoo images, the base model's attributes repeated, and the estimator's training attributes.
-OPTIONAL_FIELDS = ("image", "base_image", "repeated", "training_attributes")
-
 
 @dataclass(frozen=True)
 class TrainStatement(Statement):
@@ -20,6 +16,15 @@ class TrainStatement(Statement):
     """
 
     kind: ClassVar[str] = "train"
+    # Left out of the JSON when None, so a statement without them reads as before: the model
+    # zoo images, the base model's version and attributes repeated, the training attributes.
+    omitted_when_none: ClassVar[tuple[str, ...]] = (
+        "image",
+        "base_image",
+        "base_version",
+        "repeated",
+        "training_attributes",
+    )
     select: str
     estimator: str
     family: str  # the name of its model family (sqlml.models), which trains it
@@ -29,6 +34,7 @@ class TrainStatement(Statement):
     label: str
     model: str
     base_model: str | None = None  # USING: the stored model whose training continues
+    base_version: int | str | None = None  # USING ... VERSION: a number or an alias
     # A model zoo's image: of the estimator (TO TRAIN <image>/<estimator>) and of the model
     # USING names (USING registry:5000/model:v1). The step's image on Argo; ignored locally.
     # Left out of the JSON when None, so a statement without one reads as before.
@@ -36,19 +42,12 @@ class TrainStatement(Statement):
     base_image: str | None = None
     # USING: the base model's architecture attributes the statement repeats, under their
     # stored names: {"written": name, "value": v, "line": l, "column": c}. Each must equal
-    # the base's, checked when it is loaded. Left out of the JSON when None.
+    # the base's, checked when it is loaded.
     repeated: dict[str, dict[str, Any]] | None = None
     # USING: the stored names of the estimator's attributes that are not its architecture
     # (the analysis resolved it): the base model's values of these are not kept, its others
-    # are. Left out of the JSON when None.
+    # are.
     training_attributes: list[str] | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        data = super().to_dict()
-        for name in OPTIONAL_FIELDS:
-            if data[name] is None:
-                del data[name]
-        return data
 
 
 @dataclass(frozen=True)

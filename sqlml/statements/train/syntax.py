@@ -8,7 +8,7 @@ from functools import partial
 from lark import Token
 
 from sqlml.grammar import ast
-from sqlml.grammar.ast import Attribute, ColumnClause, Name
+from sqlml.grammar.ast import Attribute, ColumnClause, ModelName, Name
 from sqlml.grammar.build import Unsliced, pos
 from sqlml.grammar.fragment import Fragment
 
@@ -22,7 +22,7 @@ class TrainNode(ast.Statement):
     attributes: tuple[Attribute, ...]
     columns: tuple[ColumnClause, ...]
     label: Name | None
-    using: Name | None
+    using: ModelName | None
     into: Name
     image: str | None = None  # the model zoo image of the estimator: TO TRAIN <image>/<estimator>
     base_image: str | None = None  # USING a model zoo's model (a name holding '/')
@@ -63,7 +63,7 @@ def build(children: list) -> Unsliced:
     return Unsliced(make, select.start_pos, into.end)
 
 
-def train_using(children: list) -> tuple[str, Name | Token]:
+def train_using(children: list) -> tuple[str, ModelName | Token]:
     """``USING <model>``: a stored model's name, or a model zoo's (a ``ZOO_NAME`` token)."""
     (model,) = children
     return "using", model

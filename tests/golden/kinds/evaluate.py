@@ -25,6 +25,20 @@ s1_evaluate_price_xgb = workflow.add(steps.evaluate(
         attributes={'output.replace': False, 'validation.metrics': 'rmse,mae'},
     )
 ))
+s2_evaluate_price_xgb = workflow.add(steps.evaluate(
+    ir.EvaluateStatement(
+        id='s2-evaluate-price-xgb',
+        text='SELECT * FROM houses TO EVALUATE price_xgb VERSION challenger LABEL price INTO challenger_metrics',
+        line=3,
+        column=1,
+        select='SELECT * FROM houses',
+        model='price_xgb',
+        label='price',
+        table=['challenger_metrics'],
+        attributes={'output.replace': False},
+        version='challenger',
+    )
+))
 
 if __name__ == "__main__":
     raise SystemExit(main(workflow, base_dir='.'))

@@ -1,5 +1,15 @@
 -- The model statements.
 SHOW TRAIN price_xgb;
+SHOW TRAIN price_xgb VERSION 1;
 SHOW MODELS;
+SHOW MODEL VERSIONS;
+SHOW MODEL VERSIONS price_xgb;
 DESCRIBE MODEL price_xgb;
+DESCRIBE MODEL price_xgb VERSION champion;
+ALTER MODEL price_xgb SET ALIAS challenger TO VERSION 2;
+ALTER MODEL price_xgb PROMOTE VERSION challenger;
+ALTER MODEL price_xgb ROLLBACK ALIAS champion;
+ALTER MODEL price_xgb DROP ALIAS challenger;
+ALTER MODEL price_xgb KEEP 5 VERSIONS;
+ALTER MODEL price_xgb KEEP ALL VERSIONS;
 DROP MODEL IF EXISTS price_xgb;

@@ -25,6 +25,34 @@ s1_predict_price_predictions_price = workflow.add(steps.predict(
         attributes={'predict.batch_size': 65536, 'output.replace': False},
     )
 ))
+s2_predict_pinned_price = workflow.add(steps.predict(
+    ir.PredictStatement(
+        id='s2-predict-pinned-price',
+        text='SELECT * FROM houses TO PREDICT pinned.price USING price_xgb VERSION 2',
+        line=2,
+        column=1,
+        select='SELECT * FROM houses',
+        table=['pinned'],
+        result_column='price',
+        model='price_xgb',
+        attributes={'predict.batch_size': 65536, 'output.replace': False},
+        version=2,
+    )
+))
+s3_predict_served_price = workflow.add(steps.predict(
+    ir.PredictStatement(
+        id='s3-predict-served-price',
+        text='SELECT * FROM houses TO PREDICT served.price USING price_xgb VERSION champion',
+        line=3,
+        column=1,
+        select='SELECT * FROM houses',
+        table=['served'],
+        result_column='price',
+        model='price_xgb',
+        attributes={'predict.batch_size': 65536, 'output.replace': False},
+        version='champion',
+    )
+))
 
 if __name__ == "__main__":
     raise SystemExit(main(workflow, base_dir='.'))

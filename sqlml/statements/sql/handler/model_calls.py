@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from sqlml.runtime.context import Context
     from sqlml.semantics.predict_calls import PredictCall
 
-_Key = tuple[str, "int | None"]  # a model's name and version (None: the newest)
+_Key = tuple[str, "int | str | None"]  # a model's name and version or alias (None: the newest)
 
 
 class _Kept:

@@ -289,7 +289,7 @@ def check_repeated(statement: ir.TrainStatement, base_attributes: dict[str, Any]
 def _base(statement: ir.TrainStatement, store: ModelStore, model_format: str) -> StoredModel:
     """The base model named by USING, checked to be one the statement can continue."""
     with blame(f"USING {statement.base_model}"):
-        base = store.load(statement.base_model)
+        base = store.load(statement.base_model, statement.base_version)
     check_base_estimator(statement, base.metadata["estimator"])
     check_repeated(statement, base.metadata["attributes"])
     if base.metadata["format"] != model_format:
