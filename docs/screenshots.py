@@ -7,7 +7,9 @@ free loopback port and writes ``docs/images/ui-*.png``: the runs list, the faile
 opened on its failed step, the model's page and the editor with a result; then the live
 pages: a step found in a run of 500 steps, a training's progress in its run's step panel and
 in the editor, a run stopped from its page, a run whose process was killed (lost), and a run's
-page in a window 800 pixels wide.
+page in a window 800 pixels wide; then, with a search of many hyperparameters, the list of
+models and the search's trials at 1,400 and 800 pixels wide (``ui-models-WIDTH.png``,
+``ui-trials-WIDTH.png``).
 
 Needs the ``ui`` and ``test`` extras and Debian's ``chromium`` and ``chromium-driver``.
 """
@@ -31,6 +33,7 @@ from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 from ui_browser import (  # noqa: E402
     MISSING_TABLE,
     MODEL,
+    SEARCHED,
     SPINNING_TRAINING,
     Demo,
     chrome,
@@ -42,6 +45,7 @@ from ui_browser import (  # noqa: E402
 
 IMAGES = ROOT / "docs" / "images"
 WIDTH, HEIGHT = 1280, 860
+NARROW = (1400, 800)  # the widths of the models list and the trials
 EDITOR_SQL = "SELECT class, count(*) AS flowers, round(avg(petal_length), 2) AS petal_length\n"
 EDITOR_SQL += "FROM iris_train GROUP BY class ORDER BY class;"
 
@@ -60,6 +64,8 @@ def says(browser: WebDriver, element: str, pattern: str) -> None:
 def save(browser: WebDriver, name: str, whole: bool = False) -> None:
     """The window (``whole``: the whole page) as ``docs/images/ui-NAME.png``."""
     path = IMAGES / f"ui-{name}.png"
+    if whole:  # images below the window load now, not when scrolled to
+        browser.execute_script("document.querySelectorAll('img').forEach(i => i.loading = 'eager')")
     WebDriverWait(browser, 30).until(
         lambda b: b.execute_script(
             "return Array.from(document.images).every(i => i.complete && i.naturalWidth > 0)"
@@ -125,6 +131,16 @@ def main() -> int:
                 shown(browser, "div#result table")
                 save(browser, "editor")
                 live(browser, address, demo)
+
+                demo.search()
+                for width in NARROW:
+                    browser.set_window_size(width, HEIGHT)
+                    browser.get(f"{address}/models")
+                    shown(browser, "table#models tr.model")
+                    save(browser, f"models-{width}")
+                    browser.get(f"{address}/models/{SEARCHED}#search")
+                    shown(browser, "table#trials")
+                    save(browser, f"trials-{width}")
         finally:
             browser.quit()
     return 0

@@ -153,7 +153,8 @@ def test_a_run_creates_the_secret_and_workflow_then_watches_it_to_success(
         {
             "name": "SQLML_DATASOURCE",
             "valueFrom": {"secretKeyRef": {"name": "sqlml-datasource", "key": "url"}},
-        }
+        },
+        {"name": "SQLML_RUN_ID", "value": "{{workflow.name}}"},  # the run of its lineage
     ]
     assert all(r.headers["authorization"] == f"Bearer {TOKEN}" for r in api.requests)
     assert_no_credentials(api, out, err)

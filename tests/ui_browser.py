@@ -51,6 +51,17 @@ SPINNING_TRAINING = f"""\
 SELECT sepal_length, sepal_width, petal_length, petal_width, class FROM iris_train
 TO TRAIN xgboost.gbtree WITH train.num_boost_round = {SPINNING}
 LABEL class INTO spinner;"""
+SEARCHED = "iris_searched_over_eight_hyperparameters"  # a search, for its wide trials table
+SEARCH = f"""\
+SELECT sepal_length, sepal_width, petal_length, petal_width, class FROM iris_train
+TO TRAIN xgboost.gbtree WITH train.num_boost_round = 2, eta = CHOICE(0.1, 0.3),
+  max_depth = CHOICE(2, 4), subsample = CHOICE(0.8, 1.0), colsample_bytree = CHOICE(0.5, 1.0),
+  min_child_weight = CHOICE(1.0, 2.0), lambda = CHOICE(0.5, 1.0), alpha = CHOICE(0.0, 0.1),
+  gamma = CHOICE(0.0, 0.5), search.trials = 4, search.trials_table = iris_search_trials,
+  validation.select =
+    "SELECT sepal_length, sepal_width, petal_length, petal_width, class FROM iris_test"
+LABEL class INTO {SEARCHED};
+"""
 
 
 class BrowserMissing(RuntimeError):
@@ -179,6 +190,13 @@ class Demo:
             [sys.executable, "-m", "sqlml", "run", str(program), "--datasource", self.datasource],
             cwd=self.folder, env={**os.environ, **self.env}, stderr=subprocess.PIPE, text=True,
         )  # fmt: skip
+    def search(self) -> None:
+        """Run the search of :data:`SEARCH` (a run of its own)."""
+        program = self.folder / "search.sql"
+        program.write_text(SEARCH, encoding="utf-8")
+        done = self.sqlml("run", str(program))
+        if done.returncode != 0:
+            raise AssertionError(f"the demo's search failed:\n{done.stderr}")
 
     def execute(self, sql: str) -> None:
         """Run ``sql`` on the database (directly: no run of sqlml is recorded)."""

@@ -52,6 +52,7 @@ class StepView:
     started_at: float | None = None
     ended_at: float | None = None
     error: str | None = None
+    model: dict[str, Any] | None = None  # the version it trained or measured: name, version
 
     @property
     def message(self) -> str | None:
@@ -91,6 +92,7 @@ class StepView:
             else None,
             "error": self.message,
             "hint": self.hint,
+            "model": self.model,
         }
 
 

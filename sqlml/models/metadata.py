@@ -5,7 +5,9 @@ through :func:`read_metadata`, so a row that is not JSON, misses a key or holds 
 the wrong type is a :class:`ModelError` naming the model and version, never a ``KeyError``
 deep in scoring. Listing a model needs the keys SHOW MODELS shows (:data:`LISTED`, which a
 failed search trial's record also has); using it needs all of :data:`USED`, with feature
-columns and labels that sqlml can apply.
+columns and labels that sqlml can apply. A version's ``lineage`` (where it came from,
+:mod:`sqlml.runtime.lineage`) is optional, as versions stored before it have none, and
+checked when present.
 """
 
 from __future__ import annotations
@@ -109,6 +111,8 @@ def _checked(text: Any, keys: dict[str, type | tuple[type, ...]], used: bool) ->
             raise _Damaged(f"it has no {key}")
         if not isinstance(metadata[key], kind) or isinstance(metadata[key], bool):
             raise _Damaged(f"its {key} is not {_TYPE_WORDS[kind]}")
+    if "lineage" in metadata:
+        _check_lineage(metadata["lineage"])
     if used:
         family = families().get(metadata["family"])
         if family is None:
@@ -123,6 +127,30 @@ def _checked(text: Any, keys: dict[str, type | tuple[type, ...]], used: bool) ->
         if not isinstance(types, dict) or not set(types.values()) <= {"numbers", "text"}:
             raise _Damaged("its column_types are malformed")
     return metadata
+
+
+def _check_lineage(lineage: Any) -> None:
+    """A :class:`_Damaged` unless ``lineage`` has the shape TO TRAIN stores."""
+    texts = ("run", "step", "program", "user", "host")
+    position = lineage.get("statement") if isinstance(lineage, dict) else None
+    if (
+        not isinstance(lineage, dict)
+        or not all(isinstance(lineage.get(key, 0), str | None) for key in texts)
+        or not isinstance(position, dict)
+        or not all(_count(position.get(key)) for key in ("line", "column"))
+        or not _texts(lineage.get("libraries"), str)
+        or not _texts(lineage.get("tables"), str | None)
+    ):
+        raise _Damaged("its lineage is malformed")
+
+
+def _count(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 1
+
+
+def _texts(value: Any, kind: Any) -> bool:
+    """Whether ``value`` is an object of texts to values of ``kind``."""
+    return isinstance(value, dict) and all(isinstance(v, kind) for v in value.values())
 
 
 def _check_feature(feature: Any, where: str) -> None:

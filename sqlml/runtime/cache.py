@@ -46,13 +46,34 @@ _VOLATILE = (exp.Rand, exp.CurrentTimestamp, exp.CurrentDate, exp.CurrentTime, e
 _NULLS = "__nulls__"
 
 
-def cached_read(datasource: Datasource, select: str, reporter: Progress | None = None) -> Columns:
+# The fingerprints a statement has taken, by table (its name's parts as written): each is
+# taken once, for its lineage and its reads alike (a running statement's Context holds them)
+Fingerprints = dict[tuple[str, ...], str | None]
+
+
+def cached_read(
+    datasource: Datasource,
+    select: str,
+    reporter: Progress | None = None,
+    taken: Fingerprints | None = None,
+) -> Columns:
     """``datasource.read(select, reporter)`` through the cache the environment asks for, if
-    any."""
+    any, keyed by the fingerprints ``taken`` (those missing are taken and added)."""
     cache = InputCache.from_environment()
     if cache is None:
         return datasource.read(select, reporter)
-    return cache.read(datasource, select, reporter)
+    return cache.read(datasource, select, reporter, taken)
+
+
+def fingerprint(
+    datasource: Datasource, table: tuple[str, ...], taken: Fingerprints | None = None
+) -> str | None:
+    """``datasource.table_fingerprint(table)``, taken once for ``taken``."""
+    if taken is None:
+        return datasource.table_fingerprint(list(table))
+    if table not in taken:
+        taken[table] = datasource.table_fingerprint(list(table))
+    return taken[table]
 
 
 class InputCache:
@@ -84,11 +105,16 @@ class InputCache:
         return cls(folder, max_bytes)
 
     def read(
-        self, datasource: Datasource, select: str, reporter: Progress | None = None
+        self,
+        datasource: Datasource,
+        select: str,
+        reporter: Progress | None = None,
+        taken: Fingerprints | None = None,
     ) -> Columns:
-        """The result of ``select``: from the cache if the tables are unchanged, else read
-        from the database, reported to ``reporter`` (None: nowhere)."""
-        key = cache_key(datasource, select)
+        """The result of ``select``: from the cache if the tables are unchanged (their
+        fingerprints ``taken``, or taken now), else read from the database, reported to
+        ``reporter`` (None: nowhere)."""
+        key = cache_key(datasource, select, taken)
         if key is None:
             return datasource.read(select, reporter)
         path = self.folder / f"{key}.npz"
@@ -218,32 +244,48 @@ def _home() -> tuple[Path | None, str]:
     return home, ""
 
 
-def cache_key(datasource: Datasource, select: str) -> str | None:
-    """A key that changes when the SELECT or any table it reads changes; None: don't cache."""
-    try:  # the tree the analysis built: its long lists of literals cut short
-        trees = parse_sql(select, datasource.dialect)
+def cache_key(datasource: Datasource, select: str, taken: Fingerprints | None = None) -> str | None:
+    """A key that changes when the SELECT or any table it reads changes (its fingerprint
+    ``taken``, or taken now); None: don't cache."""
+    tree = _tree(select, datasource.dialect)
+    if tree is None or any(tree.find_all(*_VOLATILE)):
+        return None
+    tables = _tables(tree)
+    if not tables:
+        return None
+    fingerprints = [fingerprint(datasource, table, taken) for table in tables]
+    if None in fingerprints:
+        return None
+    text = "\n".join([str(datasource.url), select, *map(str, tables), *fingerprints])
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def tables_read(select: str, dialect: str) -> list[tuple[str, ...]]:
+    """The tables ``select`` reads, each as its name's parts as written, in order (none for
+    a SELECT that cannot be read), as the cache fingerprints them."""
+    tree = _tree(select, dialect)
+    return [] if tree is None else _tables(tree)
+
+
+def _tree(select: str, dialect: str) -> exp.Expression | None:
+    """The tree the analysis built (its long lists of literals cut short); None for a text
+    that is not one statement sqlglot reads."""
+    try:
+        trees = parse_sql(select, dialect)
     except (SqlglotError, RecursionError):
         return None
-    if len(trees) != 1 or trees[0] is None:
-        return None
-    tree = trees[0]
-    if any(tree.find_all(*_VOLATILE)):
-        return None
+    return trees[0] if len(trees) == 1 else None
+
+
+def _tables(tree: exp.Expression) -> list[tuple[str, ...]]:
     ctes = {cte.alias_or_name for cte in tree.find_all(exp.CTE)}
-    tables = sorted(
+    return sorted(
         {
             tuple(part.name for part in table.parts)
             for table in tree.find_all(exp.Table)
             if table.name and table.name not in ctes
         }
     )
-    if not tables:
-        return None
-    fingerprints = [datasource.table_fingerprint(list(table)) for table in tables]
-    if None in fingerprints:
-        return None
-    text = "\n".join([str(datasource.url), select, *map(str, tables), *fingerprints])
-    return hashlib.sha256(text.encode()).hexdigest()
 
 
 def _storable(columns: Columns) -> dict[str, np.ndarray]:

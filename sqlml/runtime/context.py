@@ -1,5 +1,5 @@
 """What a running statement is given besides itself: its datasource, its cancellation token,
-its progress reporter and where its own output goes.
+its progress reporter, where its own output goes and the run it is a step of.
 
 Whatever runs a statement (:func:`sqlml.runtime.execute.execute`) makes its
 :class:`Context` and hands it to the statement's handler, which passes what is needed down
@@ -16,15 +16,33 @@ from sqlml.datasources import Datasource
 from sqlml.runtime.cancel import Token
 from sqlml.runtime.progress import Progress
 
+# A step's pod's environment variable naming its run: an Argo Workflow's name
+RUN_ENV = "SQLML_RUN_ID"
+
+
+@dataclass(frozen=True)
+class RunStep:
+    """The recorded run a statement is a step of: the run's id, the step's name and the
+    program's file as given (each None where there is none: the shell, the notebook and the
+    editor record no run; ``sqlml -e`` and a pod have no program file)."""
+
+    run: str | None = None
+    step: str | None = None
+    program: str | None = None
+
 
 @dataclass(frozen=True)
 class Context:
     """A running statement's datasource, the :class:`Token` that stops it (a timeout,
     Ctrl-C, a stopped pod), the :class:`Progress` it reports to (by default: a token nobody
-    cancels, and nowhere) and ``log``, where output of its own goes (a TO RUN program's):
-    the step's log, else (None) standard error."""
+    cancels, and nowhere), ``log``, where output of its own goes (a TO RUN program's):
+    the step's log, else (None) standard error, the :class:`RunStep` it runs as (what a
+    trained model's lineage records) and the fingerprints of the tables it read."""
 
     datasource: Datasource
     token: Token = field(default_factory=Token)
     reporter: Progress = field(default_factory=Progress)
     log: IO[str] | None = None
+    run: RunStep = field(default_factory=RunStep)
+    # The tables' fingerprints it has taken (sqlml.runtime.cache.Fingerprints), each once
+    fingerprints: dict[tuple[str, ...], str | None] = field(default_factory=dict)

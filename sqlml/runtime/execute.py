@@ -8,7 +8,7 @@ from sqlml import ir
 from sqlml.datasources import Datasource
 from sqlml.errors import InternalError, SqlmlError
 from sqlml.runtime.cancel import Token
-from sqlml.runtime.context import Context
+from sqlml.runtime.context import Context, RunStep
 from sqlml.runtime.outcome import Outcome
 from sqlml.runtime.progress import Progress, Sink
 from sqlml.statements import kind_of, resolve
@@ -21,16 +21,18 @@ def execute(
     token: Token | None = None,
     sink: Sink | None = None,
     log: IO[str] | None = None,
+    run: RunStep | None = None,
 ) -> Outcome:
     """Run ``statement`` with the handler its kind declares, given its :class:`Context`:
     ``datasource``, ``token`` (cancelling it stops the statement at its next check; None:
     nothing stops it) and a progress reporter of its own showing on ``sink`` (None:
     nowhere), its stages named for the model or table the statement writes; output of its
-    own goes to ``log`` as well as to standard error (None: standard error only). Every
+    own goes to ``log`` as well as to standard error (None: standard error only); ``run``:
+    the recorded run it is a step of (None: none). Every
     error comes out as a :class:`SqlmlError` with its location: any other exception, a bug,
     as an :class:`InternalError` holding its traceback."""
     subject = kind_of(statement).effects.target(statement)
-    context = Context(datasource, token or Token(), Progress(sink, subject), log)
+    context = Context(datasource, token or Token(), Progress(sink, subject), log, run or RunStep())
     try:
         return resolve(kind_of(statement).handler)(statement, context)
     except SqlmlError as error:

@@ -87,7 +87,7 @@ class InMemory:
 
 def read(statement: ir.TrainStatement, context: Context) -> InMemory:
     """The SELECT's rows, checked to hold some and the LABEL column."""
-    read = cached_read(context.datasource, statement.select, context.reporter)
+    read = cached_read(context.datasource, statement.select, context.reporter, context.fingerprints)
     columns = spelled(read, statement_columns(statement))
     check_rows(columns)
     check_label(statement.label, columns, "the SELECT")
@@ -98,7 +98,7 @@ def _read_validation(statement: ir.TrainStatement, context: Context, labels: Lab
     """The rows of ``validation.select``, labelled by ``labels``."""
     select, label = statement.attributes["validation.select"], statement.label
     with blame("validation.select"):
-        read = cached_read(context.datasource, select, context.reporter)
+        read = cached_read(context.datasource, select, context.reporter, context.fingerprints)
         columns = spelled(read, statement_columns(statement))
         check_rows(columns)
     check_label(label, columns, "validation.select")

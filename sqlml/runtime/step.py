@@ -5,7 +5,8 @@ pods get: it survives ``sh -c`` and the kubelet's ``$(VAR)`` expansion). A Katib
 values come in ``$SQLML_TRIAL``. The datasource URL comes from ``$SQLML_DATASOURCE`` (a
 Kubernetes Secret), never from the arguments, so credentials stay out of workflow specs and
 logs. With ``SQLML_PROGRESS=1`` the step's log shows its progress lines, as ``sqlml run``'s
-standard error does.
+standard error does. ``$SQLML_RUN_ID`` (the Argo Workflow's name, which its steps' pods
+get) is the run a trained model's lineage records, the step then the statement's.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from sqlml import ir
 from sqlml.datasources import Datasource, connect
 from sqlml.errors import InternalError, SqlmlError
 from sqlml.runtime import cancel
+from sqlml.runtime.context import RUN_ENV, RunStep
 from sqlml.runtime.execute import execute
 from sqlml.runtime.output import render
 from sqlml.runtime.progress import terminal
@@ -43,7 +45,8 @@ def main(argv: list[str]) -> int:
         datasource = connect()
         try:
             with _stopped_by_signals(token, datasource, received):
-                outcome = execute(statement, datasource, token=token, sink=terminal(sys.stderr))
+                sink, run = terminal(sys.stderr), _run(statement)
+                outcome = execute(statement, datasource, token=token, sink=sink, run=run)
         finally:
             datasource.close()
     except SqlmlError as error:
@@ -58,6 +61,12 @@ def main(argv: list[str]) -> int:
     if outcome.result is not None:
         sys.stdout.write(render(outcome.result))
     return 0
+
+
+def _run(statement: ir.Statement) -> RunStep:
+    """The run the step is part of, as its environment says (none without a run id)."""
+    run = os.environ.get(RUN_ENV) or None
+    return RunStep() if run is None else RunStep(run, statement.id)
 
 
 def _statement(argument: str) -> ir.Statement:

@@ -26,6 +26,7 @@ class DrawnPlot:
     path: Path
     statement: str
     at: float  # when, in seconds since the epoch
+    version: int | None  # of the model: the one the statement measured
 
 
 class DrawnPlots:
@@ -35,10 +36,10 @@ class DrawnPlots:
         self._by_model: dict[str, deque[DrawnPlot]] = {}
         self._lock = threading.Lock()
 
-    def add(self, model: str, kind: str, path: Path, statement: str) -> None:
+    def add(self, model: str, kind: str, path: Path, statement: str, version: int | None) -> None:
         with self._lock:
             kept = self._by_model.setdefault(model, deque(maxlen=KEPT))
-            kept.appendleft(DrawnPlot(kind, path, statement, time.time()))
+            kept.appendleft(DrawnPlot(kind, path, statement, time.time(), version))
 
     def of(self, model: str) -> list[DrawnPlot]:
         """The plots of ``model``, the newest first, one for each file."""

@@ -91,8 +91,8 @@ async def run(request: Request) -> Response:
     if outcome is not None:
         plots = drawn_plots(request.app)
         for result in outcome.results:
-            if result.plot is not None:
-                plots.add(result.plot.model, result.plot.kind, result.plot.path, result.text)
+            if (plot := result.plot) is not None:
+                plots.add(plot.model, plot.kind, plot.path, result.text, plot.version)
     context = _result_context(outcome, text, state.scrub)
     if not as_json:
         return page(request, "editor.html", section="editor", sql=text, **context)

@@ -30,6 +30,7 @@ from sqlml.checking import check_program, errors_of
 from sqlml.datasources import Datasource, ResultSet, connect
 from sqlml.errors import SqlmlError, SqlmlWarning
 from sqlml.runtime import cancel
+from sqlml.runtime.outcome import Outcome
 from sqlml.runtime.progress import Recorder
 from sqlml.statements.run import runnable
 from sqlml.ui.recorded_plots import png
@@ -51,6 +52,7 @@ class Plot:
     model: str
     path: Path
     data: bytes
+    version: int | None = None  # of the model: the one the statement measured
 
 
 @dataclass
@@ -146,7 +148,7 @@ class EditorRunner:
             if outcome is None:
                 return
             statement = by_id.get(end.step.name)
-            plot = _plot(statement, datasource) if statement is not None else None
+            plot = _plot(statement, datasource, outcome) if statement is not None else None
             shown = statement.text if statement is not None else end.step.name
             run.results.append(StatementResult(shown, outcome.summary, outcome.result, plot))
 
@@ -188,9 +190,9 @@ def _not_runnable(statement: ir.Statement) -> SqlmlError | None:
     return SqlmlError(refused[0], line=statement.line, column=statement.column, hint=refused[1])
 
 
-def _plot(statement: ir.Statement, datasource: Datasource) -> Plot | None:
+def _plot(statement: ir.Statement, datasource: Datasource, outcome: Outcome) -> Plot | None:
     """The plot a TO EVALUATE or TO EXPLAIN statement drew (``evaluate.plot``,
-    ``explain.plot``), read back from its file."""
+    ``explain.plot``) of the version its ``outcome`` names, read back from its file."""
     attribute = _PLOTS.get(statement.kind)
     drawn = getattr(statement, "attributes", {}).get(attribute) if attribute else None
     model = getattr(statement, "model", None)
@@ -198,7 +200,8 @@ def _plot(statement: ir.Statement, datasource: Datasource) -> Plot | None:
         return None
     path = datasource.program_file(drawn)
     data = png(path)
-    return Plot(statement.kind, model, path, data) if data is not None else None
+    version = outcome.model[1] if outcome.model is not None else None
+    return Plot(statement.kind, model, path, data, version) if data is not None else None
 
 
 class _CancelSwitch:

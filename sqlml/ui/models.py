@@ -1,11 +1,13 @@
 """Models pages of sqlml ui (routes listed in ROUTES): every model, each one's versions with
-their estimator, attributes, training statement, metrics and plots, a comparison of two
-versions, and a hyperparameter search's trials.
+their estimator, attributes, training statement, lineage, metrics, plots and evaluations, a
+comparison of two versions, and a hyperparameter search's trials.
 
 Pages read metadata only (:mod:`sqlml.ui.model_catalog`); the plots are the files TO
-EVALUATE and TO EXPLAIN drew, found through the run record (:mod:`sqlml.ui.recorded_plots`)
-or remembered from the editor (:mod:`sqlml.ui.drawn_plots`), and the trials' charts are
-drawn as inline SVG (:mod:`sqlml.ui.svg_chart`).
+EVALUATE and TO EXPLAIN drew of the version shown, and the metrics TO EVALUATE measured of
+it, found through the run record (:mod:`sqlml.ui.recorded_plots`) or remembered from the
+editor (:mod:`sqlml.ui.drawn_plots`); the lineage links to the run and step that trained it
+(:mod:`sqlml.ui.model_lineage`); the trials' charts are drawn as inline SVG
+(:mod:`sqlml.ui.svg_chart`).
 """
 
 from __future__ import annotations
@@ -36,9 +38,10 @@ from sqlml.ui.model_catalog import (
     version_numbers,
     versions,
 )
+from sqlml.ui.model_lineage import lineage_rows, metrics_text, step_url
 from sqlml.ui.pages import datasource, page
 from sqlml.ui.paging import PAGE_ROWS, page_number, page_of
-from sqlml.ui.recorded_plots import RecordedPlot, png, recorded_plots, step_plot
+from sqlml.ui.recorded_plots import Evaluation, Measured, png, recorded, step_plot
 from sqlml.ui.svg_chart import Point, scatter
 
 Endpoint = Callable[[Request], Awaitable[Response]]
@@ -83,16 +86,19 @@ async def model_page(request: Request) -> Response:
     name = request.path_params["name"]
     chosen = _version_number(request.query_params.get("version"))
 
-    def read() -> tuple[list[Version], Version | None, list[ShownPlot]]:
+    def read() -> tuple[list[Version], Version | None, Measured]:
         with datasource(request) as ds:
             stored = versions(ds, name)
             if not stored:
-                return stored, None, []
+                return stored, None, Measured([], [])
             shown = version(ds, name, stored[0].version if chosen is None else chosen)
-            recorded = recorded_plots(ds, request.app.state.settings.run_dir, name)
-        return stored, shown, _plots(request, name, recorded)
+            if shown is None:
+                return stored, None, Measured([], [])
+            run_dir = request.app.state.settings.run_dir
+            trained_at = shown.metadata.get("trained_at", "")
+            return stored, shown, recorded(ds, run_dir, name, shown.version, trained_at)
 
-    stored, shown, plots = await run_in_threadpool(read)
+    stored, shown, measured = await run_in_threadpool(read)
     if not stored:
         return _missing(request, name)
     if shown is None:
@@ -117,7 +123,9 @@ async def model_page(request: Request) -> Response:
         details=[(key, _shown(meta[key])) for key in _DETAILS if key in (meta := shown.metadata)],
         features=_features(shown.metadata),
         metrics=[(key, _number_text(value)) for key, value in shown.metrics.items()],
-        plots=plots,
+        plots=_plots(request, name, shown.version, measured),
+        evaluations=[_evaluation(evaluation) for evaluation in measured.evaluations],
+        lineage=lineage_rows(shown.metadata),
         trials=_trials(shown),
     )
 
@@ -174,28 +182,50 @@ async def plot_file(request: Request) -> Response:
 @dataclass(frozen=True)
 class ShownPlot:
     """A plot on a model's page: what drew it (evaluate, explain), its image's address, its
-    file, the statement, and the recorded run (None: this server's editor)."""
+    file, the statement, the recorded run (None: this server's editor) and the version of
+    the model it was drawn of."""
 
     kind: str
     src: str
     path: Path
     statement: str
     run_id: str | None
+    version: int
 
 
-def _plots(request: Request, name: str, recorded: list[RecordedPlot]) -> list[ShownPlot]:
-    """The plots of the model ``name``: those its editor drew while this server runs (read
-    into the page), then those of the recorded runs (by their address)."""
+def _plots(request: Request, name: str, number: int, measured: Measured) -> list[ShownPlot]:
+    """The plots of version ``number`` of the model ``name``: those this server's editor drew
+    of it (read into the page), then those of the recorded runs (by their address)."""
     plots = []
     for drawn in drawn_plots(request.app).of(name):
-        data = png(drawn.path)
+        data = png(drawn.path) if drawn.version == number else None
         if data is not None:
             source = f"data:image/png;base64,{base64.b64encode(data).decode()}"
-            plots.append(ShownPlot(drawn.kind, source, drawn.path, drawn.statement, None))
-    for plot in recorded:
+            shown = ShownPlot(drawn.kind, source, drawn.path, drawn.statement, None, number)
+            plots.append(shown)
+    for plot in measured.plots:
         source = f"{model_url(name)}/plots/{quote(plot.run_id)}/{quote(plot.step)}"
-        plots.append(ShownPlot(plot.kind, source, plot.path, plot.statement, plot.run_id))
+        shown = ShownPlot(plot.kind, source, plot.path, plot.statement, plot.run_id, number)
+        plots.append(shown)
     return plots
+
+
+@dataclass(frozen=True)
+class ShownEvaluation:
+    """TO EVALUATE's metrics of the version shown: the run and step that measured them (its
+    address on the run's page) and the metrics as text."""
+
+    run_id: str
+    step: str
+    href: str
+    metrics: list[tuple[str, str]]
+
+
+def _evaluation(evaluation: Evaluation) -> ShownEvaluation:
+    href = step_url(evaluation.run_id, evaluation.step)
+    return ShownEvaluation(
+        evaluation.run_id, evaluation.step, href, metrics_text(evaluation.metrics)
+    )
 
 
 def _missing(request: Request, name: str, version: int | None = None) -> Response:

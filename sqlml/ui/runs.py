@@ -17,6 +17,7 @@ from starlette.routing import BaseRoute, Route
 from sqlml.backends import DEFAULT, backend, backends
 from sqlml.backends.runs import STATES, RunView, RunViews, ViewError
 from sqlml.ui.dag import NODE_HEIGHT, NODE_WIDTH, Layout, layout
+from sqlml.ui.model_lineage import with_version_link
 from sqlml.ui.pages import page
 from sqlml.ui.paging import PAGE_ROWS, page_number, page_of
 
@@ -97,7 +98,7 @@ def step_details(request: Request) -> Response:
     step = run.step(request.path_params["step"]) if run is not None else None
     if views is None or run is None or step is None:
         return JSONResponse({"error": "there is no such step in this run"}, status_code=404)
-    return JSONResponse(views.step_details(settings, run, step))
+    return JSONResponse(with_version_link(views.step_details(settings, run, step)))
 
 
 def step_log_text(request: Request) -> Response:

@@ -33,12 +33,16 @@ from sqlml.codegen.workflow import add_step, build
 from sqlml.datasources.url import DEFAULT_DIALECT
 from sqlml.errors import KubernetesError
 from sqlml.plan import PlannedStatement, plan
+from sqlml.runtime.context import RUN_ENV
 from sqlml.steps import kubeflow
 from sqlml.steps.naming import GENERATED_SUFFIX, MAX_NAME, dns_label, job_name_limit
 from sqlml.workflow.core import RESOURCE, Step, Workflow
 
 STEP_COMMAND = ("python", "-m", "sqlml.runtime.step")
 DATASOURCE_ENV = "SQLML_DATASOURCE"
+# The run a statement step's pod is part of (lineage), which Argo fills in. Not given to the
+# pods of training jobs and Katib's trials: their manifests are passed on unexpanded.
+WORKFLOW_NAME = "{{workflow.name}}"
 DEFAULT_WORKERS = 2  # worker pods of a distributed TO TRAIN that gives no count
 DEFAULT_JOB_DEADLINE = 24 * 3600  # seconds a distributed TO TRAIN may run
 # Retries of a step whose pod was deleted (a node drained, a preemption): Argo's "pod
@@ -364,7 +368,8 @@ def _template(
                             name=options.secret, key=options.secret_key
                         )
                     ),
-                )
+                ),
+                m.EnvVar(name=RUN_ENV, value=WORKFLOW_NAME),
             ],
             resources=_resources(m, options),
             security_context=m.SecurityContext(

@@ -42,6 +42,7 @@ from sqlml.errors import SqlmlError
 from sqlml.local_files import default_run_dir
 from sqlml.runtime import cancel
 from sqlml.runtime.bounds import clipped
+from sqlml.runtime.context import RunStep
 from sqlml.runtime.progress import Sink
 from sqlml.workflow.core import Ref, Retry, Step, Workflow
 
@@ -315,7 +316,16 @@ class _Run:
             base_dir=self._settings.base_dir,
             run_token=self._token,
             sink=self._settings.sink,
+            run=self._run_step(step),
         )
+
+    def _run_step(self, step: Step) -> RunStep:
+        """What a statement of ``step`` records of its run: none for a run kept in no record."""
+        if not self._settings.recorded:
+            return RunStep()
+        source = self._settings.source
+        program = source if source and not source.startswith("<") else None
+        return RunStep(self._log.run_id, step.name, program)
 
     def _fail(self, error: SqlmlError) -> None:
         if self._error is None:

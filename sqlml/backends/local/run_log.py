@@ -15,7 +15,7 @@ from sqlml.backends.local.verdicts import verdict
 from sqlml.backends.reports import StatementDone, StatementEnd, Verdict
 from sqlml.errors import SqlmlError
 from sqlml.local_files import reason, warn_once
-from sqlml.runtime.outcome import Outcome
+from sqlml.runtime.outcome import Outcome, model_of
 from sqlml.workflow.core import Step, Workflow
 
 
@@ -112,10 +112,12 @@ class RunLog:
             self.errors[step.step] = error
         self.records[step.step] = step
         if self._states is not None:
-            self._states.write(
-                {"step": step.step, "state": step.state, "attempts": step.attempts,
-                 "started_at": step.started_at, "ended_at": step.ended_at, "error": step.error}
-            )  # fmt: skip
+            entry = {
+                "step": step.step, "state": step.state, "attempts": step.attempts,
+                "started_at": step.started_at, "ended_at": step.ended_at, "error": step.error,
+            }  # fmt: skip
+            model = model_of(step.outputs)  # the version it trained or measured (or kept)
+            self._states.write(entry if model is None else {**entry, "model": model})
         self._record.end_step(self.run_id, step, new)
         self.states[step.step] = step.state
         if step.state == rec.CACHED:

@@ -28,6 +28,7 @@ from sqlml.errors import InternalError, SqlmlError
 from sqlml.local_files import keep_traceback, reason, warn_once
 from sqlml.runtime import cancel
 from sqlml.runtime.bounds import LOG_LIMIT, MESSAGE_LIMIT, clipped
+from sqlml.runtime.context import RunStep
 from sqlml.runtime.execute import execute
 from sqlml.runtime.outcome import Outcome
 from sqlml.runtime.progress import Sink
@@ -69,6 +70,7 @@ class Task:
     base_dir: Path
     run_token: cancel.Token  # cancelled when the whole run is (Ctrl-C)
     sink: Sink | None  # where a statement's progress is shown (None: nowhere)
+    run: RunStep = field(default_factory=RunStep)  # the recorded run's id, step and program
 
 
 @dataclass
@@ -251,7 +253,7 @@ def _attempt(
             _shell(command, workdir, env, log, task)
         if statement:
             outcome = _statement(task, datasource(), log)
-            return {"result": _first_value(outcome)}, outcome
+            return {"result": _first_value(outcome), **outcome.outputs()}, outcome
         stdout = _process(task, workdir, env, log)
         return _outputs(task, workdir, stdout), None
     finally:
@@ -283,7 +285,7 @@ def _statement(task: Task, datasource: Datasource, log: IO[str]) -> Outcome:
     try:
         progress = task.run_dir / (_UNSAFE.sub("_", task.name) + SUFFIX)
         sink = progress_sink(task.sink, progress, log)
-        outcome = execute(statement, datasource, token=token, sink=sink, log=log)
+        outcome = execute(statement, datasource, token=token, sink=sink, log=log, run=task.run)
     except SqlmlError as error:  # an interrupted statement fails with the database's error
         if token.cancelled:
             raise _timeout(task) from None

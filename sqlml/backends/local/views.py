@@ -51,6 +51,7 @@ from sqlml.backends.runs import (
 from sqlml.datasources import Datasource, connect, parse_url, source_class
 from sqlml.errors import SqlmlError
 from sqlml.runtime.bounds import LOG_TAIL
+from sqlml.runtime.outcome import model_of
 from sqlml.tables import RUN_STEPS, RUNS
 
 RESUMABLE = frozenset({FAILED, CANCELLED, LOST})
@@ -377,9 +378,20 @@ def _steps(
                 started_at=went.get("started_at"),
                 ended_at=went.get("ended_at"),
                 error=went.get("error"),
+                model=_model(went),
             )
         )
     return views
+
+
+def _model(went: dict[str, Any]) -> dict[str, Any] | None:
+    """The model version a step trained or measured: its states entry's, else its record's
+    outputs'."""
+    model = went.get("model")
+    if isinstance(model, dict):
+        return model_of({"model": model.get("name"), "version": str(model.get("version"))})
+    outputs = went.get("outputs")
+    return model_of(outputs) if isinstance(outputs, dict) else None
 
 
 def _run_folders(run_dir: Path) -> dict[str, Path]:

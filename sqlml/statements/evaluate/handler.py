@@ -37,6 +37,7 @@ def evaluate(statement: ir.EvaluateStatement, context: Context) -> Outcome:
     replace = kind_of(statement).effects.may_replace(statement)
     datasource.check_target(statement.table, replace)  # before any work
     applied = apply(statement.model, statement.select, context, statement.version)
+    version = applied.model.version
     labelled = bool(statement.label)
     stored = stored_task(applied.metadata) or applied.labels.task
     if not labelled and (
@@ -76,7 +77,7 @@ def evaluate(statement: ir.EvaluateStatement, context: Context) -> Outcome:
             metrics = _measured(
                 reporter, names, lambda some: clustering_metrics(points, predicted, some, truth)
             )
-        return _write_metrics(statement, context, metrics, len(scores), "", replace)
+        return _write_metrics(statement, context, metrics, len(scores), "", replace, version)
     truth = applied.truth(statement.label)
     attributes = applied.metadata["attributes"]
     groups = queries(applied.columns, attributes, "the SELECT", applied.family.ranks(attributes))
@@ -90,7 +91,7 @@ def evaluate(statement: ir.EvaluateStatement, context: Context) -> Outcome:
             save_evaluation_plot(path, task, *drawn, applied.class_names(), model=statement.model)
             reporter.advance(1)
         saved = f"; plot saved to {path}"
-    return _write_metrics(statement, context, metrics, len(truth), saved, replace)
+    return _write_metrics(statement, context, metrics, len(truth), saved, replace, version)
 
 
 def _measured(
@@ -117,9 +118,11 @@ def _write_metrics(
     rows: int,
     saved: str,
     replace: bool,
+    version: int,
 ) -> Outcome:
     """The metrics written as the one row of the INTO table (which may ``replace`` one sqlml
-    did not write), and the statement's summary."""
+    did not write), and the statement's summary; the outcome names the ``version``
+    measured, with its metrics."""
     context.datasource.write_table(
         statement.table,
         {name: np.array([value]) for name, value in metrics.items()},
@@ -127,7 +130,11 @@ def _write_metrics(
         context.token,
     )
     shown = format_metrics(metrics)
-    return Outcome(summary=f"evaluated {statement.model} on {rows} rows: {shown}{saved}")
+    return Outcome(
+        summary=f"evaluated {statement.model} on {rows} rows: {shown}{saved}",
+        model=(statement.model, version),
+        metrics=metrics,
+    )
 
 
 def _label_values(applied: Applied, label: str) -> np.ndarray:

@@ -89,12 +89,13 @@ def explain(statement: ir.ExplainStatement, context: Context) -> Outcome:
     table = {"feature": features[order], "importance": importance[order].astype(np.float64)}
     table.update({name: values[order].astype(np.float64) for name, values in extra.items()})
     saved = _plot(statement, applied, explained, attributions, measure, explainer)
+    measured = (statement.model, applied.model.version)
     if statement.table is None:
         rows = list(zip(*(column.tolist() for column in table.values()), strict=True))
-        return Outcome(result=ResultSet(list(table), rows), summary=saved)
+        return Outcome(result=ResultSet(list(table), rows), summary=saved, model=measured)
     datasource.write_table(statement.table, table, replace, context.token)
     into = f"explained {statement.model} with {explainer} into {'.'.join(statement.table)}"
-    return Outcome(summary=into if saved is None else f"{into}; {saved}")
+    return Outcome(summary=into if saved is None else f"{into}; {saved}", model=measured)
 
 
 def _explainer(statement: ir.ExplainStatement, applied: Applied) -> str:

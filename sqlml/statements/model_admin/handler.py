@@ -10,6 +10,7 @@ from sqlml.datasources import ResultSet
 from sqlml.errors import ModelError
 from sqlml.models.store import ModelStore
 from sqlml.runtime.context import Context
+from sqlml.runtime.lineage import described
 from sqlml.runtime.outcome import Outcome
 
 
@@ -107,6 +108,7 @@ def describe_model(statement: ir.DescribeModelStatement, context: Context) -> Ou
         ("base_model", json.dumps(meta.get("base_model"), sort_keys=True)),
         ("trained_at", meta["trained_at"]),
         ("sqlml_version", meta["sqlml_version"]),
+        *described(meta),
     ]
     return Outcome(result=ResultSet(["property", "value"], rows))
 

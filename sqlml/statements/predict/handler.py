@@ -76,7 +76,8 @@ def predict(statement: ir.PredictStatement, context: Context) -> Outcome:
         rows = datasource.write_batches(statement.table, batches, replace, token)
     return Outcome(
         summary=f"predicted {rows} rows into {'.'.join(statement.table)}."
-        f"{statement.result_column} with {statement.model}"
+        f"{statement.result_column} with {statement.model}",
+        model=(statement.model, model.stored.version),
     )
 
 

@@ -72,6 +72,11 @@
       hint.textContent = "hint: " + details.hint;
       error.append(document.createElement("br"), hint);
     }
+    $("step-model").hidden = !details.model;
+    if (details.model) {
+      $("model-link").href = details.model.url;
+      $("model-link").textContent = "model " + details.model.name + " version " + details.model.version;
+    }
     const statement = $("step-statement");
     statement.textContent = details.statement || "(" + (details.kind || "step") + ": no statement)";
     if (details.line) statement.dataset.line = details.line;

@@ -40,7 +40,7 @@ from sqlml import ir
 from sqlml.errors import ModelError
 from sqlml.models import Family, StreamingTrainer, Trainer, family
 from sqlml.models.store import ModelStore, StoredModel
-from sqlml.runtime import external_memory, in_memory, label_lists
+from sqlml.runtime import external_memory, in_memory, label_lists, lineage
 from sqlml.runtime.context import Context
 from sqlml.runtime.labels import LabelEncoding
 from sqlml.runtime.outcome import Outcome
@@ -65,22 +65,26 @@ def train(statement: ir.TrainStatement, context: Context) -> Outcome:
     distributed = model_family.distributed()
     if distributed and max(statement.attributes.get("train.workers") or 1, job_size()) > 1:
         # several processes: started here, or the pods of a training job
+        tables = lineage.fingerprints(statement, context)
         trained = distributed.train(statement, context)
         if isinstance(trained, Outcome):  # a worker's part: another process stores the model
             return trained
         store = ModelStore(context.datasource)
-        metadata = store_model(context, statement, store, model_family, None, trained, None)
+        version, metadata = store_model(
+            context, statement, store, model_family, None, trained, tables
+        )
     else:
-        metadata = train_and_save(statement, context)
-    return Outcome(summary=summary(statement, metadata))
+        version, metadata = train_and_save(statement, context)
+    return Outcome(summary=summary(statement, metadata), model=(statement.model, version))
 
 
 def train_and_save(
     statement: ir.TrainStatement,
     context: Context,
     extra_metadata: dict[str, Any] | None = None,
-) -> dict[str, Any]:
-    """Train, validate and store the model with ``extra_metadata``; its metadata."""
+) -> tuple[int, dict[str, Any]]:
+    """Train, validate and store the model with ``extra_metadata``; its version and
+    metadata."""
     store = ModelStore(context.datasource)
     model_family = family(statement.family)
     trainer = model_family.trainer()
@@ -88,6 +92,7 @@ def train_and_save(
     attributes = _attributes(statement, base)
     width = label_lists.width(attributes)
     _check_listed(statement, width)
+    tables = lineage.fingerprints(statement, context)  # of the rows about to be read
     source = _read(statement, context)
     kept = None if base is None else LabelEncoding.from_dict(base.metadata["labels"])
     labels, rows = fit_labelled(statement, source, kept, width)
@@ -104,7 +109,9 @@ def train_and_save(
     data, details = _fit(context, trainer, training, labels, statement.attributes, base, held_out)
     metrics, how = _validate(context, trainer, data, details, validation, rows.how, labels, chosen)
     trained = Trained(data, details, metrics, features, labels, training.rows, how, attributes)
-    return store_model(context, statement, store, model_family, base, trained, extra_metadata)
+    return store_model(
+        context, statement, store, model_family, base, trained, tables, extra_metadata
+    )
 
 
 def _read(statement: ir.TrainStatement, context: Context) -> Source:
@@ -202,9 +209,11 @@ def store_model(
     model_family: Family,
     base: StoredModel | None,
     trained: Trained,
-    extra_metadata: dict[str, Any] | None,
-) -> dict[str, Any]:
-    """Store: the model and its metadata (with ``extra_metadata``), which is returned."""
+    tables: dict[str, str | None],
+    extra_metadata: dict[str, Any] | None = None,
+) -> tuple[int, dict[str, Any]]:
+    """Store: the model and its metadata (with ``extra_metadata``); its version and metadata.
+    Its lineage holds ``tables``, the fingerprints of the tables read."""
     details = trained.details
     if trained.how is not None:
         details = {**details, "metrics": {**details["metrics"], **trained.validation_metrics}}
@@ -222,11 +231,11 @@ def store_model(
         "base_model": None if base is None else {"name": base.name, "version": base.version},
         "trained_at": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
         "sqlml_version": sqlml.__version__,
+        lineage.KEY: lineage.lineage(statement, context, model_family.libraries, tables),
         **details,
         **(extra_metadata or {}),
     }
-    store.save(statement.model, metadata, trained.data, context.token)
-    return metadata
+    return store.save(statement.model, metadata, trained.data, context.token), metadata
 
 
 def _attributes(statement: ir.TrainStatement, base: StoredModel | None) -> dict[str, Any]:

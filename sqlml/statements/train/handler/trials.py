@@ -28,6 +28,7 @@ from sqlml.datasources import Columns, Datasource
 from sqlml.datasources.arrays import object_array
 from sqlml.errors import ModelError, SqlmlError
 from sqlml.models.store import ModelStore
+from sqlml.runtime import lineage
 from sqlml.runtime.context import Context
 from sqlml.runtime.outcome import Outcome
 from sqlml.search_space import as_text, decode, default_goal
@@ -66,7 +67,7 @@ def run_trial(statement: ir.TrialStatement, context: Context) -> Outcome:
     )
     record = {"key": key, "values": values, "search": fingerprint(statement)}
     try:
-        metadata = training.train_and_save(
+        _, metadata = training.train_and_save(
             trained, context, {"trial": {**record, "status": SUCCEEDED}}
         )
     except ModelError as error:  # the values do not train; the database's errors propagate
@@ -119,6 +120,9 @@ def finish(statement: ir.SearchStatement, context: Context) -> Outcome:
         for t in trials
     ]
     metadata = {key: value for key, value in best["metadata"].items() if key != "trial"}
+    if lineage.KEY in metadata:  # the best trial's training, saved by this step
+        run = context.run
+        metadata[lineage.KEY] = {**metadata[lineage.KEY], "run": run.run, "step": run.step}
     metadata["search"] = {
         **{key: settings[key] for key in ("algorithm", "seed", "trials")},
         "metric": metric,
@@ -128,12 +132,13 @@ def finish(statement: ir.SearchStatement, context: Context) -> Outcome:
         "results": results,
     }
     stored = store.load(best["name"])
-    store.save(statement.model, metadata, stored.data, token)
+    version = store.save(statement.model, metadata, stored.data, token)
     _drop(store, trials)
     return Outcome(
+        model=(statement.model, version),
         summary=f"searched {len(trials)} trials of {statement.model}: best trial "
         f"{best['number']} with validation {metric} {_score(best, metric):.4g}, saved as "
-        f"{statement.model}; every trial in {'.'.join(table)}"
+        f"{statement.model}; every trial in {'.'.join(table)}",
     )
 
 
