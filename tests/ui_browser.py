@@ -190,6 +190,7 @@ class Demo:
             [sys.executable, "-m", "sqlml", "run", str(program), "--datasource", self.datasource],
             cwd=self.folder, env={**os.environ, **self.env}, stderr=subprocess.PIPE, text=True,
         )  # fmt: skip
+
     def search(self) -> None:
         """Run the search of :data:`SEARCH` (a run of its own)."""
         program = self.folder / "search.sql"
