@@ -80,7 +80,9 @@ def test_predict_replaces_a_users_table_only_when_asked(duckdb_url, capsys):
     assert sorted(name for (name,) in leftovers) == [
         "d",
         "pred",
+        "sqlml_model_aliases",
         "sqlml_model_chunks",
+        "sqlml_model_retention",
         "sqlml_model_versions",
         "sqlml_run_steps",  # the run record
         "sqlml_runs",

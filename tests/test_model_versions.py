@@ -8,8 +8,11 @@ The versions of ``m`` here are regressors trained on a constant label: version `
 
 from __future__ import annotations
 
+import csv
+import getpass
 import json
 import re
+import socket
 import threading
 from pathlib import Path
 
@@ -137,10 +140,12 @@ def test_promote_and_roll_back(versions, capsys):
     assert "to version 3 (from version 2)" in err
 
     out, _ = ok(url, f"SHOW MODEL VERSIONS {m};", capsys)
-    header, *rows = out.splitlines()
-    assert header == "model,version,aliases,estimator,metrics,rows,created_by,trained_at"
-    assert [row.split(",")[1:3] for row in rows] == [["1", ""], ["2", ""], ["3", '"challenger']]
-    assert '"challenger, champion"' in rows[2]
+    header, *rows = csv.reader(out.splitlines())
+    assert header == ["model", "version", "aliases", "estimator", "metrics", "rows",
+                      "created_by", "trained_at"]  # fmt: skip
+    assert [row[1:3] for row in rows] == [["1", ""], ["2", ""], ["3", "challenger, champion"]]
+    assert {row[6] for row in rows} == {f"{getpass.getuser()}@{socket.gethostname()}"}
+    assert all(row[4].startswith("train_rmse ") for row in rows), rows
 
     _, err = ok(url, f"ALTER MODEL {m} DROP ALIAS challenger;", capsys)
     assert f"dropped alias challenger of model {m} (version 3)" in err

@@ -59,7 +59,8 @@ def show_model_versions(statement: ir.ShowModelVersionsStatement, context: Conte
             rows.append((name, version, named, UNREADABLE, None, None, None, None))
             continue
         lineage = meta.get("lineage") or {}
-        creator = f"{lineage['user']}@{lineage['host']}" if "user" in lineage else None
+        user, host = lineage.get("user"), lineage.get("host")  # a pod's user may be unknown
+        creator = f"{user}@{host}" if user and host else user or host
         metrics = _metrics(meta["metrics"])
         rows.append(
             (
