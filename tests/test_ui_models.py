@@ -133,6 +133,24 @@ def test_an_older_version_is_shown_when_asked_for(store):
     assert store.client().get(f"/models/{MODEL}?version=9").status_code == 404
 
 
+def test_a_version_is_found_by_its_alias_and_shows_its_aliases(store):
+    ds = connect(store.url)
+    ModelStore(ds).set_alias(MODEL, "champion", 1)
+    try:
+        page = store.client().get(f"/models/{MODEL}?version=champion")
+        missing = store.client().get(f"/models/{MODEL}?version=nope")
+    finally:
+        ModelStore(ds).drop_alias(MODEL, "champion")
+        ds.close()
+    assert page.status_code == 200
+    assert re.search(r'<h1 id="model" data-model="[^"]+" data-version="1">', page.text)
+    assert '<span id="aliases" class="alias">champion</span>' in page.text
+    rows = {row[0]: row[1] for row in cells(page.text, "versions")[1:]}
+    assert rows == {"2": "", "1": "champion"}
+    assert missing.status_code == 404
+    assert f"model {MODEL} has no version or alias nope" in missing.text
+
+
 def test_the_evaluation_plot_is_shown_in_the_page(store):
     client = store.client()
     page = client.get(f"/models/{MODEL}")

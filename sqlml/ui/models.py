@@ -28,6 +28,7 @@ from starlette.routing import BaseRoute, Route
 
 from sqlml.datasources.redaction import scrubber
 from sqlml.errors import DatasourceBusy, SqlmlError
+from sqlml.models.store import ModelStore
 from sqlml.ui.drawn_plots import drawn_plots
 from sqlml.ui.model_catalog import (
     Version,
@@ -84,13 +85,19 @@ def _matches(version: Version, query: str) -> bool:
 
 async def model_page(request: Request) -> Response:
     name = request.path_params["name"]
-    chosen = _version_number(request.query_params.get("version"))
+    asked = request.query_params.get("version")  # a number or an alias
+    chosen = _version_number(asked)
+    aliases: dict[str, int] = {}
 
     def read() -> tuple[list[Version], Version | None, Measured]:
+        nonlocal chosen
         with datasource(request) as ds:
             stored = versions(ds, name)
             if not stored:
                 return stored, None, Measured([], [])
+            aliases.update(ModelStore(ds).aliases(name))
+            if asked and chosen is None:
+                chosen = aliases.get(asked, 0)  # 0: no such alias, a missing version
             shown = version(ds, name, stored[0].version if chosen is None else chosen)
             if shown is None:
                 return stored, None, Measured([], [])
@@ -102,7 +109,7 @@ async def model_page(request: Request) -> Response:
     if not stored:
         return _missing(request, name)
     if shown is None:
-        return _missing(request, name, chosen)
+        return _missing(request, name, asked)
     url = model_url(name)
     number = page_number(request.query_params.get("page"))
     if number is None:  # the page holding the version shown
@@ -116,6 +123,7 @@ async def model_page(request: Request) -> Response:
         name=name,
         url=url,
         version=shown,
+        aliases=_aliases_of(aliases),
         versions=page_of(stored, number, url, params),
         newest=stored[0],
         other=stored[1] if stored[0].version == shown.version and len(stored) > 1 else stored[0],
@@ -228,8 +236,9 @@ def _evaluation(evaluation: Evaluation) -> ShownEvaluation:
     )
 
 
-def _missing(request: Request, name: str, version: int | None = None) -> Response:
-    what = f"model {name} has no version {version}" if version else f"model {name} does not exist"
+def _missing(request: Request, name: str, version: int | str | None = None) -> Response:
+    kind = "version" if str(version).isdigit() else "version or alias"
+    what = f"model {name} has no {kind} {version}" if version else f"model {name} does not exist"
     hint = "SHOW MODELS lists the models; TO TRAIN ... INTO a model makes one"
     return _error_page(request, what, hint, 404)
 
@@ -260,6 +269,14 @@ def _showing_errors(endpoint: Endpoint) -> Endpoint:
             return _error_page(request, scrub(error.message), scrub(error.hint or ""), 503)
 
     return shown
+
+
+def _aliases_of(aliases: dict[str, int]) -> dict[int, str]:
+    """Each aliased version's aliases, as one text: ``{3: "challenger, champion"}``."""
+    named: dict[int, list[str]] = {}
+    for alias, number in sorted(aliases.items()):
+        named.setdefault(number, []).append(alias)
+    return {number: ", ".join(names) for number, names in named.items()}
 
 
 def _version_number(text: str | None) -> int | None:
