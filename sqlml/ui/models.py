@@ -274,9 +274,9 @@ def _showing_errors(endpoint: Endpoint) -> Endpoint:
 def _aliases_of(aliases: dict[str, int]) -> dict[int, str]:
     """Each aliased version's aliases, as one text: ``{3: "challenger, champion"}``."""
     named: dict[int, list[str]] = {}
-    for alias, number in sorted(aliases.items()):
-        named.setdefault(number, []).append(alias)
-    return {number: ", ".join(names) for number, names in named.items()}
+    for alias, aliased in sorted(aliases.items()):
+        named.setdefault(aliased, []).append(alias)
+    return {aliased: ", ".join(names) for aliased, names in named.items()}
 
 
 def _version_number(text: str | None) -> int | None:

@@ -20,7 +20,6 @@ from types import ModuleType
 
 from sqlml import imports
 from sqlml.errors import ModelError
-from sqlml.runtime.progress import Progress
 
 VERBOSE_ENV = "SQLML_VERBOSE"
 
@@ -36,13 +35,14 @@ def verbose() -> bool:
     return os.environ.get(VERBOSE_ENV, "").strip().lower() not in ("", "0", "false", "no")
 
 
-def keras(reporter: Progress | None = None) -> ModuleType:
-    """The ``keras`` module (TensorFlow's backend); a :class:`ModelError` if not installed.
-    Its first import (seconds) is a stage of ``reporter``'s: ``loading TensorFlow``."""
-    if _modules is None and reporter is not None:
-        with reporter.stage("loading TensorFlow", unit=""):
-            return _imported()[0]
+def keras() -> ModuleType:
+    """The ``keras`` module (TensorFlow's backend); a :class:`ModelError` if not installed."""
     return _imported()[0]
+
+
+def loaded() -> bool:
+    """Whether TensorFlow and Keras are imported (the first import takes seconds)."""
+    return _modules is not None
 
 
 def tensorflow() -> ModuleType:

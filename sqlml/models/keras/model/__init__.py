@@ -64,7 +64,7 @@ def train(
     """
     _reject_nulls(features)
     _check_size(features, attributes)
-    keras = library.keras(context.reporter)
+    keras = _keras(context)
     if searches(attributes):
         from sqlml.models.keras.model import tuning
 
@@ -73,6 +73,15 @@ def train(
         attributes = tuning.continued(attributes, base)
     model, details = network.trained(context, keras, features, y, labels, attributes, base)
     return network.saved(model), details
+
+
+def _keras(context: Context) -> Any:
+    """The ``keras`` module; its first import (seconds) is a stage of its own of
+    ``context``'s progress, ``loading TensorFlow``."""
+    if library.loaded():
+        return library.keras()
+    with context.reporter.stage("loading TensorFlow", unit=""):
+        return library.keras()
 
 
 def searches(attributes: dict[str, Any]) -> bool:
@@ -105,7 +114,7 @@ def train_batches(
         )
     _reject_nulls(sample)
     _check_size(sample, attributes)
-    keras = library.keras(context.reporter)
+    keras = _keras(context)
     tf = library.tensorflow()
 
     model, params = network.compiled(keras, sample, sample_y, labels, attributes, base)
@@ -161,7 +170,7 @@ def scorer(
     returns class probabilities (rows x classes) for classifiers, values for regressors (rows
     x n for n values a row); it stops between batches once ``context``'s token is cancelled,
     and reports the rows scored to its reporter."""
-    keras = library.keras(context.reporter)
+    keras = _keras(context)
     model = network.load(keras, data)
 
     def score(features: FeatureArrays, batch_size: int) -> np.ndarray:
