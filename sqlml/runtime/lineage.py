@@ -30,7 +30,6 @@ from typing import Any
 import sqlml
 from sqlml import ir
 from sqlml.imports import loaded
-from sqlml.runtime.cache import fingerprint, tables_read
 from sqlml.runtime.context import Context
 
 KEY = "lineage"
@@ -40,6 +39,8 @@ def fingerprints(statement: ir.TrainStatement, context: Context) -> dict[str, st
     """Each table the training reads (the SELECT's, ``validation.select``'s), its name's
     parts as written joined by dots, with its fingerprint (None: the database has none),
     taken once for the statement: its reads through the cache use the same."""
+    from sqlml.runtime.cache import fingerprint, tables_read  # numpy, sqlglot: a training's
+
     datasource = context.datasource
     selects = [statement.select, statement.attributes.get("validation.select")]
     tables = {
