@@ -167,7 +167,8 @@ def test_summary_options_draw_different_plots(duckdb_url, tmp_path, capsys):
     images = {name: (folder / f"{name}.png").read_bytes() for name in options}
     assert len(set(images.values())) == len(images)  # each option changes the plot
     assert (folder / "xg_explain.png").exists()  # summary.* without explain.plot
-    assert "warning: line" in err and "'layered_violin': drawn as a violin plot" in err
+    assert f"{folder / 'p.sql'}:" in err and ": warning: TO EXPLAIN: " in err
+    assert "'layered_violin': drawn as a violin plot" in err
 
 
 def test_constant_label_refused_by_permutation_explainer(duckdb_url, tmp_path, capsys):
