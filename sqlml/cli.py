@@ -52,6 +52,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"sqlml {__version__}")
     parser.add_argument("-e", "--execute", metavar="SQL", help="run the statements in SQL")
     _common(parser)
+    _quiet(parser)
     add_output_option(parser)  # of -e
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
@@ -95,6 +96,7 @@ def _parser() -> argparse.ArgumentParser:
 
     repl = commands.add_parser("repl", help="an interactive shell (also plain `sqlml`)")
     _common(repl)
+    _quiet(repl)
 
     export = commands.add_parser(
         "export",
@@ -253,6 +255,18 @@ def _dialect_source(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _quiet(parser: argparse.ArgumentParser) -> None:
+    """The shell's ``-q``: as psql's, results and errors only."""
+    parser.add_argument(
+        "-q",
+        "--quiet",
+        action="store_true",
+        default=argparse.SUPPRESS,
+        help="the shell: no banner and no messages (summaries, timings, the replies of "
+        "backslash commands), only results and errors",
+    )
+
+
 def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--datasource",
@@ -315,7 +329,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "ui":
             return ui(args, datasource)
         if args.command == "repl" or (args.command is None and _is_shell_input()):
-            return _repl(datasource, fmt)
+            return _repl(datasource, fmt, getattr(args, "quiet", False))
     except SqlmlError as error:  # errors outside any program text, e.g. an unreadable file
         print(error.render("sqlml"), file=sys.stderr)
         return 1
@@ -362,7 +376,7 @@ def _is_shell_input() -> bool:
     return not sys.stdin.isatty() or sys.stdout.isatty()
 
 
-def _repl(datasource: str | None, fmt: str) -> int:
+def _repl(datasource: str | None, fmt: str, quiet: bool = False) -> int:
     try:
         from sqlml.repl.shell import run_shell
     except ModuleNotFoundError as error:
@@ -372,7 +386,7 @@ def _repl(datasource: str | None, fmt: str) -> int:
             f"the interactive shell needs {error.name}, which is not installed",
             hint="install the repl extra: pip install 'sqlml[repl]'",
         ) from None
-    return run_shell(datasource, fmt)
+    return run_shell(datasource, fmt, quiet)
 
 
 def _statements(text: str, dialect: str = DEFAULT_DIALECT, source: str | None = None) -> list:

@@ -4,8 +4,13 @@ GitHub test reporters, GitHub's problem matchers; the JSON results and run resul
 
 from __future__ import annotations
 
+import csv
+import io
 import json
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -221,3 +226,28 @@ def test_the_run_results_example_of_the_docs(tmp_path, monkeypatch, capsys):
     written = re.sub(r'("(?:elapsed|execution)_time": )[0-9.]+', r"\1<seconds>", written)
     written = written.replace(f'"{__version__}"', '"<version>"')
     assert matches(blocks["run_results.json"].text, placeheld(written, {})), written
+
+
+@pytest.mark.parametrize("quiet", [False, True])
+def test_a_piped_script_writes_its_results_alone_on_stdout(tmp_path, quiet):
+    """The results, CSV tables apart as ``sqlml run`` writes them; the replies of backslash
+    commands and the timings on stderr, or nowhere with ``-q``."""
+    script = "\\format csv\n\\timing on\nSELECT 1 AS a;\nSELECT 'x,y' AS b, NULL AS c;\n"
+    options = ["-q"] if quiet else []
+    done = subprocess.run(
+        [sys.executable, "-m", "sqlml", *options, "--datasource", f"duckdb:///{tmp_path}/s.db"],
+        input=script,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == 'a\n1\n\nb,c\n"x,y",\n'
+    records = list(csv.reader(io.StringIO(done.stdout)))
+    assert records == [["a"], ["1"], [], ["b", "c"], ["x,y", ""]]
+    said = done.stderr.splitlines()
+    if quiet:
+        assert said == []
+    else:
+        assert said[:2] == ["output format is csv", "timing is on"]
+        assert [line.split(" ")[0] for line in said[2:]] == ["Time:", "Time:"]
