@@ -128,7 +128,9 @@ def mikepenz_annotations(xml: str, annotate_notice: bool = False) -> list[Annota
     ``message``, else the first two lines of its text, else the test's name; its file and line
     from the testcase's ``file`` and ``line``, the failure's, the suite's, or the classname),
     and ``annotateTestResult`` of src/annotator.ts posts the notices only with
-    ``annotate_notice: true``."""
+    ``annotate_notice: true``. (``resolvePath`` then looks for ``**/<file>.*``, a file named
+    after it with one more extension, to complete a Java class's path; a ``.sql`` file's path
+    has none, and stays as it is, as here.)"""
     root = ET.fromstring(xml)
     annotations = []
     for suite in root.iter("testsuite"):

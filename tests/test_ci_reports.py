@@ -22,10 +22,12 @@ from ci_parsers import (
     mikepenz_annotations,
     problem_matcher_issues,
 )
+from conftest import KINDS, datasource_url
 from doc_blocks import blocks_of, matches, placeheld
 
 from sqlml import __version__
 from sqlml.cli import main
+from sqlml.datasources import connect
 
 ROOT = Path(__file__).resolve().parent.parent
 CI_PAGE = ROOT / "docs" / "ci.md"
@@ -251,3 +253,52 @@ def test_a_piped_script_writes_its_results_alone_on_stdout(tmp_path, quiet):
     else:
         assert said[:2] == ["output format is csv", "timing is on"]
         assert [line.split(" ")[0] for line in said[2:]] == ["Time:", "Time:"]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_the_reports_on_each_database(kind, workspace, unique_name, capsys):
+    """The same reports whatever the database: JUnit cases as GitLab and mikepenz read them,
+    the tagged JSON results, the run results."""
+    url = datasource_url(kind, workspace)
+    table = unique_name
+    program = workspace / "pipes" / "each.sql"
+    program.write_text(
+        f"CREATE TABLE {table} AS SELECT 1 AS id, 91 AS score UNION ALL SELECT 2, 78;\n"
+        f"SELECT id, score FROM {table} ORDER BY id;\n"
+        f"ASSERT (SELECT min(score) FROM {table}) >= 80 MESSAGE 'below 80' WARN;\n"
+        f"INSERT INTO {table} SELECT * FROM {table}_nowhere;\n"
+        f"CREATE TABLE {table}_kept AS SELECT * FROM {table};\n",
+        encoding="utf-8",
+    )
+    file = "pipes/each.sql"
+    options = ["--format", "json", "--junit", "each.xml", "--run-results", "each.json"]
+    try:
+        assert main(["run", file, "--datasource", url, *options]) == 1
+    finally:
+        ds = connect(url)
+        ds.execute(f"DROP TABLE IF EXISTS {table}")
+        ds.close()
+    out = capsys.readouterr().out
+    rows = [{"id": 1, "score": 91}, {"id": 2, "score": 78}]
+    tag = {"file": file, "statement": "s2-select", "line": 2, "column": 1}
+    assert [json.loads(line) for line in out.splitlines()] == [{**tag, "rows": rows}]
+    xml = (workspace / "each.xml").read_text(encoding="utf-8")
+    cases = gitlab_cases(xml)
+    assert [(c.status, c.file) for c in cases] == [
+        ("success", file),
+        ("success", file),
+        ("failed", file),
+        ("failed", file),
+        ("skipped", file),
+    ]
+    assert str(cases[2].system_output).startswith(f"{file}:3:1: warning: ASSERT failed: below 80")
+    assert str(cases[3].system_output).startswith(f"{file}:4:1: error: ")
+    assert [(a.path, a.start_line) for a in mikepenz_annotations(xml)] == [(file, 3), (file, 4)]
+    results = json.loads((workspace / "each.json").read_text(encoding="utf-8"))["results"]
+    assert [(r["status"], r["rows_returned"]) for r in results] == [
+        ("pass", None),
+        ("pass", 2),
+        ("warn", None),
+        ("fail", None),
+        ("skip", None),
+    ]
