@@ -13,6 +13,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 from ci_parsers import (
     dorny_results,
@@ -28,6 +29,7 @@ from doc_blocks import blocks_of, matches, placeheld
 from sqlml import __version__
 from sqlml.cli import main
 from sqlml.datasources import connect
+from sqlml.runtime.features_derive import left_out_warning
 
 ROOT = Path(__file__).resolve().parent.parent
 CI_PAGE = ROOT / "docs" / "ci.md"
@@ -302,3 +304,20 @@ def test_the_reports_on_each_database(kind, workspace, unique_name, capsys):
         ("fail", None),
         ("skip", None),
     ]
+
+
+def test_a_warning_said_in_a_worker_thread_names_the_file(workspace, capsys):
+    """A statement's handler warns in the worker thread that runs it (--jobs 2): the file
+    the run set for its diagnostics reaches it (sqlml.errors.diagnosing)."""
+    url = f"duckdb:///{workspace / 'ci.duckdb'}"
+    ds = connect(url)
+    ds.write_table(["t"], {"id": np.arange(30), "f": np.arange(30) % 7, "y": np.arange(30) % 2})
+    ds.close()
+    (workspace / "pipes" / "train.sql").write_text(
+        "SELECT 1 AS one;\nSELECT * FROM t TO TRAIN xgboost.gbtree\n"
+        "WITH train.num_boost_round = 2 COLUMN f LABEL y INTO m;\n",
+        encoding="utf-8",
+    )
+    assert main(["run", "pipes/train.sql", "--datasource", url, "--jobs", "2"]) == 0
+    message, hint = left_out_warning(["id"])
+    assert f"\npipes/train.sql:2:1: warning: {message}\n  hint: {hint}\n" in capsys.readouterr().err
