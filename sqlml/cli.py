@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import codecs
 import sys
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path, PurePath
@@ -27,7 +28,7 @@ from sqlml.backends import (
 )
 from sqlml.datasources import dialect_of, dialects, parse_url, source_class
 from sqlml.datasources.url import DEFAULT_DIALECT, DEFAULT_URL
-from sqlml.errors import NotRun, SqlmlError
+from sqlml.errors import NotRun, SqlmlError, diagnosing
 from sqlml.local_files import internal_error
 from sqlml.runtime.output import FORMATS, ResultFiles, ResultStream, output_dir
 from sqlml.ui.command import add_ui_parser, ui
@@ -51,6 +52,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"sqlml {__version__}")
     parser.add_argument("-e", "--execute", metavar="SQL", help="run the statements in SQL")
     _common(parser)
+    _quiet(parser)
     add_output_option(parser)  # of -e
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
@@ -94,6 +96,7 @@ def _parser() -> argparse.ArgumentParser:
 
     repl = commands.add_parser("repl", help="an interactive shell (also plain `sqlml`)")
     _common(repl)
+    _quiet(repl)
 
     export = commands.add_parser(
         "export",
@@ -211,11 +214,23 @@ def _batch_options(parser: argparse.ArgumentParser) -> None:
         help="run every FILE even if an earlier one fails (default: stop at the first failure)",
     )
     _junit_option(parser)
+    parser.add_argument(
+        "--run-results",
+        metavar="FILE",
+        help="also write each statement's status, timing, rows and message as JSON to FILE",
+    )
 
 
 def _junit_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--junit", metavar="FILE", help="also write a JUnit XML report (for CI) to FILE"
+    )
+    parser.add_argument(
+        "--junit-warnings",
+        choices=("failure", "passed"),
+        default="failure",
+        help="a warning in the JUnit report: a failure of type warning, which CI systems list "
+        "(default), or a passed test case with the warning in its system-out",
     )
 
 
@@ -237,6 +252,18 @@ def _dialect_source(parser: argparse.ArgumentParser) -> None:
         default=argparse.SUPPRESS,
         help="the database the program runs on, whose SQL dialect it is in unless --dialect "
         "says (default: $SQLML_DATASOURCE); not connected to",
+    )
+
+
+def _quiet(parser: argparse.ArgumentParser) -> None:
+    """The shell's ``-q``: as psql's, results and errors only."""
+    parser.add_argument(
+        "-q",
+        "--quiet",
+        action="store_true",
+        default=argparse.SUPPRESS,
+        help="the shell: no banner and no messages (summaries, timings, the replies of "
+        "backslash commands), only results and errors",
     )
 
 
@@ -270,7 +297,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             if args.command:
                 parser.error("use either -e SQL or a command, not both")
             write = (
-                None
+                ResultStream(fmt)
                 if args.output_dir is None
                 else ResultFiles(output_dir(args.output_dir), "execute-", fmt).write
             )
@@ -284,7 +311,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                 parser.error(bad)
             return _run_files(args, datasource, fmt)
         if args.command == "check":
-            return _check(args.files, args.datasource, args.dialect, args.junit)
+            return _check(
+                args.files, args.datasource, args.dialect, args.junit, args.junit_warnings
+            )
         if args.command == "compile":
             return _compile(args, args.dialect or dialect_of(datasource))
         if args.command == "parse":
@@ -300,7 +329,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "ui":
             return ui(args, datasource)
         if args.command == "repl" or (args.command is None and _is_shell_input()):
-            return _repl(datasource, fmt)
+            return _repl(datasource, fmt, getattr(args, "quiet", False))
     except SqlmlError as error:  # errors outside any program text, e.g. an unreadable file
         print(error.render("sqlml"), file=sys.stderr)
         return 1
@@ -347,7 +376,7 @@ def _is_shell_input() -> bool:
     return not sys.stdin.isatty() or sys.stdout.isatty()
 
 
-def _repl(datasource: str | None, fmt: str) -> int:
+def _repl(datasource: str | None, fmt: str, quiet: bool = False) -> int:
     try:
         from sqlml.repl.shell import run_shell
     except ModuleNotFoundError as error:
@@ -357,15 +386,17 @@ def _repl(datasource: str | None, fmt: str) -> int:
             f"the interactive shell needs {error.name}, which is not installed",
             hint="install the repl extra: pip install 'sqlml[repl]'",
         ) from None
-    return run_shell(datasource, fmt)
+    return run_shell(datasource, fmt, quiet)
 
 
-def _statements(text: str, dialect: str = DEFAULT_DIALECT) -> list:
-    """Parse and check ``text`` (standard SQL in sqlglot's ``dialect``); raises SqlmlError."""
+def _statements(text: str, dialect: str = DEFAULT_DIALECT, source: str | None = None) -> list:
+    """Parse and check ``text`` (standard SQL in sqlglot's ``dialect``), the program
+    ``source`` that its warnings name; raises SqlmlError."""
     from sqlml.grammar import parse
     from sqlml.semantics import analyze
 
-    return analyze(parse(text), dialect)
+    with diagnosing(source):
+        return analyze(parse(text), dialect)
 
 
 def _selected(paths: list[str], patterns: list[str] | None) -> list[str]:
@@ -415,7 +446,7 @@ def _here_only(args: argparse.Namespace) -> str | None:
     return None
 
 
-def _result_writers(args: argparse.Namespace, fmt: str) -> list[WriteResult | None]:
+def _result_writers(args: argparse.Namespace, fmt: str) -> list[WriteResult | ResultStream | None]:
     """What keeps the results of each FILE of a run here (None: a run elsewhere).
 
     With ``--output-dir``, files of their own: ``STEM-STATEMENT_ID.EXT``, prefixed with the
@@ -426,7 +457,7 @@ def _result_writers(args: argparse.Namespace, fmt: str) -> list[WriteResult | No
     if not backend(args.backend).runs_here:
         return [None] * len(args.files)
     if args.output_dir is None:
-        return [ResultStream(fmt).write] * len(args.files)
+        return [ResultStream(fmt)] * len(args.files)
     folder = output_dir(args.output_dir)
     width = len(str(len(args.files)))
     several = len(args.files) > 1
@@ -442,9 +473,10 @@ def _run_files(args: argparse.Namespace, datasource: str | None, fmt: str) -> in
     backend reported each run's outcome)."""
     from sqlml.junit import JUnitReport
 
-    report = JUnitReport()
+    report = JUnitReport(args.junit_warnings)
     writers = _result_writers(args, fmt)
     status = 0
+    started = time.time()
     try:
         for file, write in zip(args.files, writers, strict=True):
             if status and not args.keep_going:
@@ -462,6 +494,10 @@ def _run_files(args: argparse.Namespace, datasource: str | None, fmt: str) -> in
     finally:
         if args.junit:
             report.write(args.junit)
+        if args.run_results:
+            from sqlml.run_results import run_results, write_run_results
+
+            write_run_results(args.run_results, run_results(report, started, time.time()))
     if not report.unreported:  # else some statements' outcomes are unknown here
         print(f"sqlml: done: {report.summary()}", file=sys.stderr)
     return status
@@ -473,7 +509,7 @@ def _not_run(report: JUnitReport, file: str, dialect: str) -> None:
     from sqlml.backends.reports import SKIPPED, Verdict
 
     try:
-        statements = _statements(_read(file), dialect)
+        statements = _statements(_read(file), dialect, file)
     except SqlmlError as error:
         print(error.render(file), file=sys.stderr)
         report.add_error(file, error)
@@ -500,25 +536,31 @@ def _run_text(
     fmt: str,
     args: argparse.Namespace | None = None,
     report: JUnitReport | None = None,
-    write_result: WriteResult | None = None,
+    write_result: WriteResult | ResultStream | None = None,
 ) -> int:
     """Run a program's text on ``args.backend`` (``args``: those of ``sqlml run``; None for
-    a string, run on the default backend); ``report`` gets its statements' outcomes,
-    ``write_result`` (runs here only) its results."""
+    a string, run on the default backend); ``report`` gets its statements' outcomes (and
+    the rows of their results), ``write_result`` (runs here only) its results: a
+    ``ResultStream`` tags them with the program and statement."""
     dialect = dialect_of(datasource)
     chosen = backend(args.backend if args is not None else DEFAULT)
     _parse_on(datasource, chosen)
     try:
-        statements = _statements(text, dialect)
+        statements = _statements(text, dialect, source)
     except SqlmlError as error:
         print(error.render(source), file=sys.stderr)
         if report is not None:
             report.add_error(source, error)
         return 1
     program = Program(statements, Path(source).stem, source, dialect, base_dir)
+    if isinstance(write_result, ResultStream):
+        write_result = write_result.of(source, statements)
+    if report is not None and write_result is not None:
+        write_result = report.counting(source, write_result)
     results: list[object] = []
     kept = {} if write_result is None else {"write_result": write_result}
-    status = chosen.run(program, args, datasource, fmt, on_result=results.append, **kept)
+    with diagnosing(source):
+        status = chosen.run(program, args, datasource, fmt, on_result=results.append, **kept)
     if report is not None:
         report.add_run(source, statements, results[0] if results else None)
     return status
@@ -548,7 +590,11 @@ def _run_command(args: argparse.Namespace, datasource: str | None, fmt: str) -> 
 
 
 def _check(
-    files: list[str], datasource_url: str | None, dialect: str | None, junit: str | None = None
+    files: list[str],
+    datasource_url: str | None,
+    dialect: str | None,
+    junit: str | None = None,
+    warnings: str = "failure",
 ) -> int:
     """Check each FILE, as ``sqlml run`` would run them one after the other: its errors and
     warnings on stderr; 1 if there is an error."""
@@ -557,7 +603,7 @@ def _check(
     if junit:
         from sqlml.junit import JUnitReport
     dialect = dialect or dialect_of(datasource_url)
-    report = JUnitReport() if junit else None
+    report = JUnitReport(warnings) if junit else None
     status = 0
     try:
         with (
@@ -572,7 +618,8 @@ def _check(
                 else:
                     if datasource is not None:  # its relative paths, from its folder
                         datasource.read_files_from(Path(file).parent)
-                    found = checker.check(text)
+                    with diagnosing(file):
+                        found = checker.check(text)
                 for each in found:
                     print(each.render(file), file=sys.stderr)
                 if errors_of(found):
@@ -605,7 +652,7 @@ def _check_datasource(url: str | None) -> Iterator[Datasource | None]:
 def _compile(args: argparse.Namespace, dialect: str) -> int:
     file = args.file
     try:
-        statements = _statements(_read(file), dialect)
+        statements = _statements(_read(file), dialect, file)
     except SqlmlError as error:
         print(error.render(file), file=sys.stderr)
         return 1
@@ -657,7 +704,7 @@ def _parse(file: str, dialect: str, as_json: bool) -> int:
     from sqlml.plan import dependencies
 
     try:
-        statements = _statements(_read(file), dialect)
+        statements = _statements(_read(file), dialect, file)
     except SqlmlError as error:
         print(error.render(file), file=sys.stderr)
         return 1

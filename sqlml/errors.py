@@ -4,9 +4,28 @@ Every error a user can cause is a :class:`SqlmlError`: it carries a one-paragrap
 where it happened (line and column in the program) and a hint on what to do. Anything else
 that escapes is a bug in sqlml. A :class:`SqlmlWarning` is said the same way, but of a
 program that runs.
+
+Every diagnostic is said ``file:line:column: error|warning|note: message``: a warning said
+while a program is analysed or run (:func:`warn`) names the file that :func:`diagnosing`
+set for the context (``<input>`` without one), as errors name the source they are rendered
+for.
 """
 
 from __future__ import annotations
+
+import re
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+
+# How a statement's summary starts when it is a warning (a failed ASSERT ... WARN's), then
+# ``line L: message``: the step succeeded, and the front end says where (summary_warning).
+WARNING_SUMMARY = "warning: "
+_SUMMARY_LINE = re.compile(r"line \d+: ")
+
+# The program file the diagnostics said in this context are about (``<-e>``, a path...).
+_SOURCE: ContextVar[str | None] = ContextVar("sqlml_source", default=None)
 
 
 class SqlmlError(Exception):
@@ -112,3 +131,30 @@ class InternalError(SqlmlError):
         """Say in the hint that the traceback is kept in the file ``path``; returns self."""
         self.hint = f"{_A_BUG}: please report it, with the traceback kept in {path}"
         return self
+
+
+@contextmanager
+def diagnosing(source: str | None) -> Iterator[None]:
+    """In the body, :func:`warn` names ``source`` (a program's file, or ``<-e>``)."""
+    token = _SOURCE.set(source)
+    try:
+        yield
+    finally:
+        _SOURCE.reset(token)
+
+
+def warn(message: str, line: int, column: int, hint: str | None = None) -> None:
+    """Say on standard error ``file:line:column: warning: message`` (and the hint) about the
+    program :func:`diagnosing` names."""
+    warning = SqlmlWarning(message, line=line, column=column, hint=hint)
+    print(warning.render(_SOURCE.get()), file=sys.stderr, flush=True)
+
+
+def summary_warning(summary: str | None, line: int, column: int) -> SqlmlWarning | None:
+    """The warning a statement's ``summary`` says, located at the statement (``line``,
+    ``column``); None if the summary is no warning."""
+    if not summary or not summary.startswith(WARNING_SUMMARY):
+        return None
+    message = summary[len(WARNING_SUMMARY) :]
+    found = _SUMMARY_LINE.match(message)
+    return SqlmlWarning(message[found.end() :] if found else message, line=line, column=column)

@@ -1,15 +1,18 @@
 """JUnit XML reports of ``sqlml run`` and ``sqlml check``, for CI systems.
 
 One ``testsuite`` per program file, one ``testcase`` per statement (named by its step id and
-first line, ``classname`` the file, ``time`` from the run record), as the run's verdict on it
-says (:class:`sqlml.backends.reports.Verdict`), its message the diagnostic ``sqlml run``
-printed: a failed statement is a ``failure``, a cancelled one an ``error``, one not run
-because a statement it waits for failed (or an earlier file failed) is ``skipped``, and a
-program that does not parse or check is one testcase with an ``error``. A failed ``ASSERT
-... WARN`` passes, its warning in the testcase's ``system-out``; so does a check that finds
-warnings only.
+first line, ``classname`` and ``file`` the file, ``line`` the statement's, ``time`` from the
+run record), as the run's verdict on it says (:class:`sqlml.backends.reports.Verdict`), its
+message the diagnostic ``sqlml run`` printed: a failed statement is a ``failure``, a
+cancelled one an ``error``, one not run because a statement it waits for failed (or an
+earlier file failed) is ``skipped`` (the note saying why its text), and a program that does
+not parse or check is one testcase with an ``error``. A failed ``ASSERT ... WARN`` (and a
+check that finds warnings only) is a ``failure`` of ``type="warning"``, which CI systems list
+where reviewers look, or (``warnings="passed"``) a passed testcase with the warning in its
+``system-out``.
 
-The report validates against the JUnit schema of Jenkins' xunit plugin (``junit-10.xsd``):
+The report validates against the JUnit schema of Jenkins' xunit plugin (``junit-10.xsd``)
+but for the testcases' ``file`` and ``line`` (GitLab and GitHub's test reporters read them);
 the root ``testsuites`` carries no ``skipped`` count, the suites do.
 """
 
@@ -22,11 +25,22 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from time import gmtime, strftime
 from time import time as now
+from typing import TYPE_CHECKING
 
 from sqlml import ir
-from sqlml.backends.reports import PASSED, SKIPPED, RunReport, StepReport, Verdict
+from sqlml.backends.reports import (
+    PASSED,
+    SKIPPED,
+    RunReport,
+    StepReport,
+    Verdict,
+    WriteResult,
+)
 from sqlml.errors import NotRun, SqlmlError, SqlmlWarning
-from sqlml.statements.assertion.handler import WARNING, warned
+from sqlml.statements.assertion.handler import warned
+
+if TYPE_CHECKING:
+    from sqlml.datasources import ResultSet
 
 _NAME_CHARS = 120  # of a testcase name
 _NOT_XML = re.compile(r"[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
@@ -47,7 +61,8 @@ SUMMARY_WORDS = {
 @dataclass
 class Case:
     """One testcase: ``outcome`` is passed, warning (passed, with a warning), failure, error
-    or skipped."""
+    or skipped; ``statement`` its statement's id (empty for a whole file's), at ``line`` and
+    ``column`` of the file ``classname``, which it started at ``started`` (epoch seconds)."""
 
     name: str
     classname: str
@@ -55,6 +70,10 @@ class Case:
     outcome: str = "passed"
     message: str = ""
     details: str = ""
+    statement: str = ""
+    line: int = 1
+    column: int = 1
+    started: float | None = None
 
 
 @dataclass
@@ -73,8 +92,12 @@ class Suite:
 class JUnitReport:
     """The suites of one command, added file by file; :meth:`write` saves the XML."""
 
-    def __init__(self) -> None:
+    def __init__(self, warnings: str = "failure") -> None:
+        # How a warning is written: "failure" (of type warning) or "passed" (in system-out).
+        self.warnings = warnings
         self.suites: list[Suite] = []
+        # The rows of each result kept, by program and statement id (see ``counting``).
+        self.rows: dict[tuple[str, str], int] = {}
         # The programs whose run gave no result: it did not start, or their backend
         # reports no statement's outcome.
         self.unreported: list[str] = []
@@ -95,6 +118,9 @@ class JUnitReport:
             case.details = "\n".join(rendered)
         elif errors:
             case.outcome, case.message = "warning", "\n".join(rendered)
+            first = errors[0]
+        if first is not None and first.line is not None:
+            case.line, case.column = first.line, first.column or 1
         self.suites.append(Suite(source, [case]))
 
     def add_run(
@@ -124,24 +150,40 @@ class JUnitReport:
         cases = [_case(source, s, v, []) for s, v in zip(statements, verdicts, strict=True)]
         self.suites.append(Suite(source, cases))
 
-    def summary(self) -> str:
-        """``PASS=3 WARN=0 FAIL=1 ERROR=0 SKIP=2 TOTAL=6``: the testcases by outcome."""
-        counts = {
+    def counting(self, source: str, write: WriteResult) -> WriteResult:
+        """``write``, noting in :attr:`rows` how many rows each result of ``source`` has."""
+
+        def counted(statement: str, result: ResultSet) -> object:
+            self.rows[source, statement] = len(result.rows)
+            return write(statement, result)
+
+        return counted
+
+    def counts(self) -> dict[str, int]:
+        """The testcases by outcome, as the summary's words say them (``PASS``...)."""
+        return {
             word: sum(suite.count(outcome) for suite in self.suites)
             for outcome, word in SUMMARY_WORDS.items()
         }
+
+    def summary(self) -> str:
+        """``PASS=3 WARN=0 FAIL=1 ERROR=0 SKIP=2 TOTAL=6``: the testcases by outcome."""
+        counts = self.counts()
         words = [f"{word}={count}" for word, count in counts.items()]
         return " ".join([*words, f"TOTAL={sum(counts.values())}"])
 
     def to_xml(self) -> ET.Element:
         root = ET.Element("testsuites", name="sqlml")
-        _counts(root, self.suites, sum(suite.time for suite in self.suites), skipped=False)
+        failed = ("failure", "warning") if self.warnings == "failure" else ("failure",)
+        total = sum(suite.time for suite in self.suites)
+        _counts(root, self.suites, total, failed, skipped=False)
         for suite in self.suites:
             element = ET.SubElement(root, "testsuite", name=_clean(suite.name))
-            _counts(element, [suite], suite.time, skipped=True)
+            _counts(element, [suite], suite.time, failed, skipped=True)
             element.set("timestamp", strftime("%Y-%m-%dT%H:%M:%S", gmtime(suite.timestamp)))
+            element.set("file", _clean(suite.name))
             for case in suite.cases:
-                _add_case(element, case)
+                _add_case(element, case, self.warnings)
         return root
 
     def write(self, path: str | Path) -> None:
@@ -161,10 +203,12 @@ def _case(
     source: str, statement: ir.Statement, verdict: Verdict, records: list[StepReport]
 ) -> Case:
     """The testcase of ``statement`` given its ``verdict`` and the records of its steps."""
-    case = Case(_name(statement), source, outcome=verdict.outcome)
+    case = Case(_name(statement), source, outcome=verdict.outcome, statement=statement.id)
+    case.line, case.column = statement.line, statement.column
     times = [(r.started_at, r.ended_at) for r in records if r.started_at and r.ended_at]
-    if times:
-        case.time = max(0.0, max(end for _, end in times) - min(start for start, _ in times))
+    if times and verdict.outcome != SKIPPED:
+        case.started = min(start for start, _ in times)
+        case.time = max(0.0, max(end for _, end in times) - case.started)
     if verdict.diagnostic is not None:
         case.message = verdict.diagnostic.render(source)
         if verdict.outcome != SKIPPED:
@@ -172,7 +216,8 @@ def _case(
     elif verdict.outcome == PASSED and records:
         warning = warned(statement, records[-1].outputs.get("result"))
         if warning is not None:
-            case.outcome, case.message = "warning", f"{WARNING}{warning}"
+            case.outcome, case.message = "warning", warning.render(source)
+            case.details = f"{case.message}\n\nstatement:\n{statement.text}"
     return case
 
 
@@ -188,31 +233,43 @@ def _name(statement: ir.Statement) -> str:
     return name if len(name) <= _NAME_CHARS else name[: _NAME_CHARS - 3] + "..."
 
 
-def _counts(element: ET.Element, suites: Sequence[Suite], seconds: float, *, skipped: bool) -> None:
-    """The ``tests``, ``failures``, ``errors`` (and, if ``skipped``, ``skipped``) counts and
-    the ``time`` of ``suites``."""
+def _counts(
+    element: ET.Element,
+    suites: Sequence[Suite],
+    seconds: float,
+    failed: Sequence[str],
+    *,
+    skipped: bool,
+) -> None:
+    """The ``tests``, ``failures`` (the cases of the ``failed`` outcomes), ``errors`` (and, if
+    ``skipped``, ``skipped``) counts and the ``time`` of ``suites``."""
     element.set("tests", str(sum(len(suite.cases) for suite in suites)))
-    counted = [("failure", "failures"), ("error", "errors")]
-    for outcome, attribute in counted + ([("skipped", "skipped")] if skipped else []):
-        element.set(attribute, str(sum(suite.count(outcome) for suite in suites)))
+    counted = [(failed, "failures"), (["error"], "errors")]
+    for outcomes, attribute in counted + ([(["skipped"], "skipped")] if skipped else []):
+        count = sum(suite.count(outcome) for suite in suites for outcome in outcomes)
+        element.set(attribute, str(count))
     element.set("time", f"{seconds:.3f}")
 
 
-def _add_case(parent: ET.Element, case: Case) -> None:
+def _add_case(parent: ET.Element, case: Case, warnings: str) -> None:
     element = ET.SubElement(
         parent,
         "testcase",
         name=_clean(case.name),
         classname=_clean(case.classname),
+        file=_clean(case.classname),
+        line=str(case.line),
         time=f"{case.time:.3f}",
     )
-    if case.outcome == "warning":
+    if case.outcome == "warning" and warnings == "passed":
         ET.SubElement(element, "system-out").text = _clean(case.message)
     elif case.outcome != "passed":
-        message = case.message.split("\n", 1)[0]  # the rest (a hint) is in the details
-        child = ET.SubElement(element, case.outcome, message=_clean(message))
-        if case.details:
-            child.text = _clean(case.details)
+        tag, kind = ("failure", "warning") if case.outcome == "warning" else (case.outcome, None)
+        message = case.message.split("\n", 1)[0]  # the rest (a hint) is in the text
+        child = ET.SubElement(element, tag, message=_clean(message))
+        if kind:
+            child.set("type", kind)
+        child.text = _clean(case.details or case.message)
 
 
 def _clean(text: str) -> str:

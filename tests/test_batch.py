@@ -10,7 +10,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-import xmlschema
+from ci_parsers import junit_schema
 
 from sqlml import ir
 from sqlml.backends.argo.codegen import to_argo_yaml
@@ -30,7 +30,7 @@ from sqlml.runtime.cancel import Cancelled
 from sqlml.semantics import analyze
 
 ROOT = Path(__file__).resolve().parent.parent
-SCHEMA = xmlschema.XMLSchema(ROOT / "tests" / "junit" / "junit-10.xsd")
+SCHEMA = junit_schema()
 TABLE = "CREATE TABLE {t} AS SELECT * FROM (VALUES (1), (2), (3)) AS v(x);\n"
 
 
@@ -41,7 +41,8 @@ def write(folder: Path, name: str, text: str) -> Path:
 
 
 def junit(path: Path) -> ET.Element:
-    """The report at ``path``, validated against Jenkins' JUnit schema, its counts checked."""
+    """The report at ``path``, validated against Jenkins' JUnit schema (with the testcase's
+    file and line), its counts checked."""
     SCHEMA.validate(str(path))
     root = ET.parse(path).getroot()
     assert root.tag == "testsuites"
@@ -66,6 +67,7 @@ def junit(path: Path) -> ET.Element:
                 totals[key] += value
         for case in cases:
             assert case.get("name") and case.get("classname") == suite.get("name")
+            assert case.get("file") == suite.get("name") and int(case.get("line")) >= 1
             assert float(case.get("time")) >= 0
             assert len(case) <= 1
             assert all(c.tag in ("failure", "error", "skipped", "system-out") for c in case)
@@ -76,11 +78,16 @@ def junit(path: Path) -> ET.Element:
 
 def cases(root: ET.Element) -> dict[str, str]:
     """Each testcase's name -> its outcome (passed, warning, failure, error, skipped)."""
-    tags = {"system-out": "warning"}
-    return {
-        case.get("name"): tags.get(case[0].tag, case[0].tag) if len(case) else "passed"
-        for case in root.iter("testcase")
-    }
+    return {case.get("name"): outcome(case) for case in root.iter("testcase")}
+
+
+def outcome(case: ET.Element) -> str:
+    """A testcase's outcome: a warning is a failure of type warning (or a system-out)."""
+    if not len(case):
+        return "passed"
+    if case[0].tag == "system-out" or case[0].get("type") == "warning":
+        return "warning"
+    return case[0].tag
 
 
 def run(*args: str) -> int:
@@ -212,13 +219,15 @@ def test_a_failed_warn_assertion_warns_and_the_run_passes(tmp_path, duckdb_url, 
     report = tmp_path / "out.xml"
     assert run(str(program), "--datasource", duckdb_url, "--junit", str(report)) == 0
     err = capsys.readouterr().err
-    assert "warning: line 2: ASSERT failed: few rows: (SELECT count(*) FROM t) > 5 is false" in err
-    assert "(SELECT COUNT(*) FROM t) was 3" in err
+    warning = f"{program}:2:1: warning: ASSERT failed: few rows: (SELECT count(*) FROM t) > 5 "
+    assert f"{warning}is false; (SELECT COUNT(*) FROM t) was 3\n" in err
     assert "assertion holds: (SELECT count(*) FROM t) = 3" in err
     assert err.rstrip().endswith("sqlml: done: PASS=2 WARN=1 FAIL=0 ERROR=0 SKIP=0 TOTAL=3")
     root = junit(report)
     assert list(cases(root).values()) == ["passed", "warning", "passed"]
-    assert "few rows" in next(root.iter("system-out")).text
+    warned = next(root.iter("failure"))
+    assert warned.get("type") == "warning" and warned.get("message").startswith(warning)
+    assert (root.get("failures"), root.get("errors")) == ("1", "0")
 
 
 def test_the_summary_line_counts_statements(tmp_path, duckdb_url, capsys):
@@ -473,7 +482,12 @@ def test_machine_output_is_clean_on_stdout(tmp_path, fmt):
     assert done.returncode == 0, done.stderr
     if fmt == "json":
         results = [json.loads(line) for line in done.stdout.splitlines()]
-        assert results == [[{"x": 1}, {"x": 2}, {"x": 3}], [{"s": 'a,"b'}]]
+        assert results == [
+            {"file": str(program), "statement": "s3-select", "line": 3, "column": 1,
+             "rows": [{"x": 1}, {"x": 2}, {"x": 3}]},
+            {"file": str(program), "statement": "s4-select", "line": 4, "column": 1,
+             "rows": [{"s": 'a,"b'}]},
+        ]  # fmt: skip
     else:
         assert done.stdout == ""
         results = tmp_path / "results"

@@ -122,9 +122,7 @@ def test_the_run_warns_in_the_same_words(duckdb_url, capsys):
     program += "LABEL y INTO m;"
     assert main(["-e", program, "--datasource", duckdb_url]) == 0
     message, hint = LEFT_OUT_ID
-    assert (
-        f"sqlml: warning: line 1, column 1: {message}\n  hint: {hint}\n" in capsys.readouterr().err
-    )
+    assert f"<-e>:1:1: warning: {message}\n  hint: {hint}\n" in capsys.readouterr().err
 
 
 def test_warnings_do_not_fail_the_check(iris_duckdb_url, tmp_path, capsys):
@@ -138,6 +136,11 @@ def test_warnings_do_not_fail_the_check(iris_duckdb_url, tmp_path, capsys):
     err = capsys.readouterr().err
     assert err.startswith(f"{program}:1:8: warning: {message}\n  hint: {hint}\n")
     assert f"{program}:1:8: warning: {ID_BY_NAME}\n" in err
+    [case] = ET.parse(report).getroot().iter("testcase")
+    assert [(child.tag, child.get("type")) for child in case] == [("failure", "warning")]
+    assert case.find("failure").text == err.rstrip("\n")
+    assert (case.get("file"), case.get("line")) == (str(program), "1")
+    assert main([*args, "--junit-warnings", "passed"]) == 0
     [case] = ET.parse(report).getroot().iter("testcase")
     assert [child.tag for child in case] == ["system-out"]
     assert case.find("system-out").text == err.rstrip("\n")

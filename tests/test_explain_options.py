@@ -3,6 +3,7 @@ label-free ShapleyExplainer (its Shapley values add up), and a constant label.""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -167,7 +168,8 @@ def test_summary_options_draw_different_plots(duckdb_url, tmp_path, capsys):
     images = {name: (folder / f"{name}.png").read_bytes() for name in options}
     assert len(set(images.values())) == len(images)  # each option changes the plot
     assert (folder / "xg_explain.png").exists()  # summary.* without explain.plot
-    assert "warning: line" in err and "'layered_violin': drawn as a violin plot" in err
+    warned = rf"^{re.escape(str(folder / 'p.sql'))}:\d+:\d+: warning: TO EXPLAIN: .*"
+    assert re.search(warned + "'layered_violin': drawn as a violin plot", err, re.M), err
 
 
 def test_constant_label_refused_by_permutation_explainer(duckdb_url, tmp_path, capsys):

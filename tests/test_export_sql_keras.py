@@ -178,7 +178,7 @@ def test_query_and_view_equal_to_predict(database, case, capsys):
     if not url.startswith("duckdb"):  # DuckDB's queries call sqlml's function instead
         out, err = _run(url, f"{_select(case)} ORDER BY id;", capsys, "--format", "json")
         assert "cannot be compiled" not in err and "scores the rows" not in err, err
-        found = [tuple(row.values()) for row in json.loads(out)]
+        found = [tuple(row.values()) for row in json.loads(out)["rows"]]
         _check(url, case, found)
     _run(url, f"CREATE VIEW ks_{case}_v AS {_select(case)};", capsys)
     _check(url, case, _fetch(url, f"SELECT * FROM ks_{case}_v ORDER BY id"))

@@ -24,7 +24,8 @@ VALUES = ("2.3", "0.1", "80.17")
 SHOWN = {
     "table": "     f\n-------\n   0.1\n   2.3\n 80.17\n(3 rows)\n",
     "csv": "f\n0.1\n2.3\n80.17\n",
-    "json": '[{"f": 0.1}, {"f": 2.3}, {"f": 80.17}]\n',
+    "json": '{"file": "<-e>", "statement": "s1-select", "line": 1, "column": 1, '
+    '"rows": [{"f": 0.1}, {"f": 2.3}, {"f": 80.17}]}\n',
 }
 
 
@@ -78,7 +79,7 @@ def test_duckdb_floats_nested_and_at_the_edges(capsys):
         "('nan'::FLOAT), (NULL)) AS t(f)"
     )
     assert main(["-e", query, "--datasource", "duckdb:///:memory:", "--format", "json"]) == 0
-    rows = json.loads(capsys.readouterr().out.replace("NaN", '"NaN"'))
+    rows = json.loads(capsys.readouterr().out.replace("NaN", '"NaN"'))["rows"]
     assert [row["f"] for row in rows] == [
         1.0000001, 16777216.0, 123456790.0, 3.4028235e38, 1e-40, -math.inf, "NaN", None
     ]  # fmt: skip

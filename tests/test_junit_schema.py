@@ -1,5 +1,7 @@
 """The JUnit reports of ``sqlml run`` and ``sqlml check`` validate against the JUnit schema of
-Jenkins' xunit plugin (tests/junit/junit-10.xsd; see tests/junit/README.md)."""
+Jenkins' xunit plugin (tests/junit/junit-10.xsd; see tests/junit/README.md) with the testcase's
+``file`` and ``line`` added (tests/ci_parsers.py), and against it as it is with
+``--junit-warnings passed`` but for those two attributes."""
 
 from __future__ import annotations
 
@@ -8,10 +10,11 @@ from pathlib import Path
 
 import pytest
 import xmlschema
+from ci_parsers import junit_schema
 
 from sqlml.cli import main
 
-SCHEMA = xmlschema.XMLSchema(Path(__file__).parent / "junit" / "junit-10.xsd")
+SCHEMA = junit_schema()
 
 
 def _write(folder: Path, name: str, text: str) -> str:
@@ -43,10 +46,11 @@ def test_a_run_with_every_outcome_validates(tmp_path, duckdb_url, capsys):
     SCHEMA.validate(str(report))
     root = ET.parse(report).getroot()
     outcomes = [_outcome(case) for case in root.iter("testcase")]
-    assert outcomes == ["passed", "system-out", "failure", "skipped", "failure", "error"]
-    assert (root.get("tests"), root.get("failures"), root.get("errors")) == ("6", "2", "1")
+    assert outcomes == ["passed", "failure", "failure", "skipped", "failure", "error"]
+    assert (root.get("tests"), root.get("failures"), root.get("errors")) == ("6", "3", "1")
     assert [suite.get("skipped") for suite in root] == ["0", "1", "0"]
-    assert "one row short" in next(root.iter("system-out")).text
+    warned = next(root.iter("failure"))
+    assert warned.get("type") == "warning" and "one row short" in warned.get("message")
     stderr = capsys.readouterr().err
     assert stderr.rstrip().endswith("sqlml: done: PASS=1 WARN=1 FAIL=2 ERROR=1 SKIP=1 TOTAL=6")
 
@@ -72,3 +76,17 @@ def test_the_schema_refuses_a_skipped_count_on_testsuites(tmp_path):
     )
     with pytest.raises(xmlschema.XMLSchemaValidationError, match="skipped"):
         SCHEMA.validate(str(report))
+
+
+def test_without_file_and_line_a_report_is_valid_under_the_schema_as_it_is(tmp_path, duckdb_url):
+    """Only the testcase's file and line are outside Jenkins' xunit schema: with warnings
+    as passed cases, a report without them validates under the schema unchanged."""
+    program = _write(tmp_path, "warns.sql", "SELECT 1;\nASSERT 1 = 2 WARN;\nASSERT 1 = 3;\n")
+    report = tmp_path / "run.xml"
+    args = ["run", program, "--datasource", duckdb_url, "--junit", str(report)]
+    assert main([*args, "--junit-warnings", "passed"]) == 1
+    root = ET.parse(report).getroot()
+    assert [_outcome(case) for case in root.iter("testcase")] == ["passed", "system-out", "failure"]
+    places = [(case.attrib.pop("file"), case.attrib.pop("line")) for case in root.iter("testcase")]
+    assert places == [(program, "1"), (program, "2"), (program, "3")]
+    junit_schema(with_file_and_line=False).validate(root)

@@ -27,7 +27,7 @@ def test_keras_worker_counts_are_not_applied(tmp_path, capsys):
     out = tmp_path / "p.yaml"
     assert main(["compile", str(program), "--target", "argo", "-o", str(out)]) == 0
     err = capsys.readouterr().err
-    assert "line 1, column 47: DNNRegressor (keras models) trains in one process" in err
+    assert f"{program}:1:47: warning: DNNRegressor (keras models) trains in one process" in err
     assert "train.workers is not applied" in err and "train.num_ps is not applied" in err
     text = out.read_text()
     assert "TFJob" not in text and "template: train" in text  # the step's own pod

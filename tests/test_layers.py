@@ -46,8 +46,8 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("codegen", ("sqlml.codegen",)),
     # Each backend is one package: its code generation, submission, status and logs.
     ("backends", ("sqlml.backends",)),
-    ("front ends", ("sqlml.checking", "sqlml.junit", "sqlml.repl", "sqlml.ui", "sqlml.cli",
-                    "sqlml.workflow_cli", "sqlml.__main__")),
+    ("front ends", ("sqlml.checking", "sqlml.junit", "sqlml.run_results", "sqlml.repl",
+                    "sqlml.ui", "sqlml.cli", "sqlml.workflow_cli", "sqlml.__main__")),
 ]  # fmt: skip
 
 

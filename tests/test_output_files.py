@@ -222,14 +222,36 @@ def test_csv_results_on_stdout_are_separated_by_an_empty_line(tmp_path, duckdb_u
 
 
 def test_json_on_stdout_is_one_line_per_result(tmp_path, duckdb_url, capsys):
+    """Each tagged with its file, statement id and position."""
     file = program(tmp_path, "shapes.sql", SHAPES)
     assert main(["run", file, "--datasource", duckdb_url, "--format", "json"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert [json.loads(line) for line in lines] == [
-        [{"x": 1, "s": "a"}, {"x": 2, "s": "b,c"}],
-        [{"n": 2}],
-        [{"text": "line one\nline two", "ratio": 1.5, "nothing": None}],
+        {"file": file, "statement": "s2-select", "line": 2, "column": 1,
+         "rows": [{"x": 1, "s": "a"}, {"x": 2, "s": "b,c"}]},
+        {"file": file, "statement": "s3-select", "line": 3, "column": 1, "rows": [{"n": 2}]},
+        {"file": file, "statement": "s4-select", "line": 4, "column": 1,
+         "rows": [{"text": "line one\nline two", "ratio": 1.5, "nothing": None}]},
+    ]  # fmt: skip
+
+
+def test_json_of_a_string_names_it(duckdb_url, capsys):
+    assert main(["-e", "SELECT 1 AS a;\n  SELECT 2 AS b;", "--datasource", duckdb_url,
+                 "--format", "json"]) == 0  # fmt: skip
+    lines = capsys.readouterr().out.splitlines()
+    assert [json.loads(line) for line in lines] == [
+        {"file": "<-e>", "statement": "s1-select", "line": 1, "column": 1, "rows": [{"a": 1}]},
+        {"file": "<-e>", "statement": "s2-select", "line": 2, "column": 3, "rows": [{"b": 2}]},
     ]
+
+
+def test_json_files_of_output_dir_hold_the_rows(tmp_path, duckdb_url):
+    """A file of its own is named for its statement: its JSON is the rows alone."""
+    file = program(tmp_path, "p.sql", "SELECT 1 AS a;\n")
+    out = tmp_path / "out"
+    args = ["run", file, "--datasource", duckdb_url, "--format", "json", "--output-dir", str(out)]
+    assert main(args) == 0
+    assert json.loads((out / "p-s1-select.json").read_text()) == [{"a": 1}]
 
 
 def test_a_single_csv_result_on_stdout_is_kept(tmp_path, duckdb_url, capsys):

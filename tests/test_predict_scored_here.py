@@ -88,7 +88,7 @@ def test_scored_here_equals_to_predict(url: str, capsys):
         [float(r[2]) for r in found[1:]], [p for _, _, p, _ in expected], rtol=1e-6
     )
     assert [r[3] or None for r in found[1:]] == [city for *_, city in expected]
-    assert f"warning: line 1, column 12: model {PREFIX}c cannot be compiled into SQL" in err, err
+    assert f"<-e>:1:12: warning: model {PREFIX}c cannot be compiled into SQL" in err, err
     assert "sqlml scores the rows the query returns itself" in err
 
 

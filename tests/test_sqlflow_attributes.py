@@ -100,7 +100,7 @@ def test_wide_and_deep_takes_sqlflows_dnn_optimizer_and_warns_of_the_linear_one(
     assert found["config"]["momentum"] == pytest.approx(0.3)
     warnings = [line for line in err.splitlines() if "warning" in line]
     assert warnings == [
-        "sqlml: warning: line 3, column 62: DNNLinearCombinedClassifier takes "
+        "<-e>:3:62: warning: DNNLinearCombinedClassifier takes "
         "model.linear_optimizer but does not apply it: one optimizer, model.dnn_optimizer "
         "(or model.optimizer), trains the whole model"
     ]
@@ -126,7 +126,7 @@ def test_an_attribute_sqlml_does_not_apply_is_warned_of_once_with_where_it_is(
     err = train_iris(iris_duckdb_url, capsys, "DNNClassifier", "train.verbose = 1")
     warnings = [line for line in err.splitlines() if "warning" in line]
     assert warnings == [
-        "sqlml: warning: line 3, column 5: DNNClassifier takes train.verbose but does not "
+        "<-e>:3:5: warning: DNNClassifier takes train.verbose but does not "
         "apply it: sqlml reports each epoch to its progress display"
     ]
     # Left out of what the trainer gets.
@@ -180,10 +180,10 @@ def test_warnings_at_check_name_the_attribute_and_its_line(capsys):
         "LABEL y INTO m;"
     )
     assert capsys.readouterr().err.splitlines() == [
-        "sqlml: warning: line 3, column 6: xgboost.gbtree takes train.batch_size but does not "
+        "<input>:3:6: warning: xgboost.gbtree takes train.batch_size but does not "
         "apply it: sqlml reads every row at once, or 262,144 at a time with "
         "train.external_memory",
-        "sqlml: warning: line 3, column 29: xgboost.gbtree takes verbosity but does not apply "
+        "<input>:3:29: warning: xgboost.gbtree takes verbosity but does not apply "
         "it: sqlml runs XGBoost quietly and reports each round to its progress display",
     ]
 

@@ -267,7 +267,7 @@ def test_columns_column_leaves_out_are_features_too(duckdb_url, capsys, column, 
     if warned is None:
         assert "COLUMN leaves out" not in err
     else:
-        assert f"line 1, column 1: the SELECT's {warned} leaves out, are features too" in err
+        assert f"<-e>:1:1: warning: the SELECT's {warned} leaves out, are features too" in err
 
 
 def test_names_match_the_selected_columns_in_any_case(duckdb_url, capsys):

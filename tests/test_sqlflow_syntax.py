@@ -137,9 +137,9 @@ def test_a_local_run_notes_the_images_it_ignores_in_one_line_each(capsys):
     )
     _note_images(Program(statements, "zoo", "zoo.sql", "duckdb", Path(".")))
     assert capsys.readouterr().err.splitlines() == [
-        "sqlml: note: zoo.sql:1:1: the model zoo image sqlflow/sqlflow:latest is ignored in a "
+        "zoo.sql:1:1: note: the model zoo image sqlflow/sqlflow:latest is ignored in a "
         "local run, which trains sqlml's DNNClassifier",
-        "sqlml: note: zoo.sql:1:1: USING registry:5000/model:v1: a local run does not fetch a "
+        "zoo.sql:1:1: note: USING registry:5000/model:v1: a local run does not fetch a "
         "model zoo's model and trains anew",
     ]
 

@@ -282,14 +282,14 @@ def test_xgbranker_without_a_query_column_is_checked_with_a_warning(capsys):
     assert statement.attributes["objective"] == "rank:pairwise"
     assert "train.group_column" not in statement.attributes
     assert capsys.readouterr().err == (
-        "sqlml: warning: line 2, column 10: xgboost.XGBRanker without train.group_column "
+        "<input>:2:10: warning: xgboost.XGBRanker without train.group_column "
         "ranks every row as one query, as SQLFlow does; add train.group_column = '<column>' to "
         "rank the rows of each query\n"
     )
     analyze(
         parse("SELECT * FROM t TO TRAIN xgboost.gbtree WITH objective = rank:ndcg LABEL y INTO m;")
     )
-    assert "line 1, column 46: objective rank:ndcg without train.group_column" in (
+    assert "<input>:1:46: warning: objective rank:ndcg without train.group_column" in (
         capsys.readouterr().err
     )
 

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from sqlml import errors
 from sqlml.ir import FEATURE_KINDS
 
 if TYPE_CHECKING:
@@ -65,8 +65,7 @@ class Estimator:
 
 
 def warn(line: int, column: int, text: str, hint: str | None = None) -> None:
-    """A one-line warning on standard error about the statement at ``line``, ``column``,
-    and the ``hint`` saying what to do on a line of its own."""
-    print(f"sqlml: warning: line {line}, column {column}: {text}", file=sys.stderr)
-    if hint:
-        print(f"  hint: {hint}", file=sys.stderr)
+    """A one-line warning on standard error about the statement at ``line``, ``column``
+    (``file:line:column: warning: text``), and the ``hint`` saying what to do on a line of
+    its own."""
+    errors.warn(text, line, column, hint)

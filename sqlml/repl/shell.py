@@ -34,16 +34,24 @@ from sqlml.runtime import progress
 SCRIPT = "<stdin>"  # how a piped script is named in error messages
 
 
-def run_shell(url: str | None, fmt: str = "table") -> int:
-    """The shell on a terminal; else run the script on stdin. The exit status."""
+def run_shell(url: str | None, fmt: str = "table", quiet: bool = False) -> int:
+    """The shell on a terminal; else run the script on stdin: its results alone on stdout
+    (see :class:`_Results`), its messages (summaries, the backslash commands' replies) and
+    errors on stderr. ``quiet``: no messages (nor, on a terminal, the banner), results and
+    errors only. The exit status."""
     if not sys.stdin.isatty():
-        session = Session(url, fmt, page, say=_say, warn=_warn, sink=progress.terminal(sys.stderr))
+        results = _Results()
+        say = _silent if quiet else _warn
+        session = Session(
+            url, fmt, results.show, say=say, warn=_warn, sink=progress.terminal(sys.stderr)
+        )
+        results.format = lambda: session.fmt
         session.timing = False
         try:
             return run_script(sys.stdin, session)
         finally:
             session.close()
-    return _interactive(url, fmt)
+    return _interactive(url, fmt, quiet)
 
 
 def run_script(lines: Iterable[str], session: Session, source: str = SCRIPT) -> int:
@@ -57,9 +65,11 @@ def run_script(lines: Iterable[str], session: Session, source: str = SCRIPT) -> 
     return 0
 
 
-def _interactive(url: str | None, fmt: str) -> int:
+def _interactive(url: str | None, fmt: str, quiet: bool = False) -> int:
     """Read statements and commands until ``\\q``, ``exit`` or Ctrl-D; the exit status."""
-    session = Session(url, fmt, page, say=_say, sink=progress.terminal(sys.stderr), open_later=True)
+    say = _silent if quiet else _say
+    sink = progress.terminal(sys.stderr)
+    session = Session(url, fmt, page, say=say, warn=_say, sink=sink, open_later=True)
     session.confirming, session.ask = True, _ask
     helpers = _Helpers(session.catalog, lambda: in_prompt_loop(prompt.app.invalidate))
     prompt: PromptSession[str] = PromptSession(
@@ -103,7 +113,8 @@ def _interactive(url: str | None, fmt: str) -> int:
         helpers.load(opening)
 
     prompt.app.after_render += start
-    print(f"sqlml {__version__} on {session.url}. Statements end with ';'; \\? for help.")
+    if not quiet:
+        print(f"sqlml {__version__} on {session.url}. Statements end with ';'; \\? for help.")
     try:
         while True:
             try:
@@ -182,6 +193,27 @@ def _say(text: str) -> None:
 
 
 def _warn(text: str) -> None:
-    """An error of a piped script: on stderr."""
+    """An error or a message of a piped script: on stderr."""
     sys.stderr.write(text)
     sys.stderr.flush()
+
+
+def _silent(text: str) -> None:
+    """A message left unsaid (``--quiet``)."""
+
+
+class _Results:
+    """Where a piped script's results go: stdout, each CSV table after the first after an
+    empty line, as ``sqlml run`` writes them (a CSV reader splits the stream at the empty
+    records); ``format`` gives the session's format at the time."""
+
+    def __init__(self) -> None:
+        self.format: Callable[[], str] = lambda: "table"
+        self._shown = False
+
+    def show(self, text: str) -> None:
+        if self._shown and self.format() == "csv":
+            sys.stdout.write("\n")
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        self._shown = True

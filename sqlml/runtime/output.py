@@ -8,12 +8,16 @@ import json
 import os
 import secrets
 import sys
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from sqlml.datasources import ResultSet
 from sqlml.errors import SqlmlError
+
+if TYPE_CHECKING:
+    from sqlml.ir import Statement
 
 FORMATS = ("table", "csv", "json")
 EXTENSIONS = {"table": "txt", "csv": "csv", "json": "json"}  # of a result's file, by format
@@ -89,14 +93,28 @@ def _table(result: ResultSet) -> str:
 class ResultStream:
     """Results printed on ``stream`` (default: stdout) one after another, in the format
     ``fmt``. In CSV an empty line (never a CSV record of sqlml's: an empty value is ``""``)
-    comes before each result after the first, and a note on stderr says so at the second."""
+    comes before each result after the first, and a note on stderr says so at the second.
+    In JSON a result written through :meth:`of` is tagged with its program and statement."""
 
     def __init__(self, fmt: str, stream: TextIO | None = None) -> None:
         self._fmt, self._stream = fmt, stream
         self._printed = 0
 
-    def write(self, statement: str, result: ResultSet) -> None:
-        """Print the result of ``statement`` (its step id)."""
+    def of(self, source: str, statements: Sequence[Statement]) -> Callable[[str, ResultSet], None]:
+        """What writes the results of the ``statements`` of the program ``source``: in JSON,
+        each a line ``{"file", "statement", "line", "column", "rows"}``."""
+        where = {statement.id: (statement.line, statement.column) for statement in statements}
+
+        def write(statement: str, result: ResultSet) -> None:
+            line, column = where.get(statement, (None, None))
+            tag = {"file": source, "statement": statement, "line": line, "column": column}
+            self.write(statement, result, tag)
+
+        return write
+
+    def write(self, statement: str, result: ResultSet, tag: dict[str, Any] | None = None) -> None:
+        """Print the result of ``statement`` (its step id); in JSON, as ``tag`` with the
+        rows under ``rows`` when tagged."""
         stream = self._stream or sys.stdout
         if self._fmt == "csv" and self._printed:
             stream.write("\n")
@@ -108,7 +126,11 @@ class ResultStream:
                     file=sys.stderr,
                     flush=True,
                 )
-        stream.write(render(result, self._fmt))
+        if self._fmt == "json" and tag is not None:
+            rows = [dict(zip(result.columns, row, strict=True)) for row in result.rows]
+            stream.write(json.dumps({**tag, "rows": rows}, default=str) + "\n")
+        else:
+            stream.write(render(result, self._fmt))
         stream.flush()
         self._printed += 1
 

@@ -14,11 +14,11 @@ passes them (``one_drop = 0``); sqlml's own (``model.*``, ``output.*``...) take 
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from sqlml import errors
 from sqlml.errors import CheckError
 from sqlml.grammar import ast
 from sqlml.semantics.quantities import check_quantity
@@ -231,8 +231,8 @@ def pod_resources(prefix: str) -> dict[str, Attr]:
 
 
 def warn(pos: ast.Position, message: str) -> None:
-    """Print ``sqlml: warning: line L, column C: MESSAGE`` on standard error."""
-    print(f"sqlml: warning: line {pos.line}, column {pos.column}: {message}", file=sys.stderr)
+    """Say ``file:line:column: warning: MESSAGE`` on standard error (:func:`sqlml.errors.warn`)."""
+    errors.warn(message, pos.line, pos.column)
 
 
 def own_name(name: str, schema: Mapping[str, Attr]) -> str:

@@ -131,13 +131,13 @@ def _note_images(program: Program) -> None:
         image, base = getattr(statement, "image", None), getattr(statement, "base_image", None)
         if image:
             print(
-                f"sqlml: note: {where}: the model zoo image {image} is ignored in a local run, "
+                f"{where}: note: the model zoo image {image} is ignored in a local run, "
                 f"which trains sqlml's {statement.estimator}",  # type: ignore[attr-defined]
                 file=sys.stderr,
             )
         if base:
             print(
-                f"sqlml: note: {where}: USING {base}: a local run does not fetch a model zoo's "
+                f"{where}: note: USING {base}: a local run does not fetch a model zoo's "
                 "model and trains anew",
                 file=sys.stderr,
             )

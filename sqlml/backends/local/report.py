@@ -13,10 +13,10 @@ from pathlib import Path
 
 from sqlml.backends.local.executor import LocalExecutor, RunResult
 from sqlml.backends.reports import ERROR, SKIPPED, StatementEnd, Verdict, WriteResult
-from sqlml.errors import SqlmlError
+from sqlml.errors import SqlmlError, summary_warning
 from sqlml.runtime import cancel, progress
 from sqlml.runtime.output import ResultStream
-from sqlml.workflow.core import Retry, Workflow
+from sqlml.workflow.core import Retry, Step, Workflow
 
 CANCELLED_STATUS = 130  # a run cancelled with Ctrl-C, as shells report SIGINT
 _STOP_SIGNALS = {signal.SIGINT: "Ctrl-C", signal.SIGTERM: "SIGTERM"}  # each cancels the run
@@ -97,7 +97,7 @@ class _Shown:
         if outcome is None:
             return
         if outcome.summary:
-            print(outcome.summary, file=sys.stderr, flush=True)
+            print(self._said(end.step, outcome.summary), file=sys.stderr, flush=True)
         if outcome.result is None:
             return
         try:
@@ -107,6 +107,12 @@ class _Shown:
                 error.at(end.step.params["line"], end.step.params["column"])
             self.unkept[end.step.name] = Verdict(ERROR, error)
             print(error.render(self._source), file=sys.stderr, flush=True)
+
+    def _said(self, step: Step, summary: str) -> str:
+        """A statement's summary as said: a warning as ``file:line:column: warning: ...``."""
+        params = step.params
+        warning = summary_warning(summary, params.get("line", 1), params.get("column", 1))
+        return summary if warning is None else warning.render(self._source)
 
     def ended(self, result: RunResult) -> None:
         """Tell the run's error if no statement's diagnostic did (an exit handler's)."""

@@ -3,6 +3,7 @@ on a pool of workers and hands their results back when the last one is in."""
 
 from __future__ import annotations
 
+import contextvars
 from collections.abc import Callable, Mapping
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from typing import Protocol
@@ -79,15 +80,19 @@ class Scheduler:
                 self._handler.finish(step, [])
             results: list[TaskResult | None] = [None] * len(instances or [])
             for index, instance in enumerate(instances or []):
-                running[self._pool.submit(instance)] = (step, results, index)
+                # in the context of the run (the file its warnings name, sqlml.errors)
+                future = self._pool.submit(contextvars.copy_context().run, instance)
+                running[future] = (step, results, index)
 
 
 class _InlinePool:
     """Runs each submitted call at once in this thread: one worker, no thread switching."""
 
-    def submit(self, instance: Instance) -> Future[TaskResult]:
+    def submit(
+        self, run: Callable[[Instance], TaskResult], instance: Instance
+    ) -> Future[TaskResult]:
         future: Future[TaskResult] = Future()
-        future.set_result(instance())
+        future.set_result(run(instance))
         return future
 
     def shutdown(self, wait: bool = True) -> None:

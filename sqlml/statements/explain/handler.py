@@ -19,13 +19,12 @@ they are), then "plotting"; each batch or feature checks the statement's token.
 
 from __future__ import annotations
 
-import sys
 from dataclasses import replace
 from typing import Any, cast
 
 import numpy as np
 
-from sqlml import ir
+from sqlml import errors, ir
 from sqlml.datasources import ResultSet
 from sqlml.errors import ModelError
 from sqlml.models import TreeTrainer
@@ -125,9 +124,8 @@ def _own(applied: Applied, explainer: str) -> Explainer | None:
 
 
 def _warn(statement: ir.ExplainStatement, message: str) -> None:
-    """``sqlml: warning: line L, column C: message`` on standard error."""
-    where = f"line {statement.line}, column {statement.column}"
-    print(f"sqlml: warning: {where}: TO EXPLAIN: {message}", file=sys.stderr, flush=True)
+    """``file:line:column: warning: TO EXPLAIN: message`` on standard error."""
+    errors.warn(f"TO EXPLAIN: {message}", statement.line, statement.column)
 
 
 def _plot(
