@@ -17,7 +17,6 @@ Without Chromium the tests are skipped, and fail in CI (CI=true), where .ci/run 
 
 from __future__ import annotations
 
-import os
 import re
 import signal
 import subprocess
@@ -34,9 +33,8 @@ from ui_browser import (
     MODEL,
     SPINNING,
     SPINNING_TRAINING,
-    BrowserMissing,
     Demo,
-    chrome,
+    browser_session,
     make_demo,
     record_run,
     run_id,
@@ -68,14 +66,7 @@ SYNTAX_ERROR_LINE = "FROM iris_train GROUP BY class ORDER BY n DESC LIMT 2;"  # 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[WebDriver]:
     """One Chromium session for the module (its start takes seconds)."""
-    try:
-        driver = chrome()
-    except BrowserMissing as missing:
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"the browser tests need Chromium in CI: {missing}")
-        pytest.skip(str(missing))
-    yield driver
-    driver.quit()
+    yield from browser_session()
 
 
 @pytest.fixture(scope="module")

@@ -9,12 +9,11 @@ Without Chromium the tests are skipped, and fail in CI (CI=true), where .ci/run 
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 
 import pytest
 from conftest import import_or_skip
-from ui_browser import MODEL, SEARCHED, BrowserMissing, Demo, chrome, make_demo, serving
+from ui_browser import MODEL, SEARCHED, Demo, browser_session, make_demo, serving
 
 import_or_skip("starlette")  # the ui extra
 import_or_skip("selenium")  # the test extra
@@ -30,14 +29,8 @@ WIDTHS = (1400, 800)
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[WebDriver]:
-    try:
-        driver = chrome()
-    except BrowserMissing as missing:
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"the browser tests need Chromium in CI: {missing}")
-        pytest.skip(str(missing))
-    yield driver
-    driver.quit()
+    """One Chromium session for the module (its start takes seconds)."""
+    yield from browser_session()
 
 
 @pytest.fixture(scope="module")

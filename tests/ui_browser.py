@@ -92,6 +92,21 @@ def chrome(width: int = 1280, height: int = 900) -> WebDriver:
     return webdriver.Chrome(service=Service(str(CHROMEDRIVER)), options=options)
 
 
+def browser_session() -> Iterator[WebDriver]:
+    """A Chromium session for a test module's fixture, quit after it; a skip where Chromium
+    is missing (a failure in CI, which must run the browser tests)."""
+    import pytest
+
+    try:
+        driver = chrome()
+    except BrowserMissing as missing:
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"the browser tests need Chromium in CI: {missing}")
+        pytest.skip(str(missing))
+    yield driver
+    driver.quit()
+
+
 @contextmanager
 def serving(settings: Settings) -> Iterator[str]:
     """sqlml ui's application for ``settings``, served by uvicorn in a thread on a free
