@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import import_or_skip, load_iris
+from conftest import fetch_rows, import_or_skip, load_iris
 
 from sqlml.backends.local.run_file import read_run_file
 from sqlml.cli import main
@@ -49,11 +49,7 @@ class Made:
         return TestClient(create_app(settings), base_url="http://127.0.0.1:8765")
 
     def rows(self, query: str) -> list[tuple]:
-        ds = connect(self.url)
-        try:
-            return [tuple(row) for row in ds.execute(query).rows]
-        finally:
-            ds.close()
+        return fetch_rows(self.url, query)
 
 
 @pytest.fixture(scope="module")
