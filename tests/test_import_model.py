@@ -1,0 +1,411 @@
+"""TO IMPORT: models trained elsewhere (ONNX made by skl2onnx, XGBoost's JSON and UBJSON,
+LightGBM's text, skops) predict, through TO PREDICT and PREDICT(m) in a query, what their own
+libraries predict for the same rows (probabilities within 1e-6, the same classes); ONNX on
+every database. Files that would run code, are malformed or do not fit COLUMN and the SELECT
+are refused with an error at the statement's file or COLUMN, with a hint, never a traceback.
+"""
+
+from __future__ import annotations
+
+import pickle
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from conftest import assert_close, fetch_rows, import_or_skip, iris_columns, run_program
+
+from sqlml.cli import main
+
+MEASURES = ["sepal_length", "sepal_width", "petal_length", "petal_width"]
+COLUMNS = ", ".join(MEASURES)
+CLASSES = ["setosa", "versicolor", "virginica"]
+
+onnx = import_or_skip("onnx")
+onnxruntime = import_or_skip("onnxruntime")
+lightgbm = import_or_skip("lightgbm")
+skl2onnx = import_or_skip("skl2onnx")
+skops_io = import_or_skip("skops.io")
+xgboost = import_or_skip("xgboost")
+
+
+def iris(held_out: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The ids, measures (float32, as sqlml reads them) and classes of iris_train (or
+    iris_test: every fifth flower), by id."""
+    columns = iris_columns()
+    rows = (columns["id"] % 5 == 0) == held_out
+    x = np.column_stack([columns[m][rows] for m in MEASURES]).astype(np.float32)
+    return columns["id"][rows], x, columns["class"][rows]
+
+
+@dataclass(frozen=True)
+class Made:
+    """A model file, and what its library predicts for iris_test's rows: the classes (as
+    values of the label) and their probabilities."""
+
+    file: Path
+    classes: list[Any]
+    probabilities: Callable[[np.ndarray], np.ndarray]
+
+
+def _logistic() -> Any:
+    from sklearn.linear_model import LogisticRegression
+
+    _, x, y = iris(False)
+    return LogisticRegression(max_iter=1000).fit(x.astype(np.float64), y)
+
+
+def _ids(y: np.ndarray) -> np.ndarray:
+    return np.searchsorted(CLASSES, y)
+
+
+def make(kind: str, folder: Path) -> Made:
+    """A model of ``kind`` trained here on iris_train, saved in ``folder``."""
+    _, x, y = iris(False)
+    if kind in ("onnx", "onnx_forest"):
+        if kind == "onnx":  # ZipMap's maps of the classes' probabilities
+            model, options = _logistic(), None
+        else:  # a tensor of probabilities
+            from sklearn.ensemble import RandomForestClassifier
+
+            model = RandomForestClassifier(n_estimators=5, max_depth=3, random_state=0)
+            model.fit(x, y)
+            options = {id(model): {"zipmap": False}}
+        converted = skl2onnx.to_onnx(model, x[:1], options=options)
+        file = folder / f"{kind}.onnx"
+        file.write_bytes(converted.SerializeToString())
+        session = onnxruntime.InferenceSession(str(file), providers=["CPUExecutionProvider"])
+
+        def run_onnx(rows: np.ndarray) -> np.ndarray:
+            found = session.run(None, {session.get_inputs()[0].name: rows})[1]
+            if isinstance(found, list):
+                return np.array([[row[c] for c in CLASSES] for row in found])
+            return np.asarray(found)
+
+        return Made(file, CLASSES, run_onnx)
+    if kind in ("xgboost_json", "xgboost_ubj"):
+        booster = xgboost.train(
+            {"objective": "multi:softprob", "num_class": 3, "max_depth": 2, "verbosity": 0},
+            xgboost.DMatrix(x, label=_ids(y)),
+            num_boost_round=5,
+        )
+        file = folder / f"iris.{kind.split('_')[1]}"
+        booster.save_model(str(file))
+        return Made(file, [0, 1, 2], lambda rows: booster.predict(xgboost.DMatrix(rows)))
+    if kind == "lightgbm":
+        params = {"objective": "multiclass", "num_class": 3, "num_leaves": 4, "verbose": -1}
+        booster = lightgbm.train(
+            params, lightgbm.Dataset(x.astype(np.float64), _ids(y)), num_boost_round=3
+        )
+        file = folder / "iris.txt"
+        booster.save_model(str(file))
+        return Made(file, [0, 1, 2], lambda rows: booster.predict(rows.astype(np.float64)))
+    assert kind == "skops"
+    model = _logistic()
+    file = folder / "iris.skops"
+    skops_io.dump(model, file)
+    return Made(file, CLASSES, lambda rows: model.predict_proba(rows.astype(np.float64)))
+
+
+def imported(url: str, tmp_path: Path, made: Made, model: str, capsys, more: str = "") -> str:
+    """TO IMPORT of ``made`` (named relative to the program's folder) into ``model``; its
+    summary."""
+    status, err = run_program(
+        tmp_path,
+        url,
+        f"SELECT {COLUMNS}, class FROM iris_train TO IMPORT '{made.file.name}' {more}"
+        f"COLUMN {COLUMNS} LABEL class INTO {model};",
+        capsys,
+    )
+    assert status == 0, err
+    return err
+
+
+def check_predictions(url: str, tmp_path: Path, made: Made, model: str, capsys) -> None:
+    """TO PREDICT's classes and probabilities, and PREDICT(m)'s classes, for iris_test's
+    rows are the library's own."""
+    table = f"{model}_p"
+    names = [f"class_{c}" for c in made.classes]
+    status, err = run_program(
+        tmp_path,
+        url,
+        f"SELECT id, {COLUMNS} FROM iris_test TO PREDICT {table}.class "
+        f"WITH predict.extra_outputs = 'probabilities' USING {model};",
+        capsys,
+    )
+    assert status == 0, err
+    ids, x, _ = iris(True)
+    expected = made.probabilities(x)
+    assert expected.shape == (len(ids), 3)
+    wanted = [made.classes[i] for i in expected.argmax(axis=1)]
+    rows = fetch_rows(url, f"SELECT id, class, {', '.join(names)} FROM {table} ORDER BY id")
+    assert [r[0] for r in rows] == ids.tolist()
+    assert [r[1] for r in rows] == wanted
+    assert_close([r[2:] for r in rows], expected.tolist())
+    called = fetch_rows_with_models(url, f"SELECT id, PREDICT({model}) AS p FROM iris_test")
+    assert sorted(called) == list(zip(ids.tolist(), wanted, strict=True))
+    main(["-e", f"DROP TABLE {table}; DROP MODEL {model};", "--datasource", url])
+
+
+def fetch_rows_with_models(url: str, query: str) -> list[tuple]:
+    """The rows of a query calling models (sqlml runs it): as CSV, parsed."""
+    import csv
+    import io
+
+    out = io.StringIO()
+    from contextlib import redirect_stdout
+
+    with redirect_stdout(out):
+        assert main(["-e", f"{query};", "--datasource", url, "--format", "csv"]) == 0
+    rows = list(csv.reader(io.StringIO(out.getvalue())))[1:]
+    return [(int(i), int(p) if re.fullmatch(r"-?\d+", p) else p) for i, p in rows]
+
+
+@pytest.mark.parametrize(
+    "kind", ["onnx", "onnx_forest", "xgboost_json", "xgboost_ubj", "lightgbm", "skops"]
+)
+def test_an_imported_model_predicts_what_its_library_does(
+    kind, iris_duckdb_url, unique_name, tmp_path, capsys
+):
+    made = make(kind, tmp_path)
+    said = imported(iris_duckdb_url, tmp_path, made, unique_name, capsys)
+    assert f"imported {unique_name} version 1" in said and "predicts 3 classes" in said
+    assert "it scored the SELECT's first 120 rows" in said
+    check_predictions(iris_duckdb_url, tmp_path, made, unique_name, capsys)
+
+
+def test_an_imported_onnx_model_predicts_on_every_database(iris_url, unique_name, tmp_path, capsys):
+    made = make("onnx", tmp_path)
+    imported(iris_url, tmp_path, made, unique_name, capsys)
+    check_predictions(iris_url, tmp_path, made, unique_name, capsys)
+
+
+def test_imports_are_versioned_and_described_like_trained_models(
+    iris_duckdb_url, unique_name, tmp_path, capsys
+):
+    made = make("xgboost_json", tmp_path)
+    for _ in range(2):
+        imported(iris_duckdb_url, tmp_path, made, unique_name, capsys, "WITH format = xgboost ")
+    main(["-e", f"DESCRIBE MODEL {unique_name};", "--datasource", iris_duckdb_url])
+    described = capsys.readouterr().out
+    assert re.search(r"version\s+\|\s+2", described)
+    assert re.search(r"estimator\s+\|\s+xgboost\.gbtree", described)
+    assert re.search(r"classes\s+\|\s+\[0, 1, 2\]", described)
+    import json
+
+    from sqlml.datasources import connect
+    from sqlml.models.store import ModelStore
+
+    ds = connect(iris_duckdb_url)
+    try:
+        stored = ModelStore(ds).load(unique_name)
+    finally:
+        ds.close()
+    import hashlib
+
+    assert stored.metadata["imported"] == {
+        "file": "iris.json",
+        "format": "xgboost",
+        "sha256": hashlib.sha256(made.file.read_bytes()).hexdigest(),
+    }
+    assert json.loads(json.dumps(stored.metadata))["label"] == "class"
+    status, err = run_program(
+        tmp_path,
+        iris_duckdb_url,
+        f"SELECT {COLUMNS}, CASE class WHEN 'setosa' THEN 0 WHEN 'versicolor' THEN 1 ELSE 2 END "
+        f"AS class FROM iris_test TO EVALUATE {unique_name} LABEL class INTO {unique_name}_e;",
+        capsys,
+    )
+    assert status == 0, err
+    (accuracy,) = fetch_rows(iris_duckdb_url, f"SELECT accuracy FROM {unique_name}_e")[0]
+    _, x, y = iris(True)
+    assert accuracy == pytest.approx(np.mean(made.probabilities(x).argmax(axis=1) == _ids(y)))
+
+
+def test_an_xgboost_model_with_feature_names_must_be_named_by_column(
+    iris_duckdb_url, unique_name, tmp_path, capsys
+):
+    _, x, y = iris(False)
+    names = ["sl", "sw", "pl", "pw"]
+    booster = xgboost.train(
+        {"objective": "multi:softprob", "num_class": 3, "verbosity": 0},
+        xgboost.DMatrix(x, label=_ids(y), feature_names=names),
+        num_boost_round=2,
+    )
+    booster.save_model(str(tmp_path / "named.json"))
+    text = (
+        f"SELECT {COLUMNS} FROM iris_train TO IMPORT 'named.json' COLUMN {COLUMNS} "
+        f"INTO {unique_name};"
+    )
+    status, err = run_program(tmp_path, iris_duckdb_url, text, capsys)
+    assert status == 1
+    at = text.index("COLUMN ") + len("COLUMN ") + 1
+    assert f":1:{at}: error: COLUMN does not name the model's inputs: sepal_length (the " in err
+    assert "hint: name them in the model's order: COLUMN sl, sw, pl, pw" in err
+    renamed = (
+        "SELECT sepal_length AS sl, sepal_width AS sw, petal_length AS pl, petal_width AS pw "
+        f"FROM iris_train TO IMPORT 'named.json' COLUMN sl, sw, pl, pw INTO {unique_name};"
+    )
+    status, err = run_program(tmp_path, iris_duckdb_url, renamed, capsys)
+    assert status == 0, err
+
+
+def _refusal(tmp_path: Path, url: str, file: str, capsys, columns: str = COLUMNS) -> str:
+    status, err = run_program(
+        tmp_path,
+        url,
+        f"SELECT {COLUMNS} FROM iris_train\n  TO IMPORT '{file}' COLUMN {columns} INTO refused;",
+        capsys,
+    )
+    assert status == 1, err
+    assert "Traceback" not in err and "internal error" not in err, err
+    assert "hint: " in err
+    return err
+
+
+def _external_data(folder: Path) -> str:
+    from onnx import TensorProto, helper, numpy_helper
+    from onnx.external_data_helper import convert_model_to_external_data
+
+    weights = numpy_helper.from_array(np.ones((4, 1), np.float32), "W")
+    graph = helper.make_graph(
+        [helper.make_node("MatMul", ["X", "W"], ["Y"])],
+        "linear",
+        [helper.make_tensor_value_info("X", TensorProto.FLOAT, [None, 4])],
+        [helper.make_tensor_value_info("Y", TensorProto.FLOAT, [None, 1])],
+        [weights],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    convert_model_to_external_data(model, location="weights.bin", size_threshold=0)
+    onnx.save_model(model, str(folder / "external.onnx"))
+    assert (folder / "weights.bin").exists()
+    return "external.onnx"
+
+
+def _custom_operator(folder: Path) -> str:
+    from onnx import TensorProto, helper
+
+    node = helper.make_node("Mystery", ["X"], ["Y"], domain="com.example")
+    graph = helper.make_graph(
+        [node],
+        "custom",
+        [helper.make_tensor_value_info("X", TensorProto.FLOAT, [None, 4])],
+        [helper.make_tensor_value_info("Y", TensorProto.FLOAT, [None, 1])],
+    )
+    opsets = [helper.make_opsetid("", 17), helper.make_opsetid("com.example", 1)]
+    (folder / "custom.onnx").write_bytes(
+        helper.make_model(graph, opset_imports=opsets).SerializeToString()
+    )
+    return "custom.onnx"
+
+
+def _pickle_as_skops(folder: Path) -> str:
+    (folder / "pickled.skops").write_bytes(pickle.dumps(_logistic()))
+    return "pickled.skops"
+
+
+def _outside_allow_list(folder: Path) -> str:
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    _, x, y = iris(False)
+    skops_io.dump(make_pipeline(StandardScaler(), _logistic()).fit(x, y), folder / "scaled.skops")
+    return "scaled.skops"
+
+
+def _lightgbm_child(folder: Path) -> str:
+    text = make("lightgbm", folder).file.read_text()
+    tree = text.index("Tree=0")
+    start = text.index("left_child=", tree) + len("left_child=")
+    old = "-1" if text[start] == "-" else text[start]  # replaced in place: tree_sizes hold
+    assert text[start : start + len(old)] == old and text[start + len(old)] == " "
+    new = "-9" if old == "-1" else "9"
+    (folder / "child.txt").write_text(text[:start] + new + text[start + len(old) :])
+    return "child.txt"
+
+
+@pytest.mark.parametrize(
+    ("make_file", "said"),
+    [
+        (_pickle_as_skops, "pickled.skops is a Python pickle, which runs code as it loads"),
+        (_outside_allow_list, "StandardScaler, which sqlml does not load"),
+        (_external_data, "is kept in another file (external data), which sqlml does not read"),
+        (_custom_operator, "domain 'com.example', which onnxruntime does not know"),
+        (_lightgbm_child, "tree 0 links to a node or leaf it does not have"),
+    ],
+    ids=["pickle", "skops-type", "onnx-external", "onnx-custom-op", "lightgbm-child"],
+)
+def test_files_that_would_run_code_or_crash_are_refused(
+    make_file, said, iris_duckdb_url, tmp_path, capsys
+):
+    err = _refusal(tmp_path, iris_duckdb_url, make_file(tmp_path), capsys)
+    assert re.search(r"program\.sql:2:13: error: ", err), err
+    assert said in err, err
+
+
+@pytest.mark.parametrize("kind", ["onnx", "xgboost_json", "xgboost_ubj", "lightgbm", "skops"])
+@pytest.mark.parametrize("damage", ["truncated", "garbage"])
+def test_damaged_files_are_refused(kind, damage, iris_duckdb_url, tmp_path, capsys):
+    file = make(kind, tmp_path).file
+    data = file.read_bytes()
+    file.write_bytes(data[: len(data) // 2] if damage == "truncated" else b"\x07garbage" * 50)
+    err = _refusal(tmp_path, iris_duckdb_url, file.name, capsys)
+    assert re.search(r"program\.sql:2:13: error: the .* model file is not imported: ", err), err
+
+
+def test_columns_must_fit_the_model_and_the_select(iris_duckdb_url, tmp_path, capsys):
+    made = make("onnx", tmp_path)
+    at = len(f"  TO IMPORT '{made.file.name}' COLUMN ") + 1
+    err = _refusal(tmp_path, iris_duckdb_url, made.file.name, capsys, "sepal_length, sepal_width")
+    assert f"program.sql:2:{at}: error: the model reads 4 inputs, but COLUMN names 2" in err
+    err = _refusal(
+        tmp_path, iris_duckdb_url, made.file.name, capsys, "sepal_length, sepal_width, x, y"
+    )
+    assert f"program.sql:2:{at}: error: COLUMN names x, y, which the SELECT does not return" in err
+
+
+def test_the_format_is_told_by_the_content_or_named(iris_duckdb_url, tmp_path, capsys):
+    made = make("lightgbm", tmp_path)
+    made.file.rename(tmp_path / "model.bin")
+    second = f"SELECT {COLUMNS} FROM iris_train TO IMPORT 'model.bin' WITH format = onnx "
+    status, err = run_program(
+        tmp_path,
+        iris_duckdb_url,
+        f"SELECT {COLUMNS} FROM iris_train TO IMPORT 'model.bin' COLUMN {COLUMNS} INTO m;\n"
+        f"{second}COLUMN {COLUMNS} INTO n;",
+        capsys,
+    )
+    assert "imported m version 1 (lightgbm) from model.bin (lightgbm)" in err
+    at = second.index("'model.bin'") + 1
+    assert status == 1 and f"program.sql:2:{at}: error: the ONNX model file is not imported" in err
+
+
+def test_an_unknown_format_is_an_error_at_the_attribute(iris_duckdb_url, tmp_path, capsys):
+    text = f"SELECT {COLUMNS} FROM iris_train TO IMPORT 'm.pkl' WITH format = pickle "
+    status, err = run_program(tmp_path, iris_duckdb_url, f"{text}COLUMN {COLUMNS} INTO m;", capsys)
+    assert status == 1
+    at = text.index("format") + 1
+    assert f":1:{at}: error: TO IMPORT reads no model files of format 'pickle'" in err
+    assert "hint: the formats are " in err and "onnx" in err
+
+
+def test_the_editor_without_file_access_refuses_to_import(iris_duckdb_url, tmp_path):
+    from starlette.testclient import TestClient
+
+    from sqlml.ui.server import create_app
+    from sqlml.ui.settings import Settings
+
+    made = make("onnx", tmp_path)
+    program = f"SELECT {COLUMNS} FROM iris_train TO IMPORT '{made.file}' COLUMN {COLUMNS} INTO m;"
+    for access in (False, True):
+        settings = Settings(iris_duckdb_url, tmp_path / "runs", tmp_path, file_access=access)
+        with TestClient(create_app(settings)) as ui:
+            answer = ui.post("/editor/run", json={"sql": program}).json()
+        shown = " ".join(re.sub(r"<[^>]+>", " ", answer["html"]).split())
+        if access:
+            assert answer["ok"] and "imported m version 1" in shown, shown
+        else:
+            assert not answer["ok"] and "may not read this machine&#39;s files" in shown, shown
