@@ -36,7 +36,7 @@ from sqlglot import exp
 
 from sqlml.datasources import Datasource
 from sqlml.errors import DatasourceError, ModelError, SqlmlError
-from sqlml.models import family
+from sqlml.models import families, family
 from sqlml.models.store import ModelStore, StoredModel
 
 METADATA_SUFFIX = ".sqlml.json"
@@ -99,7 +99,16 @@ def export_onnx(
             f"sqlml export --format onnx writes .onnx files, not {file.name}",
             hint=f"name the file e.g. {file.with_suffix('.onnx').name}",
         )
-    data = family(stored.metadata["family"]).to_onnx(stored)
+    model_family = family(stored.metadata["family"])
+    if not model_family.converts_to_onnx():
+        converting = [f.title for f in families().values() if f.converts_to_onnx()]
+        raise ModelError(
+            f"model {name} ({stored.metadata['estimator']}, {model_family.title}) cannot be "
+            "converted to ONNX",
+            hint=f"ONNX exports are of {', '.join(converting)} models; export this one in its "
+            f"library's format ({' or '.join(model_family.extensions)}: sqlml export MODEL FILE)",
+        )
+    data = model_family.to_onnx(stored)
     _write(file, lambda path: path.write_bytes(data))
     return stored
 

@@ -225,16 +225,17 @@ class Family(ABC):
         return None
 
     def to_onnx(self, stored: StoredModel) -> bytes:
-        """``stored`` (checked as for scoring) converted to an ONNX model; a
-        :class:`ModelError` saying why when it cannot be (``sqlml export --format onnx``)."""
-        from sqlml.models.registry import onnx_families
-
+        """``stored`` (checked as for scoring) converted to an ONNX model
+        (``sqlml export --format onnx``); a family that converts overrides it."""
         raise ModelError(
             f"model {stored.name} ({stored.metadata['estimator']}, {self.title}) cannot be "
             "converted to ONNX",
-            hint=f"ONNX exports work for {', '.join(onnx_families())} models; export it in "
-            "its library's format instead (sqlml export MODEL FILE)",
+            hint="export it in its library's format instead (sqlml export MODEL FILE)",
         )
+
+    def converts_to_onnx(self) -> bool:
+        """Whether its models convert to ONNX (it overrides :meth:`to_onnx`)."""
+        return type(self).to_onnx is not Family.to_onnx
 
     def builder(self, name: str) -> Estimator | None:
         """The estimator of a user's model builder, the function that ``name`` (dotted)

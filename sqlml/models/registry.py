@@ -37,13 +37,6 @@ def family(name: str) -> Family:
     return found
 
 
-def onnx_families() -> list[str]:
-    """The titles of the families whose models convert to ONNX (:meth:`Family.to_onnx`)."""
-    from sqlml.models.interface import Family
-
-    return [f.title for f in FAMILIES.values() if type(f).to_onnx is not Family.to_onnx]
-
-
 def importing(fmt: str) -> Family | None:
     """The family whose models TO IMPORT reads from files of the format ``fmt``."""
     return next((f for f in FAMILIES.values() if fmt in f.import_formats), None)

@@ -15,9 +15,10 @@ IMPORT_ATTRIBUTES = {
         "format",
         "string",
         None,
-        "the model file's format (default: told by its extension, else its first bytes): "
-        "onnx, xgboost (XGBoost's JSON or UBJSON), lightgbm (LightGBM's text) or skops "
-        "(scikit-learn); sqlml never loads pickles",
+        "the model file's format, one of "
+        + ", ".join(f"{fmt} ({', '.join(ext)})" for fmt, ext in importable_formats().items())
+        + " (default: told by the file's extension, else its first bytes); sqlml never loads "
+        "pickles",
     ),
 }
 

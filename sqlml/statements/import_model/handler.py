@@ -111,8 +111,8 @@ def _read(statement: ir.ImportModelStatement, path: Path) -> bytes:
             ModelError(
                 f"{path.name} is a Python pickle, which runs code as it loads: sqlml never "
                 "loads pickles",
-                hint="save the model in a format that holds data only: ONNX, XGBoost's "
-                "save_model (.json, .ubj), LightGBM's save_model (.txt), skops.io.dump (.skops)",
+                hint="save the model in a format that holds data only: "
+                + ", ".join(f"{f} ({', '.join(e)})" for f, e in importable_formats().items()),
             ),
         )
     return data
