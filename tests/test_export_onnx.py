@@ -127,8 +127,8 @@ def test_a_family_without_a_converter_is_an_error_naming_those_with_one(
     assert status == 1 and not (tmp_path / "c.onnx").exists()
     assert "error: model clusters (KMeans, cluster) cannot be converted to ONNX" in err
     assert (
-        "hint: ONNX exports are of XGBoost, sklearn, LightGBM, ONNX models; export this one in its library's format (.json: sqlml export MODEL FILE)"
-        in err
+        "hint: ONNX exports are of XGBoost, sklearn, LightGBM, ONNX models; export this one in "
+        "its library's format (.json: sqlml export MODEL FILE)" in err
     )
     status, _, err = export(iris_duckdb_url, "clusters", tmp_path / "c.txt", capsys)
     assert status == 1 and "sqlml export --format onnx writes .onnx files, not c.txt" in err
