@@ -409,3 +409,121 @@ def test_the_editor_without_file_access_refuses_to_import(iris_duckdb_url, tmp_p
             assert answer["ok"] and "imported m version 1" in shown, shown
         else:
             assert not answer["ok"] and "may not read this machine&#39;s files" in shown, shown
+
+
+def _first_tree(text: str, key: str, value: str) -> str:
+    """``text`` with ``key`` of its first tree of 4 leaves set to ``value``, its tree_sizes
+    line left out (so that the trees' own checks, not the sizes', meet the change)."""
+    text = re.sub(r"^tree_sizes=.*\n", "", text, flags=re.MULTILINE)
+    start = re.search(r"^Tree=\d+\nnum_leaves=4\n", text, flags=re.MULTILINE).start()
+    end = text.index("\n\n", start)
+    tree = re.sub(rf"^{key}=.*$", f"{key}={value}", text[start:end], flags=re.MULTILINE)
+    return text[:start] + tree + text[end:]
+
+
+@pytest.mark.parametrize(
+    ("change", "said"),
+    [
+        (lambda t: _first_tree(t, "split_feature", "9 0 1"), "splits on feature index 9"),
+        (lambda t: _first_tree(t, "left_child", "0 -1 -2"), "links to a node or leaf"),
+        (lambda t: _first_tree(t, "left_child", "-2 -2 -3"), "links a node or leaf twice"),
+        (lambda t: _first_tree(t, "right_child", "1 1 -4"), "links a node or leaf twice"),
+        (lambda t: _first_tree(t, "num_leaves", "5"), "does not hold 5 finite leaf values"),
+        (lambda t: _first_tree(t, "leaf_value", "1 2 nan 4"), "does not hold 4 finite leaf"),
+        (lambda t: _first_tree(t, "decision_type", "1 2 2"), "has a categorical or malformed"),
+        (lambda t: _first_tree(t, "num_cat", "1"), "has categorical splits"),
+        (lambda t: _first_tree(t, "threshold", "1 2"), "does not hold an entry of each array"),
+        (lambda t: t.replace("Tree=1\n", "Tree=7\n"), "its tree 1 is named 'Tree=7'"),
+        (lambda t: t.replace("end of trees", "end of tree"), "it is cut short"),
+        (lambda t: re.sub(r"tree_sizes=(\d+)", r"tree_sizes=9\1", t), "tree_sizes do not"),
+        (lambda t: t.replace("max_feature_idx=3", "max_feature_idx=99"), "feature_names or"),
+        (lambda t: t.replace("num_tree_per_iteration=3", "num_tree_per_iteration=2"), "neither"),
+    ],
+)
+def test_lightgbm_trees_are_checked_before_lightgbm_reads_them(change, said, tmp_path):
+    from sqlml.models.lightgbm.checks import text_problem
+
+    params = {"objective": "multiclass", "num_class": 3, "num_leaves": 4, "verbose": -1}
+    _, x, y = iris(False)
+    text = lightgbm.train(
+        {**params, "min_data_in_leaf": 5},
+        lightgbm.Dataset(x.astype(np.float64), _ids(y)),
+        num_boost_round=2,
+    ).model_to_string()
+    assert re.search(r"\nnum_leaves=4\n", text)  # a tree of 4 leaves, which the changes assume
+    assert text_problem(text.encode()) is None
+    assert text_problem(re.sub(r"^tree_sizes=.*\n", "", text, flags=re.MULTILINE).encode()) is None
+    changed = change(text)
+    assert changed != text
+    found = text_problem(changed.encode())
+    assert found is not None and said in found, found
+
+
+def _linear_onnx(folder: Path, weights: np.ndarray) -> Path:
+    """An ONNX regressor of one input a column, named as iris's measures: the rows' measures
+    times ``weights``, plus 0.5."""
+    from onnx import TensorProto, helper, numpy_helper
+
+    graph = helper.make_graph(
+        [
+            helper.make_node("Concat", MEASURES, ["X"], axis=1),
+            helper.make_node("MatMul", ["X", "W"], ["XW"]),
+            helper.make_node("Add", ["XW", "B"], ["Y"]),
+        ],
+        "linear",
+        [helper.make_tensor_value_info(m, TensorProto.FLOAT, [None, 1]) for m in MEASURES],
+        [helper.make_tensor_value_info("Y", TensorProto.FLOAT, [None, 1])],
+        [
+            numpy_helper.from_array(weights.reshape(4, 1).astype(np.float32), "W"),
+            numpy_helper.from_array(np.array([0.5], np.float32), "B"),
+        ],
+    )
+    file = folder / "linear.onnx"
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    file.write_bytes(model.SerializeToString())
+    return file
+
+
+@pytest.mark.parametrize("kind", ["onnx", "skops"])
+def test_an_imported_regressor_predicts_what_its_library_does(
+    kind, iris_duckdb_url, unique_name, tmp_path, capsys
+):
+    _, x, _ = iris(False)
+    ids, test_x, _ = iris(True)
+    if kind == "onnx":
+        file = _linear_onnx(tmp_path, np.array([0.25, -0.5, 1.0, 2.0]))
+        session = onnxruntime.InferenceSession(str(file), providers=["CPUExecutionProvider"])
+        feed = {m: test_x[:, i : i + 1] for i, m in enumerate(MEASURES)}
+        expected = session.run(None, feed)[0][:, 0]
+    else:
+        from sklearn.ensemble import RandomForestRegressor
+
+        model = RandomForestRegressor(n_estimators=4, max_depth=3, random_state=0)
+        model.fit(x[:, :3].astype(np.float64), x[:, 3])
+        file = tmp_path / "forest.skops"
+        skops_io.dump(model, file)
+        expected = model.predict(test_x[:, :3].astype(np.float64))
+    columns = COLUMNS if kind == "onnx" else ", ".join(MEASURES[:3])
+    status, err = run_program(
+        tmp_path,
+        iris_duckdb_url,
+        f"SELECT * FROM iris_train TO IMPORT '{file.name}' COLUMN {columns} "
+        f"LABEL petal_width INTO {unique_name};\n"
+        f"SELECT * FROM iris_test TO PREDICT {unique_name}_p.petal_width USING {unique_name};",
+        capsys,
+    )
+    assert status == 0, err
+    assert "predicts values" in err
+    rows = fetch_rows(iris_duckdb_url, f"SELECT id, petal_width FROM {unique_name}_p ORDER BY id")
+    assert [r[0] for r in rows] == ids.tolist()
+    assert_close([r[1] for r in rows], expected.tolist())
+
+
+def test_an_onnx_model_of_named_inputs_must_be_named_by_column(iris_duckdb_url, tmp_path, capsys):
+    file = _linear_onnx(tmp_path, np.ones(4))
+    shuffled = ", ".join(reversed(MEASURES))
+    err = _refusal(tmp_path, iris_duckdb_url, file.name, capsys, shuffled)
+    assert (
+        "error: COLUMN does not name the model's inputs: petal_width (the model's input 1 " in err
+    )
+    assert f"hint: name them in the model's order: COLUMN {COLUMNS} " in err
