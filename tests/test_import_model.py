@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import pickle
 import re
+import subprocess
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -527,3 +529,40 @@ def test_an_onnx_model_of_named_inputs_must_be_named_by_column(iris_duckdb_url, 
         "error: COLUMN does not name the model's inputs: petal_width (the model's input 1 " in err
     )
     assert f"hint: name them in the model's order: COLUMN {COLUMNS} " in err
+
+
+@pytest.mark.parametrize(
+    ("family_name", "library", "said"),
+    [
+        ("onnx", "onnxruntime", "ONNX models need onnxruntime, which is not installed"),
+        ("onnx", "onnx", "ONNX models need onnx, which is not installed"),
+        ("lightgbm", "lightgbm", "LightGBM models need lightgbm, which is not installed"),
+    ],
+)
+def test_without_the_import_extra_the_error_names_it(family_name, library, said, monkeypatch):
+    from sqlml.errors import ModelError
+    from sqlml.models import family
+
+    for module in ("model", "checks"):
+        monkeypatch.delitem(sys.modules, f"sqlml.models.{family_name}.{module}", raising=False)
+    monkeypatch.setitem(sys.modules, library, None)
+    with pytest.raises(ModelError, match=said) as raised:
+        family(family_name).trainer()
+    assert raised.value.hint == "pip install 'sqlml[import]'"
+
+
+def test_a_program_that_imports_loads_no_model_library_to_be_checked(tmp_path):
+    program = tmp_path / "import.sql"
+    program.write_text(
+        f"SELECT {COLUMNS} FROM t TO IMPORT 'm.onnx' COLUMN {COLUMNS} LABEL class INTO m;\n"
+        "SELECT * FROM t TO PREDICT p.class USING m;\n"
+    )
+    libraries = ("onnx", "onnxruntime", "lightgbm", "skl2onnx", "onnxmltools", "xgboost")
+    code = (
+        "import sys\n"
+        "from sqlml.cli import main\n"
+        f"status = main(['check', {str(program)!r}])\n"
+        f"print(sorted(m for m in {libraries!r} if m in sys.modules), status)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.stdout.splitlines()[-1] == "[] 0", done.stdout + done.stderr
