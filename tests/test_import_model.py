@@ -436,6 +436,7 @@ def _first_tree(text: str, key: str, value: str) -> str:
         (lambda t: _first_tree(t, "num_cat", "1"), "has categorical splits"),
         (lambda t: _first_tree(t, "threshold", "1 2"), "does not hold an entry of each array"),
         (lambda t: t.replace("Tree=1\n", "Tree=7\n"), "its tree 1 is named 'Tree=7'"),
+        (lambda t: _first_tree(t, "shrinkage", "1\nleaf_coeff=1"), "holds 'leaf_coeff', which"),
         (lambda t: t.replace("end of trees", "end of tree"), "it is cut short"),
         (lambda t: re.sub(r"tree_sizes=(\d+)", r"tree_sizes=9\1", t), "tree_sizes do not"),
         (lambda t: t.replace("max_feature_idx=3", "max_feature_idx=99"), "feature_names or"),

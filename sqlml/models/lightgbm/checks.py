@@ -27,6 +27,26 @@ _LEAVES = ("leaf_value",)
 _OPTIONAL_SPLITS = ("split_gain", "internal_value", "internal_weight", "internal_count")
 _OPTIONAL_LEAVES = ("leaf_weight", "leaf_count")
 _CLASSIFYING = ("binary", "multiclass", "multiclassova")
+# What LightGBM writes: the header's keys, a tree's (of numerical splits, not linear).
+_HEADER = frozenset(
+    {
+        "version",
+        "num_class",
+        "num_tree_per_iteration",
+        "label_index",
+        "max_feature_idx",
+        "objective",
+        "average_output",
+        "feature_names",
+        "monotone_constraints",
+        "feature_infos",
+        "tree_sizes",
+    }
+)
+_TREE = frozenset(
+    {"num_leaves", "num_cat", "is_linear", "shrinkage", *_SPLITS, *_LEAVES}
+    | {*_OPTIONAL_SPLITS, *_OPTIONAL_LEAVES}
+)
 
 
 class Refused(Exception):
@@ -90,6 +110,14 @@ def checked_text(data: bytes) -> Header:
     return header
 
 
+def _known(fields: dict[str, str], known: frozenset[str], where: str) -> None:
+    """A :class:`Refused` naming a key LightGBM does not write there (or sqlml does not read:
+    categorical splits, linear trees)."""
+    other = sorted(set(fields) - known)
+    if other:
+        raise Refused(f"{where} holds {other[0]!r}, which sqlml does not import")
+
+
 def _index(lines: list[str], wanted: str) -> int:
     try:
         return lines.index(wanted)
@@ -114,6 +142,7 @@ def _fields(lines: list[str], where: str) -> dict[str, str]:
 
 
 def _header(head: dict[str, str], trees: int) -> Header:
+    _known(head, _HEADER, "its header")
     features = _integer(head, "max_feature_idx", 0, MAX_SIZE - 1) + 1
     classes = _integer(head, "num_class", 1)
     per_round = _integer(head, "num_tree_per_iteration", 1)
@@ -121,6 +150,11 @@ def _header(head: dict[str, str], trees: int) -> Header:
         raise Refused("its num_tree_per_iteration is neither 1 nor its num_class")
     if trees % per_round:
         raise Refused(f"its {trees} trees are not whole rounds of {per_round}")
+    constraints = head.get("monotone_constraints")
+    if constraints is not None and len(_integers(constraints, "its monotone_constraints")) != (
+        features
+    ):
+        raise Refused(f"its monotone_constraints do not constrain its {features:,} features")
     names = head.get("feature_names", "").split(" ")
     infos = head.get("feature_infos", "").split(" ")
     if len(names) != features or len(infos) != features:
@@ -136,6 +170,7 @@ def _header(head: dict[str, str], trees: int) -> Header:
 
 def _tree(index: int, tree: dict[str, str], features: int) -> None:
     where = f"tree {index}"
+    _known(tree, _TREE, where)
     leaves = _integer(tree, "num_leaves", 1, where=where)
     if _integer(tree, "num_cat", 0, where=where):
         raise Refused(f"{where} has categorical splits, which sqlml does not import")
