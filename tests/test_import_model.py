@@ -440,6 +440,7 @@ def _first_tree(text: str, key: str, value: str) -> str:
         (lambda t: t.replace("end of trees", "end of tree"), "it is cut short"),
         (lambda t: re.sub(r"tree_sizes=(\d+)", r"tree_sizes=9\1", t), "tree_sizes do not"),
         (lambda t: t.replace("max_feature_idx=3", "max_feature_idx=99"), "feature_names or"),
+        (lambda t: t.replace(" num_class:3", " num_class:5"), "objective's num_class is not"),
         (lambda t: t.replace("num_tree_per_iteration=3", "num_tree_per_iteration=2"), "neither"),
     ],
 )

@@ -11,6 +11,7 @@ leaf is some node's child once, reached from the root.
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -159,13 +160,32 @@ def _header(head: dict[str, str], trees: int) -> Header:
     infos = head.get("feature_infos", "").split(" ")
     if len(names) != features or len(infos) != features:
         raise Refused(f"its feature_names or feature_infos do not name its {features:,} features")
-    objective = head.get("objective", "").split(" ")[0]
-    if not objective:
-        raise Refused("it has no objective")
+    objective = _objective(head.get("objective", ""), classes)
     if objective in _CLASSIFYING and classes != (1 if objective == "binary" else per_round):
         raise Refused(f"its num_class does not fit its objective {objective}")
     default = all(_DEFAULT_NAME.fullmatch(name) for name in names)
     return Header(features, None if default else names, objective, classes, per_round, trees)
+
+
+def _objective(text: str, classes: int) -> str:
+    """The objective's name, its parameters checked: ``key:number`` (finite), or ``sqrt``;
+    its ``num_class`` the header's (LightGBM corrupts its memory scoring otherwise)."""
+    name, *parameters = text.split(" ")
+    if not re.fullmatch(r"[a-z_0-9]{1,40}", name):
+        raise Refused("it has no objective")
+    for parameter in parameters:
+        key, colon, value = parameter.partition(":")
+        try:
+            number = float(value) if colon else None
+        except ValueError:
+            number = None
+        if parameter != "sqrt" and (number is None or not math.isfinite(number)):
+            raise Refused(f"its objective's parameter {parameter!r} is malformed")
+        if key == "num_class" and number != classes:
+            raise Refused(f"its objective's num_class is not its num_class ({classes})")
+    if name in _CLASSIFYING[1:] and not any(p.startswith("num_class:") for p in parameters):
+        raise Refused(f"its objective {name} does not say its num_class ({classes})")
+    return name
 
 
 def _tree(index: int, tree: dict[str, str], features: int) -> None:
