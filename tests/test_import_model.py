@@ -318,6 +318,16 @@ def _outside_allow_list(folder: Path) -> str:
     return "scaled.skops"
 
 
+def _xgboost_child(folder: Path) -> str:
+    import json
+
+    document = json.loads(make("xgboost_json", folder).file.read_text())
+    tree = document["learner"]["gradient_booster"]["model"]["trees"][0]
+    tree["left_children"][0] = 1000
+    (folder / "child.json").write_text(json.dumps(document))
+    return "child.json"
+
+
 def _lightgbm_child(folder: Path) -> str:
     text = make("lightgbm", folder).file.read_text()
     tree = text.index("Tree=0")
@@ -336,9 +346,17 @@ def _lightgbm_child(folder: Path) -> str:
         (_outside_allow_list, "StandardScaler, which sqlml does not load"),
         (_external_data, "is kept in another file (external data), which sqlml does not read"),
         (_custom_operator, "domain 'com.example', which onnxruntime does not know"),
+        (_xgboost_child, "tree 0, node 0: its children are not nodes of the tree"),
         (_lightgbm_child, "tree 0 links to a node or leaf it does not have"),
     ],
-    ids=["pickle", "skops-type", "onnx-external", "onnx-custom-op", "lightgbm-child"],
+    ids=[
+        "pickle",
+        "skops-type",
+        "onnx-external",
+        "onnx-custom-op",
+        "xgboost-child",
+        "lightgbm-child",
+    ],
 )
 def test_files_that_would_run_code_or_crash_are_refused(
     make_file, said, iris_duckdb_url, tmp_path, capsys
