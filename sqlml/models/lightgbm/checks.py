@@ -4,7 +4,8 @@ LightGBM's loader follows what the text says without bounds checks: a child inde
 tree's nodes, a split on a feature past ``max_feature_idx``, arrays shorter than the tree's
 leaves or a ``tree_sizes`` entry that does not measure its tree crash the process or read
 memory it does not own. :func:`checked_text` refuses them all, and what sqlml does not read
-(categorical splits, linear trees). A tree of ``num_leaves`` L has L - 1 split nodes (0 the
+(categorical splits, linear trees); LightGBM reads only the text up to the trees' end
+(:func:`trees_text`). A tree of ``num_leaves`` L has L - 1 split nodes (0 the
 root); a child c >= 0 is split node c, c < 0 leaf -c - 1; every node but the root and every
 leaf is some node's child once, reached from the root.
 """
@@ -77,6 +78,14 @@ def text_problem(data: bytes, most_features: int = MAX_SIZE) -> str | None:
             f"it takes {header.features:,} features, but its feature columns make {most_features:,}"
         )
     return None
+
+
+def trees_text(data: bytes) -> str:
+    """The checked text up to its trees' end (:func:`checked_text`): what LightGBM reads. The
+    rest (feature importances, training parameters, pandas' categories) scoring does not
+    need, and LightGBM's parser of the parameters crashes on a malformed one."""
+    text = data.decode("ascii")
+    return text[: text.index("\nend of trees\n") + 1] + "end of trees\n"
 
 
 def checked_text(data: bytes) -> Header:

@@ -18,7 +18,7 @@ from sqlml.errors import ModelError
 from sqlml.models.checks import TAMPERED_HINT
 from sqlml.models.interface import Imported
 from sqlml.models.lightgbm import ESTIMATOR
-from sqlml.models.lightgbm.checks import Header, Refused, checked_text
+from sqlml.models.lightgbm.checks import Header, Refused, checked_text, trees_text
 from sqlml.models.store import StoredModel
 from sqlml.runtime.context import Context
 from sqlml.runtime.features_apply import FeatureArrays
@@ -53,9 +53,9 @@ def import_model(data: bytes) -> Imported:
 
 
 def _booster(data: bytes, error: Callable[[str], ModelError]) -> lightgbm.Booster:
-    """LightGBM's booster of the checked text ``data``."""
+    """LightGBM's booster of the checked text ``data`` (its trees: :func:`.trees_text`)."""
     try:
-        return lightgbm.Booster(model_str=data.decode("ascii"))
+        return lightgbm.Booster(model_str=trees_text(data))
     except lightgbm.basic.LightGBMError as failure:
         raise error(f"LightGBM cannot read it ({str(failure).strip()[:300]})") from None
 

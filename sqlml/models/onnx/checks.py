@@ -44,6 +44,8 @@ def checked_model(data: bytes) -> onnx.ModelProto:
         raise Refused("it is not an ONNX model (its protocol buffer is malformed)") from None
     if model.ir_version < 1 or not model.opset_import or not model.graph.node:
         raise Refused("it is not an ONNX model (it has no version, opsets or graph)")
+    if not all(isinstance(text, str) for text in _names(model)):
+        raise Refused("its names are not UTF-8 text")
     for tensor in _tensors(model):
         if tensor.data_location == onnx.TensorProto.EXTERNAL or len(tensor.external_data):
             raise Refused(
@@ -83,6 +85,20 @@ def _nodes(model: onnx.ModelProto) -> Iterator[onnx.NodeProto]:
         yield from graph.node
     for function in model.functions:
         yield from function.node
+
+
+def _names(model: onnx.ModelProto) -> Iterator[Any]:
+    """Every name and domain the model's graphs, nodes and opsets hold (protobuf gives the
+    bytes of one that is not UTF-8)."""
+    yield from (opset.domain for opset in model.opset_import)
+    for function in model.functions:
+        yield from (function.name, function.domain, *function.input, *function.output)
+    for graph in _graphs(model):
+        for value in (*graph.input, *graph.output, *graph.value_info, *graph.initializer):
+            yield value.name
+    for node in _nodes(model):
+        yield from (node.op_type, node.domain, *node.input, *node.output)
+        yield from (attribute.name for attribute in node.attribute)
 
 
 def _tensors(model: onnx.ModelProto) -> Iterator[onnx.TensorProto]:

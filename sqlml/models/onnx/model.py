@@ -128,7 +128,10 @@ def _class_labels(model: onnx.ModelProto, output: str | None) -> list[Any] | Non
             continue
         for attribute in node.attribute:
             if attribute.name.startswith("classlabels_"):
-                found = list(attribute.ints) or [s.decode("utf-8") for s in attribute.strings]
+                try:
+                    found = list(attribute.ints) or [s.decode() for s in attribute.strings]
+                except UnicodeDecodeError:
+                    raise _not_imported("its class labels are not UTF-8 text") from None
                 if found:
                     return found
     return None
