@@ -152,7 +152,7 @@ def _not_imported(why: str) -> ModelError:
 def session(data: bytes) -> onnxruntime.InferenceSession:
     """onnxruntime's session of the (checked) model, on its CPU."""
     options = onnxruntime.SessionOptions()
-    options.log_severity_level = 3  # errors only: its warnings are not the user's business
+    options.log_severity_level = 4  # fatal only: sqlml says its errors (the exception's)
     try:
         return onnxruntime.InferenceSession(
             data, sess_options=options, providers=["CPUExecutionProvider"]
