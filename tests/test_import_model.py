@@ -424,9 +424,11 @@ def test_the_editor_without_file_access_refuses_to_import(iris_duckdb_url, tmp_p
         settings = Settings(iris_duckdb_url, tmp_path / "runs", tmp_path, file_access=access)
         with TestClient(create_app(settings)) as ui:
             answer = ui.post("/editor/run", json={"sql": program}).json()
+            page = ui.get("/models/m")
         shown = " ".join(re.sub(r"<[^>]+>", " ", answer["html"]).split())
         if access:
             assert answer["ok"] and "imported m version 1" in shown, shown
+            assert page.status_code == 200 and "sepal_length" in page.text  # its page
         else:
             assert not answer["ok"] and "may not read this machine&#39;s files" in shown, shown
 
