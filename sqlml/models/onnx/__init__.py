@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from sqlml.models.store import StoredModel
 
 ESTIMATOR = "onnx"  # the estimator every imported ONNX model is recorded with
+INPUT_TYPES = ("float32", "float64", "int64", "int32")  # numpy's types of the inputs it feeds
 
 
 class Onnx(Family):
@@ -67,15 +68,20 @@ class Onnx(Family):
     def check_metadata(self, metadata: dict[str, Any]) -> str | None:
         """Whether it names the ONNX estimator, how it feeds its inputs and reads its outputs."""
         params, labels = metadata["params"], metadata["labels"]
-        inputs, types = params.get("inputs"), params.get("input_types")
+        inputs, types, ranks = params.get("inputs"), params.get("input_types"), params.get("ranks")
         if metadata["estimator"] != ESTIMATOR or params.get("mode") not in ("matrix", "columns"):
             return "it names no ONNX model's inputs"
         if not (
             isinstance(inputs, list)
             and isinstance(types, list)
-            and len(inputs) == len(types) >= 1
-            and all(isinstance(name, str) for name in [*inputs, *types])
+            and isinstance(ranks, list)
+            and len(inputs) == len(types) == len(ranks) >= 1
+            and all(isinstance(name, str) for name in inputs)
+            and all(kind in INPUT_TYPES for kind in types)
+            and all(rank in (1, 2) for rank in ranks)
+            and isinstance(params.get("width"), int)
             and isinstance(params.get("output"), str)
+            and isinstance(params.get("zipmap"), bool)
         ):
             return "its ONNX inputs or output are malformed"
         if labels["task"] == "classifier" and params.get("classes") != len(labels["classes"]):

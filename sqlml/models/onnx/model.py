@@ -21,18 +21,24 @@ import onnxruntime
 from sqlml.errors import ModelError
 from sqlml.models.checks import TAMPERED_HINT
 from sqlml.models.interface import Imported
-from sqlml.models.onnx import ESTIMATOR
+from sqlml.models.onnx import ESTIMATOR, INPUT_TYPES
 from sqlml.models.onnx.checks import refused
 from sqlml.runtime.context import Context
 from sqlml.runtime.features_apply import FeatureArrays
 
 # The input types sqlml feeds: ONNX's element type -> numpy's.
-INPUT_TYPES = {
-    onnx.TensorProto.FLOAT: "float32",
-    onnx.TensorProto.DOUBLE: "float64",
-    onnx.TensorProto.INT64: "int64",
-    onnx.TensorProto.INT32: "int32",
-}
+NUMPY_TYPES = dict(
+    zip(
+        (
+            onnx.TensorProto.FLOAT,
+            onnx.TensorProto.DOUBLE,
+            onnx.TensorProto.INT64,
+            onnx.TensorProto.INT32,
+        ),
+        INPUT_TYPES,
+        strict=True,
+    )
+)
 _FLOATS = (onnx.TensorProto.FLOAT, onnx.TensorProto.DOUBLE)
 _LABELS = (onnx.TensorProto.INT64, onnx.TensorProto.INT32, onnx.TensorProto.STRING)
 
@@ -69,13 +75,13 @@ def _inputs(inputs: list[onnx.ValueInfoProto]) -> dict[str, Any]:
     shapes, types = [], []
     for value in inputs:
         tensor = value.type.tensor_type
-        if not value.type.HasField("tensor_type") or tensor.elem_type not in INPUT_TYPES:
+        if not value.type.HasField("tensor_type") or tensor.elem_type not in NUMPY_TYPES:
             raise _not_imported(
                 f"its input {value.name!r} is not a tensor of floats, doubles or integers"
             )
         dims = [d.dim_value if d.HasField("dim_value") else None for d in tensor.shape.dim]
         shapes.append(dims)
-        types.append(INPUT_TYPES[tensor.elem_type])
+        types.append(NUMPY_TYPES[tensor.elem_type])
     names = [value.name for value in inputs]
     if len(inputs) == 1 and len(shapes[0]) == 2 and shapes[0][1]:
         mode, width = "matrix", shapes[0][1]
