@@ -214,6 +214,8 @@ def test_imports_are_versioned_and_described_like_trained_models(
         "sha256": hashlib.sha256(made.file.read_bytes()).hexdigest(),
     }
     assert json.loads(json.dumps(stored.metadata))["label"] == "class"
+    assert stored.metadata["lineage"]["program"].endswith("program.sql")
+    assert stored.metadata["lineage"]["tables"] == {}
     status, err = run_program(
         tmp_path,
         iris_duckdb_url,

@@ -21,6 +21,7 @@ from sqlml.models.checks import MAX_MODEL_BYTES
 from sqlml.models.interface import Imported, ImportingTrainer
 from sqlml.models.registry import families, importable_formats, importing
 from sqlml.models.store import ModelStore
+from sqlml.runtime import lineage
 from sqlml.runtime.context import Context
 from sqlml.runtime.features_apply import transform
 from sqlml.runtime.labels import LabelEncoding
@@ -70,6 +71,8 @@ def import_model(statement: ir.ImportModelStatement, context: Context) -> Outcom
             "format": fmt,
             "sha256": hashlib.sha256(data).hexdigest(),
         },
+        # who imported it where (no tables: it was trained on none here)
+        lineage.KEY: lineage.lineage(statement, context, family.libraries, {}),
     }
     rows = _check_scores(statement, context, trainer, imported, features, metadata)
     version = ModelStore(context.datasource).save(
