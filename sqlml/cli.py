@@ -117,10 +117,11 @@ def _parser() -> argparse.ArgumentParser:
     export.add_argument(
         "--format",
         dest="export_format",
-        choices=("model", "sql"),
+        choices=("model", "sql", "onnx"),
         default="model",
         help="model: the library's own format (and the metadata); sql: the model compiled "
-        "into SQL, a CREATE VIEW of its predictions that the database runs without sqlml",
+        "into SQL, a CREATE VIEW of its predictions that the database runs without sqlml; "
+        "onnx: the model converted to ONNX (needs the import extra)",
     )
     export.add_argument(
         "--dialect",
@@ -319,10 +320,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "parse":
             return _parse(args.file, args.dialect or dialect_of(datasource), args.json)
         if args.command == "export":
-            if args.export_format == "model" and (args.dialect or args.table):
+            if args.export_format != "sql" and (args.dialect or args.table):
                 parser.error("--dialect and --table are for --format sql")
             if args.export_format == "sql":
                 return _export_sql(args, datasource)
+            if args.export_format == "onnx":
+                return _export_onnx(args, datasource)
             return _export(args.model, Path(args.file), datasource, args.version)
         if args.command in RUN_COMMANDS:
             return _run_command(args, datasource, fmt)
@@ -695,6 +698,19 @@ def _export_sql(args: argparse.Namespace, datasource_url: str | None) -> int:
     finally:
         datasource.close()
     print(f"exported model {args.model} version {stored.version} as SQL to {args.file}")
+    return 0
+
+
+def _export_onnx(args: argparse.Namespace, datasource_url: str | None) -> int:
+    from sqlml.datasources import connect
+    from sqlml.models.export import export_onnx
+
+    datasource = connect(datasource_url)
+    try:
+        stored = export_onnx(datasource, args.model, Path(args.file), args.version)
+    finally:
+        datasource.close()
+    print(f"exported model {args.model} version {stored.version} as ONNX to {args.file}")
     return 0
 
 

@@ -33,6 +33,8 @@ ORDINARY_WORDS = {
     "cluster": "Kubernetes clusters, the clustering task and its metrics",
     "graph": "the dependency graph of a program's statements",
     "outlier": "the outlier detectors' task and metric (sklearn's detect outliers too)",
+    "onnx": "ONNX, the format sqlml export --format onnx writes (Family.to_onnx) for several "
+    "families",
 }
 
 # Where a module outside a family's folder may name it: (module path, family) -> why.

@@ -58,7 +58,7 @@ def test_every_statement_kind_has_a_golden_program():
     assert kinds == {
         "sql", "train", "search", "predict", "evaluate", "explain", "assert",
         "show_train", "show_models", "show_model_versions", "describe_model", "drop_model",
-        "alter_model", "optimize", "run",
+        "alter_model", "optimize", "run", "import_model",
     }  # fmt: skip
 
 

@@ -18,8 +18,9 @@ A new family is one package, ``sqlml/models/<name>/``, as ``xgboost`` and ``kera
 - ``estimators.py``: its :class:`~sqlml.models.estimator.Estimator` declarations, their
   attributes built with :func:`sqlml.models.attributes.schema`, loaded on first lookup;
 - ``model.py`` (its ``trainer_module``): train and scorer (:class:`Trainer`), and
-  train_batches if the family ``streams`` (:class:`StreamingTrainer`), the only module that
-  imports the library;
+  train_batches if the family ``streams`` (:class:`StreamingTrainer`), import_model if it
+  declares ``import_formats``, files TO IMPORT reads as its models (:class:`ImportingTrainer`),
+  to_onnx if it converts to ONNX; the only module that imports the library;
 - ``checks.py``: checks on stored bytes before the library reads them.
 - ``sql.py``, if its models compile into portable SQL (``sqlml export --format sql``): what
   its :meth:`Family.to_sql` returns, a :class:`CompiledModel` of sqlglot expressions built
@@ -37,6 +38,8 @@ Outside sqlml, a package's entry point of ``sqlml.families`` adds one
 from sqlml.models.interface import (
     CompiledModel,
     Family,
+    Imported,
+    ImportingTrainer,
     StreamingTrainer,
     Trainer,
     TreeTrainer,
@@ -46,6 +49,8 @@ from sqlml.models.registry import families, family, register, unregister
 __all__ = [
     "CompiledModel",
     "Family",
+    "Imported",
+    "ImportingTrainer",
     "StreamingTrainer",
     "Trainer",
     "TreeTrainer",

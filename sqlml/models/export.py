@@ -12,6 +12,10 @@ document (format, size, nesting) and parameters; a Keras archive's members (name
 compression, CRC) and configuration (Keras's own objects only), without TensorFlow. A Keras
 export is the archive of the checked members.
 
+With ``--format onnx`` (:func:`export_onnx`), a model its family converts
+(:meth:`~sqlml.models.Family.to_onnx`: scikit-learn's through skl2onnx, XGBoost's and
+LightGBM's through onnxmltools, an imported ONNX model as it is) goes to an ``.onnx`` file.
+
 With ``--format sql`` (:func:`export_sql`), a model its family compiles
 (:meth:`~sqlml.models.Family.to_sql`) goes to a SQL file that a database runs without sqlml:
 a header of comments (the model, the columns it reads, the caveats), then
@@ -32,7 +36,7 @@ from sqlglot import exp
 
 from sqlml.datasources import Datasource
 from sqlml.errors import DatasourceError, ModelError, SqlmlError
-from sqlml.models import family
+from sqlml.models import families, family
 from sqlml.models.store import ModelStore, StoredModel
 
 METADATA_SUFFIX = ".sqlml.json"
@@ -81,6 +85,32 @@ def export_model(
     text = json.dumps(metadata, indent=2, sort_keys=True) + "\n"
     _write(beside, lambda path: path.write_text(text, encoding="utf-8"))
     return stored, beside
+
+
+def export_onnx(
+    datasource: Datasource, name: str, file: Path, version: int | None = None
+) -> StoredModel:
+    """Write ``version`` of model ``name`` (default: the newest), converted to ONNX by its
+    family (:meth:`~sqlml.models.Family.to_onnx`), to ``file``; a :class:`ModelError`
+    naming the families that convert when its family does not."""
+    stored = ModelStore(datasource).load(name, version)
+    if file.suffix.lower() != ".onnx":
+        raise ModelError(
+            f"sqlml export --format onnx writes .onnx files, not {file.name}",
+            hint=f"name the file e.g. {file.with_suffix('.onnx').name}",
+        )
+    model_family = family(stored.metadata["family"])
+    if not model_family.converts_to_onnx():
+        converting = [f.title for f in families().values() if f.converts_to_onnx()]
+        raise ModelError(
+            f"model {name} ({stored.metadata['estimator']}, {model_family.title}) cannot be "
+            "converted to ONNX",
+            hint=f"ONNX exports are of {', '.join(converting)} models; export this one in its "
+            f"library's format ({' or '.join(model_family.extensions)}: sqlml export MODEL FILE)",
+        )
+    data = model_family.to_onnx(stored)
+    _write(file, lambda path: path.write_bytes(data))
+    return stored
 
 
 def export_sql(

@@ -66,6 +66,33 @@ class Trainer(Protocol):
         """The stored model, loaded once, as a function of features and a batch size."""
 
 
+@dataclass(frozen=True)
+class Imported:
+    """A model trained elsewhere, read from its file by its family (TO IMPORT): the bytes
+    to store (in the family's stored format), its estimator, ``params`` (as a trained
+    model's), task (``classifier`` or ``regressor``), classes (a classifier's, as the model
+    holds them, else 0 to n-1) and inputs: how many values it reads a row and, if the file
+    names them, their names."""
+
+    data: bytes
+    estimator: str
+    params: dict[str, Any]
+    task: str
+    classes: list[Any]
+    inputs: int
+    names: list[str] | None
+
+
+class ImportingTrainer(Trainer, Protocol):
+    """The trainer of a family whose models TO IMPORT reads from files
+    (:attr:`Family.import_formats`)."""
+
+    def import_model(self, data: bytes) -> Imported:
+        """The model a file's bytes hold, checked before its library reads them; a
+        :class:`ModelError` saying why it is refused (a format that can run code, a
+        malformed or damaged file, a model sqlml cannot score)."""
+
+
 class StreamingTrainer(Trainer, Protocol):
     """The trainer of a family that trains on streamed batches (:attr:`Family.streams`)."""
 
@@ -153,6 +180,9 @@ class Family(ABC):
     # Trained) for TO TRAIN's handler to store, or the Outcome of a worker whose model another
     # process stores. None: its TO TRAIN runs in one process locally.
     distributed_module: ClassVar[str | None] = None
+    # The formats of model files TO IMPORT reads as its models (its trainer an
+    # ImportingTrainer), each with the file extensions that tell it.
+    import_formats: ClassVar[Mapping[str, tuple[str, ...]]] = {}
 
     @abstractmethod
     def estimators(self) -> Iterable[Estimator]:
@@ -188,6 +218,24 @@ class Family(ABC):
             "compiled into SQL",
             hint="export it in its library's format instead (sqlml export MODEL FILE)",
         )
+
+    def import_format_of(self, data: bytes) -> str | None:
+        """The format, among :attr:`import_formats`, that a model file's first bytes tell
+        (TO IMPORT of a file whose extension tells none), or None."""
+        return None
+
+    def to_onnx(self, stored: StoredModel) -> bytes:
+        """``stored`` (checked as for scoring) converted to an ONNX model
+        (``sqlml export --format onnx``); a family that converts overrides it."""
+        raise ModelError(
+            f"model {stored.name} ({stored.metadata['estimator']}, {self.title}) cannot be "
+            "converted to ONNX",
+            hint="export it in its library's format instead (sqlml export MODEL FILE)",
+        )
+
+    def converts_to_onnx(self) -> bool:
+        """Whether its models convert to ONNX (it overrides :meth:`to_onnx`)."""
+        return type(self).to_onnx is not Family.to_onnx
 
     def builder(self, name: str) -> Estimator | None:
         """The estimator of a user's model builder, the function that ``name`` (dotted)

@@ -37,6 +37,16 @@ def family(name: str) -> Family:
     return found
 
 
+def importing(fmt: str) -> Family | None:
+    """The family whose models TO IMPORT reads from files of the format ``fmt``."""
+    return next((f for f in FAMILIES.values() if fmt in f.import_formats), None)
+
+
+def importable_formats() -> dict[str, tuple[str, ...]]:
+    """Every format TO IMPORT reads, with the file extensions that tell it."""
+    return {fmt: ext for f in FAMILIES.values() for fmt, ext in f.import_formats.items()}
+
+
 def estimators(casefold: bool = False) -> Mapping[str, Estimator]:
     """The families' estimators by name (lower-cased with ``casefold``), in the families'
     order; assembled once, again after a family is registered or unregistered."""

@@ -26,6 +26,8 @@ class Effects:
     alters_models: tuple[str, ...] = ()  # models it changes but keeps (aliases, retention)
     writes_tables: tuple[str, ...] = ()  # tables (lists of name parts) it writes
     writes_files: tuple[str, ...] = ()  # files (paths, relative: from the program) it writes
+    # files it reads from the machine running it (``sqlml ui --no-file-access`` refuses it)
+    reads_files: tuple[str, ...] = ()
     replace: str | None = None  # the flag letting it replace a table sqlml did not write
     reads_all_models: bool = False
     standard_sql: bool = False  # its text is SQL: sqlglot tells what it reads and writes

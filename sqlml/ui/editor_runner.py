@@ -32,6 +32,7 @@ from sqlml.errors import SqlmlError, SqlmlWarning
 from sqlml.runtime import cancel
 from sqlml.runtime.outcome import Outcome
 from sqlml.runtime.progress import Recorder
+from sqlml.statements import kind_of
 from sqlml.statements.run import runnable
 from sqlml.ui.recorded_plots import png
 
@@ -136,6 +137,8 @@ class EditorRunner:
             return EditorRun(errors=errors, warnings=warnings)
         statements = self._call(_analyzed, text, datasource.dialect)
         refused = [error for error in map(_not_runnable, statements) if error is not None]
+        if not self._file_access:
+            refused += [error for error in map(_reads_files, statements) if error is not None]
         if refused:
             return EditorRun(errors=refused, warnings=warnings)
         by_id = {statement.id: statement for statement in statements}
@@ -188,6 +191,23 @@ def _not_runnable(statement: ir.Statement) -> SqlmlError | None:
     if refused is None:
         return None
     return SqlmlError(refused[0], line=statement.line, column=statement.column, hint=refused[1])
+
+
+def _reads_files(statement: ir.Statement) -> SqlmlError | None:
+    """The error of a statement that reads files of this machine (its kind's
+    ``Effects.reads_files``: TO IMPORT's model file), which an editor without file access
+    refuses."""
+    effects = kind_of(statement).effects
+    read = [str(path) for path in effects.values(statement, effects.reads_files)]
+    if not read:
+        return None
+    return SqlmlError(
+        f"this editor may not read this machine's files (sqlml ui --no-file-access), and the "
+        f"statement reads {', '.join(read)}",
+        line=statement.line,
+        column=statement.column,
+        hint="run it with sqlml run, or in a sqlml ui started without --no-file-access",
+    )
 
 
 def _plot(statement: ir.Statement, datasource: Datasource, outcome: Outcome) -> Plot | None:

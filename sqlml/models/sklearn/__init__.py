@@ -28,6 +28,7 @@ class ScikitLearn(Family):
     extensions = (".skops",)
     libraries = ("sklearn",)
     trainer_module = "sqlml.models.sklearn.model"
+    import_formats = {"skops": (".skops",)}  # noqa: RUF012 (a declaration, never changed)
 
     def estimators(self) -> Iterable[Estimator]:
         from sqlml.models.sklearn.estimators import ESTIMATORS
@@ -54,6 +55,15 @@ class ScikitLearn(Family):
         types ``skops.io.get_untrusted_types`` lists once reviewed)."""
         skops_archive(stored.data, stored.metadata["params"].get("estimator"))
         return lambda path: path.write_bytes(stored.data)
+
+    def import_format_of(self, data: bytes) -> str | None:
+        """A zip archive: skops's (:mod:`.checks` tells whether it is one)."""
+        return "skops" if data.startswith(b"PK\x03\x04") else None
+
+    def to_onnx(self, stored: StoredModel) -> bytes:
+        """The pipeline converted by skl2onnx (the ``import`` extra)."""
+        model: Any = self.trainer()
+        return model.to_onnx(stored)
 
     def to_sql(self, stored: StoredModel) -> CompiledModel:
         """Linear and logistic regression as arithmetic, random forests as nested CASEs,

@@ -15,6 +15,7 @@ import io
 import json
 import re
 import zipfile
+from collections.abc import Callable
 from typing import Any
 
 from sqlml.errors import ModelError
@@ -83,17 +84,8 @@ _ARRAY = re.compile(r"[0-9]{1,40}\.npy")
 def skops_archive(data: bytes, estimator: str | None = None) -> None:
     """A :class:`ModelError` unless ``data`` is a skops archive of the pipeline sqlml
     stores, naming only :data:`ALLOWED_TYPES` (and, given ``estimator``, that one's class)."""
-    members = _members(data)
-    schema = members.get("schema.json")
-    if schema is None:
-        raise skops_error("it is not a skops archive: it has no schema.json")
-    json_depth(schema, MAX_SCHEMA_DEPTH, skops_error)
-    try:
-        tree = json.loads(schema)
-    except (UnicodeDecodeError, ValueError, RecursionError):
-        raise skops_error("its schema.json is not JSON") from None
-    named = _types(tree, members)
-    if not isinstance(tree, dict) or _name(tree) != PIPELINE:
+    tree, named = skops_tree(data, skops_error)
+    if not isinstance(tree, dict) or node_type(tree) != PIPELINE:
         raise skops_error(f"it does not hold a {PIPELINE}")
     wanted = ESTIMATOR_TYPES.get(estimator or "")
     if estimator is not None and wanted not in named:
@@ -104,38 +96,54 @@ def skops_archive(data: bytes, estimator: str | None = None) -> None:
         )
 
 
+def skops_tree(data: bytes, error: Callable[[str], ModelError]) -> tuple[Any, set[str]]:
+    """The object tree of the skops archive ``data`` and the types it names, checked (its
+    members, its nesting, only :data:`ALLOWED_TYPES` through :data:`ALLOWED_LOADERS`);
+    else ``error(why)`` is raised."""
+    members = _members(data, error)
+    schema = members.get("schema.json")
+    if schema is None:
+        raise error("it is not a skops archive: it has no schema.json")
+    json_depth(schema, MAX_SCHEMA_DEPTH, error)
+    try:
+        tree = json.loads(schema)
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        raise error("its schema.json is not JSON") from None
+    return tree, _types(tree, members, error)
+
+
 def skops_error(why: str) -> ModelError:
     return ModelError(f"the stored scikit-learn model is not loaded: {why}", hint=TAMPERED_HINT)
 
 
-def _members(data: bytes) -> dict[str, bytes]:
+def _members(data: bytes, error: Callable[[str], ModelError]) -> dict[str, bytes]:
     """The archive's members by name, checked: only schema.json and arrays, each once,
     stored uncompressed and unencrypted."""
     if len(data) > MAX_MODEL_BYTES:
-        raise skops_error(f"it is {len(data):,} bytes, more than sqlml loads")
+        raise error(f"it is {len(data):,} bytes, more than sqlml loads")
     members: dict[str, bytes] = {}
     try:
         with zipfile.ZipFile(io.BytesIO(data)) as archive:
             infos = archive.infolist()
             if len(infos) > MAX_MEMBERS:
-                raise skops_error(f"it has {len(infos):,} members, more than sqlml loads")
+                raise error(f"it has {len(infos):,} members, more than sqlml loads")
             for info in infos:
                 name = info.filename
                 if name != "schema.json" and not _ARRAY.fullmatch(name):
-                    raise skops_error(f"it holds {name!r}, which a skops archive does not")
+                    raise error(f"it holds {name!r}, which a skops archive does not")
                 if name in members:
-                    raise skops_error(f"it holds {name!r} twice")
+                    raise error(f"it holds {name!r} twice")
                 if info.flag_bits & 1 or info.compress_type != zipfile.ZIP_STORED:
-                    raise skops_error(f"its member {name!r} is compressed or encrypted")
+                    raise error(f"its member {name!r} is compressed or encrypted")
                 if info.file_size > len(data):
-                    raise skops_error(f"its member {name!r} is larger than the archive")
+                    raise error(f"its member {name!r} is larger than the archive")
                 members[name] = archive.read(info)
     except ZIP_ERRORS:
-        raise skops_error("it is not a skops archive, or a damaged or cut-short one") from None
+        raise error("it is not a skops archive, or a damaged or cut-short one") from None
     return members
 
 
-def _types(tree: Any, members: dict[str, bytes]) -> set[str]:
+def _types(tree: Any, members: dict[str, bytes], error: Callable[[str], ModelError]) -> set[str]:
     """The types the schema's nodes name; a :class:`ModelError` at the first that is not
     allowed, loaded by a loader that is not, or whose array is not in the archive."""
     named: set[str] = set()
@@ -150,21 +158,21 @@ def _types(tree: Any, members: dict[str, bytes]) -> set[str]:
         pending.extend(node.values())
         if not {"__module__", "__class__", "__loader__"} & node.keys():
             continue
-        name, loader = _name(node), node.get("__loader__")
+        name, loader = node_type(node), node.get("__loader__")
         if name not in ALLOWED_TYPES:
-            raise skops_error(f"its schema names {name}, which sqlml does not load")
+            raise error(f"its schema names {name}, which sqlml does not load")
         if not isinstance(loader, str) or loader not in ALLOWED_LOADERS:
-            raise skops_error(f"its schema loads {name} with {loader}, which sqlml does not use")
+            raise error(f"its schema loads {name} with {loader}, which sqlml does not use")
         array = node.get("file")
         numpy_array = loader == "NdArrayNode" and node.get("type") == "numpy"
         if numpy_array and (
             not isinstance(array, str) or array not in members or array == "schema.json"
         ):
-            raise skops_error(f"its schema names an array it does not hold: {array}")
+            raise error(f"its schema names an array it does not hold: {array}")
         named.add(name)
     return named
 
 
-def _name(node: dict[str, Any]) -> str:
+def node_type(node: dict[str, Any]) -> str:
     """``module.class`` of a node (as written, whatever it holds)."""
     return f"{node.get('__module__')}.{node.get('__class__')}"

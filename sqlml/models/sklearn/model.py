@@ -21,7 +21,16 @@ from sklearn.pipeline import Pipeline
 
 from sqlml import imports
 from sqlml.errors import ModelError
-from sqlml.models.sklearn.checks import ALLOWED_TYPES, ESTIMATOR_TYPES, skops_archive, skops_error
+from sqlml.models.interface import Imported
+from sqlml.models.sklearn.checks import (
+    ALLOWED_TYPES,
+    ESTIMATOR_TYPES,
+    PIPELINE,
+    node_type,
+    skops_archive,
+    skops_error,
+    skops_tree,
+)
 from sqlml.models.sklearn.estimators import CLASS, CLUSTERING, UNLABELLED, parameters
 from sqlml.models.store import StoredModel
 from sqlml.runtime.context import Context
@@ -113,14 +122,7 @@ def load(data: bytes, name: str | None) -> Pipeline:
     if name not in ESTIMATOR_TYPES:
         raise skops_error(f"its metadata names {name!r}, not a scikit-learn estimator of sqlml's")
     skops_archive(data, name)
-    try:
-        with _LOADING:
-            untrusted = set(skops.io.get_untrusted_types(data=data)) - ALLOWED_TYPES
-            pipeline = None if untrusted else skops.io.loads(data, trusted=sorted(ALLOWED_TYPES))
-    except Exception as error:  # skops's own refusals and a damaged archive's errors
-        raise skops_error(f"skops refused it ({type(error).__name__}: {error})") from None
-    if untrusted:
-        raise skops_error(f"it names {', '.join(sorted(untrusted))}, which sqlml does not load")
+    pipeline = _trusted(data, skops_error)
     wanted = ESTIMATOR_TYPES[name]
     steps = getattr(pipeline, "steps", None) if isinstance(pipeline, Pipeline) else None
     if not isinstance(steps, list) or not all(
@@ -252,3 +254,101 @@ def points(data: bytes, metadata: dict[str, Any], features: FeatureArrays) -> np
     pipeline's imputer), not standardised."""
     pipeline = load(data, metadata["params"].get("estimator"))
     return pipeline[0].transform(values(features))
+
+
+def import_model(data: bytes) -> Imported:
+    """A fitted estimator of the family's (or a pipeline of mean imputation and one) that
+    skops saved: its archive checked as a stored model's is, then loaded by skops trusting
+    :data:`ALLOWED_TYPES` only, stored as the family's pipeline. A classifier's classes are
+    its ``classes_``; its inputs' names, its ``feature_names_in_`` (dropped: COLUMN names
+    its inputs)."""
+    tree, named = skops_tree(data, _not_imported)
+    found = sorted(named & set(ESTIMATOR_TYPES.values()))
+    if len(found) != 1:
+        raise _not_imported(
+            f"it holds {', '.join(found) or 'none'} of the estimators sqlml imports: one of "
+            + ", ".join(ESTIMATOR_TYPES)
+        )
+    name = next(k for k, v in ESTIMATOR_TYPES.items() if v == found[0])
+    if not isinstance(tree, dict) or node_type(tree) not in (PIPELINE, found[0]):
+        raise _not_imported(f"it holds no {found[0]} or a pipeline ending with one")
+    loaded = _trusted(data, _not_imported)
+    pipeline = loaded if isinstance(loaded, Pipeline) else Pipeline([("model", loaded)])
+    steps = [step for _, step in pipeline.steps]
+    model = steps[-1]
+    if _type_name(model) != found[0] or not all(isinstance(s, SimpleImputer) for s in steps[:-1]):
+        raise _not_imported("its pipeline is not mean imputation followed by the estimator")
+    inputs = getattr(steps[0], "n_features_in_", None)
+    if not isinstance(inputs, int):
+        raise _not_imported("it is not fitted")
+    names = getattr(steps[0], "feature_names_in_", None)
+    for step in steps:
+        step.__dict__.pop("feature_names_in_", None)  # its rows come as arrays, unnamed
+    params: dict[str, Any] = {"estimator": name, "columns": inputs}
+    task, classes = "regressor", []
+    if name == CLUSTERING:
+        params["n_clusters"] = int(model.n_clusters)
+        task, classes = "classifier", list(range(params["n_clusters"]))
+    elif name in UNLABELLED:
+        task, classes = "classifier", [-1, 1]
+    elif hasattr(model, "classes_"):
+        task, classes = "classifier", np.asarray(model.classes_).tolist()
+        params["classes"] = len(classes)
+        model.classes_ = np.arange(len(classes))  # what the family's scorer indexes by
+    stored = skops.io.dumps(pipeline)
+    load(stored, name)  # the checks of a stored model's state (trees, vectors)
+    return Imported(
+        data=stored,
+        estimator=name,
+        params=params,
+        task=task,
+        classes=classes,
+        inputs=inputs,
+        names=None if names is None else [str(n) for n in names],
+    )
+
+
+def _not_imported(why: str) -> ModelError:
+    return ModelError(
+        f"the scikit-learn model file is not imported: {why}",
+        hint="save a fitted estimator of sqlml's scikit-learn models with skops.io.dump "
+        "(never pickle): its types must be in sqlml's allow-list",
+    )
+
+
+def _trusted(data: bytes, error: Callable[[str], ModelError]) -> Any:
+    """What skops loads from ``data`` trusting :data:`ALLOWED_TYPES` only (any other type it
+    finds is refused, not loaded)."""
+    try:
+        with _LOADING:
+            untrusted = set(skops.io.get_untrusted_types(data=data)) - ALLOWED_TYPES
+            loaded = None if untrusted else skops.io.loads(data, trusted=sorted(ALLOWED_TYPES))
+    except Exception as failure:  # skops's own refusals and a damaged archive's errors
+        raise error(f"skops refused it ({type(failure).__name__}: {failure})") from None
+    if untrusted:
+        raise error(f"it names {', '.join(sorted(untrusted))}, which sqlml does not load")
+    return loaded
+
+
+def to_onnx(stored: StoredModel) -> bytes:
+    """The stored pipeline (loaded as for scoring) converted by skl2onnx: a float input
+    ``input`` of its columns; a classifier's outputs are ``label`` (the class values, as
+    TO PREDICT writes them) and ``probabilities`` (a tensor, classes in order)."""
+    skl2onnx = imports.load("skl2onnx")
+    tensor = imports.load("skl2onnx.common.data_types").FloatTensorType
+    metadata = stored.metadata
+    name = metadata["params"].get("estimator")
+    pipeline = load(stored.data, name)
+    model = pipeline[-1]
+    if name not in UNLABELLED and "classes" in metadata["params"]:
+        model.classes_ = np.array(metadata["labels"]["classes"])
+    options = {id(model): {"zipmap": False}} if hasattr(model, "predict_proba") else None
+    inputs = [("input", tensor([None, int(metadata["params"]["columns"])]))]
+    try:
+        converted = skl2onnx.convert_sklearn(pipeline, initial_types=inputs, options=options)
+    except (RuntimeError, ValueError, NotImplementedError, TypeError) as error:
+        raise ModelError(
+            f"skl2onnx cannot convert model {stored.name} ({type(error).__name__}: {error})",
+            hint="export it in skops's format instead (sqlml export MODEL FILE.skops)",
+        ) from None
+    return converted.SerializeToString()

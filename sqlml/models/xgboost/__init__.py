@@ -51,6 +51,7 @@ class XGBoost(Family):
     )
     libraries = ("xgboost",)
     streams = True  # external memory
+    import_formats = {"xgboost": (".json", ".ubj")}  # noqa: RUF012 (a declaration, never changed)
     job_head_is_worker = True  # the XGBoostJob's Master is rank 0 of train.workers
 
     def estimators(self) -> Iterable[Estimator]:
@@ -61,6 +62,17 @@ class XGBoost(Family):
     def exporter(self, stored: StoredModel) -> Callable[[Path], Any]:
         model: Any = self.trainer()
         return model.exporter(stored)
+
+    def import_format_of(self, data: bytes) -> str | None:
+        """XGBoost's JSON or UBJSON, as XGBoost tells them (:mod:`.checks`)."""
+        return (
+            "xgboost" if data[:2] == b'{"' or (data[:1] == b"{" and data[1:2].isalpha()) else None
+        )
+
+    def to_onnx(self, stored: StoredModel) -> bytes:
+        """The booster converted by onnxmltools (the ``import`` extra)."""
+        model: Any = self.trainer()
+        return model.to_onnx(stored)
 
     def to_sql(self, stored: StoredModel) -> CompiledModel:
         """Trees as nested CASEs, a linear booster as arithmetic (:mod:`.sql`)."""

@@ -15,12 +15,15 @@ from typing import Any
 import numpy as np
 import xgboost as xgb
 
-from sqlml import ir
+from sqlml import imports, ir
 from sqlml.errors import ModelError
 from sqlml.models.checks import TAMPERED_HINT
+from sqlml.models.interface import Imported
+from sqlml.models.metadata import MAX_SIZE
 from sqlml.models.store import StoredModel
 from sqlml.models.xgboost import pages
 from sqlml.models.xgboost.checks import not_xgboost, xgboost_document
+from sqlml.models.xgboost.structure import Damaged, check_model
 from sqlml.runtime.cancel import Token
 from sqlml.runtime.context import Context
 from sqlml.runtime.features_apply import FeatureArrays, check_column_types, max_width
@@ -476,3 +479,69 @@ def exporter(stored: StoredModel) -> Callable[[Path], Any]:
             hint=TAMPERED_HINT,
         )
     return booster.save_model
+
+
+def import_model(data: bytes) -> Imported:
+    """A model XGBoost saved (``save_model``, JSON or UBJSON), checked as a stored model is
+    (:mod:`.structure`) before XGBoost reads it, and stored as UBJSON without its feature
+    names (COLUMN names its inputs). A classifier's classes are 0 to n-1: XGBoost keeps
+    none."""
+    document = xgboost_document(data, _not_imported)
+    names = None
+    try:
+        learner = document["learner"]
+        names = learner.pop("feature_names", None) or None
+        learner.pop("feature_types", None)
+        objective = learner["objective"]["name"]
+        booster_name = learner["gradient_booster"]["name"]
+        classes = int(learner["learner_model_param"]["num_class"])
+    except (KeyError, TypeError, ValueError):
+        raise _not_imported("it does not hold an XGBoost learner") from None
+    params: dict[str, Any] = {"objective": objective, "booster": booster_name}
+    if isinstance(objective, str) and objective.startswith("multi:"):
+        params["num_class"] = classes
+    try:
+        check_model(document, params, MAX_SIZE)
+    except Damaged as damage:
+        raise _not_imported(str(damage)) from None
+    if names is not None and not all(isinstance(name, str) for name in names):
+        raise _not_imported("its feature_names are not text")
+    booster = load(data)
+    inputs = booster.num_features()
+    booster.feature_names = None
+    booster.feature_types = None
+    classifying = objective.startswith(("binary:", "multi:"))
+    count = classes if objective.startswith("multi:") else 2
+    return Imported(
+        data=bytes(booster.save_raw("ubj")),
+        estimator=f"xgboost.{booster_name}",
+        params=params,
+        task="classifier" if classifying else "regressor",
+        classes=list(range(count)) if classifying else [],
+        inputs=inputs,
+        names=list(names) if names else None,
+    )
+
+
+def _not_imported(why: str) -> ModelError:
+    return ModelError(
+        f"the XGBoost model file is not imported: {why}",
+        hint="save the model with XGBoost's save_model to a .json or .ubj file",
+    )
+
+
+def to_onnx(stored: StoredModel) -> bytes:
+    """The stored booster (checked as for scoring) converted by onnxmltools: a float input
+    ``input`` of the model's features; a classifier's outputs are the class id ``label``
+    and ``probabilities``."""
+    onnxmltools = imports.load("onnxmltools")
+    tensor = imports.load("onnxmltools.convert.common.data_types").FloatTensorType
+    booster = checked(stored.data, stored.metadata["params"])
+    inputs = [("input", tensor([None, booster.num_features()]))]
+    try:
+        return onnxmltools.convert_xgboost(booster, initial_types=inputs).SerializeToString()
+    except (RuntimeError, ValueError, NotImplementedError, TypeError) as error:
+        raise ModelError(
+            f"onnxmltools cannot convert model {stored.name} ({type(error).__name__}: {error})",
+            hint="export it in XGBoost's format instead (sqlml export MODEL FILE.json)",
+        ) from None
