@@ -7,11 +7,16 @@ are refused with an error at the statement's file or COLUMN, with a hint, never 
 
 from __future__ import annotations
 
+import csv
+import hashlib
+import io
+import json
 import pickle
 import re
 import subprocess
 import sys
 from collections.abc import Callable
+from contextlib import redirect_stdout
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -21,6 +26,11 @@ import pytest
 from conftest import assert_close, fetch_rows, import_or_skip, iris_columns, run_program
 
 from sqlml.cli import main
+from sqlml.datasources import connect
+from sqlml.errors import ModelError
+from sqlml.models import family
+from sqlml.models.lightgbm.checks import text_problem
+from sqlml.models.store import ModelStore
 
 MEASURES = ["sepal_length", "sepal_width", "petal_length", "petal_width"]
 COLUMNS = ", ".join(MEASURES)
@@ -154,11 +164,7 @@ def check_predictions(url: str, tmp_path: Path, made: Made, model: str, capsys) 
 
 def fetch_rows_with_models(url: str, query: str) -> list[tuple]:
     """The rows of a query calling models (sqlml runs it): as CSV, parsed."""
-    import csv
-    import io
-
     out = io.StringIO()
-    from contextlib import redirect_stdout
 
     with redirect_stdout(out):
         assert main(["-e", f"{query};", "--datasource", url, "--format", "csv"]) == 0
@@ -196,23 +202,14 @@ def test_imports_are_versioned_and_described_like_trained_models(
     assert re.search(r"version\s+\|\s+2", described)
     assert re.search(r"estimator\s+\|\s+xgboost\.gbtree", described)
     assert re.search(r"classes\s+\|\s+\[0, 1, 2\]", described)
-    import json
-
-    from sqlml.datasources import connect
-    from sqlml.models.store import ModelStore
-
+    digest = hashlib.sha256(made.file.read_bytes()).hexdigest()
+    imported_row = json.dumps({"file": "iris.json", "format": "xgboost", "sha256": digest})
+    assert re.search(rf"imported\s+\|\s+{re.escape(imported_row)}", described)
     ds = connect(iris_duckdb_url)
     try:
         stored = ModelStore(ds).load(unique_name)
     finally:
         ds.close()
-    import hashlib
-
-    assert stored.metadata["imported"] == {
-        "file": "iris.json",
-        "format": "xgboost",
-        "sha256": hashlib.sha256(made.file.read_bytes()).hexdigest(),
-    }
     assert json.loads(json.dumps(stored.metadata))["label"] == "class"
     assert stored.metadata["lineage"]["program"].endswith("program.sql")
     assert stored.metadata["lineage"]["tables"] == {}
@@ -321,8 +318,6 @@ def _outside_allow_list(folder: Path) -> str:
 
 
 def _xgboost_child(folder: Path) -> str:
-    import json
-
     document = json.loads(make("xgboost_json", folder).file.read_text())
     tree = document["learner"]["gradient_booster"]["model"]["trees"][0]
     tree["left_children"][0] = 1000
@@ -467,8 +462,6 @@ def _first_tree(text: str, key: str, value: str) -> str:
     ],
 )
 def test_lightgbm_trees_are_checked_before_lightgbm_reads_them(change, said, tmp_path):
-    from sqlml.models.lightgbm.checks import text_problem
-
     params = {"objective": "multiclass", "num_class": 3, "num_leaves": 4, "verbose": -1}
     _, x, y = iris(False)
     text = lightgbm.train(
@@ -564,9 +557,6 @@ def test_an_onnx_model_of_named_inputs_must_be_named_by_column(iris_duckdb_url, 
     ],
 )
 def test_without_the_import_extra_the_error_names_it(family_name, library, said, monkeypatch):
-    from sqlml.errors import ModelError
-    from sqlml.models import family
-
     for module in ("model", "checks"):
         monkeypatch.delitem(sys.modules, f"sqlml.models.{family_name}.{module}", raising=False)
     monkeypatch.setitem(sys.modules, library, None)

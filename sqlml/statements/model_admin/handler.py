@@ -109,9 +109,17 @@ def describe_model(statement: ir.DescribeModelStatement, context: Context) -> Ou
         ("base_model", json.dumps(meta.get("base_model"), sort_keys=True)),
         ("trained_at", meta["trained_at"]),
         ("sqlml_version", meta["sqlml_version"]),
+        *_imported(meta),
         *described(meta),
     ]
     return Outcome(result=ResultSet(["property", "value"], rows))
+
+
+def _imported(meta: dict) -> list[tuple[str, str]]:
+    """DESCRIBE MODEL's row of where an imported model came from (none for a trained one)."""
+    if "imported" not in meta:
+        return []
+    return [("imported", json.dumps(meta["imported"], sort_keys=True))]
 
 
 def drop_model(statement: ir.DropModelStatement, context: Context) -> Outcome:
