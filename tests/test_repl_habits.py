@@ -54,12 +54,18 @@ def test_the_new_commands_complete_and_dt_completes_tables():
 def test_expanded_display_shows_a_record_per_row():
     result = ResultSet(["id", "petal_width"], [(1, 0.2), (2, None)])
     assert render_expanded(result).splitlines() == [
-        "-[ RECORD 1 ]+--------",
+        "-[ RECORD 1 ]-----",  # as wide as the widest name and value
         "id          | 1",
         "petal_width | 0.2",
-        "-[ RECORD 2 ]+--------",
+        "-[ RECORD 2 ]-----",
         "id          | 2",
         "petal_width | NULL",
+    ]
+    wide = ResultSet(["a_long_column_name", "b"], [(1, "a wider value")])
+    assert render_expanded(wide).splitlines() == [
+        "-[ RECORD 1 ]------+---------------",  # the + over the | when the title leaves room
+        "a_long_column_name | 1",
+        "b                  | a wider value",
     ]
     assert render_expanded(ResultSet(["id"], [])) == "(0 rows)\n"
 
@@ -79,7 +85,7 @@ def test_dt_lists_tables_and_the_prompt_names_the_database(shell, tmp_path):
 def test_expanded_display_and_formats(shell):
     query = "SELECT id, class FROM iris_train WHERE id <= 2 ORDER BY id;"
     assert shell.run("\\x", until=r"\n") == "expanded display is on\n"
-    record = ["-[ RECORD 1 ]+--------", "id    | 1", "class | setosa"]
+    record = ["-[ RECORD 1 ]-", "id    | 1", "class | setosa"]
     assert shell.run(query).splitlines()[:3] == record
     assert shell.run("\\x auto", until=r"\n") == "expanded display is auto\n"
     assert shell.run(query).splitlines()[:2] == [" id | class", "----+--------"]  # it fits

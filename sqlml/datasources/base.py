@@ -212,6 +212,18 @@ class Datasource(ABC):
     def execute(self, sql: str, params: Sequence[Any] = ()) -> ResultSet | None:
         """Run one statement; return its rows if it is a query."""
 
+    def error_offset(self, error: Exception, sql: str) -> int | None:
+        """Where in ``sql`` the driver's ``error`` says the statement went wrong, as a 0-based
+        offset, read from the database's own report (each database says it its way); None
+        where it does not say (the default)."""
+        return None
+
+    def located(self, raised: DatasourceError, error: Exception, sql: str) -> DatasourceError:
+        """``raised``, the DatasourceError for the driver's ``error`` on ``sql``, with the
+        :meth:`error_offset` it gives; returns it."""
+        raised.offset = self.error_offset(error, sql)
+        return raised
+
     def read(self, select: str, reporter: Progress | None = None) -> Columns:
         """Run a SELECT and return its result as columns: its batches joined, their rows
         reported to ``reporter`` in a "reading" stage (None: nowhere)."""

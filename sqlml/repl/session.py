@@ -33,7 +33,7 @@ from sqlml.datasources import (
     source_class,
 )
 from sqlml.datasources.base import returns_rows
-from sqlml.errors import CheckError, ParseError, SqlmlError
+from sqlml.errors import SqlmlError
 from sqlml.interrupted import wait_cancelling
 from sqlml.repl.catalog import Catalog
 from sqlml.repl.expanded import render_expanded, too_wide
@@ -288,16 +288,16 @@ def _duration(seconds: float) -> str:
 
 
 def format_error(error: SqlmlError, text: str, source: str = SOURCE, first_line: int = 1) -> str:
-    """``error`` as sqlml reports it, its line counted from ``first_line`` of ``source``; a
-    parse or check error also shows the line of ``text`` it is on, with a caret under the
-    column (other errors point at their statement)."""
+    """``error`` as sqlml reports it, its line counted from ``first_line`` of ``source``; an
+    error that points at the mistake itself (a parse or check error, a database's that says
+    where) also shows the line of ``text`` it is on, with a caret under the column (other
+    errors point at their statement)."""
     shifted = copy.copy(error)
     if error.line is not None:
         shifted.line = error.line + first_line - 1
     message = shifted.render(source) + "\n"
     lines = text.splitlines()
-    pinpointed = isinstance(error, ParseError | CheckError)
-    if not pinpointed or error.line is None or not 0 < error.line <= len(lines):
+    if not error.pinpointed or error.line is None or not 0 < error.line <= len(lines):
         return message
     number = str(shifted.line)
     caret = " " * (max(error.column or 1, 1) - 1) + "^"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import importlib.util
 import inspect
+import re
 import time
 import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -161,7 +162,30 @@ class DuckDBSource(Datasource):
             columns, types = zip(*((d[0], d[1]) for d in cursor.description), strict=True)
             return ResultSet(list(columns), shown_rows(types, cursor.fetchall()))
         except duckdb.Error as error:
-            raise _error(error) from None
+            raise self.located(_error(error), error, sql) from None
+
+    def error_offset(self, error: Exception, sql: str) -> int | None:
+        """From the ``LINE n:`` of DuckDB's message, a window of the line (``...`` where cut),
+        and the carets under the mistake."""
+        found = _LINE.search(str(error))
+        if found is None:
+            return None
+        number, shown, caret = int(found["number"]), found["shown"], len(found["blank"])
+        caret -= len(found["line"])
+        if shown.startswith("..."):
+            shown, caret = shown[3:], caret - 3
+        shown = shown.removesuffix("...")
+        lines = sql.split("\n")
+        if not 0 < number <= len(lines) or (start := lines[number - 1].find(shown)) < 0:
+            return None
+        return sum(len(line) + 1 for line in lines[: number - 1]) + start + caret
+
+    def located(self, raised: DatasourceError, error: Exception, sql: str) -> DatasourceError:
+        """The message without DuckDB's ``LINE n:`` and carets once they are read."""
+        super().located(raised, error, sql)
+        if raised.offset is not None:
+            raised.message = _LINE.sub("", raised.message).rstrip()
+        return raised
 
     def read(self, select: str, reporter: Progress | None = None) -> Columns:
         """The whole result at once: DuckDB fills the arrays as the rows come (a relation's
@@ -361,6 +385,10 @@ def _parser_done(path: str) -> None:
     parser = imports.loaded("sqlml.datasources.duckdb.parser")  # not loaded: it holds none
     if parser is not None:
         parser.opened(path)
+
+
+# Where DuckDB's message shows the mistake: the line (or a window of it), carets under it.
+_LINE = re.compile(r"\n*(?P<line>LINE (?P<number>\d+): )(?P<shown>[^\n]*)\n(?P<blank> *)\^+\s*$")
 
 
 def _error(error: Exception) -> DatasourceError:

@@ -104,7 +104,15 @@ class PostgreSQLSource(Datasource):
         except psycopg.errors.LockNotAvailable as error:
             raise DatasourceBusy(f"PostgreSQL: {_message(error)}") from None
         except psycopg.Error as error:
-            raise DatasourceError(f"PostgreSQL: {_message(error)}") from None
+            raise self.located(
+                DatasourceError(f"PostgreSQL: {_message(error)}"), error, sql
+            ) from None
+
+    def error_offset(self, error: Exception, sql: str) -> int | None:
+        """The error's ``position`` field: a character's number in the statement, from 1."""
+        diag = getattr(error, "diag", None)
+        position = diag.statement_position if diag is not None else None
+        return int(position) - 1 if position and 0 < int(position) <= len(sql) else None
 
     def read_batches(self, select: str, batch_rows: int = BATCH_ROWS) -> Iterator[Columns]:
         """The rows come through binary COPY (:mod:`.binary`), a batch at a time, in a

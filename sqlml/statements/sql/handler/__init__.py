@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from sqlml import ir
-from sqlml.errors import SqlmlError
+from sqlml.errors import DatasourceError, SqlmlError
 from sqlml.grammar.ast import Position
 from sqlml.runtime.cancel import interrupted_once_stopped
 from sqlml.runtime.context import Context
@@ -37,17 +37,36 @@ def run(statement: ir.SqlStatement, context: Context) -> Outcome:
         from sqlml.runtime.bound_parameters import bound
 
         sql, params = bound(sql, statement.params, datasource)
-    with (
-        datasource.functions(rewritten.functions),
-        datasource.scoring_compiled_models() if rewritten.compiled_sql else nullcontext(),
-        interrupted_once_stopped(context.token, datasource.interrupt),
-    ):
-        result = datasource.execute(sql, params)
+    try:
+        with (
+            datasource.functions(rewritten.functions),
+            datasource.scoring_compiled_models() if rewritten.compiled_sql else nullcontext(),
+            interrupted_once_stopped(context.token, datasource.interrupt),
+        ):
+            result = datasource.execute(sql, params)
+    except DatasourceError as error:
+        raise pinpointed(error, statement, sql) from None
     if rewritten.scored_here and result is not None:
         from sqlml.statements.sql.handler.scored_here import scored
 
         result = scored(result, rewritten.scored_here)
     return Outcome(result=result)
+
+
+def pinpointed(error: DatasourceError, statement: ir.Statement, sql: str) -> DatasourceError:
+    """``error`` at the line and column of the program where the database says ``sql``, the
+    statement's text as it ran, went wrong: where that part of ``sql`` is still the text as
+    written (not a model's SQL or a bound parameter put in its place). Returns it."""
+    offset, text = error.offset, statement.text
+    if offset is None or error.line is not None or offset >= _same_up_to(sql, text):
+        return error
+    return error.pinpoint(text, statement.line, statement.column, offset)
+
+
+def _same_up_to(one: str, other: str) -> int:
+    """How many characters ``one`` and ``other`` have the same from their start."""
+    pairs = zip(one, other, strict=False)
+    return next((i for i, (a, b) in enumerate(pairs) if a != b), min(len(one), len(other)))
 
 
 @dataclass
