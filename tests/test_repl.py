@@ -270,6 +270,7 @@ class Shell:
                 "NO_COLOR": "1",
                 "PAGER": "cat",
                 "SQLML_HISTORY": str(history),
+                "SQLMLRC": str(history.with_name("no-sqlmlrc")),  # none but the test's own
                 "SQLML_PROGRESS": "0",  # no bars between the outputs the tests read
                 **env,
             },

@@ -54,6 +54,15 @@ class DuckDBSource(Datasource):
     dialect = "duckdb"
     param = "?"
     current_schema = "current_schema()"
+    databases_sql = (
+        "SELECT database_name AS database FROM duckdb_databases() WHERE NOT internal ORDER BY 1"
+    )
+    schema_columns_sql = (
+        "SELECT table_schema, table_name, column_name, data_type FROM information_schema.columns "
+        "WHERE table_catalog = current_database() AND table_schema NOT IN "
+        "('information_schema', 'pg_catalog') AND table_schema NOT LIKE 'pg\\_%' "
+        "ORDER BY table_schema, table_name, ordinal_position"
+    )
     fingerprint_sql = "SELECT count(*), sum(hash(t)) FROM {table} AS t"
     # DuckDB's hash of values (UBIGINT), the same on every connection and thread.
     partitioning = Partitioning("hash({keys}) % {count}")
@@ -158,6 +167,9 @@ class DuckDBSource(Datasource):
             self._release()
             cursor = self._con.execute(sql, list(params) or None)
             if not returns_rows(sql):
+                counted = [d[0] for d in cursor.description or ()] == ["Count"]
+                row = cursor.fetchone() if counted else None
+                self.changed_rows = int(row[0]) if row else None
                 return None
             columns, types = zip(*((d[0], d[1]) for d in cursor.description), strict=True)
             return ResultSet(list(columns), shown_rows(types, cursor.fetchall()))

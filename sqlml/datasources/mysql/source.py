@@ -51,6 +51,12 @@ class MySQLSource(Datasource):
     dialect = "mysql"
     param = "%s"
     current_schema = "DATABASE()"
+    databases_sql = "SELECT schema_name AS `database` FROM information_schema.schemata ORDER BY 1"
+    schema_columns_sql = (  # a database is a schema
+        "SELECT table_schema, table_name, column_name, data_type FROM information_schema.columns "
+        "WHERE table_schema NOT IN ('mysql', 'information_schema', 'performance_schema', 'sys') "
+        "ORDER BY table_schema, table_name, ordinal_position"
+    )
     fingerprint_sql = "CHECKSUM TABLE {table}"
     # CRC32 of the keys' text. A DOUBLE is hashed as an integer (times 10^15 below 9,000 in
     # magnitude, where that fits 64 bits; else its integral part): MariaDB writes a DOUBLE as
@@ -173,6 +179,7 @@ class MySQLSource(Datasource):
         try:
             with self._live().cursor() as cursor:
                 cursor.execute(sql, tuple(params) or None)
+                self.changed_rows = cursor.rowcount if cursor.rowcount >= 0 else None
                 if not returns_rows(sql) or cursor.description is None:
                     return None
                 return ResultSet([d[0] for d in cursor.description], list(cursor.fetchall()))

@@ -56,6 +56,16 @@ class PostgreSQLSource(Datasource):
     dialect = "postgres"
     param = "%s"
     current_schema = "current_schema()"
+    databases_sql = "SELECT datname AS database FROM pg_database WHERE NOT datistemplate ORDER BY 1"
+    schema_columns_sql = (
+        "SELECT table_schema, table_name, column_name, data_type FROM information_schema.columns "
+        "WHERE table_catalog = current_database() AND table_schema NOT IN "
+        "('information_schema', 'pg_catalog') AND table_schema NOT LIKE 'pg\\_%' "
+        "ORDER BY table_schema, table_name, ordinal_position"
+    )
+    search_path_sql = (
+        "SELECT name FROM unnest(current_schemas(false)) WITH ORDINALITY AS s(name, n) ORDER BY n"
+    )
     fingerprint_sql = "SELECT count(*), sum(hashtextextended(t::text, 0)) FROM {table} AS t"
     # The row of the keys as text, hashed (PostgreSQL 11+); abs() of the remainder keeps
     # each part in 0 .. count - 1.
@@ -98,6 +108,7 @@ class PostgreSQLSource(Datasource):
         try:
             with self._live().cursor() as cursor:
                 cursor.execute(sql, tuple(params) or None)
+                self.changed_rows = cursor.rowcount if cursor.rowcount >= 0 else None
                 if not returns_rows(sql) or cursor.description is None:
                     return None
                 return ResultSet([d.name for d in cursor.description], cursor.fetchall())

@@ -18,6 +18,8 @@ from sqlml.runtime.context import Context
 from sqlml.runtime.outcome import Outcome
 
 MAX_NAME = 63  # characters of a column's name: PostgreSQL's limit (MySQL's is 64)
+# psql's command tags of statements that change rows, by their first word.
+_TAGS = {"INSERT": "INSERT 0 {}", "UPDATE": "UPDATE {}", "DELETE": "DELETE {}"}
 
 if TYPE_CHECKING:
     from sqlml.datasources.base import QueryFunction
@@ -50,7 +52,18 @@ def run(statement: ir.SqlStatement, context: Context) -> Outcome:
         from sqlml.statements.sql.handler.scored_here import scored
 
         result = scored(result, rewritten.scored_here)
+    if result is None:
+        return Outcome(summary=command_tag(statement.text, datasource.changed_rows))
     return Outcome(result=result)
+
+
+def command_tag(text: str, changed: int | None) -> str | None:
+    """What psql says of a statement that changes rows: ``INSERT 0 3``, ``UPDATE 2``,
+    ``DELETE 1``; None for another statement, or where the database does not tell."""
+    word = text.split(None, 1)[0].upper() if text.strip() else ""
+    if changed is None or word not in _TAGS:
+        return None
+    return _TAGS[word].format(changed)
 
 
 def pinpointed(error: DatasourceError, statement: ir.Statement, sql: str) -> DatasourceError:
