@@ -199,10 +199,12 @@ class _LineSink:
 
 
 class _LineBar:
+    _shown = ""  # the line written last
+
     def __init__(self, sink: _LineSink, description: str, total: int | None, unit: str) -> None:
         self._sink, self._description, self._total, self._unit = sink, description, total, unit
         self._done, self._metrics = 0, ""
-        self._shown_at, self._shown = time.monotonic(), ""
+        self._shown_at = time.monotonic()
 
     def update(self, advance: int, metrics: Mapping[str, float]) -> None:
         self._done += advance
