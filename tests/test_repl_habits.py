@@ -129,7 +129,7 @@ def test_i_runs_a_file_as_if_typed_up_to_its_first_error(shell, tmp_path):
         "CREATE TABLE from_file AS\n  SELECT 5 AS five;\n\\timing off\nSELECT * FROM from_file;\n"
         "SELECT * FROM nowhere;\nSELECT 'never run';\n"
     )
-    ran = shell.run(f"\\i {script}", until=rf"{re.escape(str(script))}:5:1: error: .*\n")
+    ran = shell.run(f"\\i {script}", until=rf"{re.escape(str(script))}:5:15: error: .*\n")
     assert re.search(r"five\n-+\n +5\n\(1 row\)", ran) and "never run" not in ran
     assert "timing is off" in ran
     assert "cannot read" in shell.run(f"\\i {tmp_path / 'missing.sql'}", until=r"\n")
@@ -220,7 +220,7 @@ def test_a_failing_piped_script_stops_with_status_1(iris_duckdb_url):
     )
     assert done.returncode == 1
     assert done.stdout == " one\n-----\n   1\n(1 row)\n"
-    assert done.stderr.startswith("<stdin>:3:1: error:") and "nowhere" in done.stderr
+    assert done.stderr.startswith("<stdin>:4:6: error:") and "nowhere" in done.stderr
 
 
 def test_plain_sqlml_reads_a_piped_script(iris_duckdb_url):
