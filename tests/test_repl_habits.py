@@ -63,7 +63,7 @@ def test_expanded_display_shows_a_record_per_row():
     ]
     wide = ResultSet(["a_long_column_name", "b"], [(1, "a wider value")])
     assert render_expanded(wide).splitlines() == [
-        "-[ RECORD 1 ]------+---------------",  # the + over the | when the title leaves room
+        "-[ RECORD 1 ]------+--------------",  # the + over the | when the title leaves room
         "a_long_column_name | 1",
         "b                  | a wider value",
     ]
