@@ -93,7 +93,17 @@ class ModelError(SqlmlError):
     """A model is missing, unreadable, or does not fit the data it is given. ``model``: the
     name of the model it is about, which its statement's text names (None: not told)."""
 
-    model: str | None = None
+    def __init__(
+        self,
+        message: str,
+        *,
+        model: str | None = None,
+        line: int | None = None,
+        column: int | None = None,
+        hint: str | None = None,
+    ) -> None:
+        super().__init__(message, line=line, column=column, hint=hint)
+        self.model = model
 
 
 class KubernetesError(SqlmlError):

@@ -12,7 +12,7 @@ import pytest
 
 from sqlml.cli import main
 from sqlml.datasources import connect
-from sqlml.errors import DatasourceError
+from sqlml.errors import CheckError, DatasourceError
 from sqlml.repl.catalog import Catalog
 from sqlml.repl.meta_commands import COMMANDS, run_entry
 from sqlml.repl.session import Session
@@ -91,6 +91,12 @@ def test_a_backslash_command_outside_the_shell_is_refused(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "\\! is a command of sqlml's interactive shell, not a statement" in err
     assert not marker.exists()  # neither the shell nor the database ran it
+    from sqlml.repl.variables import bind  # the notebook's cells
+    from sqlml.ui.editor_runner import _analyzed  # the web editor's text
+
+    for read in (lambda text: bind(text, {}, "duckdb"), lambda text: _analyzed(text, "duckdb")):
+        with pytest.raises(CheckError, match=r"\\! is a command of sqlml's interactive shell"):
+            read(f"SELECT 1;\n\\! touch {marker}\n")
 
 
 @pytest.fixture(params=SERVERS)

@@ -246,12 +246,11 @@ class ModelStore:
         """The error for a ``version`` of ``name`` that is not stored, saying what is."""
         stored = self.list_versions(name)
         if not stored:
-            missing = ModelError(
+            return ModelError(
                 f"model {name} does not exist in {self._ds.url}",
+                model=name,
                 hint=f"train it first with ... TO TRAIN <estimator> ... INTO {name}",
             )
-            missing.model = name
-            return missing
         if isinstance(version, str):
             aliases = self.aliases(name)
             named = ", ".join(f"{a} (version {v})" for a, v in aliases.items()) or "none"
