@@ -80,9 +80,12 @@ class CheckError(SqlmlError):
 
 class DatasourceError(SqlmlError):
     """The database could not be reached or refused a statement. ``offset``: where in the
-    statement's SQL the database says it went wrong (0-based; None: it does not say)."""
+    statement's SQL the database says it went wrong (0-based; None: it does not say);
+    ``unplaced``: the message without the database's own drawing of that place, for where
+    sqlml draws it (None: the message has none)."""
 
     offset: int | None = None
+    unplaced: str | None = None
 
 
 class DatasourceBusy(DatasourceError):

@@ -193,10 +193,10 @@ class DuckDBSource(Datasource):
         return sum(len(line) + 1 for line in lines[: number - 1]) + start + caret
 
     def located(self, raised: DatasourceError, error: Exception, sql: str) -> DatasourceError:
-        """The message without DuckDB's ``LINE n:`` and carets once they are read."""
+        """With the message without DuckDB's ``LINE n:`` and carets, once they are read."""
         super().located(raised, error, sql)
         if raised.offset is not None:
-            raised.message = _LINE.sub("", raised.message).rstrip()
+            raised.unplaced = _LINE.sub("", raised.message).rstrip()
         return raised
 
     def read(self, select: str, reporter: Progress | None = None) -> Columns:

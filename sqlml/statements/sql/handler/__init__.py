@@ -73,6 +73,7 @@ def pinpointed(error: DatasourceError, statement: ir.Statement, sql: str) -> Dat
     offset, text = error.offset, statement.text
     if offset is None or error.line is not None or offset >= _same_up_to(sql, text):
         return error
+    error.message = error.unplaced or error.message  # the place is drawn from the program's
     return error.pinpoint(text, statement.line, statement.column, offset)
 
 
