@@ -32,6 +32,9 @@ class SqlmlError(Exception):
     """A mistake in the user's program, data or settings, reported without a traceback."""
 
     severity = "error"  # the word after the location: error, warning or note (see below)
+    # Whether its column points at the mistake itself (the shell then draws a caret under
+    # it), not merely at the start of its statement.
+    pinpointed = False
 
     def __init__(
         self,
@@ -51,6 +54,16 @@ class SqlmlError(Exception):
         """Attach a location unless the error already has one; returns self."""
         if self.line is None:
             self.line, self.column = line, column
+        return self
+
+    def pinpoint(self, text: str, line: int, column: int, offset: int) -> SqlmlError:
+        """Place the error ``offset`` characters into ``text``, which starts at ``line`` and
+        ``column`` of the program: at the mistake itself. Returns self."""
+        before = text[:offset]
+        lines = before.count("\n")
+        self.line = line + lines
+        self.column = column + offset if not lines else offset - before.rfind("\n")
+        self.pinpointed = True
         return self
 
     def render(self, source: str | None = None) -> str:
@@ -75,13 +88,23 @@ class SqlmlWarning(SqlmlError):
 class ParseError(SqlmlError):
     """The program's text does not follow sqlml's grammar."""
 
+    pinpointed = True
+
 
 class CheckError(SqlmlError):
     """The program parses but is not meaningful (unknown estimator, bad attribute...)."""
 
+    pinpointed = True
+
 
 class DatasourceError(SqlmlError):
-    """The database could not be reached or refused a statement."""
+    """The database could not be reached or refused a statement. ``offset``: where in the
+    statement's SQL the database says it went wrong (0-based; None: it does not say);
+    ``unplaced``: the message without the database's own drawing of that place, for where
+    sqlml draws it (None: the message has none)."""
+
+    offset: int | None = None
+    unplaced: str | None = None
 
 
 class DatasourceBusy(DatasourceError):
@@ -89,7 +112,20 @@ class DatasourceBusy(DatasourceError):
 
 
 class ModelError(SqlmlError):
-    """A model is missing, unreadable, or does not fit the data it is given."""
+    """A model is missing, unreadable, or does not fit the data it is given. ``model``: the
+    name of the model it is about, which its statement's text names (None: not told)."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        model: str | None = None,
+        line: int | None = None,
+        column: int | None = None,
+        hint: str | None = None,
+    ) -> None:
+        super().__init__(message, line=line, column=column, hint=hint)
+        self.model = model
 
 
 class KubernetesError(SqlmlError):

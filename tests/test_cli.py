@@ -107,12 +107,12 @@ ERRORS = [
     ),
     (
         "CREATE TABLE t AS SELECT 1 AS a;\nSELECT * FROM t TO PREDICT p.b USING missing;",
-        "<-e>:2:1: error: model missing does not exist in duckdb:///:memory:",
+        "<-e>:2:38: error: model missing does not exist in duckdb:///:memory:",
         "train it first",
     ),
     (
         "SELECT * FROM nowhere;",
-        "<-e>:1:1: error: DuckDB: Catalog Error: Table with name nowhere does not exist!",
+        "<-e>:1:15: error: DuckDB: Catalog Error: Table with name nowhere does not exist!",
         None,
     ),
     ("SELECT 'open;", "<-e>:1:8: error: this string is never closed", None),

@@ -137,11 +137,11 @@ def test_a_notebook_queries_trains_predicts_plots_and_binds_variables(tmp_path):
     assert EVIL in text(outputs[11]) and "120" in text(outputs[11])
     (error,) = [output for output in outputs[12] if output.output_type == "error"]
     # Lines count as Jupyter counts them: the %%sqlml line is line 1.
-    assert error.traceback[0].startswith("cell:3:1: error: DuckDB: Catalog Error")
+    assert error.traceback[0].startswith("cell:3:15: error: DuckDB: Catalog Error")
     assert "no_such_table" in error.traceback[0]
     assert not any("Traceback" in line or 'File "' in line for line in error.traceback)
     (error,) = outputs[13]
-    assert error.traceback[0].startswith("cell:1:1: error: DuckDB: Catalog Error")
+    assert error.traceback[0].startswith("cell:1:15: error: DuckDB: Catalog Error")
     (error,) = [output for output in outputs[14] if output.output_type == "error"]
     assert error.traceback[0].startswith("cell:3:3: error: ")
     assert error.traceback[-2:] == ["3 |   SELEC 2;", "  |   ^"]
@@ -371,7 +371,7 @@ def test_a_cell_fails_with_every_failure_of_its_statements(tmp_path):
     told = [line for line in str(raised.value).splitlines() if line.startswith("cell:")]
     assert told == [
         "cell:3:1: error: ASSERT failed: first: 1 = 2 is false",
-        "cell:4:1: error: DuckDB: Catalog Error: Table with name nowhere does not exist!",
+        "cell:4:33: error: DuckDB: Catalog Error: Table with name nowhere does not exist!",
         "cell:5:1: note: not run: it waits for s3-create, which failed",
     ]
     assert "answer" in printed.getvalue() and "42" in printed.getvalue()  # displayed

@@ -95,7 +95,7 @@ def test_show_describe_and_drop(trained, capsys):
     assert status == 0, err
     status, _, err = run(url, f"DROP MODEL {model};", capsys)
     assert status == 1
-    assert f"<-e>:1:1: error: model {model} does not exist" in err
+    assert f"<-e>:1:12: error: model {model} does not exist" in err  # at its name
 
 
 def test_predict_with_a_dropped_model_fails_cleanly(trained, unique_name, capsys):

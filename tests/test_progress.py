@@ -267,11 +267,13 @@ def test_lines_in_a_pipe_come_at_most_every_lines_every_seconds(monkeypatch):
     fast = sink.bar("scoring", None, "rows")
     fast.update(10, {})
     slow.update(1, {"loss": 0.25})
-    slow.close()
+    slow.close()  # its state when it ends, once: the line just written said it
+    fast.update(5, {})
+    fast.close()
     assert stream.getvalue().splitlines() == [
         "scoring: 10 rows",
         "training: 3/3 rounds  loss 0.25",
-        "training: 3/3 rounds  loss 0.25",  # its state when it ends
+        "scoring: 15 rows",  # as it ends
     ]
 
 

@@ -270,6 +270,7 @@ class Shell:
                 "NO_COLOR": "1",
                 "PAGER": "cat",
                 "SQLML_HISTORY": str(history),
+                "SQLMLRC": str(history.with_name("no-sqlmlrc")),  # none but the test's own
                 "SQLML_PROGRESS": "0",  # no bars between the outputs the tests read
                 **env,
             },
@@ -493,7 +494,7 @@ def test_errors_keep_the_shell_alive(shell):
     assert "<input>:2:" in parse_error and "error:" in parse_error
     assert "2 | FROM iris_train TO TRAIN;" in parse_error
     missing = shell.run("SELECT * FROM no_such_table;", until=r"\n(?=sqlml \[)")
-    assert "<input>:1:1: error:" in missing and "no_such_table" in missing
+    assert "<input>:1:15: error:" in missing and "no_such_table" in missing  # at the name
     assert shell.run("SELECT 1 AS one;").splitlines()[2].strip() == "1"
     shell.quit()
 

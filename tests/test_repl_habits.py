@@ -54,12 +54,18 @@ def test_the_new_commands_complete_and_dt_completes_tables():
 def test_expanded_display_shows_a_record_per_row():
     result = ResultSet(["id", "petal_width"], [(1, 0.2), (2, None)])
     assert render_expanded(result).splitlines() == [
-        "-[ RECORD 1 ]+--------",
+        "-[ RECORD 1 ]-----",  # as wide as the widest name and value
         "id          | 1",
         "petal_width | 0.2",
-        "-[ RECORD 2 ]+--------",
+        "-[ RECORD 2 ]-----",
         "id          | 2",
         "petal_width | NULL",
+    ]
+    wide = ResultSet(["a_long_column_name", "b"], [(1, "a wider value")])
+    assert render_expanded(wide).splitlines() == [
+        "-[ RECORD 1 ]------+--------------",  # the + over the | when the title leaves room
+        "a_long_column_name | 1",
+        "b                  | a wider value",
     ]
     assert render_expanded(ResultSet(["id"], [])) == "(0 rows)\n"
 
@@ -79,7 +85,7 @@ def test_dt_lists_tables_and_the_prompt_names_the_database(shell, tmp_path):
 def test_expanded_display_and_formats(shell):
     query = "SELECT id, class FROM iris_train WHERE id <= 2 ORDER BY id;"
     assert shell.run("\\x", until=r"\n") == "expanded display is on\n"
-    record = ["-[ RECORD 1 ]+--------", "id    | 1", "class | setosa"]
+    record = ["-[ RECORD 1 ]-", "id    | 1", "class | setosa"]
     assert shell.run(query).splitlines()[:3] == record
     assert shell.run("\\x auto", until=r"\n") == "expanded display is auto\n"
     assert shell.run(query).splitlines()[:2] == [" id | class", "----+--------"]  # it fits
@@ -123,7 +129,7 @@ def test_i_runs_a_file_as_if_typed_up_to_its_first_error(shell, tmp_path):
         "CREATE TABLE from_file AS\n  SELECT 5 AS five;\n\\timing off\nSELECT * FROM from_file;\n"
         "SELECT * FROM nowhere;\nSELECT 'never run';\n"
     )
-    ran = shell.run(f"\\i {script}", until=rf"{re.escape(str(script))}:5:1: error: .*\n")
+    ran = shell.run(f"\\i {script}", until=rf"{re.escape(str(script))}:5:15: error: .*\n")
     assert re.search(r"five\n-+\n +5\n\(1 row\)", ran) and "never run" not in ran
     assert "timing is off" in ran
     assert "cannot read" in shell.run(f"\\i {tmp_path / 'missing.sql'}", until=r"\n")
@@ -214,7 +220,7 @@ def test_a_failing_piped_script_stops_with_status_1(iris_duckdb_url):
     )
     assert done.returncode == 1
     assert done.stdout == " one\n-----\n   1\n(1 row)\n"
-    assert done.stderr.startswith("<stdin>:3:1: error:") and "nowhere" in done.stderr
+    assert done.stderr.startswith("<stdin>:4:6: error:") and "nowhere" in done.stderr
 
 
 def test_plain_sqlml_reads_a_piped_script(iris_duckdb_url):

@@ -106,7 +106,7 @@ def test_an_entry_shows_every_failure_and_what_it_left_out(tmp_path):
     assert [warning.splitlines()[0] for warning in warned] == [
         "<input>:1:1: error: ASSERT failed: first: 1 = 2 is false",
         "<input>:2:1: error: ASSERT failed: second: 2 = 3 is false",
-        "<input>:3:1: error: DuckDB: Catalog Error: Table with name nowhere does not exist!",
+        "<input>:3:33: error: DuckDB: Catalog Error: Table with name nowhere does not exist!",
         "<input>:4:1: note: not run: it waits for s3-create, which failed",
     ]
     assert [text for text in shown if not text.startswith("Time: ")] == [

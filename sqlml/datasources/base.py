@@ -104,12 +104,14 @@ class Datasource(ABC):
     canonical, the others aliases), whether its URLs name a file (``file_based``) or a
     server, sqlglot's name of its SQL ``dialect``, and what it can do, read where it matters:
     ``fingerprint_sql`` (without it the input cache and resumed runs cannot tell a table is
-    unchanged), ``single_writer`` (a run's steps then share one connection), ``columns_sql``
-    (the shell's catalog) and ``transactional_ddl``. Interrupting, bulk inserts and a
-    separate reading connection are methods it overrides (``_interrupt``, ``_insert``,
-    ``_new_reader``); so are a query's column types (``result_types``, which TO RUN's
-    write-back declares; none by default) and converting a staging table's columns to them
-    (``_retype``, SQL's ``ALTER COLUMN ... TYPE`` by default).
+    unchanged), ``single_writer`` (a run's steps then share one connection), ``columns_sql``,
+    ``schema_columns_sql`` and ``search_path_sql`` (the shell's catalog) and
+    ``transactional_ddl``. Interrupting, bulk inserts, a separate reading connection and
+    where its database says a statement went wrong are methods it overrides (``_interrupt``,
+    ``_insert``, ``_new_reader``, ``error_offset``); so are a query's column types
+    (``result_types``, which TO RUN's write-back declares; none by default) and converting a
+    staging table's columns to them (``_retype``, SQL's ``ALTER COLUMN ... TYPE`` by
+    default).
 
     SQL and settings that differ by database are declared here too, and the code that needs
     them asks the datasource (or its class) instead of branching on a dialect's name, as
@@ -146,6 +148,17 @@ class Datasource(ABC):
         "SELECT table_name, column_name, data_type FROM information_schema.columns "
         "WHERE table_schema = {schema} ORDER BY table_name, ordinal_position"
     )
+    # (schema, table, column, type) of every column of the tables and views of every schema
+    # a user may name (not the database's own), in order; None: the default schema's alone
+    # (columns_sql). With search_path_sql (a query of the schemas an unqualified name is
+    # looked up in, in order), the shell names the others' tables schema.table.
+    schema_columns_sql: ClassVar[str | None] = None
+    search_path_sql: ClassVar[str] = "SELECT {schema}"
+    # Rows the last statement that execute ran inserted, updated or deleted, as its database
+    # says (set by execute; None: not told).
+    changed_rows: int | None = None
+    # A query of the databases of the server (the shell's \\l); None: the connected one alone.
+    databases_sql: ClassVar[str | None] = None
     # How a row's part of train.workers is numbered: by default the rank of its keys among
     # all distinct keys (standard SQL, but a sort of them all).
     partitioning: ClassVar[Partitioning] = Partitioning(
@@ -211,6 +224,18 @@ class Datasource(ABC):
     @abstractmethod
     def execute(self, sql: str, params: Sequence[Any] = ()) -> ResultSet | None:
         """Run one statement; return its rows if it is a query."""
+
+    def error_offset(self, error: Exception, sql: str) -> int | None:
+        """Where in ``sql`` the driver's ``error`` says the statement went wrong, as a 0-based
+        offset, read from the database's own report (each database says it its way); None
+        where it does not say (the default)."""
+        return None
+
+    def located(self, raised: DatasourceError, error: Exception, sql: str) -> DatasourceError:
+        """``raised``, the DatasourceError for the driver's ``error`` on ``sql``, with the
+        :meth:`error_offset` it gives; returns it."""
+        raised.offset = self.error_offset(error, sql)
+        return raised
 
     def read(self, select: str, reporter: Progress | None = None) -> Columns:
         """Run a SELECT and return its result as columns: its batches joined, their rows

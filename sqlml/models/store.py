@@ -248,6 +248,7 @@ class ModelStore:
         if not stored:
             return ModelError(
                 f"model {name} does not exist in {self._ds.url}",
+                model=name,
                 hint=f"train it first with ... TO TRAIN <estimator> ... INTO {name}",
             )
         if isinstance(version, str):

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 
-from prompt_toolkit.completion import CompleteEvent, Completer, Completion
+from prompt_toolkit.completion import CompleteEvent, Completer, Completion, PathCompleter
 from prompt_toolkit.document import Document
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 
@@ -19,7 +19,7 @@ from sqlml.grammar.recovery import statement_ends
 from sqlml.models.registry import families
 from sqlml.repl.catalog import Catalog
 from sqlml.repl.keywords import FEATURE_FUNCTIONS, KEYWORDS
-from sqlml.repl.meta_commands import COMMANDS
+from sqlml.repl.meta_commands import COMMANDS, FILE_COMMANDS
 from sqlml.repl.statements import current_statement, is_meta_command
 from sqlml.semantics.attributes import Attr
 from sqlml.semantics.estimators import ESTIMATORS, find_estimator
@@ -62,7 +62,7 @@ class SqlmlCompleter(Completer):
         text = document.text_before_cursor
         word = _WORD.search(text).group()  # type: ignore[union-attr] (it matches empty)
         if is_meta_command(text):
-            yield from self._meta(text.lstrip(), word)
+            yield from self._meta(text.lstrip(), word, event)
             return
         statement = current_statement(text[: len(text) - len(word)])
         if statement_ends(statement)[1]:  # inside a string, quoted name or comment
@@ -75,15 +75,18 @@ class SqlmlCompleter(Completer):
             found = self._anything(tokens, word, later)
         yield from _matching(word, found)
 
-    def _meta(self, line: str, word: str) -> Iterator[Completion]:
+    def _meta(self, line: str, word: str, event: CompleteEvent) -> Iterator[Completion]:
         if " " not in line:
             name = line.rstrip()
             for command, (args, doc) in COMMANDS.items():
                 if command.startswith(name):
                     meta = f"{args}  {doc}" if args else doc
                     yield Completion(command, -len(name), display_meta=meta)
-        elif line.split()[0] in ("\\d", "\\dt"):
+        elif line.split()[0] in ("\\d", "\\dt", "\\d+", "\\dt+"):
             yield from _matching(word, self._tables())
+        elif line.split()[0] in FILE_COMMANDS:
+            typed = line.split(None, 1)[1] if len(line.split(None, 1)) > 1 else ""
+            yield from PathCompleter(expanduser=True).get_completions(Document(typed), event)
 
     def _expected(self, tokens: list[str], word: str, later: list[str]) -> Candidates | None:
         """What is expected at the cursor, the likeliest first; None: nothing in particular.

@@ -16,7 +16,7 @@ import copy
 import re
 import shutil
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TextIO, TypeVar
@@ -33,10 +33,11 @@ from sqlml.datasources import (
     source_class,
 )
 from sqlml.datasources.base import returns_rows
-from sqlml.errors import CheckError, ParseError, SqlmlError
+from sqlml.errors import SqlmlError
 from sqlml.interrupted import wait_cancelling
 from sqlml.repl.catalog import Catalog
 from sqlml.repl.expanded import render_expanded, too_wide
+from sqlml.repl.shell_variables import substitute
 from sqlml.runtime import cancel
 from sqlml.runtime.outcome import Outcome
 from sqlml.runtime.output import render
@@ -64,7 +65,8 @@ class Session:
     ``expanded`` (``\\x``: on, off or auto), ``timing``, ``output`` (``\\o``: the file
     results and summaries go to instead), ``confirming`` (``\\confirm``: whether ``ask``, if
     given, is asked before statements that drop or truncate), ``pending`` (text for the next
-    prompt). ``sink`` shows the progress of long statements (None: none is shown).
+    prompt), ``variables`` (``\\set``: each ``:name`` of an entry is replaced by its value).
+    ``sink`` shows the progress of long statements (None: none is shown).
 
     The URL is read at once (a malformed one raises here); the datasource is opened and its
     catalog read in the worker thread, and the constructor waits for that unless
@@ -90,7 +92,8 @@ class Session:
         self.confirming = False
         self.ask: Callable[[str], bool] | None = None
         self.pending = ""
-        self.last_entry = ""  # the last statements run, which \\e edits
+        self.last_entry = ""  # the last statements run, which \\e, \\g and \\watch run
+        self.variables: dict[str, str] = {}  # \\set's, replacing :name in entries
         self._started = 0.0  # when the statement running now started
         self._interrupted = False  # whether Ctrl-C was pressed while statements run
         self.catalog = Catalog()
@@ -156,6 +159,11 @@ class Session:
         """Read the tables, columns and models again (for completion and ``\\d``)."""
         self._call(self.catalog.refresh, self.datasource)
 
+    def query(self, sql: str, params: Sequence[Any] = ()) -> ResultSet | None:
+        """Run one statement of the shell's own (a count for ``\\d+``...) on the connection;
+        its rows if it is a query."""
+        return self._call(self.datasource.execute, sql, params)
+
     def close(self) -> None:
         self.set_output(None)
         self._call(self._release)
@@ -197,10 +205,23 @@ class Session:
         from sqlml.semantics import analyze
 
         self.last_entry = text
+        dialect = self.datasource.dialect
+        written, shifts = substitute(text, self.variables, dialect)
+
+        def told(error: SqlmlError) -> str:  # at its place in the text as typed
+            if shifts and error.line is not None:
+                from sqlml.repl.variables import moved
+
+                error = copy.copy(error)
+                error.line, error.column = moved(
+                    written, text, shifts, error.line, error.column or 1
+                )
+            return format_error(error, text, source, first_line)
+
         try:
-            statements = analyze(parse(text), self.datasource.dialect)
+            statements = analyze(parse(written), dialect)
         except SqlmlError as error:
-            self.warn(format_error(error, text, source, first_line))
+            self.warn(told(error))
             return False
         destructive = [s.text.strip() for s in statements if _destroys(s)]
         if destructive and self.confirming and self.ask and not self.ask("\n".join(destructive)):
@@ -211,7 +232,7 @@ class Session:
         def done(end: StatementEnd) -> None:
             diagnostic = end.verdict.besides_cancellation  # a cancellation is said below
             if diagnostic is not None:
-                self.warn(format_error(diagnostic, text, source, first_line))
+                self.warn(told(diagnostic))
             self._done(end.outcome)
 
         try:
@@ -291,16 +312,16 @@ def _duration(seconds: float) -> str:
 
 
 def format_error(error: SqlmlError, text: str, source: str = SOURCE, first_line: int = 1) -> str:
-    """``error`` as sqlml reports it, its line counted from ``first_line`` of ``source``; a
-    parse or check error also shows the line of ``text`` it is on, with a caret under the
-    column (other errors point at their statement)."""
+    """``error`` as sqlml reports it, its line counted from ``first_line`` of ``source``; an
+    error that points at the mistake itself (a parse or check error, a database's that says
+    where) also shows the line of ``text`` it is on, with a caret under the column (other
+    errors point at their statement)."""
     shifted = copy.copy(error)
     if error.line is not None:
         shifted.line = error.line + first_line - 1
     message = shifted.render(source) + "\n"
     lines = text.splitlines()
-    pinpointed = isinstance(error, ParseError | CheckError)
-    if not pinpointed or error.line is None or not 0 < error.line <= len(lines):
+    if not error.pinpointed or error.line is None or not 0 < error.line <= len(lines):
         return message
     number = str(shifted.line)
     caret = " " * (max(error.column or 1, 1) - 1) + "^"

@@ -1,5 +1,5 @@
 """``sqlml repl``: the interactive shell, on prompt_toolkit; a script piped on stdin runs
-without prompts.
+without prompts. The shell runs its startup file (``~/.sqlmlrc``) before the first prompt.
 
 The first prompt comes before the datasource is open: once it is drawn, the session opens
 it in its worker thread and the shell loads its lexer and completer in another. An entry
@@ -8,11 +8,13 @@ typed meanwhile waits for the open; an open that fails ends the shell with its e
 
 from __future__ import annotations
 
+import os
 import sys
 import threading
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future, wait
 from contextlib import suppress
+from pathlib import Path
 
 from prompt_toolkit import PromptSession
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion
@@ -22,7 +24,7 @@ from prompt_toolkit.lexers import DynamicLexer, Lexer
 
 from sqlml import __version__
 from sqlml.datasources import Datasource
-from sqlml.local_files import internal_error
+from sqlml.local_files import home, internal_error
 from sqlml.repl.catalog import Catalog
 from sqlml.repl.history import open_history
 from sqlml.repl.meta_commands import Quit, run_entry
@@ -116,6 +118,11 @@ def _interactive(url: str | None, fmt: str, quiet: bool = False) -> int:
     if not quiet:
         print(f"sqlml {__version__} on {session.url}. Statements end with ';'; \\? for help.")
     try:
+        _run_startup_file(session)
+    except Quit:
+        session.close()
+        return 0
+    try:
         while True:
             try:
                 text = prompt.prompt(default=session.pending, pre_run=end_if_failed)
@@ -137,6 +144,26 @@ def _interactive(url: str | None, fmt: str, quiet: bool = False) -> int:
     finally:
         session.close()
     return 0
+
+
+def startup_file() -> Path:
+    """``$SQLMLRC``, else ``~/.sqlmlrc``: what the shell runs before its first prompt."""
+    return Path(os.environ.get("SQLMLRC") or home() / ".sqlmlrc").expanduser()
+
+
+def _run_startup_file(session: Session) -> None:
+    """Run the startup file's entries, if it exists, as psql runs ``.psqlrc``: each one, an
+    error said with the file's name and line (the others still run)."""
+    path = startup_file()
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except FileNotFoundError:
+        return
+    except (OSError, UnicodeDecodeError) as error:
+        print(f"sqlml: cannot read {path}: {error}", file=sys.stderr)
+        return
+    for first, entry in entries(text.splitlines(keepends=True)):
+        run_entry(entry, session, str(path), first)
 
 
 class _Helpers(Completer):

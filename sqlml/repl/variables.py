@@ -49,13 +49,13 @@ def bind(text: str, namespace: Mapping[str, Any], dialect: str) -> list[ir.State
         statements = _bound(written, namespace, dialect)
     except SqlmlError as error:
         if error.line is not None:
-            error.line, error.column = _moved(written, text, shifts, error.line, error.column or 1)
+            error.line, error.column = moved(written, text, shifts, error.line, error.column or 1)
         raise
-    moved = []
+    placed = []
     for statement in statements:
-        line, column = _moved(written, text, shifts, statement.line, statement.column)
-        moved.append(dataclasses.replace(statement, line=line, column=column))
-    return moved
+        line, column = moved(written, text, shifts, statement.line, statement.column)
+        placed.append(dataclasses.replace(statement, line=line, column=column))
+    return placed
 
 
 def _bound(text: str, namespace: Mapping[str, Any], dialect: str) -> list[ir.Statement]:
@@ -187,7 +187,7 @@ def _error(
 
 
 # Where a template was pasted: (start, end) in the written text, (start, end) in the original.
-_Shift = tuple[int, int, int, int]
+Shift = tuple[int, int, int, int]
 
 
 def templates(text: str, dialect: str) -> list[Placeholder]:
@@ -230,10 +230,10 @@ def _brace(token: Token, kind: TokenType, following: Token) -> bool:
     return token.token_type == kind == following.token_type and following.start == token.end + 1
 
 
-def _pasted(text: str, namespace: Mapping[str, Any], dialect: str) -> tuple[str, list[_Shift]]:
+def _pasted(text: str, namespace: Mapping[str, Any], dialect: str) -> tuple[str, list[Shift]]:
     """``text`` with its templates replaced by quoted names, and where each was pasted."""
     parts: list[str] = []
-    shifts: list[_Shift] = []
+    shifts: list[Shift] = []
     last, length = 0, 0
     for template in templates(text, dialect):
         names = _names(template, namespace, text, dialect)
@@ -282,19 +282,19 @@ def _names(template: Placeholder, namespace: Mapping[str, Any], text: str, diale
     return ", ".join(quoted)
 
 
-def _moved(
-    written: str, original: str, shifts: list[_Shift], line: int, column: int
+def moved(
+    written: str, original: str, shifts: list[Shift], line: int, column: int
 ) -> tuple[int, int]:
     """The line and column in ``original`` of those in ``written``; in a pasted name, its
     template's."""
     offset = _offset(written, line, column)
-    moved = offset
+    place = offset
     for start, end, original_start, original_end in shifts:
         if offset < start:
             break
-        moved = original_start if offset < end else original_end + offset - end
-    before = original[:moved]
-    return before.count("\n") + 1, moved - before.rfind("\n")
+        place = original_start if offset < end else original_end + offset - end
+    before = original[:place]
+    return before.count("\n") + 1, place - before.rfind("\n")
 
 
 def _offset(text: str, line: int, column: int) -> int:

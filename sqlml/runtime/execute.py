@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import re
 from typing import IO
 
 from sqlml import ir
 from sqlml.datasources import Datasource
-from sqlml.errors import InternalError, SqlmlError
+from sqlml.errors import InternalError, ModelError, SqlmlError
 from sqlml.runtime.cancel import Token
 from sqlml.runtime.context import Context, RunStep
 from sqlml.runtime.outcome import Outcome
@@ -36,7 +37,7 @@ def execute(
     try:
         return resolve(kind_of(statement).handler)(statement, context)
     except SqlmlError as error:
-        raise error.at(statement.line, statement.column) from None
+        raise _at_model(error, statement).at(statement.line, statement.column) from None
     except MemoryError:
         raise SqlmlError(
             f"step {statement.id} ran out of memory",
@@ -48,3 +49,19 @@ def execute(
     except Exception as error:  # not the user's mistake
         internal = InternalError.of(error, f"step {statement.id}")
         raise internal.at(statement.line, statement.column) from error
+
+
+def _at_model(error: SqlmlError, statement: ir.Statement) -> SqlmlError:
+    """A :class:`ModelError` without a place at the last place the statement names its model
+    (after USING, MODEL...); returns it."""
+    if not isinstance(error, ModelError) or error.model is None or error.line is not None:
+        return error
+    names = list(re.finditer(_word(error.model), statement.text, re.IGNORECASE))
+    if names:
+        error.pinpoint(statement.text, statement.line, statement.column, names[-1].start())
+    return error
+
+
+def _word(name: str) -> str:
+    """A pattern of ``name`` as a whole name (not part of a longer one, nor quoted text)."""
+    return rf"(?<![\w$'.]){re.escape(name)}(?![\w$'])"

@@ -213,6 +213,8 @@ class _LineSink:
 
 
 class _LineBar:
+    _shown = ""  # the line written last
+
     def __init__(self, sink: _LineSink, description: str, total: int | None, unit: str) -> None:
         self._sink, self._description, self._total, self._unit = sink, description, total, unit
         self._done, self._metrics = 0, ""
@@ -234,8 +236,12 @@ class _LineBar:
             self._show()
 
     def _show(self) -> None:
+        """Write the stage's state, unless it is the line written last (a stage that ends
+        just after a line)."""
         shown = state(self._description, self._done, self._total, self._unit, self._metrics)
-        self._sink.write(shown)
+        if shown != self._shown:
+            self._sink.write(shown)
+            self._shown = shown
 
 
 def state(description: str, done: int, total: int | None, unit: str, metrics: str) -> str:

@@ -167,7 +167,7 @@ def _ctrl_c(program: Path, url: str, marker: str) -> tuple[int, str, list[str]]:
         env={**os.environ, "SQLML_PROGRESS": "1"},  # a line per stage every 5 s
     )
     try:
-        announced = child.stderr.readline()  # "sqlml: run <id>: 1 steps, logs in ..."
+        announced = child.stderr.readline()  # "sqlml: run <id>: 1 step, logs in ..."
         run_id = announced.split()[2].rstrip(":")
         seen = _until_a_line_holds(child, marker)
         child.send_signal(signal.SIGINT)

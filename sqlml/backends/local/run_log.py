@@ -88,7 +88,7 @@ class RunLog:
                     write_run_file(run_dir, description)
                 self._states = StatesFile(run_dir)
         self._record.start_run(self.run_id, self._workflow.name, self._resumed, time.time())
-        self.note(f"run {self.run_id}{resumed}: {steps} steps, {logs}")
+        self.note(f"run {self.run_id}{resumed}: {steps} step{'' if steps == 1 else 's'}, {logs}")
         if problem is not None:
             warn_once("logs", f"step logs are not kept: {run_dir} ({reason(problem)})")
 

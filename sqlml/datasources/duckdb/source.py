@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import importlib.util
 import inspect
+import re
 import time
 import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -53,6 +54,15 @@ class DuckDBSource(Datasource):
     dialect = "duckdb"
     param = "?"
     current_schema = "current_schema()"
+    databases_sql = (
+        "SELECT database_name AS database FROM duckdb_databases() WHERE NOT internal ORDER BY 1"
+    )
+    schema_columns_sql = (
+        "SELECT table_schema, table_name, column_name, data_type FROM information_schema.columns "
+        "WHERE table_catalog = current_database() AND table_schema NOT IN "
+        "('information_schema', 'pg_catalog') AND table_schema NOT LIKE 'pg\\_%' "
+        "ORDER BY table_schema, table_name, ordinal_position"
+    )
     fingerprint_sql = "SELECT count(*), sum(hash(t)) FROM {table} AS t"
     # DuckDB's hash of values (UBIGINT), the same on every connection and thread.
     partitioning = Partitioning("hash({keys}) % {count}")
@@ -157,11 +167,37 @@ class DuckDBSource(Datasource):
             self._release()
             cursor = self._con.execute(sql, list(params) or None)
             if not returns_rows(sql):
+                counted = [d[0] for d in cursor.description or ()] == ["Count"]
+                row = cursor.fetchone() if counted else None
+                self.changed_rows = int(row[0]) if row else None
                 return None
             columns, types = zip(*((d[0], d[1]) for d in cursor.description), strict=True)
             return ResultSet(list(columns), shown_rows(types, cursor.fetchall()))
         except duckdb.Error as error:
-            raise _error(error) from None
+            raise self.located(_error(error), error, sql) from None
+
+    def error_offset(self, error: Exception, sql: str) -> int | None:
+        """From the ``LINE n:`` of DuckDB's message, a window of the line (``...`` where cut),
+        and the carets under the mistake."""
+        found = _LINE.search(str(error))
+        if found is None:
+            return None
+        number, shown, caret = int(found["number"]), found["shown"], len(found["blank"])
+        caret -= len(found["line"])
+        if shown.startswith("..."):
+            shown, caret = shown[3:], caret - 3
+        shown = shown.removesuffix("...")
+        lines = sql.split("\n")
+        if not 0 < number <= len(lines) or (start := lines[number - 1].find(shown)) < 0:
+            return None
+        return sum(len(line) + 1 for line in lines[: number - 1]) + start + caret
+
+    def located(self, raised: DatasourceError, error: Exception, sql: str) -> DatasourceError:
+        """With the message without DuckDB's ``LINE n:`` and carets, once they are read."""
+        super().located(raised, error, sql)
+        if raised.offset is not None:
+            raised.unplaced = _LINE.sub("", raised.message).rstrip()
+        return raised
 
     def read(self, select: str, reporter: Progress | None = None) -> Columns:
         """The whole result at once: DuckDB fills the arrays as the rows come (a relation's
@@ -361,6 +397,10 @@ def _parser_done(path: str) -> None:
     parser = imports.loaded("sqlml.datasources.duckdb.parser")  # not loaded: it holds none
     if parser is not None:
         parser.opened(path)
+
+
+# Where DuckDB's message shows the mistake: the line (or a window of it), carets under it.
+_LINE = re.compile(r"\n*(?P<line>LINE (?P<number>\d+): )(?P<shown>[^\n]*)\n(?P<blank> *)\^+\s*$")
 
 
 def _error(error: Exception) -> DatasourceError:

@@ -10,6 +10,7 @@ pymysql, and those two modules that speak its protocol, load when first used.
 from __future__ import annotations
 
 import hashlib
+import re
 import time
 import uuid
 from collections.abc import Iterator, Mapping, Sequence
@@ -50,6 +51,12 @@ class MySQLSource(Datasource):
     dialect = "mysql"
     param = "%s"
     current_schema = "DATABASE()"
+    databases_sql = "SELECT schema_name AS `database` FROM information_schema.schemata ORDER BY 1"
+    schema_columns_sql = (  # a database is a schema
+        "SELECT table_schema, table_name, column_name, data_type FROM information_schema.columns "
+        "WHERE table_schema NOT IN ('mysql', 'information_schema', 'performance_schema', 'sys') "
+        "ORDER BY table_schema, table_name, ordinal_position"
+    )
     fingerprint_sql = "CHECKSUM TABLE {table}"
     # CRC32 of the keys' text. A DOUBLE is hashed as an integer (times 10^15 below 9,000 in
     # magnitude, where that fits 64 bits; else its integral part): MariaDB writes a DOUBLE as
@@ -172,11 +179,34 @@ class MySQLSource(Datasource):
         try:
             with self._live().cursor() as cursor:
                 cursor.execute(sql, tuple(params) or None)
+                self.changed_rows = cursor.rowcount if cursor.rowcount >= 0 else None
                 if not returns_rows(sql) or cursor.description is None:
                     return None
                 return ResultSet([d[0] for d in cursor.description], list(cursor.fetchall()))
         except pymysql.MySQLError as error:
-            raise DatasourceError(f"MySQL: {_message(error)}") from None
+            raise self.located(DatasourceError(f"MySQL: {_message(error)}"), error, sql) from None
+
+    def error_offset(self, error: Exception, sql: str) -> int | None:
+        """A syntax error's ``near '...' at line n`` (the statement's text from the mistake
+        on); else the first name the message quotes (``Unknown column 'nope'``, ``Table
+        'db.t' doesn't exist``) where the statement names it."""
+        message = _message(error)
+        near = _NEAR.search(message)
+        if near is not None:
+            number, rest = int(near["line"]), near["text"]
+            starts = [0, *(i + 1 for i, char in enumerate(sql) if char == "\n")]
+            if number > len(starts):
+                return None
+            found = sql.find(rest, starts[number - 1]) if rest else len(sql.rstrip())
+            return found if found >= 0 else None
+        quoted = _QUOTED_NAME.search(message)
+        if quoted is None:
+            return None
+        for name in (quoted[1], quoted[1].rpartition(".")[2]):
+            word = re.search(rf"(?<![\w$]){re.escape(name)}(?![\w$])", sql, re.IGNORECASE)
+            if word is not None:
+                return word.start()
+        return None
 
     def read_batches(self, select: str, batch_rows: int = BATCH_ROWS) -> Iterator[Columns]:
         from sqlml.datasources.arrays import fetch_batches
@@ -453,6 +483,12 @@ def _encrypted(con: pymysql.Connection) -> bool:
 def _type_text(sql_type: str | bytes) -> str:
     """SHOW COLUMNS' type (bytes on some servers) as text."""
     return sql_type.decode() if isinstance(sql_type, bytes) else sql_type
+
+
+# Where MySQL's messages say a statement went wrong: a syntax error's rest of the text, and
+# the names of unknown columns, tables and functions.
+_NEAR = re.compile(r"near '(?P<text>.*)' at line (?P<line>\d+)$", re.DOTALL)
+_QUOTED_NAME = re.compile(r"^(?:Unknown column|Table|FUNCTION|Unknown table) '([^']+)'")
 
 
 def _message(error: pymysql.MySQLError) -> str:

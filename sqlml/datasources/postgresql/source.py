@@ -56,6 +56,16 @@ class PostgreSQLSource(Datasource):
     dialect = "postgres"
     param = "%s"
     current_schema = "current_schema()"
+    databases_sql = "SELECT datname AS database FROM pg_database WHERE NOT datistemplate ORDER BY 1"
+    schema_columns_sql = (
+        "SELECT table_schema, table_name, column_name, data_type FROM information_schema.columns "
+        "WHERE table_catalog = current_database() AND table_schema NOT IN "
+        "('information_schema', 'pg_catalog') AND table_schema NOT LIKE 'pg\\_%' "
+        "ORDER BY table_schema, table_name, ordinal_position"
+    )
+    search_path_sql = (
+        "SELECT name FROM unnest(current_schemas(false)) WITH ORDINALITY AS s(name, n) ORDER BY n"
+    )
     fingerprint_sql = "SELECT count(*), sum(hashtextextended(t::text, 0)) FROM {table} AS t"
     # The row of the keys as text, hashed (PostgreSQL 11+); abs() of the remainder keeps
     # each part in 0 .. count - 1.
@@ -98,13 +108,22 @@ class PostgreSQLSource(Datasource):
         try:
             with self._live().cursor() as cursor:
                 cursor.execute(sql, tuple(params) or None)
+                self.changed_rows = cursor.rowcount if cursor.rowcount >= 0 else None
                 if not returns_rows(sql) or cursor.description is None:
                     return None
                 return ResultSet([d.name for d in cursor.description], cursor.fetchall())
         except psycopg.errors.LockNotAvailable as error:
             raise DatasourceBusy(f"PostgreSQL: {_message(error)}") from None
         except psycopg.Error as error:
-            raise DatasourceError(f"PostgreSQL: {_message(error)}") from None
+            raise self.located(
+                DatasourceError(f"PostgreSQL: {_message(error)}"), error, sql
+            ) from None
+
+    def error_offset(self, error: Exception, sql: str) -> int | None:
+        """The error's ``position`` field: a character's number in the statement, from 1."""
+        diag = getattr(error, "diag", None)
+        position = diag.statement_position if diag is not None else None
+        return int(position) - 1 if position and 0 < int(position) <= len(sql) else None
 
     def read_batches(self, select: str, batch_rows: int = BATCH_ROWS) -> Iterator[Columns]:
         """The rows come through binary COPY (:mod:`.binary`), a batch at a time, in a

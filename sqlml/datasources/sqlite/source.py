@@ -99,6 +99,7 @@ class SQLiteSource(Datasource):
     def execute(self, sql: str, params: Sequence[Any] = ()) -> ResultSet | None:
         try:
             cursor = self._con.execute(sql, tuple(params))
+            self.changed_rows = cursor.rowcount if cursor.rowcount >= 0 else None
             if not returns_rows(sql) or cursor.description is None:
                 return None
             return ResultSet([d[0] for d in cursor.description], cursor.fetchall())

@@ -129,6 +129,7 @@ def drop_model(statement: ir.DropModelStatement, context: Context) -> Outcome:
         return Outcome(summary=f"model {statement.model} does not exist; nothing dropped")
     raise ModelError(
         f"model {statement.model} does not exist in {context.datasource.url}",
+        model=statement.model,
         hint="use DROP MODEL IF EXISTS to ignore a missing model; SHOW MODELS lists them",
     )
 

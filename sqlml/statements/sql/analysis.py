@@ -9,6 +9,7 @@ of the check; the IR names their models."""
 
 from __future__ import annotations
 
+from sqlml.errors import CheckError
 from sqlml.grammar.ast import Position
 from sqlml.semantics.database_parser import statement_type
 from sqlml.semantics.lowering import common
@@ -18,6 +19,8 @@ from sqlml.statements.sql.ir import SqlStatement
 
 
 def lower(statement: syntax.SqlNode, prefix: str, dialect: str) -> SqlStatement:
+    if statement.text.startswith("\\"):
+        raise _shell_command(statement)
     calls = predict_calls(statement.text, dialect, statement.pos)
     _check(neutral(statement.text, calls), statement.pos, dialect)
     first_word = statement.text.split(None, 1)[0]
@@ -36,3 +39,16 @@ def _check(text: str, pos: Position, dialect: str) -> None:
         check_query(text, pos, dialect, None)
     elif read is None:
         check_statement_word(text, pos, dialect)
+
+
+def _shell_command(statement: syntax.SqlNode) -> CheckError:
+    """A backslash command (``\\d``, ``\\!``...) where statements are expected: only the
+    interactive shell runs them, never a program, the editor or a notebook."""
+    command = statement.text.split(None, 1)[0]
+    return CheckError(
+        f"{command} is a command of sqlml's interactive shell, not a statement: it runs only "
+        "at the prompt of sqlml repl",
+        line=statement.pos.line,
+        column=statement.pos.column,
+        hint="type it in sqlml repl, or write the SQL it stands for",
+    )

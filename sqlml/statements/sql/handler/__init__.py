@@ -11,13 +11,15 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from sqlml import ir
-from sqlml.errors import SqlmlError
+from sqlml.errors import DatasourceError, SqlmlError
 from sqlml.grammar.ast import Position
 from sqlml.runtime.cancel import interrupted_once_stopped
 from sqlml.runtime.context import Context
 from sqlml.runtime.outcome import Outcome
 
 MAX_NAME = 63  # characters of a column's name: PostgreSQL's limit (MySQL's is 64)
+# psql's command tags of statements that change rows, by their first word.
+_TAGS = {"INSERT": "INSERT 0 {}", "UPDATE": "UPDATE {}", "DELETE": "DELETE {}"}
 
 if TYPE_CHECKING:
     from sqlml.datasources.base import QueryFunction
@@ -37,17 +39,48 @@ def run(statement: ir.SqlStatement, context: Context) -> Outcome:
         from sqlml.runtime.bound_parameters import bound
 
         sql, params = bound(sql, statement.params, datasource)
-    with (
-        datasource.functions(rewritten.functions),
-        datasource.scoring_compiled_models() if rewritten.compiled_sql else nullcontext(),
-        interrupted_once_stopped(context.token, datasource.interrupt),
-    ):
-        result = datasource.execute(sql, params)
+    try:
+        with (
+            datasource.functions(rewritten.functions),
+            datasource.scoring_compiled_models() if rewritten.compiled_sql else nullcontext(),
+            interrupted_once_stopped(context.token, datasource.interrupt),
+        ):
+            result = datasource.execute(sql, params)
+    except DatasourceError as error:
+        raise pinpointed(error, statement, sql) from None
     if rewritten.scored_here and result is not None:
         from sqlml.statements.sql.handler.scored_here import scored
 
         result = scored(result, rewritten.scored_here)
+    if result is None:
+        return Outcome(summary=command_tag(statement.text, datasource.changed_rows))
     return Outcome(result=result)
+
+
+def command_tag(text: str, changed: int | None) -> str | None:
+    """What psql says of a statement that changes rows: ``INSERT 0 3``, ``UPDATE 2``,
+    ``DELETE 1``; None for another statement, or where the database does not tell."""
+    word = text.split(None, 1)[0].upper() if text.strip() else ""
+    if changed is None or word not in _TAGS:
+        return None
+    return _TAGS[word].format(changed)
+
+
+def pinpointed(error: DatasourceError, statement: ir.Statement, sql: str) -> DatasourceError:
+    """``error`` at the line and column of the program where the database says ``sql``, the
+    statement's text as it ran, went wrong: where that part of ``sql`` is still the text as
+    written (not a model's SQL or a bound parameter put in its place). Returns it."""
+    offset, text = error.offset, statement.text
+    if offset is None or error.line is not None or offset >= _same_up_to(sql, text):
+        return error
+    error.message = error.unplaced or error.message  # the place is drawn from the program's
+    return error.pinpoint(text, statement.line, statement.column, offset)
+
+
+def _same_up_to(one: str, other: str) -> int:
+    """How many characters ``one`` and ``other`` have the same from their start."""
+    pairs = zip(one, other, strict=False)
+    return next((i for i, (a, b) in enumerate(pairs) if a != b), min(len(one), len(other)))
 
 
 @dataclass
