@@ -34,7 +34,7 @@ def test_the_predictions_take_the_labels_name(iris_url, unique_name, capsys):
         f"SELECT id, {MEASURES}, class AS truth FROM iris_test TO PREDICT {table} USING {model};"
     )
     status = main(["-e", program, "--datasource", iris_url])
-    out, err = capsys.readouterr()
+    err = capsys.readouterr().err
     assert status == 0, err
     assert f"predicted 30 rows into {table}.class with {model}" in err
     assert "warning" not in err  # the label selected under another name: nothing replaced
