@@ -595,3 +595,35 @@ def test_train_optimizer_is_refused_as_sqlflow_refuses_it():
         )
     assert caught.value.message == "DNNClassifier has no attribute train.optimizer"
     assert caught.value.hint == "did you mean model.optimizer?"
+
+
+def test_katib_ranges_are_searched_as_their_candidates(capsys):
+    statement = check(
+        "SELECT * FROM t TO TRAIN xgboost.gbtree\n"
+        "WITH objective = 'multi:softmax', eta = 0.1, range.num_round = [50, 100],\n"
+        "     range.max_depth = [2, 8], range.subsample = [0.5, 1]\n"
+        "LABEL y INTO m;"
+    )
+    assert statement.kind == "search"
+    assert statement.space == {
+        "train.num_boost_round": {"kind": "int_range", "type": "int", "low": 50, "high": 100},
+        "max_depth": {"kind": "int_range", "type": "int", "low": 2, "high": 8},
+        "subsample": {"kind": "uniform", "type": "float", "low": 0.5, "high": 1},
+    }
+    assert capsys.readouterr().err.splitlines() == [
+        "sqlml: warning: line 2, column 46: range.num_round: SQLFlow's Katib range, taken as "
+        "train.num_boost_round = INT_RANGE(50, 100) (write that)",
+        "sqlml: warning: line 3, column 6: range.max_depth: SQLFlow's Katib range, taken as "
+        "max_depth = INT_RANGE(2, 8) (write that)",
+        "sqlml: warning: line 3, column 32: range.subsample: SQLFlow's Katib range, taken as "
+        "subsample = UNIFORM(0.5, 1) (write that)",
+    ]
+
+
+def test_a_katib_range_is_two_numbers():
+    with pytest.raises(CheckError) as caught:
+        check("SELECT * FROM t TO TRAIN xgboost.gbtree WITH range.max_depth = 3 LABEL y INTO m;")
+    assert caught.value.message == (
+        "attribute range.max_depth must be a list of two numbers, [low, high] (got 3)"
+    )
+    assert (caught.value.line, caught.value.column) == (1, 46)

@@ -826,3 +826,17 @@ WITH variables = "shipment(plants,markets)",
      solver.max_iter = 10
 USING glpk
 INTO shipment.shipment_result_table;
+
+-- from: go/workflow/couler/katib.go (attributeDictionary: range.num_round, range.max_depth of the Katib submitter); doc/design/katib_on_sqlflow.md
+-- needs: iris.train, iris.test
+SELECT * FROM iris.train
+TO TRAIN xgboost.gbtree
+WITH
+    objective=multi:softmax,
+    num_class=3,
+    eta=0.1,
+    range.num_round=[50, 100],
+    range.max_depth=[2, 8],
+    validation.select="SELECT * FROM iris.test"
+LABEL class
+INTO sqlflow_models.attr_katib_xgb;
