@@ -470,11 +470,11 @@ def test_sqlflows_unprefixed_names_train_the_network_with_a_warning_each(iris_du
     assert not {"n_classes", "hidden_units", "learning_rate"} & set(attributes)
     warned = [line for line in err.splitlines() if "old SQLFlow spelling" in line]
     assert warned == [
-        "sqlml: warning: line 2, column 6: n_classes: an old SQLFlow spelling, taken as "
+        "<-e>:2:6: warning: n_classes: an old SQLFlow spelling, taken as "
         "model.n_classes (write model.n_classes)",
-        "sqlml: warning: line 2, column 21: hidden_units: an old SQLFlow spelling, taken as "
+        "<-e>:2:21: warning: hidden_units: an old SQLFlow spelling, taken as "
         "model.hidden_units (write model.hidden_units)",
-        "sqlml: warning: line 2, column 45: learning_rate: an old SQLFlow spelling, taken as "
+        "<-e>:2:45: warning: learning_rate: an old SQLFlow spelling, taken as "
         "optimizer.learning_rate (write optimizer.learning_rate)",
     ]
     units = [layer["config"]["units"] for layer in _dense_layers(stored(iris_duckdb_url, "m"))]
@@ -520,9 +520,9 @@ def test_the_attributes_of_sqlflows_kmeans_on_pai(capsys):
     assert statement.attributes["model.n_clusters"] == 4
     assert not {"model.idx_table_name", "model.excluded_columns"} & set(statement.attributes)
     assert capsys.readouterr().err.splitlines() == [
-        "sqlml: warning: line 2, column 24: KMeans takes idx_table_name but does not apply it: "
+        "<input>:2:24: warning: KMeans takes idx_table_name but does not apply it: "
         "TO PREDICT writes each row's cluster into the table it names",
-        "sqlml: warning: line 2, column 50: KMeans takes excluded_columns but does not apply "
+        "<input>:2:50: warning: KMeans takes excluded_columns but does not apply "
         "it: every selected column is a feature: leave these out of the SELECT, or list the "
         "features in COLUMN",
     ]
@@ -551,7 +551,7 @@ def test_the_attributes_of_sqlflows_kmeans_on_pai(capsys):
 def test_sqlflows_training_settings_sqlml_has_no_use_for_are_warned_of(text, warning, capsys):
     statement = check(text)
     assert not {"train.num_ps", "train.ps", "train.verbose"} & set(statement.attributes)
-    assert f"sqlml: warning: line 1, column 26: {warning}" in capsys.readouterr().err
+    assert f"<input>:1:26: warning: {warning}" in capsys.readouterr().err
 
 
 def test_to_explain_takes_label_column_as_label_col(capsys):
@@ -560,7 +560,7 @@ def test_to_explain_takes_label_column_as_label_col(capsys):
     )
     assert statement.attributes["label_col"] == "class"
     assert capsys.readouterr().err == (
-        "sqlml: warning: line 1, column 35: label_column: an old SQLFlow spelling, taken as "
+        "<input>:1:35: warning: label_column: an old SQLFlow spelling, taken as "
         "label_col (write label_col)\n"
     )
 
@@ -578,11 +578,11 @@ def test_to_minimize_takes_sqlflows_solving_service_settings_with_warnings(capsy
     err = capsys.readouterr().err.splitlines()
     assert len(err) == 6
     assert err[0] == (
-        "sqlml: warning: line 3, column 6: TO MINIMIZE takes data.enable_slice but does not "
+        "<input>:3:6: warning: TO MINIMIZE takes data.enable_slice but does not "
         "apply it: sqlml solves the whole problem at once, in one process"
     )
     assert err[5] == (
-        "sqlml: warning: line 4, column 28: TO MINIMIZE takes solver.max_iter but does not "
+        "<input>:4:28: warning: TO MINIMIZE takes solver.max_iter but does not "
         "apply it: HiGHS stops at the optimum, or at solver.time_limit"
     )
 
@@ -611,11 +611,11 @@ def test_katib_ranges_are_searched_as_their_candidates(capsys):
         "subsample": {"kind": "uniform", "type": "float", "low": 0.5, "high": 1},
     }
     assert capsys.readouterr().err.splitlines() == [
-        "sqlml: warning: line 2, column 46: range.num_round: SQLFlow's Katib range, taken as "
+        "<input>:2:46: warning: range.num_round: SQLFlow's Katib range, taken as "
         "train.num_boost_round = INT_RANGE(50, 100) (write that)",
-        "sqlml: warning: line 3, column 6: range.max_depth: SQLFlow's Katib range, taken as "
+        "<input>:3:6: warning: range.max_depth: SQLFlow's Katib range, taken as "
         "max_depth = INT_RANGE(2, 8) (write that)",
-        "sqlml: warning: line 3, column 32: range.subsample: SQLFlow's Katib range, taken as "
+        "<input>:3:32: warning: range.subsample: SQLFlow's Katib range, taken as "
         "subsample = UNIFORM(0.5, 1) (write that)",
     ]
 
