@@ -69,7 +69,7 @@ def test_show_train_shows_the_statement_on_its_lines(tmp_path, duckdb_url, capsy
     )
     assert main(["-e", text, "--datasource", duckdb_url]) == 0
     assert capsys.readouterr().out == (
-        " model | train_statement\n"
+        " Model | Train Statement\n"
         "-------+---------------------------------------------------------------\n"
         " m1    | SELECT x, y                                                  +\n"
         "       | FROM tr                                                      +\n"

@@ -98,8 +98,6 @@ def test_a_boolean_attribute_takes_1_and_0_as_xgboost_does():
          "LABEL column takes a column name, not a.b"),
         ("SELECT * FROM t TO TRAIN DNNClassifier COLUMN a, a LABEL y INTO m;", 50,
          "column a is listed twice"),
-        ("SELECT * FROM t TO PREDICT result USING m;", 28,
-         "TO PREDICT needs <table>.<result column>"),
         ("SELECT * FROM t TO PREDICT r.c WITH predict.batch = 1 USING m;", 37,
          "TO PREDICT has no attribute predict.batch"),
         ("SELECT * FROM t TO EVALUATE m WITH validation.metrics = 'acc' LABEL y INTO e;", 36,

@@ -240,7 +240,8 @@ def test_refused_attributes_say_why_and_where(attributes, message, hint):
             "train.num_worker = 2",
             "did you mean train.num_workers? (sqlml's train.workers)",
         ),
-        ("DNNClassifier", "learning_rate = 0.1", "did you mean optimizer.learning_rate?"),
+        ("DNNClassifier", "model.learning_rate = 0.1", "did you mean optimizer.learning_rate?"),
+        ("DNNClassifier", "n_class = 3", "did you mean model.n_classes?"),  # not n_classes
         ("DNNClassifier", "model.dnn_optimizer = SGD", "did you mean model.optimizer?"),
         ("xgboost.gbtree", "learning_rat = 0.1", "did you mean learning_rate? (sqlml's eta)"),
     ],
@@ -451,3 +452,178 @@ def test_check_leaves_a_continued_models_objective_to_the_base():
         "LABEL y USING base INTO m;"
     )
     assert statement.attributes["eval_metric"] == "mlogloss"
+
+
+def test_sqlflows_unprefixed_names_train_the_network_with_a_warning_each(iris_duckdb_url, capsys):
+    """SQLFlow's first releases passed unprefixed attributes to TensorFlow's constructor."""
+    program = (
+        f"SELECT {MEASURES}, class FROM iris_train TO TRAIN DNNClassifier\n"
+        "WITH n_classes = 3, hidden_units = [12, 6], learning_rate = 0.05, train.epoch = 1\n"
+        "LABEL class INTO m;"
+    )
+    status, _, err = run(iris_duckdb_url, program, capsys)
+    assert status == 0, err
+    attributes = stored(iris_duckdb_url, "m").metadata["attributes"]
+    assert attributes["model.n_classes"] == 3
+    assert attributes["model.hidden_units"] == [12, 6]
+    assert attributes["optimizer.learning_rate"] == 0.05
+    assert not {"n_classes", "hidden_units", "learning_rate"} & set(attributes)
+    warned = [line for line in err.splitlines() if "old SQLFlow spelling" in line]
+    assert warned == [
+        "<-e>:2:6: warning: n_classes: an old SQLFlow spelling, taken as "
+        "model.n_classes (write model.n_classes)",
+        "<-e>:2:21: warning: hidden_units: an old SQLFlow spelling, taken as "
+        "model.hidden_units (write model.hidden_units)",
+        "<-e>:2:45: warning: learning_rate: an old SQLFlow spelling, taken as "
+        "optimizer.learning_rate (write optimizer.learning_rate)",
+    ]
+    units = [layer["config"]["units"] for layer in _dense_layers(stored(iris_duckdb_url, "m"))]
+    assert units == [12, 6, 3]
+
+
+def _dense_layers(model) -> list[dict]:
+    config = keras_config(model.data)["config"]
+    return [layer for layer in config["layers"] if layer["class_name"] == "Dense"]
+
+
+def test_layers_and_the_wide_and_deep_names_are_taken_unprefixed_too(capsys):
+    dnn = check("SELECT * FROM t TO TRAIN DNNRegressor WITH layers = [100, 200] LABEL y INTO m;")
+    assert dnn.attributes["model.hidden_units"] == [100, 200]
+    wide = check(
+        "SELECT * FROM t TO TRAIN DNNLinearCombinedClassifier WITH dnn_hidden_units = [8], "
+        "dnn_activation_fn = 'tf.nn.tanh' LABEL y INTO m;"
+    )
+    assert wide.attributes["model.dnn_hidden_units"] == [8]
+    assert wide.attributes["model.dnn_activation"] == "tanh"
+    assert "write model.hidden_units" in capsys.readouterr().err
+
+
+def test_an_old_name_given_with_the_current_one_must_agree():
+    same = check(
+        "SELECT * FROM t TO TRAIN DNNClassifier WITH n_classes = 3, model.n_classes = 3 "
+        "LABEL y INTO m;"
+    )
+    assert same.attributes["model.n_classes"] == 3
+    with pytest.raises(CheckError, match=r"given twice, as n_classes and as model\.n_classes"):
+        check(
+            "SELECT * FROM t TO TRAIN DNNClassifier WITH n_classes = 3, model.n_classes = 4 "
+            "LABEL y INTO m;"
+        )
+
+
+def test_the_attributes_of_sqlflows_kmeans_on_pai(capsys):
+    statement = check(
+        "SELECT * FROM t TO TRAIN kmeans\n"
+        "WITH center_count = 4, idx_table_name = out.idx, excluded_columns = class INTO m;"
+    )
+    assert statement.estimator == "KMeans"
+    assert statement.attributes["model.n_clusters"] == 4
+    assert not {"model.idx_table_name", "model.excluded_columns"} & set(statement.attributes)
+    assert capsys.readouterr().err.splitlines() == [
+        "<input>:2:24: warning: KMeans takes idx_table_name but does not apply it: "
+        "TO PREDICT writes each row's cluster into the table it names",
+        "<input>:2:50: warning: KMeans takes excluded_columns but does not apply "
+        "it: every selected column is a feature: leave these out of the SELECT, or list the "
+        "features in COLUMN",
+    ]
+    prefixed = check(
+        "SELECT * FROM t TO TRAIN KMeans WITH model.center_count = 2, "
+        "model.excluded_columns = 'class' INTO m;"
+    )
+    assert prefixed.attributes["model.n_clusters"] == 2
+
+
+@pytest.mark.parametrize(
+    ("text", "warning"),
+    [
+        (
+            "SELECT * FROM t TO TRAIN BoostedTreesClassifier WITH model.n_batches_per_layer = 70, "
+            "train.num_workers = 2, train.num_ps = 1 LABEL y INTO m;",
+            "BoostedTreesClassifier ignores model.n_batches_per_layer, train.num_ps",
+        ),
+        (
+            "SELECT * FROM t TO TRAIN sqlflow_models.DeepEmbeddingClusterModel WITH "
+            "model.n_clusters = 3, train.verbose = 1 INTO m;",
+            "sqlflow_models.DeepEmbeddingClusterModel ignores train.verbose",
+        ),
+    ],
+)
+def test_sqlflows_training_settings_sqlml_has_no_use_for_are_warned_of(text, warning, capsys):
+    statement = check(text)
+    assert not {"train.num_ps", "train.ps", "train.verbose"} & set(statement.attributes)
+    assert f"<input>:1:26: warning: {warning}" in capsys.readouterr().err
+
+
+def test_to_explain_takes_label_column_as_label_col(capsys):
+    statement = check(
+        "SELECT * FROM t TO EXPLAIN m WITH label_column = class USING PermutationExplainer;"
+    )
+    assert statement.attributes["label_col"] == "class"
+    assert capsys.readouterr().err == (
+        "<input>:1:35: warning: label_column: an old SQLFlow spelling, taken as "
+        "label_col (write label_col)\n"
+    )
+
+
+def test_to_minimize_takes_sqlflows_solving_service_settings_with_warnings(capsys):
+    statement = check(
+        "SELECT * FROM p TO MINIMIZE SUM(cost * amount) CONSTRAINT SUM(amount) >= 10\n"
+        "WITH variables = 'amount(product)', var_type = 'NonNegativeReals',\n"
+        "     data.enable_slice = True, data.batch_size = 1, worker.core = 16, worker.num = 4,\n"
+        "     worker.memory = 8192, solver.max_iter = 10\n"
+        "USING glpk INTO result;"
+    )
+    assert not any(name.startswith(("data.", "worker.")) for name in statement.attributes)
+    assert "solver.max_iter" not in statement.attributes
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 6
+    assert err[0] == (
+        "<input>:3:6: warning: TO MINIMIZE takes data.enable_slice but does not "
+        "apply it: sqlml solves the whole problem at once, in one process"
+    )
+    assert err[5] == (
+        "<input>:4:28: warning: TO MINIMIZE takes solver.max_iter but does not "
+        "apply it: HiGHS stops at the optimum, or at solver.time_limit"
+    )
+
+
+def test_train_optimizer_is_refused_as_sqlflow_refuses_it():
+    """SQLFlow's IR test writes it; its TensorFlow code generator refuses it."""
+    with pytest.raises(CheckError) as caught:
+        check(
+            "SELECT * FROM t TO TRAIN DNNClassifier WITH train.optimizer = 'adam' LABEL y INTO m;"
+        )
+    assert caught.value.message == "DNNClassifier has no attribute train.optimizer"
+    assert caught.value.hint == "did you mean model.optimizer?"
+
+
+def test_katib_ranges_are_searched_as_their_candidates(capsys):
+    statement = check(
+        "SELECT * FROM t TO TRAIN xgboost.gbtree\n"
+        "WITH objective = 'multi:softmax', eta = 0.1, range.num_round = [50, 100],\n"
+        "     range.max_depth = [2, 8], range.subsample = [0.5, 1]\n"
+        "LABEL y INTO m;"
+    )
+    assert statement.kind == "search"
+    assert statement.space == {
+        "train.num_boost_round": {"kind": "int_range", "type": "int", "low": 50, "high": 100},
+        "max_depth": {"kind": "int_range", "type": "int", "low": 2, "high": 8},
+        "subsample": {"kind": "uniform", "type": "float", "low": 0.5, "high": 1},
+    }
+    assert capsys.readouterr().err.splitlines() == [
+        "<input>:2:46: warning: range.num_round: SQLFlow's Katib range, taken as "
+        "train.num_boost_round = INT_RANGE(50, 100) (write that)",
+        "<input>:3:6: warning: range.max_depth: SQLFlow's Katib range, taken as "
+        "max_depth = INT_RANGE(2, 8) (write that)",
+        "<input>:3:32: warning: range.subsample: SQLFlow's Katib range, taken as "
+        "subsample = UNIFORM(0.5, 1) (write that)",
+    ]
+
+
+def test_a_katib_range_is_two_numbers():
+    with pytest.raises(CheckError) as caught:
+        check("SELECT * FROM t TO TRAIN xgboost.gbtree WITH range.max_depth = 3 LABEL y INTO m;")
+    assert caught.value.message == (
+        "attribute range.max_depth must be a list of two numbers, [low, high] (got 3)"
+    )
+    assert (caught.value.line, caught.value.column) == (1, 46)

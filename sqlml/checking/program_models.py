@@ -23,6 +23,8 @@ from sqlml.semantics.predict_calls import (
 )
 from sqlml.statements import kind_of
 from sqlml.statements.evaluate.ir import EvaluateStatement
+from sqlml.statements.predict.handler import result_column
+from sqlml.statements.predict.ir import PredictStatement
 from sqlml.statements.sql.handler.model_calls import ModelCalls, NotCompiled
 from sqlml.statements.sql.handler.scored_here import elsewhere, notice, scores_here
 from sqlml.statements.train.handler import check_base_estimator, check_repeated
@@ -77,6 +79,11 @@ class ProgramModels:
                 check_repeated(statement, self.attributes[statement.base_model])
         if isinstance(statement, EvaluateStatement):
             check_evaluated(node, self.tasks.get(statement.model), self.labels.get(statement.model))
+        if isinstance(statement, PredictStatement) and statement.version is None:
+            label = self.labels.get(statement.model)  # names TO PREDICT <table>'s column
+            if label is not None:
+                with placed_at(getattr(node, "target", None)):
+                    result_column(statement, label)
 
     def follow(self, statement: ir.Statement) -> None:
         """Take in the models ``statement`` trains and drops."""

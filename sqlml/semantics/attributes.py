@@ -2,8 +2,9 @@
 
 The schemas are the single source for checking WITH clauses, for completion and for the
 reference documentation. An attribute may also be written under another library's name
-(``aliases``: SQLFlow's, XGBoost's scikit-learn names), its values under their old names
-(``renamed``); an attribute sqlml takes but cannot honour (``ignored``: what it does instead)
+(``aliases``: SQLFlow's, XGBoost's scikit-learn names), or under an old name SQLFlow took
+(``former``: taken with a warning naming the current spelling), its values under their old
+names (``renamed``); an attribute sqlml takes but cannot honour (``ignored``: what it does instead)
 is checked, left out, and reported with a warning on standard error naming where it is.
 Names only hinted at (``suggested``) are refused with a hint naming sqlml's; an attribute
 that applies with some values of another only (``only_with``: an optimizer's arguments) is
@@ -47,6 +48,7 @@ class Attr:
     choices: tuple[str, ...] | None = None
     architecture: bool = False  # defines the model: under TO TRAIN ... USING, the base model's
     aliases: tuple[str, ...] = ()  # other libraries' names for it, taken as this one
+    former: tuple[str, ...] = ()  # SQLFlow's old names of it: taken as this one, warned of
     suggested: tuple[str, ...] = ()  # other names for it, refused with a hint naming it
     renamed: Mapping[str, str] = field(default_factory=dict, hash=False)  # old value -> choice
     ignored: str | None = None  # taken but not honoured: what sqlml does instead (a warning)
@@ -107,9 +109,10 @@ def check_attributes(
 
     Attributes outside the schema whose names start with ``open_prefix`` are taken as
     written (lists as lists). An alias is taken under the attribute's own name (given with
-    it too, with the same value: once); an ``ignored`` attribute is checked and left out,
-    with a warning. ``related``: check that an attribute that applies with some values of
-    another only (``only_with``) has one (off for a candidate checked alone).
+    it too, with the same value: once), a former name too, with a warning naming it; an
+    ``ignored`` attribute is checked and left out, with a warning. ``related``: check that
+    an attribute that applies with some values of another only (``only_with``) has one
+    (off for a candidate checked alone).
     """
     values = {name: attr.default for name, attr in schema.items() if attr.default is not None}
     names = _names(schema)
@@ -151,6 +154,8 @@ def check_attributes(
                 hint=f"keep one of {seen[own]} and {attribute.name}",
             )
         seen.setdefault(own, attribute.name)
+        if attribute.name in spec.former:
+            warn(pos, f"{attribute.name}: an old SQLFlow spelling, taken as {own} (write {own})")
         if spec.ignored is None:
             values[own] = checked
         else:
@@ -248,8 +253,11 @@ def is_architecture(name: str, schema: Mapping[str, Attr]) -> bool:
 
 
 def _names(schema: Mapping[str, Attr]) -> dict[str, str]:
-    """Every name an attribute of ``schema`` is written under (its own, its aliases): its own."""
-    aliases = {alias: attr.name for attr in schema.values() for alias in attr.aliases}
+    """Every name an attribute of ``schema`` is written under (its own, its aliases, its
+    former names): its own."""
+    aliases = {
+        alias: attr.name for attr in schema.values() for alias in (*attr.aliases, *attr.former)
+    }
     return {**aliases, **{name: name for name in schema}}
 
 
@@ -264,7 +272,8 @@ def _suggestion(name: str, schema: Mapping[str, Attr]) -> str:
     named = next((attr.name for attr in schema.values() if name in attr.suggested), None)
     if named:
         return f"sqlml calls it {named}"
-    names = _names(schema)
+    former = {old for attr in schema.values() for old in attr.former}
+    names = {written: own for written, own in _names(schema).items() if written not in former}
     close = _closest(name, names)
     if close:
         own = names[close]
@@ -292,5 +301,10 @@ def _closest(name: str, names: Iterable[str]) -> str | None:
     close = difflib.get_close_matches(name, others, n=1, cutoff=0.8)
     if close:
         return close[0]
-    # The same name under another prefix: optimizer.learning_rate for learning_rate.
-    return next((known for known in others if known.rpartition(".")[2] == rest), None)
+    # The same name (or a close one) under another prefix: optimizer.learning_rate for
+    # learning_rate, model.n_classes for n_class.
+    rests: dict[str, str] = {}
+    for known in others:
+        rests.setdefault(known.rpartition(".")[2], known)
+    close = difflib.get_close_matches(rest, rests, n=1, cutoff=0.8)
+    return rests[close[0]] if close else None

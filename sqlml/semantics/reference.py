@@ -20,7 +20,8 @@ def attributes_markdown() -> str:
         "Generated from sqlml's attribute schemas by `python -m sqlml.semantics.reference`;",
         "do not edit by hand. Bounds are inclusive unless marked with `>`. Attributes marked",
         "*(architecture)* define the model: TO TRAIN ... USING takes them from the base model.",
-        "An attribute is also taken under the other names it lists (SQLFlow's, XGBoost's);",
+        "An attribute is also taken under the other names it lists (SQLFlow's, XGBoost's), and",
+        "under SQLFlow's old names (*formerly*), with a warning naming the current one;",
         "one marked *not applied* is checked, then left out with a warning.\n",
     ]
     for estimator in ESTIMATORS.values():
@@ -50,6 +51,8 @@ def _table(schema: Mapping[str, Attr]) -> str:
         doc = attr.doc.replace("; not applied:", "; *not applied*:")
         if attr.aliases:
             doc += f" (also {', '.join(f'`{alias}`' for alias in attr.aliases)})"
+        if attr.former:
+            doc += f" (formerly {', '.join(f'`{name}`' for name in attr.former)}: a warning)"
         if attr.architecture:
             doc += " *(architecture)*"
         lines.append(f"| `{attr.name}` | {attr.type} | {default} | {_allowed(attr)} | {doc} |")

@@ -1,5 +1,6 @@
 """Hyperparameter search in TO TRAIN: candidate values (CHOICE, UNIFORM, LOG_UNIFORM,
-INT_RANGE) checked against the estimator's attribute schemas, and the ``search.*`` settings."""
+INT_RANGE; SQLFlow's Katib ranges ``range.<name> = [low, high]`` too) checked against the
+estimator's attribute schemas, and the ``search.*`` settings."""
 
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ from sqlml.metrics import (
 from sqlml.models.estimator import Estimator
 from sqlml.models.registry import family
 from sqlml.search_space import ALGORITHMS, DEFAULT_RANDOM_TRIALS, GOALS, grid_points
-from sqlml.semantics.attributes import Attr, check_attributes, check_related, own_name
+from sqlml.semantics.attributes import Attr, check_attributes, check_related, own_name, warn
 
 PREFIX = "search."
 REPLACE = "output.replace"  # a setting too: whether the trials table may replace any table
@@ -126,7 +127,8 @@ def split(
     attributes: Sequence[ast.Attribute],
 ) -> tuple[tuple[ast.Attribute, ...], tuple[ast.Attribute, ...], tuple[ast.Attribute, ...]]:
     """The plain attributes, those with candidates and the settings (``search.*`` and
-    ``output.replace``)."""
+    ``output.replace``); a Katib range as the candidates it stands for."""
+    attributes = [_katib_range(attribute) for attribute in attributes]
     seen: set[str] = set()
     for attribute in attributes:
         if attribute.name in seen:
@@ -138,6 +140,35 @@ def split(
     )
     plain = tuple(a for a in attributes if a not in candidates and a not in settings)
     return plain, candidates, settings
+
+
+KATIB_RANGE = "range."  # SQLFlow's Katib submitter: range.<parameter> = [low, high]
+_KATIB_NAMES = {"num_round": "train.num_boost_round"}  # XGBoost's command-line name
+
+
+def _katib_range(attribute: ast.Attribute) -> ast.Attribute:
+    """``range.<name> = [low, high]`` (SQLFlow's Katib submitter) as ``<name> =
+    INT_RANGE(low, high)`` (UNIFORM for numbers that are not all integers), with a warning
+    naming that spelling."""
+    if not attribute.name.startswith(KATIB_RANGE):
+        return attribute
+    value, rest = attribute.value, attribute.name.removeprefix(KATIB_RANGE)
+    name = _KATIB_NAMES.get(rest, rest)
+    pair = value if isinstance(value, tuple) else ()
+    numbers = [v for v in pair if isinstance(v, int | float) and not isinstance(v, bool)]
+    if len(pair) != 2 or len(numbers) != 2:
+        raise _error(
+            f"attribute {attribute.name} must be a list of two numbers, [low, high] "
+            f"(got {value!r})",
+            attribute.pos,
+            f"SQLFlow's Katib range of {name}: {attribute.name} = [2, 8]",
+        )
+    low, high = numbers
+    function = "INT_RANGE" if isinstance(low, int) and isinstance(high, int) else "UNIFORM"
+    written = f"{name} = {function}({low}, {high})"
+    warn(attribute.pos, f"{attribute.name}: SQLFlow's Katib range, taken as {written} (write that)")
+    candidates = ast.Candidates(function, (low, high), (attribute.pos,) * 2, attribute.pos)
+    return replace(attribute, name=name, value=candidates)
 
 
 def check(

@@ -709,3 +709,134 @@ SELECT * FROM iris.train TO TRAIN DNNClassifier WITH
 LABEL class
 USING sqlflow_models.attr_dnn
 INTO sqlflow_models.attr_dnn_continued;
+
+-- from: doc/talk/201812/train.sql (unprefixed n_classes, hidden_units: SQLFlow's first releases passed them to the constructor)
+-- needs: iris.train
+SELECT *
+FROM iris.train
+TO TRAIN DNNClassifier
+WITH
+  n_classes = 3,
+  hidden_units = [10, 20]
+COLUMN sepal_length, sepal_width, petal_length, petal_width
+LABEL class
+INTO sqlflow_models.attr_old_dnn;
+
+-- from: go/verifier/verifier_test.go (TestVerifyColumnNameAndType: unprefixed n_classes, hidden_units, SELECT with LIMIT)
+-- needs: churn.train
+SELECT gender, tenure, totalcharges, churn
+FROM churn.train LIMIT 10
+TO TRAIN DNNClassifier
+WITH
+  n_classes = 2,
+  hidden_units = [10, 20]
+COLUMN gender, tenure, totalcharges
+LABEL churn
+INTO sqlflow_models.attr_old_churn;
+
+-- from: doc/walkthrough.md (unprefixed learning_rate: the optimizer's)
+-- needs: iris.train
+SELECT * FROM iris.train TO TRAIN DNNClassifier WITH learning_rate=0.01 LABEL class INTO sqlflow_models.attr_old_learning_rate;
+
+-- from: doc/design/syntax.md (layers, a parameter of the estimator's constructor: the hidden units)
+-- needs: creditcard.creditcard
+-- note: the design's COLUMN also holds cross(v1, v9, v28), a CROSS without its bucket size, which SQLFlow's COLUMN parser refuses
+SELECT * FROM creditcard.creditcard
+LIMIT 1000
+TO TRAIN DNNClassifier       /* a pre-defined TensorFlow estimator, tf.estimator.DNNClassifier */
+WITH layers=[100, 200],   /* a parameter of the Estimator class constructor */
+     train.batch_size = 8 /* a parameter of the Estimator.train method */
+COLUMN *                  /* all columns as raw features */
+LABEL class
+INTO sqlflow_models.attr_old_layers;
+
+-- from: go/cmd/sqlflowserver/e2e_pai_maxcompute_test.go (CaseTrainPAIKMeans: center_count, idx_table_name, excluded_columns)
+-- needs: iris.train
+SELECT * FROM iris.train
+	TO TRAIN kmeans 
+	WITH
+		center_count=3,
+		idx_table_name=iris.train_test_output_idx,
+		excluded_columns=class
+	INTO sqlflow_models.attr_pai_kmeans;
+
+-- from: go/cmd/sqlflowserver/e2e_pai_maxcompute_test.go (CaseTrainPAIKMeans: TO PREDICT the cluster_index)
+-- needs: iris.test; model sqlflow_models.attr_pai_kmeans
+SELECT * FROM iris.test
+	TO PREDICT iris.attr_kmeans_predict.cluster_index
+	USING sqlflow_models.attr_pai_kmeans;
+
+-- from: python/runtime/pai/submitter_test.py (test_submit_pai_kmeans_train_task: model.excluded_columns, model.idx_table_name)
+-- needs: iris.train
+SELECT * FROM iris.train
+TO TRAIN KMeans
+WITH model.excluded_columns="class",
+     model.idx_table_name="iris.e2e_test_kmeans_output_idx"
+INTO sqlflow_models.attr_pai_kmeans_prefixed;
+
+-- from: go/cmd/sqlflowserver/e2e_pai_maxcompute_test.go (CaseTrainPAIRandomForests: TO EXPLAIN WITH label_column)
+-- needs: iris.test; model sqlflow_models.attr_xgb_softmax
+-- note: SQLFlow's case explains a PAI random forest; here the XGBoost model trained above
+SELECT * FROM iris.test
+TO EXPLAIN sqlflow_models.attr_xgb_softmax
+WITH label_column = class
+USING TreeExplainer
+INTO iris.rf_model_explain;
+
+-- from: go/cmd/sqlflowserver/e2e_pai_maxcompute_test.go (CasePAIMaxComputeTrainTFBTDistributed: train.num_ps on BoostedTrees)
+-- needs: iris.train, iris.test
+SELECT * FROM iris.train WHERE class < 2
+TO TRAIN BoostedTreesClassifier
+WITH
+	model.center_bias=True,
+	model.n_batches_per_layer=70,
+	train.num_workers=2,
+	train.num_ps=1,
+	train.epoch=10,
+	validation.select="select * from iris.test"
+LABEL class
+INTO sqlflow_models.attr_tfbt_distributed;
+
+-- from: go/sql/executor_ir_test.go (testClusteringTrain: train.verbose on DeepEmbeddingClusterModel)
+-- needs: iris.train
+SELECT (sepal_length - 4.4) / 3.5 as sepal_length, (sepal_width - 2.0) / 2.2 as sepal_width, (petal_length - 1) / 5.9 as petal_length, (petal_width - 0.1) / 2.4 as petal_width
+FROM iris.train
+TO TRAIN sqlflow_models.DeepEmbeddingClusterModel
+WITH
+  model.pretrain_dims = [10,10,3],
+  model.n_clusters = 3,
+  model.pretrain_epochs=5,
+  train.batch_size=10,
+  train.verbose=1
+INTO sqlflow_models.attr_clustering_verbose;
+
+-- from: go/ir/ir_generator_test.go (TestGenerateOptimizeStmt: data.*, worker.*, solver.max_iter of SQLFlow's solving service on PAI)
+-- needs: shipment.routes
+SELECT * FROM shipment.routes
+TO MINIMIZE SUM(distance * shipment * 90 / 1000)
+CONSTRAINT SUM(shipment) <= capacity GROUP BY plants,
+           SUM(shipment) >= demand GROUP BY markets
+WITH variables = "shipment(plants,markets)",
+     var_type = "NonNegativeReals",
+     data.enable_slice = True,
+     data.batch_size = 1,
+     worker.core = 16,
+     worker.num = 4,
+     worker.memory = 8192,
+     solver.max_iter = 10
+USING glpk
+INTO shipment.shipment_result_table;
+
+-- from: go/workflow/couler/katib.go (attributeDictionary: range.num_round, range.max_depth of the Katib submitter); doc/design/katib_on_sqlflow.md
+-- needs: iris.train, iris.test
+SELECT * FROM iris.train
+TO TRAIN xgboost.gbtree
+WITH
+    objective=multi:softmax,
+    num_class=3,
+    eta=0.1,
+    range.num_round=[50, 100],
+    range.max_depth=[2, 8],
+    validation.select="SELECT * FROM iris.test"
+LABEL class
+INTO sqlflow_models.attr_katib_xgb;

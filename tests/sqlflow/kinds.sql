@@ -393,3 +393,31 @@ TO EVALUATE sqlflow_models.my_titanic_model
 WITH validation.metrics = "Accuracy,Recall"
 LABEL survived
 INTO titanic.evaluate_result;
+
+-- from: doc/design/sqlflow_parser.md (TO PREDICT my_predict_table: no result column, named after the model's label)
+-- needs: iris.test; model sqlflow_models.my_dnn_model
+SELECT * FROM iris.test
+TO PREDICT my_predict_table
+USING sqlflow_models.my_dnn_model;
+
+-- from: doc/language_guide.md (Prediction Syntax: TO PREDICT result_table_reference WITH ... USING)
+-- needs: iris.test; model sqlflow_models.my_dnn_model
+SELECT * FROM iris.test
+TO PREDICT result_table_reference
+WITH predict.batch_size = 1
+USING sqlflow_models.my_dnn_model;
+
+-- from: go/parser/sqlflow_parser_test.go (to predict a using b: lower case, a table of one word)
+-- needs: iris.test; model my_dnn_model
+SELECT * FROM iris.test to predict a using my_dnn_model;
+
+-- from: go/cmd/sqlflowserver/e2e_common_cases.go (caseShowTrain: SHOW TRAIN of an XGBoost model; its columns are Model and Train Statement)
+-- needs: iris.train
+SELECT * FROM iris.train TO TRAIN xgboost.gbtree
+	WITH objective="reg:squarederror"
+	LABEL class 
+	INTO sqlflow_models.my_xgb_model_for_show_train;
+
+-- from: go/cmd/sqlflowserver/e2e_common_cases.go (caseShowTrain)
+-- needs: model sqlflow_models.my_xgb_model_for_show_train
+SHOW TRAIN sqlflow_models.my_xgb_model_for_show_train;

@@ -1,5 +1,6 @@
 -- SQLFlow corpus: statements SQLFlow's parser rejects (the negative cases of go/parser/*_test.go,
--- and grammar rules of go/parser/extended_syntax_parser.y), each with the position of its error:
+-- and grammar rules of go/parser/extended_syntax_parser.y; one its attribute checker refuses), each
+-- with the position of its error:
 -- `-- error: line L column C`, counted from the statement's first line (1) and first character (1),
 -- at the start of the token the error is about. Check each case as a program of its own: several
 -- (unclosed quotes and comments) swallow the rest of a file. Format in README.md.
@@ -282,3 +283,16 @@ INTO woodcarving.result_table;
 -- error: line 1 column 1
 -- sqlflow: not extended syntax: the database rejects it
 SELEC 1;
+
+-- from: go/ir/ir_generator_test.go (TestGenerateTrainStmt writes train.optimizer, which SQLFlow's TensorFlow code generator refuses: go/codegen/tensorflow/codegen.go)
+-- needs: iris.train
+-- error: line 5 column 3
+-- sqlflow: unsupported attribute train.optimizer
+SELECT sepal_length, sepal_width, petal_length, class FROM iris.train
+TO TRAIN DNNClassifier
+WITH
+  model.n_classes=2,
+  train.optimizer="adam",
+  model.hidden_units=[128,64]
+LABEL class
+INTO sqlflow_models.neg_train_optimizer;

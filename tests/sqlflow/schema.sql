@@ -14,6 +14,7 @@ CREATE SCHEMA IF NOT EXISTS imdb;
 CREATE SCHEMA IF NOT EXISTS iris;
 CREATE SCHEMA IF NOT EXISTS kv;
 CREATE SCHEMA IF NOT EXISTS scorecard;
+CREATE SCHEMA IF NOT EXISTS shipment;
 CREATE SCHEMA IF NOT EXISTS sparse;
 CREATE SCHEMA IF NOT EXISTS text_cn;
 CREATE SCHEMA IF NOT EXISTS titanic;
@@ -49,5 +50,6 @@ CREATE TABLE energy.train (col_1 FLOAT, col_2 FLOAT, col_3 FLOAT, col_4 FLOAT, c
 CREATE TABLE energy.val (col_1 FLOAT, col_2 FLOAT, col_3 FLOAT, col_4 FLOAT, col_5 FLOAT, col_6 FLOAT, col_7 FLOAT, col_8 FLOAT, col_9 FLOAT, col_10 FLOAT, col_11 FLOAT, col_12 FLOAT, col_13 FLOAT, energy FLOAT);
 CREATE TABLE energy.test (col_1 FLOAT, col_2 FLOAT, col_3 FLOAT, col_4 FLOAT, col_5 FLOAT, col_6 FLOAT, col_7 FLOAT, col_8 FLOAT, col_9 FLOAT, col_10 FLOAT, col_11 FLOAT, col_12 FLOAT, col_13 FLOAT, energy FLOAT);
 CREATE TABLE woodcarving.products (product VARCHAR, price FLOAT, materials_cost FLOAT, other_cost FLOAT, finishing FLOAT, carpentry FLOAT, max_num INTEGER);
+CREATE TABLE shipment.routes (plants VARCHAR, markets VARCHAR, distance FLOAT, capacity FLOAT, demand FLOAT);
 CREATE TABLE cora.node (id INTEGER, node_name VARCHAR, features VARCHAR, label VARCHAR);
 CREATE TABLE cora.edge (id INTEGER, from_node_id INTEGER, to_node_id INTEGER, weight FLOAT);

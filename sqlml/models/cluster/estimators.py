@@ -1,5 +1,6 @@
-"""The clustering estimators: sqlml's k-means, and SQLFlow's DeepEmbeddingClusterModel
-mapped to it (its attributes that k-means has renamed, the others ignored with a warning)."""
+"""The clustering estimators: sqlml's k-means (under SQLFlow's PAI KMeans attribute names
+too), and SQLFlow's DeepEmbeddingClusterModel mapped to it (its attributes that k-means has
+renamed, the others ignored with a warning)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import dataclasses
 
 from sqlml.models.attributes import schema
 from sqlml.models.estimator import MATRIX_FEATURE_KINDS, Estimator
-from sqlml.semantics.attributes import Attr
+from sqlml.semantics.attributes import Attr, not_applied
 
 MAX_CLUSTERS = 1_000
 
@@ -20,6 +21,7 @@ _KMEANS = (
         minimum=1,
         maximum=MAX_CLUSTERS,
         architecture=True,
+        aliases=("center_count", "model.center_count"),  # SQLFlow's KMeans on PAI
     ),
     Attr(
         "model.n_init",
@@ -40,6 +42,25 @@ _KMEANS = (
     Attr("train.seed", "int", 0, "random seed of the k-means++ starts", minimum=0),
 )
 
+# The other attributes of SQLFlow's KMeans on PAI (with or without model.).
+_PAI_KMEANS = (
+    not_applied(
+        "model.excluded_columns",
+        "string",
+        "SQLFlow on PAI: comma-separated selected columns that are not features",
+        "every selected column is a feature: leave these out of the SELECT, or list the "
+        "features in COLUMN",
+        aliases=("excluded_columns",),
+    ),
+    not_applied(
+        "model.idx_table_name",
+        "string",
+        "SQLFlow on PAI: the table the training writes each row's cluster into",
+        "TO PREDICT writes each row's cluster into the table it names",
+        aliases=("idx_table_name",),
+    ),
+)
+
 # SQLFlow's DeepEmbeddingClusterModel: its autoencoder and refinement attributes.
 _DEC_IGNORED = (
     "model.run_pretrain",
@@ -54,6 +75,7 @@ _DEC_IGNORED = (
     "model.update_interval",
     "train.batch_size",
     "train.epoch",
+    "train.verbose",
 )
 _DEC_RENAMED: dict[str, str | None] = {
     "model.kmeans_init": "model.n_init",
@@ -68,6 +90,7 @@ def _ignored(name: str) -> Attr:
         "model.pretrain_dims": "int list",
         "model.pretrain_activation_func": "string",
         "model.pretrain_initializer": "string",
+        "train.verbose": "int",
     }.get(name, "float")
     return Attr(name, kind, None, "SQLFlow's; ignored: sqlml clusters with k-means")
 
@@ -83,7 +106,7 @@ ESTIMATORS = (
         "KMeans",
         "cluster",
         "classifier",
-        schema(*_KMEANS),
+        schema(*_KMEANS, *_PAI_KMEANS),
         "k-means clustering of the standardised features, without LABEL (numpy)",
         feature_kinds=MATRIX_FEATURE_KINDS,
         labelled=False,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from typing import Any
 
@@ -276,6 +277,21 @@ _COMBINED_INPUTS = {
 }
 
 
+# SQLFlow's first releases passed unprefixed WITH attributes to the estimator's constructor
+# (n_classes = 3, hidden_units = [10, 20]); its design documents also write layers for the
+# hidden units and learning_rate for the optimizer's.
+_FORMER = {"model.hidden_units": ("layers",), "optimizer.learning_rate": ("learning_rate",)}
+
+
+def _former(attr: Attr) -> Attr:
+    """``attr``, taken under SQLFlow's older names too: a ``model.*`` one (and its aliases)
+    unprefixed, and those of :data:`_FORMER`."""
+    written = (attr.name, *attr.aliases)
+    names = tuple(name.removeprefix("model.") for name in written if name.startswith("model."))
+    names += _FORMER.get(attr.name, ())
+    return dataclasses.replace(attr, former=names) if names else attr
+
+
 def _keras(name: str, task: str, doc: str, architecture: str, *attrs: Attr) -> Estimator:
     combined = architecture == "dnn_linear_combined"
     optimizers = _COMBINED_OPTIMIZERS if combined else _optimizer()
@@ -283,7 +299,7 @@ def _keras(name: str, task: str, doc: str, architecture: str, *attrs: Attr) -> E
         name,
         "keras",
         task,
-        schema(*attrs, *_TRAIN, *optimizers, parameter_servers=True),
+        schema(*map(_former, (*attrs, *_TRAIN, *optimizers)), parameter_servers=True),
         doc,
         {"architecture": architecture},
         inputs=_COMBINED_INPUTS if combined else {},

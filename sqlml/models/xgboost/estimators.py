@@ -429,6 +429,7 @@ _BOOSTED_TREES_IGNORED = {
     "model.train_in_memory": "bool",
     "train.batch_size": "int",
     "train.epoch": "int",
+    "train.num_ps": "int",  # TensorFlow's parameter servers: XGBoost's workers need none
 }
 
 

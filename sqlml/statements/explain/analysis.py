@@ -88,6 +88,7 @@ EXPLAIN_ATTRIBUTES = {
         None,
         "the label column PermutationExplainer scores against (default: the model's label); "
         "the other explainers need no label",
+        former=("label_column",),  # SQLFlow's for PAI's random forests
     ),
     "plots": Attr(
         "plots",

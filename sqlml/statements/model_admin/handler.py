@@ -13,13 +13,14 @@ from sqlml.runtime.context import Context
 from sqlml.runtime.lineage import described
 from sqlml.runtime.outcome import Outcome
 
+# SHOW TRAIN's columns, as SQLFlow names them (its executor's ExecuteShowTrain).
+SHOW_TRAIN_COLUMNS = ["Model", "Train Statement"]
+
 
 def show_train(statement: ir.ShowTrainStatement, context: Context) -> Outcome:
     store = ModelStore(context.datasource)
     metadata = store.load(statement.model, statement.version, check=False).metadata
-    return Outcome(
-        result=ResultSet(["model", "train_statement"], [(statement.model, metadata["statement"])])
-    )
+    return Outcome(result=ResultSet(SHOW_TRAIN_COLUMNS, [(statement.model, metadata["statement"])]))
 
 
 UNREADABLE = "(metadata unreadable)"

@@ -11,7 +11,7 @@ import sqlglot
 from sqlglot import exp
 
 from sqlml.grammar.ast import Attribute, Name, Position
-from sqlml.semantics.attributes import Attr, check_attributes, pod_resources
+from sqlml.semantics.attributes import Attr, check_attributes, not_applied, pod_resources
 from sqlml.semantics.lowering import OUTPUT_REPLACE, Output, error, lower_selecting, where
 from sqlml.statements.optimize import syntax
 from sqlml.statements.optimize.ir import SOLVERS, VAR_TYPES, OptimizeStatement
@@ -46,6 +46,38 @@ OPTIMIZE_ATTRIBUTES = {
     "output.replace": OUTPUT_REPLACE,
     **pod_resources("optimize"),
 }
+# SQLFlow's settings of its solving service on PAI (OptFlow), which its local runs ignore too.
+_ONE_PROCESS = "sqlml solves the whole problem at once, in one process"
+OPTIMIZE_ATTRIBUTES.update(
+    (attr.name, attr)
+    for attr in (
+        not_applied("data.enable_slice", "bool", "SQLFlow on PAI: solve by slices", _ONE_PROCESS),
+        not_applied(
+            "data.batch_size", "int", "SQLFlow on PAI: rows of a slice", _ONE_PROCESS, minimum=-1
+        ),
+        *(
+            not_applied(
+                f"worker.{name}",
+                "int",
+                f"SQLFlow on PAI: {doc}",
+                f"{_ONE_PROCESS}; on Kubernetes its pod gets optimize.cpu and optimize.memory",
+                minimum=1,
+            )
+            for name, doc in (
+                ("num", "workers solving"),
+                ("core", "CPU cores of each worker"),
+                ("memory", "memory of each worker (MB)"),
+            )
+        ),
+        not_applied(
+            "solver.max_iter",
+            "int",
+            "SQLFlow on PAI: the solver's iterations at most",
+            "HiGHS stops at the optimum, or at solver.time_limit",
+            minimum=1,
+        ),
+    )
+)
 
 SUPPORTED = (
     "the objective and the constraints are linear: numbers, columns and the variable joined "

@@ -32,13 +32,12 @@ PREDICT_ATTRIBUTES = {
 
 
 def _lower(statement: syntax.PredictNode, step_id: str, dialect: str) -> PredictStatement:
+    """The IR; a target of one part is the table, its result column named at run time after
+    the model's label (SQLFlow's ``TO PREDICT <table>``)."""
     target = statement.target
-    if len(target.parts) < 2:
-        raise error(
-            f"TO PREDICT needs <table>.<result column>, got {target}",
-            target.pos,
-            f"for example: TO PREDICT {target}_predicted.class",
-        )
+    table, column = (
+        (target.parts[:-1], target.parts[-1]) if len(target.parts) > 1 else (target.parts, None)
+    )
     attributes = check_attributes(statement.attributes, PREDICT_ATTRIBUTES, "TO PREDICT")
     extras = attributes.get("predict.extra_outputs")
     if extras is not None:
@@ -58,8 +57,8 @@ def _lower(statement: syntax.PredictNode, step_id: str, dialect: str) -> Predict
         text=statement.text,
         **where(statement.pos),
         select=statement.select,
-        table=list(target.parts[:-1]),
-        result_column=target.parts[-1],
+        table=list(table),
+        result_column=column,
         model=str(statement.using),
         version=statement.using.version,
         attributes=attributes,

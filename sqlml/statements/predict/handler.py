@@ -41,13 +41,12 @@ def predict(statement: ir.PredictStatement, context: Context) -> Outcome:
             "predicts numbers",
             hint="remove predict.extra_outputs",
         )
-    names = (
-        probability_columns(statement.result_column, model.labels.classes) if probabilities else []
-    )
+    label = model.stored.metadata["label"]
+    result = result_column(statement, label)
+    names = probability_columns(result, model.labels.classes) if probabilities else []
     score = model.trainer.scorer(context, model.stored.data, model.stored.metadata)
     batch_rows = statement.attributes["predict.batch_size"]
-    label = model.stored.metadata["label"]
-    names_read = [*model_columns(model), statement.result_column]
+    names_read = [*model_columns(model), result]
 
     def predicted(batches: Iterator[Columns]) -> Iterator[Columns]:
         """The output batches; the read ends (its transaction too) when they end, not when
@@ -57,13 +56,11 @@ def predict(statement: ir.PredictStatement, context: Context) -> Outcome:
                 columns = spelled(read, names_read)
                 if index == 0:
                     check_rows(columns)
-                    _check_result_columns(statement, model, columns, names)
+                    _check_result_columns(statement, result, model, columns, names)
                 token.check()
                 scores = score(transform(columns, model.features), batch_rows)
-                output = {
-                    k: v for k, v in columns.items() if k not in (label, statement.result_column)
-                }
-                output[statement.result_column] = model.predicted(scores)
+                output = {k: v for k, v in columns.items() if k not in (label, result)}
+                output[result] = model.predicted(scores)
                 if probabilities:
                     output.update({name: scores[:, i] for i, name in enumerate(names)})
                 yield output
@@ -75,20 +72,34 @@ def predict(statement: ir.PredictStatement, context: Context) -> Outcome:
         batches = predicted(reader.read_batches(statement.select, batch_rows))
         rows = datasource.write_batches(statement.table, batches, replace, token)
     return Outcome(
-        summary=f"predicted {rows} rows into {'.'.join(statement.table)}."
-        f"{statement.result_column} with {statement.model}",
+        summary=f"predicted {rows} rows into {'.'.join(statement.table)}.{result} "
+        f"with {statement.model}",
         model=(statement.model, model.stored.version),
     )
 
 
+def result_column(statement: ir.PredictStatement, label: str) -> str:
+    """The column the predictions go into: the one named, else the model's ``label`` (a
+    :class:`ModelError` for a model trained without one)."""
+    if statement.result_column is not None:
+        return statement.result_column
+    if not label:
+        table = ".".join(statement.table)
+        raise ModelError(
+            f"TO PREDICT {table} names no result column, and {statement.model} was trained "
+            "without a LABEL to name it after",
+            hint=f"name the column: TO PREDICT {table}.<result column>",
+        )
+    return label
+
+
 def _check_result_columns(
-    statement: ir.PredictStatement, model: Model, columns: Columns, extra: list[str]
+    statement: ir.PredictStatement, result: str, model: Model, columns: Columns, extra: list[str]
 ) -> None:
-    """The result column takes the place of a selected column of its name, as in SQLFlow:
+    """The ``result`` column takes the place of a selected column of its name, as in SQLFlow:
     the label's silently, another's with a warning. A :class:`ModelError` if an extra output
     (a class probability) would replace a selected column."""
     label = model.stored.metadata["label"]
-    result = statement.result_column
     if result in columns and result != label:
         feature = " (a feature of the model)" if result in _feature_names(model) else ""
         warn(

@@ -10,13 +10,13 @@ from sqlml.ir import Statement
 
 @dataclass(frozen=True)
 class PredictStatement(Statement):
-    """Predict the rows of ``select`` with ``model`` into ``table``.``column``."""
+    """Predict the rows of ``select`` with ``model`` into ``table``.``result_column``."""
 
     kind: ClassVar[str] = "predict"
     omitted_when_none: ClassVar[tuple[str, ...]] = ("version", "image")
     select: str
     table: list[str]
-    result_column: str
+    result_column: str | None  # None: named after the model's label, as in SQLFlow
     model: str
     attributes: dict[str, Any]
     version: int | str | None = None  # VERSION: a number or an alias; None: the newest

@@ -13,7 +13,7 @@ from sqlml.grammar.fragment import Fragment
 
 @dataclass(frozen=True)
 class PredictNode(ast.Statement):
-    """``<select> TO PREDICT <table>.<column> [WITH ...] USING <model>``."""
+    """``<select> TO PREDICT <table>[.<column>] [WITH ...] USING <model>``."""
 
     select: str
     target: Name

@@ -53,6 +53,20 @@ s3_predict_served_price = workflow.add(steps.predict(
         version='champion',
     )
 ))
+s4_predict_price_predictions = workflow.add(steps.predict(
+    ir.PredictStatement(
+        id='s4-predict-price-predictions',
+        text='SELECT * FROM houses TO PREDICT price_predictions USING price_xgb',
+        line=4,
+        column=1,
+        select='SELECT * FROM houses',
+        table=['price_predictions'],
+        result_column=None,
+        model='price_xgb',
+        attributes={'predict.batch_size': 65536, 'output.replace': False},
+    ),
+    after=[s1_predict_price_predictions_price],
+))
 
 if __name__ == "__main__":
     raise SystemExit(main(workflow, base_dir='.'))
