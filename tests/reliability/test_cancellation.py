@@ -136,7 +136,7 @@ def test_a_timeout_while_predicting_keeps_the_old_table(
 
 
 # The stages of progress lines (SQLML_PROGRESS=1), "training (m): 40/100 rounds".
-STAGES = ("reading", "training", "validating", "predicting", "scoring")
+STAGES = ("reading", "loading", "compiling", "training", "validating", "predicting", "scoring")
 CANCELLED = "error: the statement was cancelled (Ctrl-C); nothing it did was committed"
 
 
