@@ -73,7 +73,8 @@ def test_a_failed_statement_keeps_the_files_of_the_results_before_it(tmp_path, d
     )
     err = capsys.readouterr().err
     assert status == 1
-    assert "broken.sql:2:1: error:" in err and "no_such_table" in err
+    # at the missing table, where DuckDB places the error
+    assert "broken.sql:2:35: error:" in err and "no_such_table" in err
     assert os.listdir(out) == ["broken-s1-select.csv"]  # s3 waited for s2 and did not run
     assert read_csv(out / "broken-s1-select.csv") == [["a", "b"], ["1", "2"]]
 
