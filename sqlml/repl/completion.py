@@ -130,8 +130,8 @@ class SqlmlCompleter(Completer):
         sections = {w for k in _clauses().values() if k.grammar for w in k.grammar.sections}
         section = next((word for word in reversed(words) if word in sections), None)
         if section == "WITH" and last in ("WITH", ","):
-            schema = _attributes(kind, tokens[start + 1])
-            return ((name, attr.doc) for name, attr in schema.items())
+            schema = _attributes(kind, tokens[start + 1])  # those sqlml applies
+            return ((name, attr.doc) for name, attr in schema.items() if attr.ignored is None)
         if section == "WITH" and last == "=":
             attr = _attributes(kind, tokens[start + 1]).get(tokens[-2])
             return _values(attr) if attr is not None else ()
