@@ -460,8 +460,10 @@ def test_an_image_is_an_argo_step_in_that_image_valid_against_the_schemas():
         for t in templates.values()
         if t.get("container", {}).get("image", "").startswith("sqlflow")
     )
-    [env] = image_step["container"]["env"]
-    assert env["name"] == "SQLML_DATASOURCE" and "secretKeyRef" in env["valueFrom"]
+    env = {e["name"]: e for e in image_step["container"]["env"]}
+    assert set(env) == {"SQLML_DATASOURCE", "SQLML_RUN_ID"}  # the run: the Workflow's name
+    assert "secretKeyRef" in env["SQLML_DATASOURCE"]["valueFrom"]
+    assert env["SQLML_RUN_ID"]["value"] == "{{workflow.name}}"
     assert image_step["retryStrategy"]["limit"] == 2
     tasks = {task["name"]: task for task in templates["main"]["dag"]["tasks"]}
     select = next(task for name, task in tasks.items() if name.startswith("s4"))
