@@ -305,3 +305,16 @@ class Family(ABC):
             f"{self.name} models train in-process only, not in a Kubeflow job",
             hint="leave out train.distributed, train.workers and train.ps",
         )
+
+
+def onnx_converted(name: str, converter: str, convert: Callable[[], Any], native: str) -> bytes:
+    """The bytes of the ONNX model ``convert()`` makes of model ``name``; a
+    :class:`ModelError` naming the ``converter`` library if it cannot, whose hint is to
+    export it in the family's ``native`` format (``XGBoost's format``, ``FILE.json``)."""
+    try:
+        return convert().SerializeToString()
+    except (RuntimeError, ValueError, NotImplementedError, TypeError) as error:
+        raise ModelError(
+            f"{converter} cannot convert model {name} ({type(error).__name__}: {error})",
+            hint=f"export it in {native} instead",
+        ) from None

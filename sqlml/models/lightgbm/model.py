@@ -16,7 +16,7 @@ import numpy as np
 from sqlml import imports
 from sqlml.errors import ModelError
 from sqlml.models.checks import TAMPERED_HINT
-from sqlml.models.interface import Imported
+from sqlml.models.interface import Imported, onnx_converted
 from sqlml.models.lightgbm import ESTIMATOR
 from sqlml.models.lightgbm.checks import Header, Refused, checked_text, trees_text
 from sqlml.models.store import StoredModel
@@ -116,11 +116,9 @@ def to_onnx(stored: StoredModel) -> bytes:
     tensor = imports.load("onnxmltools.convert.common.data_types").FloatTensorType
     header, booster = checked(stored.data)
     inputs = [("input", tensor([None, header.features]))]
-    try:
-        converted = onnxmltools.convert_lightgbm(booster, initial_types=inputs, zipmap=False)
-    except (RuntimeError, ValueError, NotImplementedError, TypeError) as error:
-        raise ModelError(
-            f"onnxmltools cannot convert model {stored.name} ({type(error).__name__}: {error})",
-            hint="export it in LightGBM's format instead (sqlml export MODEL FILE.txt)",
-        ) from None
-    return converted.SerializeToString()
+    return onnx_converted(
+        stored.name,
+        "onnxmltools",
+        lambda: onnxmltools.convert_lightgbm(booster, initial_types=inputs, zipmap=False),
+        "LightGBM's format (sqlml export MODEL FILE.txt)",
+    )

@@ -21,7 +21,7 @@ from sklearn.pipeline import Pipeline
 
 from sqlml import imports
 from sqlml.errors import ModelError
-from sqlml.models.interface import Imported
+from sqlml.models.interface import Imported, onnx_converted
 from sqlml.models.sklearn.checks import (
     ALLOWED_TYPES,
     ESTIMATOR_TYPES,
@@ -344,11 +344,9 @@ def to_onnx(stored: StoredModel) -> bytes:
         model.classes_ = np.array(metadata["labels"]["classes"])
     options = {id(model): {"zipmap": False}} if hasattr(model, "predict_proba") else None
     inputs = [("input", tensor([None, int(metadata["params"]["columns"])]))]
-    try:
-        converted = skl2onnx.convert_sklearn(pipeline, initial_types=inputs, options=options)
-    except (RuntimeError, ValueError, NotImplementedError, TypeError) as error:
-        raise ModelError(
-            f"skl2onnx cannot convert model {stored.name} ({type(error).__name__}: {error})",
-            hint="export it in skops's format instead (sqlml export MODEL FILE.skops)",
-        ) from None
-    return converted.SerializeToString()
+    return onnx_converted(
+        stored.name,
+        "skl2onnx",
+        lambda: skl2onnx.convert_sklearn(pipeline, initial_types=inputs, options=options),
+        "skops's format (sqlml export MODEL FILE.skops)",
+    )

@@ -18,7 +18,7 @@ import xgboost as xgb
 from sqlml import imports, ir
 from sqlml.errors import ModelError
 from sqlml.models.checks import TAMPERED_HINT
-from sqlml.models.interface import Imported
+from sqlml.models.interface import Imported, onnx_converted
 from sqlml.models.metadata import MAX_SIZE
 from sqlml.models.store import StoredModel
 from sqlml.models.xgboost import pages
@@ -538,10 +538,9 @@ def to_onnx(stored: StoredModel) -> bytes:
     tensor = imports.load("onnxmltools.convert.common.data_types").FloatTensorType
     booster = checked(stored.data, stored.metadata["params"])
     inputs = [("input", tensor([None, booster.num_features()]))]
-    try:
-        return onnxmltools.convert_xgboost(booster, initial_types=inputs).SerializeToString()
-    except (RuntimeError, ValueError, NotImplementedError, TypeError) as error:
-        raise ModelError(
-            f"onnxmltools cannot convert model {stored.name} ({type(error).__name__}: {error})",
-            hint="export it in XGBoost's format instead (sqlml export MODEL FILE.json)",
-        ) from None
+    return onnx_converted(
+        stored.name,
+        "onnxmltools",
+        lambda: onnxmltools.convert_xgboost(booster, initial_types=inputs),
+        "XGBoost's format (sqlml export MODEL FILE.json)",
+    )
