@@ -17,6 +17,8 @@ if TYPE_CHECKING:
     import numpy as np
     from sqlglot import exp
 
+    from sqlml.datasources import Columns
+    from sqlml.models.applied import Model
     from sqlml.models.store import StoredModel
     from sqlml.runtime.context import Context
     from sqlml.runtime.features_apply import FeatureArrays
@@ -64,6 +66,23 @@ class Trainer(Protocol):
         self, context: Context, data: bytes, metadata: dict[str, Any]
     ) -> Callable[[FeatureArrays, int], np.ndarray]:
         """The stored model, loaded once, as a function of features and a batch size."""
+
+
+class RowsTrainer(Trainer, Protocol):
+    """The trainer of a family that makes TO PREDICT's rows itself
+    (:attr:`Family.predicts_rows`)."""
+
+    def predicted_rows(
+        self,
+        context: Context,
+        model: Model,
+        batches: Iterator[Columns],
+        result: str,
+        attributes: dict[str, Any],
+    ) -> Iterator[Columns]:
+        """The batches TO PREDICT writes, into ``result`` (and columns named after it), for
+        the SELECT's ``batches`` (checked, each column named as the statement spells it),
+        TO PREDICT's WITH ``attributes`` given; advances ``context.reporter`` by the rows."""
 
 
 @dataclass(frozen=True)
@@ -175,6 +194,10 @@ class Family(ABC):
     # others), or None: each row is scored alone. A query's function of sqlml's, called on a
     # few rows at a time (DuckDB, SQLite), cannot score such a model: PREDICT there is an error.
     scores_together: ClassVar[str | None] = None
+    # Whether its trainer (a RowsTrainer) makes TO PREDICT's rows from the SELECT's, which
+    # may be more or fewer (a forecast's steps after each series), and takes
+    # predict.confidence_level; else TO PREDICT writes a prediction beside each row.
+    predicts_rows: ClassVar[bool] = False
     # The module whose ``train(statement, context)`` trains a model in train.workers
     # processes (see :meth:`distributed`): the trained model (sqlml.runtime.training_data's
     # Trained) for TO TRAIN's handler to store, or the Outcome of a worker whose model another

@@ -1,6 +1,7 @@
 """The time-series family: SQLFlow's model zoo ARIMAWithSTLDecomposition in numpy (seasonal
 decomposition by moving averages, then an ARIMA(p, d, q) on the remainder, fitted by
-Hannan-Rissanen least squares), stored as JSON; TO PREDICT writes the forecasts.
+Hannan-Rissanen least squares, its order chosen by KPSS and AIC when not given), one per
+series, stored as JSON; TO PREDICT writes the forecasts, with prediction intervals.
 
 This module imports no more than the interface: the estimators' declarations load on first
 lookup, :mod:`.model` when a model is trained or used.
@@ -25,7 +26,10 @@ class TimeSeries(Family):
     format = "arima-json"
     extensions = (".json",)
     trainer_module = "sqlml.models.timeseries.model"
-    scores_together = "each row is the next step of the forecast, in the order the rows come"
+    scores_together = (
+        "each row is the next step of its series' forecast, in the order the rows come"
+    )
+    predicts_rows = True
 
     def estimators(self) -> Iterable[Estimator]:
         from sqlml.models.timeseries.estimators import ESTIMATORS

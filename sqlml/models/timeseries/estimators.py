@@ -11,19 +11,23 @@ from sqlml.semantics.attributes import Attr, not_applied
 
 MAX_ORDER = 30  # of p, d and q each
 MAX_PERIOD = 10_000
+MAX_HORIZON = 10_000  # steps forecast per series
+MAX_SERIES = 100_000  # series in one model
 # The one feature orders the rows: a date as text (a category) or a number.
 FEATURE_KINDS = ("auto", "numeric", "dense", "category_id")
 
 _DATES = (
     "sqlml orders the rows by the date without reading it; TO PREDICT forecasts the steps "
-    "right after the training series, one per row of its SELECT"
+    "right after each training series: model.horizon of them, or one per row of its SELECT"
 )
 _ARIMA = (
     Attr(
         "model.order",
         "int list",
-        [1, 0, 0],
-        "the ARIMA order [p, d, q]: autoregressive lags, differences, moving-average lags",
+        None,
+        "the ARIMA order [p, d, q]: autoregressive lags, differences, moving-average lags; "
+        "left out, each series' own: d differences until a KPSS test finds its level "
+        "stationary (at most 2), then the p and q up to 3 of the smallest AIC",
         minimum=0,
         maximum=MAX_ORDER,
         architecture=True,
@@ -36,6 +40,25 @@ _ARIMA = (
         minimum=2,
         maximum=MAX_PERIOD,
         architecture=True,
+    ),
+    Attr(
+        "model.series_key",
+        "string",
+        None,
+        "the column(s) naming each series (comma-separated): one ARIMA is fitted per series, "
+        "its rows ordered by the other feature, the date; left out, the rows are one series",
+        aliases=("model.time_series_id_col",),
+        architecture=True,
+    ),
+    Attr(
+        "model.horizon",
+        "int",
+        None,
+        "steps TO PREDICT forecasts after the end of each series of its SELECT, a row each "
+        "(the series key, the date extended by the series' step, the forecast); left out, "
+        "one step per row of the SELECT, in the order they come",
+        minimum=1,
+        maximum=MAX_HORIZON,
     ),
     not_applied("model.date_format", "string", "SQLFlow: the format of the dates", _DATES),
     not_applied("model.forecast_start", "string", "SQLFlow: the first date forecast", _DATES),
@@ -63,8 +86,10 @@ ESTIMATORS = (
         "timeseries",
         "regressor",
         _attributes(),
-        "forecasting: the LABEL is the series, ordered by the feature (the date); TO PREDICT "
-        "writes the forecast of the steps after the training series, one per row in order",
+        "forecasting: the LABEL is the series, ordered by the feature (the date), one series "
+        "per value of model.series_key; TO PREDICT writes the forecast of the steps after "
+        "each training series (model.horizon of them, else one per row in order), with "
+        "intervals for predict.confidence_level",
         feature_kinds=FEATURE_KINDS,
         instead="sqlml removes each seasonal period with a moving average (a centred trend, "
         "then the mean of each phase) instead of STL's LOESS, and fits the ARIMA by "

@@ -1,12 +1,10 @@
-"""ARIMA with seasonal decomposition in numpy.
+"""The time-series family's trainer and scorer: one ARIMA (:mod:`.arima`) per series.
 
-Training orders the rows by the feature (a date: text dates order as SQLFlow sorts them, by
-their text), removes each ``model.period`` in turn (a centred moving average is the trend; the
-mean of each phase of the detrended series, centred on zero, is the seasonal pattern), scales
-the remainder, differences it ``d`` times and fits ARMA(p, q) by Hannan-Rissanen: a long
-autoregression's residuals stand in for the errors, then one least-squares regression on
-``p`` lags and ``q`` lagged errors. A forecast runs the recursion with future errors 0, undoes
-the differences and the scale, and adds the seasonal patterns back.
+The features are the date, which orders each series' rows (text dates order as SQLFlow
+sorts them, by their text), and the ``model.series_key`` columns, whose values (as the
+features encode them: a text's id in the vocabulary) name the series. TO PREDICT writes the
+forecast of each series' next steps (:mod:`.rows`); TO EVALUATE and TO EXPLAIN score a row as
+the next step of its series, in the order the rows come.
 """
 
 from __future__ import annotations
@@ -19,11 +17,22 @@ import numpy as np
 
 from sqlml.errors import ModelError
 from sqlml.models.store import StoredModel
+from sqlml.models.timeseries import arima
 from sqlml.models.timeseries.checks import arima_document
+from sqlml.models.timeseries.estimators import MAX_SERIES
+from sqlml.models.timeseries.rows import predicted_rows
+from sqlml.models.timeseries.series import (
+    Steps,
+    date_column,
+    feature_values,
+    key_columns,
+    key_values,
+)
 from sqlml.runtime.context import Context
 from sqlml.runtime.features_apply import FeatureArrays
 from sqlml.runtime.labels import LabelEncoding
-from sqlml.runtime.matrix import values
+
+__all__ = ["predicted_rows", "scorer", "train"]
 
 
 def train(
@@ -35,163 +44,85 @@ def train(
     base: StoredModel | None = None,
     **ranking: np.ndarray,
 ) -> tuple[bytes, dict[str, Any]]:
-    """Fit the seasonal patterns and the ARIMA (anew: a base model is not continued)."""
-    if len(features.names) != 1:
+    """Fit each series' seasonal patterns and ARIMA (anew: a base model is not continued)."""
+    keys = key_columns(attributes)
+    date = date_column(features, keys)
+    y = np.asarray(y, dtype=np.float64)
+    if np.isnan(y).any():
         raise ModelError(
-            f"an ARIMA model takes one feature, the date that orders the series; the SELECT "
-            f"gives {len(features.names)}: {', '.join(features.names)}",
-            hint="select only the date column and the LABEL, e.g. SELECT time, purchase FROM ...",
+            "the series (the LABEL) holds NULL values", hint="fill or filter them in the SELECT"
         )
-    series = np.asarray(y, dtype=np.float64)[np.argsort(_order_key(features), kind="stable")]
-    if np.isnan(series).any():
+    when = feature_values(features, features.names.index(date))
+    if np.isnan(when).any():
         raise ModelError(
-            "the series (the LABEL) holds NULL values",
-            hint="fill or filter them in the SELECT",
+            f"the date column {date} holds NULL values", hint="fill or filter them in the SELECT"
         )
-    p, d, q = _order(attributes["model.order"])
-    periods = list(attributes["model.period"])
-    with context.reporter.stage("training", total=1, unit="fits"):
-        document = fit(series, p, d, q, periods)
-        context.reporter.advance(1)
-    return json.dumps(document).encode(), {
-        "params": {"order": [p, d, q], "periods": periods},
-        "metrics": {"train_rows": float(len(series))},
+    found = key_values(features, keys)
+    groups, inverse = np.unique(found, axis=0, return_inverse=True)
+    if len(groups) > MAX_SERIES:
+        raise ModelError(
+            f"the SELECT holds {len(groups):,} series (model.series_key = {', '.join(keys)}), "
+            f"more than the {MAX_SERIES:,} one model holds",
+            hint="train a model per part of the series, split by a WHERE clause",
+        )
+    order, periods = attributes.get("model.order"), list(attributes["model.period"])
+    if order is not None and len(order) != 3:
+        raise ModelError(
+            f"model.order must be 3 numbers [p, d, q], got {order}",
+            hint="e.g. model.order = [7, 0, 2], or leave it out to choose it",
+        )
+    series, orders = [], {}
+    with context.reporter.stage("training", total=len(groups), unit="series"):
+        for index, key in enumerate(groups):
+            context.token.check()
+            rows = np.flatnonzero(inverse.ravel() == index)
+            rows = rows[np.argsort(when[rows], kind="stable")]
+            try:
+                document = arima.fit(y[rows], order, periods)
+            except ModelError as failure:
+                raise _in_series(failure, keys, index, len(groups)) from None
+            steps = np.diff(when[rows])
+            document.update(
+                key=key.tolist(),
+                last=float(when[rows][-1]),
+                step=float(np.median(steps)) if len(steps) else 1.0,
+            )
+            series.append(document)
+            chosen = str(arima.order_of(document))
+            orders[chosen] = orders.get(chosen, 0) + 1
+            context.reporter.advance(1)
+    params: dict[str, Any] = {"order": order or "auto", "periods": periods, "series": len(series)}
+    if order is None:
+        params["orders"] = orders  # how many series took each order
+    return json.dumps({"keys": keys, "series": series}).encode(), {
+        "params": params,
+        "metrics": {"train_rows": float(len(y)), "series": float(len(series))},
         "column_types": features.column_types,
     }
-
-
-def fit(series: np.ndarray, p: int, d: int, q: int, periods: list[int]) -> dict[str, Any]:
-    """The model document of ``series``: seasonal patterns, ARMA coefficients and state."""
-    needed = max([2 * k for k in periods] + [p + q + d + 2])
-    if len(series) < needed:
-        raise ModelError(
-            f"the series has {len(series)} rows, too few for order {[p, d, q]} and "
-            f"periods {periods} (at least {needed})",
-            hint="select more rows, or lower model.order and model.period",
-        )
-    remainder, seasonals = series.copy(), []
-    for period in periods:
-        pattern = _seasonal(remainder, period)
-        seasonals.append(pattern.tolist())
-        remainder -= pattern[np.arange(len(remainder)) % period]
-    scale = float(remainder.std()) or 1.0
-    levels, x = [], remainder / scale
-    for _ in range(d):
-        levels.append(float(x[-1]))
-        x = np.diff(x)
-    intercept, ar, ma, errors = _hannan_rissanen(x, p, q)
-    return {
-        "periods": periods,
-        "seasonals": seasonals,
-        "scale": scale,
-        "levels": levels,
-        "intercept": intercept,
-        "ar": ar.tolist(),
-        "ma": ma.tolist(),
-        "tail": x[len(x) - max(p, 1) :].tolist(),
-        "errors": errors[len(errors) - max(q, 1) :].tolist(),
-        "length": len(series),
-    }
-
-
-def forecast(document: dict[str, Any], steps: int, start: int = 0) -> np.ndarray:
-    """The ``steps`` values after the series, from the ``start``-th step after it."""
-    ar, ma = np.array(document["ar"]), np.array(document["ma"])
-    tail, errors = list(document["tail"]), list(document["errors"]) + [0.0] * (start + steps)
-    count, p, q = start + steps, len(ar), len(ma)
-    x = []
-    for t in range(count):
-        past = (tail + x)[::-1][:p]
-        shocks = errors[: len(document["errors"]) + t][::-1][:q]
-        x.append(
-            document["intercept"] + float(ar @ np.array(past)) + float(ma @ np.array(shocks[:q]))
-        )
-    level = np.array(x)
-    for last in reversed(document["levels"]):
-        level = last + np.cumsum(level)
-    values_ = level * document["scale"]
-    positions = document["length"] + np.arange(count)
-    for period, pattern in zip(document["periods"], document["seasonals"], strict=True):
-        values_ += np.array(pattern)[positions % period]
-    return values_[start:]
 
 
 def scorer(
     context: Context, data: bytes, metadata: dict[str, Any]
 ) -> Callable[[FeatureArrays, int], np.ndarray]:
-    """The forecasts, one step per row in the order the rows come (across batches)."""
-    document = arima_document(data)
-    done = [0]
+    """The forecasts, each row the next step of its series in the order the rows come
+    (across batches)."""
+    steps = Steps(arima_document(data))
 
     def score(features: FeatureArrays, batch_size: int) -> np.ndarray:
         context.token.check()
-        found = forecast(document, features.rows, start=done[0])
-        done[0] += features.rows
+        found = steps.forecast(features)[0]
         context.reporter.advance(features.rows)
         return found
 
     return score
 
 
-def _order_key(features: FeatureArrays) -> np.ndarray:
-    """Each row's place in the series: its first feature (a category's id is the rank of its
-    text: vocabularies are sorted), else the row's own place."""
-    if features.categoricals:
-        first = features.categoricals[0]
-        if first.feature == 0:
-            return first.ids[:, 0]
-    x = values(features)
-    return x[:, 0] if x.shape[1] else np.arange(features.rows)
-
-
-def _order(order: list[int]) -> tuple[int, int, int]:
-    if len(order) != 3:
-        raise ModelError(
-            f"model.order must be 3 numbers [p, d, q], got {order}",
-            hint="e.g. model.order = [7, 0, 2]",
-        )
-    return order[0], order[1], order[2]
-
-
-def _seasonal(x: np.ndarray, period: int) -> np.ndarray:
-    """The zero-mean seasonal pattern of ``x`` (one value per phase) around its centred
-    moving-average trend (2 x period for an even period)."""
-    weights = np.ones(period + 1 - period % 2)
-    if period % 2 == 0:
-        weights[[0, -1]] = 0.5
-    weights /= period
-    trend = np.convolve(x, weights, mode="valid")
-    half = len(weights) // 2
-    detrended = x[half : half + len(trend)] - trend
-    phases = (np.arange(len(detrended)) + half) % period
-    pattern = np.array([detrended[phases == k].mean() for k in range(period)])
-    return pattern - pattern.mean()
-
-
-def _hannan_rissanen(
-    x: np.ndarray, p: int, q: int
-) -> tuple[float, np.ndarray, np.ndarray, np.ndarray]:
-    """ARMA(p, q) coefficients of ``x`` with an intercept, and the fitted errors."""
-    errors = np.zeros(len(x))
-    if q:
-        long = min(max(p + q, 2 * (p + q) + 4), max(len(x) // 3, 1))
-        errors = _regress(x, long, np.zeros(len(x)), 0)[3]
-    return _regress(x, p, errors, q)
-
-
-def _regress(
-    x: np.ndarray, p: int, shocks: np.ndarray, q: int
-) -> tuple[float, np.ndarray, np.ndarray, np.ndarray]:
-    """Least squares of x[t] on 1, p lags of x and q lags of ``shocks``; the residuals (0 for
-    the first max(p, q) rows)."""
-    start = max(p, q)
-    rows = np.arange(start, len(x))
-    design = np.column_stack(
-        [np.ones(len(rows))]
-        + [x[rows - k] for k in range(1, p + 1)]
-        + [shocks[rows - k] for k in range(1, q + 1)]
+def _in_series(failure: ModelError, keys: list[str], index: int, count: int) -> ModelError:
+    """``failure`` of the ``index``-th series (in the order of its keys) of ``count``."""
+    if not keys:
+        return failure
+    return ModelError(
+        f"series {index + 1} of {count} by {', '.join(keys)} (in the keys' order): "
+        f"{failure.message}",
+        hint=failure.hint,
     )
-    solution = np.linalg.lstsq(design, x[rows], rcond=None)[0]
-    residuals = np.zeros(len(x))
-    residuals[rows] = x[rows] - design @ solution
-    return float(solution[0]), solution[1 : p + 1], solution[p + 1 :], residuals

@@ -19,6 +19,16 @@ PREDICT_ATTRIBUTES = {
         "comma-separated extra result columns; 'probabilities' (classifiers): a column per "
         "class, <result>_<class> (or <result>_prob_<i>), holding its probability",
     ),
+    "predict.confidence_level": Attr(
+        "predict.confidence_level",
+        "float",
+        None,
+        "forecasting models (ARIMAWithSTLDecomposition): the probability the prediction "
+        "interval holds the value, its bounds in <result>_lower and <result>_upper",
+        minimum=0,
+        maximum=0.999,
+        exclusive_minimum=True,
+    ),
     "output.replace": OUTPUT_REPLACE,
     "predict.num_workers": not_applied(
         "predict.num_workers",

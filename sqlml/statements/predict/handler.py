@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -14,6 +14,7 @@ from sqlml.datasources.base import closing_batches
 from sqlml.errors import ModelError
 from sqlml.models.applied import Model, load_model, model_columns
 from sqlml.models.estimator import warn
+from sqlml.models.interface import RowsTrainer
 from sqlml.runtime.cells import value_texts
 from sqlml.runtime.context import Context
 from sqlml.runtime.features_apply import transform
@@ -41,6 +42,12 @@ def predict(statement: ir.PredictStatement, context: Context) -> Outcome:
             "predicts numbers",
             hint="remove predict.extra_outputs",
         )
+    if "predict.confidence_level" in statement.attributes and not model.family.predicts_rows:
+        raise ModelError(
+            f"predict.confidence_level needs a forecasting model; {statement.model} is a "
+            f"{model.stored.metadata['estimator']}",
+            hint="remove predict.confidence_level",
+        )
     label = model.stored.metadata["label"]
     result = result_column(statement, label)
     names = probability_columns(result, model.labels.classes) if probabilities else []
@@ -48,16 +55,26 @@ def predict(statement: ir.PredictStatement, context: Context) -> Outcome:
     batch_rows = statement.attributes["predict.batch_size"]
     names_read = [*model_columns(model), result]
 
+    def checked(source: Iterator[Columns]) -> Iterator[Columns]:
+        for index, read in enumerate(source):
+            columns = spelled(read, names_read)
+            if index == 0:
+                check_rows(columns)
+                _check_result_columns(statement, result, model, columns, names)
+            token.check()
+            yield columns
+
     def predicted(batches: Iterator[Columns]) -> Iterator[Columns]:
         """The output batches; the read ends (its transaction too) when they end, not when
         the garbage collector gets to it."""
         with closing_batches(batches) as source:
-            for index, read in enumerate(source):
-                columns = spelled(read, names_read)
-                if index == 0:
-                    check_rows(columns)
-                    _check_result_columns(statement, result, model, columns, names)
-                token.check()
+            if model.family.predicts_rows:  # a forecast's rows: a RowsTrainer's
+                trainer = cast(RowsTrainer, model.trainer)
+                yield from trainer.predicted_rows(
+                    context, model, checked(source), result, statement.attributes
+                )
+                return
+            for columns in checked(source):
                 scores = score(transform(columns, model.features), batch_rows)
                 output = {k: v for k, v in columns.items() if k not in (label, result)}
                 output[result] = model.predicted(scores)
