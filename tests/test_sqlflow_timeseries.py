@@ -16,7 +16,7 @@ from sqlml.cli import main
 from sqlml.datasources import connect
 from sqlml.errors import ModelError
 from sqlml.models.timeseries.checks import arima_document
-from sqlml.models.timeseries.model import fit, forecast
+from sqlml.models.timeseries.arima import fit, forecast
 
 DAYS = 200
 TRAINED = 170  # days trained on; the 30 after are forecast
@@ -27,6 +27,13 @@ def series() -> np.ndarray:
     t = np.arange(DAYS, dtype=float)
     noise = np.random.default_rng(0).normal(0, 0.2, DAYS)
     return 10 + 0.05 * t + 3 * np.sin(2 * np.pi * t / 7) + noise
+
+
+def stored(document: dict) -> bytes:
+    """One series' fitted document as a model stores it."""
+    return json.dumps(
+        {"keys": [], "series": [{**document, "key": [], "last": 0.0, "step": 1.0}]}
+    ).encode()
 
 
 def run(url: str, program: str, capsys) -> str:
@@ -81,25 +88,25 @@ def test_arima_with_stl_forecasts_a_seasonal_trend(fund, duckdb_url, capsys):
 def test_the_forecast_continues_across_batches_and_orders():
     values = series()
     for order in ([1, 1, 0], [2, 1, 1], [7, 0, 2]):
-        document = fit(values[:TRAINED], *order, [7])
+        document = fit(values[:TRAINED], order, [7])
         whole = forecast(document, 30)
         assert np.abs(whole - values[TRAINED:]).mean() < 0.4, order
         assert np.allclose(
             np.concatenate([forecast(document, 12), forecast(document, 18, 12)]), whole
         )
-        arima_document(json.dumps(document).encode())
+        arima_document(stored(document))
 
 
 def test_a_series_too_short_for_its_periods_is_refused():
     with pytest.raises(ModelError, match="too few"):
-        fit(series()[:20], 1, 0, 0, [7, 30])
+        fit(series()[:20], [1, 0, 0], [7, 30])
 
 
 def test_a_tampered_model_is_refused():
-    document = fit(series(), 1, 0, 0, [7])
+    document = fit(series(), [1, 0, 0], [7])
     document["seasonals"] = [[1.0, 2.0]]
     with pytest.raises(ModelError, match="seasonal patterns"):
-        arima_document(json.dumps(document).encode())
+        arima_document(stored(document))
 
 
 def windows(count: int, start: int, n_in: int = 7) -> dict[str, np.ndarray]:

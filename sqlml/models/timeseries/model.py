@@ -72,11 +72,12 @@ def train(
             hint="e.g. model.order = [7, 0, 2], or leave it out to choose it",
         )
     series, orders = [], {}
+    ordered = np.lexsort((when, inverse.ravel()))  # by series, then by date
+    starts = np.searchsorted(inverse.ravel()[ordered], np.arange(len(groups) + 1))
     with context.reporter.stage("training", total=len(groups), unit="series"):
         for index, key in enumerate(groups):
             context.token.check()
-            rows = np.flatnonzero(inverse.ravel() == index)
-            rows = rows[np.argsort(when[rows], kind="stable")]
+            rows = ordered[starts[index] : starts[index + 1]]
             try:
                 document = arima.fit(y[rows], order, periods)
             except ModelError as failure:

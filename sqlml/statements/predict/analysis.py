@@ -23,8 +23,8 @@ PREDICT_ATTRIBUTES = {
         "predict.confidence_level",
         "float",
         None,
-        "forecasting models (ARIMAWithSTLDecomposition): the probability the prediction "
-        "interval holds the value, its bounds in <result>_lower and <result>_upper",
+        "forecasting models: the probability that the prediction interval holds the value, "
+        "its bounds in the columns <result>_lower and <result>_upper",
         minimum=0,
         maximum=0.999,
         exclusive_minimum=True,
