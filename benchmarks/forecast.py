@@ -96,7 +96,8 @@ def sqlml_forecast(url: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 def numpy_forecast(values: np.ndarray) -> np.ndarray:
     trained = LENGTH - HORIZON
-    return np.array([arima.forecast(arima.fit(v[:trained], None, [PERIOD]), HORIZON) for v in values])
+    fitted = [arima.fit(v[:trained], None, [PERIOD]) for v in values]
+    return np.array([arima.forecast(document, HORIZON) for document in fitted])
 
 
 def seasonal_naive(values: np.ndarray) -> np.ndarray:

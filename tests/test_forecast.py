@@ -144,7 +144,9 @@ def sales(request, tmp_path, unique_name):
     """A database holding {name}_history (three stores' daily sales, ISO dates as text, rows
     out of order) and {name}_future (the next week's dates); the whole series by store."""
     url = datasource_url(request.param, tmp_path)
-    values = dict(zip(STORES, seasonal_series(np.random.default_rng(5), 3, DAYS + HORIZON)))
+    values = dict(
+        zip(STORES, seasonal_series(np.random.default_rng(5), 3, DAYS + HORIZON), strict=True)
+    )
     days = [(START + timedelta(days=i)).isoformat() for i in range(DAYS + HORIZON)]
     rows = [(s, i) for s in STORES for i in range(DAYS)]
     order = np.random.default_rng(6).permutation(len(rows))

@@ -15,8 +15,8 @@ import pytest
 from sqlml.cli import main
 from sqlml.datasources import connect
 from sqlml.errors import ModelError
-from sqlml.models.timeseries.checks import arima_document
 from sqlml.models.timeseries.arima import fit, forecast
+from sqlml.models.timeseries.checks import arima_document
 
 DAYS = 200
 TRAINED = 170  # days trained on; the 30 after are forecast
