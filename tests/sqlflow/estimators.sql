@@ -399,6 +399,27 @@ WITH
 LABEL redeem
 INTO fund.redeem_model;
 
+-- from: go/cmd/sqlflowserver/e2e_mysql_test.go (ARIMAWithSTLDecomposition on both series at once, by series key, the order chosen)
+-- needs: fund.train
+-- note: model.series_key, model.horizon and a left-out model.order are sqlml's (issue 36); SQLFlow fits one series
+SELECT 'purchase' AS series, time, purchase AS amount FROM fund.train
+UNION ALL SELECT 'redeem' AS series, time, redeem AS amount FROM fund.train
+TO TRAIN sqlflow_models.ARIMAWithSTLDecomposition
+WITH
+  model.series_key = "series",
+  model.period = [7, 30],
+  model.horizon = 30
+LABEL amount
+INTO fund.amount_model;
+
+-- from: go/cmd/sqlflowserver/e2e_mysql_test.go (the forecast of both series, with 90% intervals)
+-- needs: fund.train; model fund.amount_model
+-- note: TO PREDICT of this model and predict.confidence_level are sqlml's (issue 36); SQLFlow prints its forecast while training
+SELECT 'purchase' AS series UNION ALL SELECT 'redeem' AS series
+TO PREDICT fund.amount_forecast.amount
+WITH predict.confidence_level = 0.9
+USING fund.amount_model;
+
 -- from: doc/tutorial/cora-gcn.md (sqlflow_models.GCN on the nodes LEFT JOINed with their edges)
 -- needs: cora.node, cora.edge
 SELECT cora.node.id, features, label as class, cora.edge.from_node_id, cora.edge.to_node_id FROM cora.node
