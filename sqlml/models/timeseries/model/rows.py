@@ -16,7 +16,7 @@ from sqlml.ir import FeatureColumn
 from sqlml.models.applied import Model
 from sqlml.models.timeseries import arima
 from sqlml.models.timeseries.checks import arima_document
-from sqlml.models.timeseries.series import Steps, key_values
+from sqlml.models.timeseries.model.series import Steps, key_values
 from sqlml.runtime.context import Context
 from sqlml.runtime.features_apply import transform
 

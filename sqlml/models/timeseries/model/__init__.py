@@ -1,4 +1,5 @@
-"""The time-series family's trainer and scorer: one ARIMA (:mod:`.arima`) per series.
+"""The time-series family's trainer and scorer: one ARIMA per series
+(:mod:`sqlml.models.timeseries.arima`).
 
 The features are the date, which orders each series' rows (text dates order as SQLFlow
 sorts them, by their text), and the ``model.series_key`` columns, whose values (as the
@@ -20,8 +21,8 @@ from sqlml.models.store import StoredModel
 from sqlml.models.timeseries import arima
 from sqlml.models.timeseries.checks import arima_document
 from sqlml.models.timeseries.estimators import MAX_SERIES
-from sqlml.models.timeseries.rows import predicted_rows
-from sqlml.models.timeseries.series import (
+from sqlml.models.timeseries.model.rows import predicted_rows
+from sqlml.models.timeseries.model.series import (
     Steps,
     date_column,
     feature_values,
