@@ -332,3 +332,49 @@ def test_one_model_holds_a_bounded_number_of_series(duckdb_sales, capsys, monkey
         capsys,
     )
     assert "model.horizon" in err and "10000" in err
+
+
+def test_a_model_of_one_series_forecasts_its_horizon_whatever_the_rows(duckdb_sales, capsys):
+    url = duckdb_sales
+    run(
+        url,
+        "SELECT day, sales FROM history WHERE store = 'east' TO TRAIN "
+        "sqlflow_models.ARIMAWithSTLDecomposition WITH model.order = [1, 0, 0], "
+        "model.horizon = 4 LABEL sales INTO one;\n"
+        "SELECT day FROM history LIMIT 2 TO PREDICT ahead.sales USING one;",
+        capsys,
+    )
+    rows = fetch_rows(url, "SELECT day, sales FROM ahead")
+    east = np.array(fetch_rows(url, "SELECT sales FROM history WHERE store = 'east' ORDER BY day"))
+    expected = arima.forecast(arima.fit(east[:, 0], [1, 0, 0], []), 4)
+    assert [r[0] for r in rows] == [10 * (DAYS - 1) + 10 * k for k in (1, 2, 3, 4)]
+    assert np.allclose([r[1] for r in rows], expected, rtol=1e-4)
+
+
+def test_to_evaluate_scores_each_row_as_its_series_next_step(duckdb_sales, capsys):
+    """The rows hold each store's own forecast, the stores interleaved: TO EVALUATE finds
+    no error; the same values under the wrong stores, a large one."""
+    url = duckdb_sales
+    history = fetch_rows(url, "SELECT store, sales FROM history ORDER BY store, day")
+    ds = connect(url)
+    for table, shift in (("truth", 0), ("swapped", 1)):
+        stores, sales = [], []
+        for step in range(3):
+            for k, store in enumerate(STORES):
+                series = np.array([v for s, v in history if s == STORES[(k + shift) % 3]])
+                stores.append(store)
+                sales.append(arima.forecast(arima.fit(series, None, []), 3)[step])
+        ds.write_table(
+            [table],
+            {"store": np.array(stores, dtype=object), "day": np.zeros(9), "sales": np.array(sales)},
+            replace=True,
+        )
+    ds.close()
+    run(
+        url,
+        "SELECT * FROM truth TO EVALUATE m LABEL sales INTO measured;\n"
+        "SELECT * FROM swapped TO EVALUATE m LABEL sales INTO measured_swapped;",
+        capsys,
+    )
+    assert fetch_rows(url, "SELECT mse FROM measured")[0][0] < 1e-6
+    assert fetch_rows(url, "SELECT mse FROM measured_swapped")[0][0] > 1
