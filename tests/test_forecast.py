@@ -378,3 +378,27 @@ def test_to_evaluate_scores_each_row_as_its_series_next_step(duckdb_sales, capsy
     )
     assert fetch_rows(url, "SELECT mse FROM measured")[0][0] < 1e-6
     assert fetch_rows(url, "SELECT mse FROM measured_swapped")[0][0] > 1
+
+
+def test_texts_beyond_a_vocabulary_are_not_merged_into_one_series(duckdb_url, capsys, monkeypatch):
+    """A text feature's vocabulary keeps its most frequent values (10,000): the rest would
+    share a bucket, so the training is refused."""
+    monkeypatch.setattr("sqlml.runtime.features_derive.MAX_VOCABULARY", 2)
+    ds = connect(duckdb_url)
+    ds.write_table(
+        ["history"],
+        {
+            "store": np.repeat(np.array(STORES, dtype=object), 20),
+            "day": np.tile(np.arange(20), 3),
+            "sales": np.random.default_rng(0).normal(0, 1, 60),
+        },
+        replace=True,
+    )
+    ds.close()
+    err = fails(
+        duckdb_url,
+        "SELECT store, day, sales FROM history TO TRAIN sqlflow_models.ARIMAWithSTLDecomposition "
+        "WITH model.series_key = 'store' LABEL sales INTO m;",
+        capsys,
+    )
+    assert "the column store holds more distinct values than its vocabulary keeps (2)" in err

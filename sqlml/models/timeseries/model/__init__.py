@@ -24,6 +24,7 @@ from sqlml.models.timeseries.estimators import MAX_SERIES
 from sqlml.models.timeseries.model.rows import predicted_rows
 from sqlml.models.timeseries.model.series import (
     Steps,
+    check_whole,
     date_column,
     feature_values,
     key_columns,
@@ -48,6 +49,7 @@ def train(
     """Fit each series' seasonal patterns and ARIMA (anew: a base model is not continued)."""
     keys = key_columns(attributes)
     date = date_column(features, keys)
+    check_whole(features, [*keys, date])
     y = np.asarray(y, dtype=np.float64)
     if np.isnan(y).any():
         raise ModelError(

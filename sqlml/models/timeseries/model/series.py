@@ -58,6 +58,23 @@ def feature_values(features: FeatureArrays, index: int) -> np.ndarray:
     return features.numbers[:, columns[0]].astype(np.float64)
 
 
+def check_whole(features: FeatureArrays, names: list[str]) -> None:
+    """A :class:`ModelError` if a training row's text in one of the features ``names`` is
+    outside the feature's vocabulary (it keeps the 10,000 most frequent texts, or its
+    bucket_size's), where it would share the last bucket with the others: series merged,
+    dates out of order. (A CATEGORY_ID of integer ids has no such bucket; its largest id is
+    refused too.)"""
+    for categorical in features.categoricals:
+        name = features.names[categorical.feature]
+        if name in names and (categorical.ids == categorical.buckets - 1).any():
+            raise ModelError(
+                f"the column {name} holds more distinct values than its vocabulary keeps "
+                f"({categorical.buckets - 1:,}): the others would be taken as one",
+                hint=f"select {name} as a number (e.g. a date as days since a day, a key as "
+                "an integer id), or as fewer distinct texts",
+            )
+
+
 def key_values(features: FeatureArrays, keys: list[str]) -> np.ndarray:
     """Each row's series key (rows x keys); a :class:`ModelError` if one is NULL."""
     found = np.column_stack(
