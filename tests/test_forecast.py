@@ -195,7 +195,8 @@ def test_several_series_are_forecast_a_horizon_ahead_with_intervals(sales, capsy
         "sqlflow_models.ARIMAWithSTLDecomposition WITH model.time_series_id_col = 'store', "
         f"model.period = [7], model.horizon = {HORIZON} LABEL sales INTO {name}_m;\n"
         f"SELECT store FROM {name}_history WHERE store <> 'south' ORDER BY store DESC "
-        f"TO PREDICT {name}_ahead.sales WITH predict.confidence_level = 0.95 USING {name}_m;",
+        f"TO PREDICT {name}_ahead.sales WITH predict.confidence_level = 0.95, "
+        f"predict.batch_size = 10 USING {name}_m;",
         capsys,
     )
     assert "series 3" in err and f"predicted {2 * HORIZON} rows" in err

@@ -20,8 +20,6 @@ from sqlml.models.timeseries.model.series import Steps, key_values
 from sqlml.runtime.context import Context
 from sqlml.runtime.features_apply import transform
 
-SERIES_A_BATCH_ROWS = 65_536  # forecast rows written a batch, with model.horizon
-
 
 def predicted_rows(
     context: Context,
@@ -46,7 +44,8 @@ def predicted_rows(
     if horizon is None:
         yield from _row_steps(context, model, document, batches, result, bounds, width)
     else:
-        yield from _horizon(context, model, document, batches, result, bounds, width, horizon)
+        rows = max(horizon, attributes["predict.batch_size"])  # a batch's, whole series
+        yield from _horizon(context, model, document, batches, result, bounds, width, horizon, rows)
 
 
 def _row_steps(
@@ -87,6 +86,7 @@ def _horizon(
     bounds: list[str],
     width: float,
     horizon: int,
+    batch_rows: int,
 ) -> Iterator[Columns]:
     """``horizon`` rows for each series the SELECT's rows name (all of them: the one series
     of a model without keys), in the order they first come: the keys, the date, the
@@ -118,7 +118,7 @@ def _horizon(
                 )
             chosen.setdefault(index[key], [columns[k][row] for k in keys])
     steps = np.arange(1, horizon + 1)
-    per_batch = max(1, SERIES_A_BATCH_ROWS // horizon)
+    per_batch = batch_rows // horizon
     order = list(chosen)
     for at in range(0, len(order), per_batch):
         part = order[at : at + per_batch]
