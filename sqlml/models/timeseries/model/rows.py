@@ -14,6 +14,7 @@ from sqlml.datasources import Columns
 from sqlml.errors import ModelError
 from sqlml.ir import FeatureColumn
 from sqlml.models.applied import Model
+from sqlml.models.checks import TAMPERED_HINT
 from sqlml.models.timeseries import arima
 from sqlml.models.timeseries.checks import arima_document
 from sqlml.models.timeseries.model.series import Steps, key_values
@@ -164,6 +165,12 @@ def _dates(date: FeatureColumn, one: dict[str, Any], steps: np.ndarray) -> np.nd
             hint="select the date as YYYY-MM-DD text or as a number, or train without "
             "model.horizon and select the future dates",
         ) from None
+    at = int(one["last"])
+    if not 0 <= at < len(known):
+        raise ModelError(
+            "the stored ARIMA model is invalid: a series' last date is not in its vocabulary",
+            hint=TAMPERED_HINT,
+        )
     gap = np.median(np.diff(np.sort(known))) if len(known) > 1 else np.timedelta64(1, "D")
-    last = known[int(one["last"])]
+    last = known[at]
     return np.array(np.datetime_as_string(last + steps * gap), dtype=object)
