@@ -76,10 +76,16 @@ def forecast(document: dict[str, Any], steps: int, start: int = 0) -> np.ndarray
     shocks = list(document["errors"]) + [0.0] * count
     known = len(document["errors"])
     for t in range(count):
-        past = x[::-1][:p]
-        lagged = shocks[: known + t][::-1][:q]
+        past = x[len(x) - p :][::-1] if p else []
+        lagged = shocks[known + t - q : known + t][::-1] if q else []
         x.append(document["intercept"] + float(ar @ np.array(past)) + float(ma @ np.array(lagged)))
     level = np.array(x[len(document["tail"]) :])
+    if not np.isfinite(level).all():
+        raise ModelError(
+            f"the forecast grows beyond any number within {count} steps: the ARIMA fitted is "
+            f"explosive (its autoregressive coefficients {document['ar']})",
+            hint="difference the series (model.order's d), or leave model.order out",
+        )
     for last in reversed(document["levels"]):
         level = last + np.cumsum(level)
     values = level * document["scale"]
