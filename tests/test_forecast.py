@@ -403,3 +403,17 @@ def test_texts_beyond_a_vocabulary_are_not_merged_into_one_series(duckdb_url, ca
         capsys,
     )
     assert "the column store holds more distinct values than its vocabulary keeps (2)" in err
+
+
+def test_an_explosive_or_tampered_model_is_an_error_not_infinities():
+    document = arima.fit(simulate(np.random.default_rng(4), 100, ar=(0.5,)), [1, 0, 0], [])
+    exploding = {**document, "ar": [1.5]}
+    assert np.isfinite(arima.forecast(exploding, 100)).all()
+    with pytest.raises(ModelError, match="the forecast grows beyond any number"):
+        arima.forecast(exploding, 5000)
+    with pytest.raises(ModelError, match="the forecast grows beyond any number"):
+        arima.standard_errors(exploding, 5000)
+    for key, value in (("length", 99.5), ("seasonals", 1), ("periods", [0])):
+        tampered = {**document, key: value, "key": [], "last": 0, "step": 1}
+        with pytest.raises(ModelError, match="the stored ARIMA model is invalid"):
+            arima_document(json.dumps({"keys": [], "series": [tampered]}).encode())

@@ -69,9 +69,15 @@ def order_of(document: dict[str, Any]) -> list[int]:
 
 
 def forecast(document: dict[str, Any], steps: int, start: int = 0) -> np.ndarray:
-    """The ``steps`` values after the series, from the ``start``-th step after it."""
+    """The ``steps`` values after the series, from the ``start``-th step after it; a
+    :class:`ModelError` if they grow beyond any number."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        return _forecast(document, start, start + steps)
+
+
+def _forecast(document: dict[str, Any], start: int, count: int) -> np.ndarray:
     ar, ma = np.array(document["ar"]), np.array(document["ma"])
-    count, p, q = start + steps, len(ar), len(ma)
+    p, q = len(ar), len(ma)
     x = list(document["tail"])
     shocks = list(document["errors"]) + [0.0] * count
     known = len(document["errors"])
@@ -80,26 +86,33 @@ def forecast(document: dict[str, Any], steps: int, start: int = 0) -> np.ndarray
         lagged = shocks[known + t - q : known + t][::-1] if q else []
         x.append(document["intercept"] + float(ar @ np.array(past)) + float(ma @ np.array(lagged)))
     level = np.array(x[len(document["tail"]) :])
-    if not np.isfinite(level).all():
-        raise ModelError(
-            f"the forecast grows beyond any number within {count} steps: the ARIMA fitted is "
-            f"explosive (its autoregressive coefficients {document['ar']})",
-            hint="difference the series (model.order's d), or leave model.order out",
-        )
     for last in reversed(document["levels"]):
         level = last + np.cumsum(level)
     values = level * document["scale"]
     positions = document["length"] + np.arange(count)
     for period, pattern in zip(document["periods"], document["seasonals"], strict=True):
         values += np.array(pattern)[positions % period]
-    return values[start:]
+    return _finite(values[start:], document)
 
 
 def standard_errors(document: dict[str, Any], steps: int, start: int = 0) -> np.ndarray:
     """The forecast's standard error at each of the ``steps`` steps from the ``start``-th."""
     weights = psi(np.array(document["ar"]), np.array(document["ma"]), len(document["levels"]))
-    summed = np.cumsum(weights(start + steps) ** 2)
-    return np.sqrt(document["variance"] * summed[start:]) * document["scale"]
+    with np.errstate(over="ignore", invalid="ignore"):
+        summed = np.cumsum(weights(start + steps) ** 2)
+        errors = np.sqrt(document["variance"] * summed[start:]) * abs(document["scale"])
+    return _finite(errors, document)
+
+
+def _finite(values: np.ndarray, document: dict[str, Any]) -> np.ndarray:
+    """``values``, or a :class:`ModelError` if they outgrow floating point."""
+    if not np.isfinite(values).all():
+        raise ModelError(
+            "the forecast grows beyond any number: the ARIMA fitted is explosive (its "
+            f"autoregressive coefficients {document['ar']}, moving-average {document['ma']})",
+            hint="difference the series (model.order's d), or leave model.order out",
+        )
+    return values
 
 
 def psi(ar: np.ndarray, ma: np.ndarray, d: int) -> Any:

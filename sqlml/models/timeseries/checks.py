@@ -51,7 +51,9 @@ def arima_document(data: bytes) -> dict[str, Any]:
 
 
 def _check_series(document: dict[str, Any]) -> None:
-    lists = [document[k] for k in _LISTS] + list(document["seasonals"] or [])
+    if not isinstance(document["seasonals"], list):
+        raise _invalid("its seasonal patterns are not a list")
+    lists = [document[k] for k in _LISTS] + document["seasonals"]
     if not all(isinstance(v, list) and all(map(finite, v)) for v in lists):
         raise _invalid("its coefficients, states and patterns are not lists of numbers")
     periods = document["periods"]
@@ -59,15 +61,17 @@ def _check_series(document: dict[str, Any]) -> None:
         isinstance(periods, list)
         and len(periods) == len(document["seasonals"])
         and all(
-            isinstance(p, int) and p == len(s)
+            isinstance(p, int) and not isinstance(p, bool) and p >= 1 and p == len(s)
             for p, s in zip(periods, document["seasonals"], strict=True)
         )
     ):
         raise _invalid("its seasonal patterns do not match its periods")
     if len(document["tail"]) < len(document["ar"]) or len(document["errors"]) < len(document["ma"]):
         raise _invalid("its state is shorter than its order")
-    numbers = [document[k] for k in ("intercept", "scale", "length")]
-    if not all(finite(n) for n in numbers) or document["length"] < 0:
+    numbers = [document[k] for k in ("intercept", "scale")]
+    length = document["length"]
+    fitting = isinstance(length, int) and not isinstance(length, bool) and 0 <= length < 2**53
+    if not all(finite(n) for n in numbers) or not fitting:
         raise _invalid("its intercept, scale or length is not a fitting number")
 
 
