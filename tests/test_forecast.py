@@ -417,3 +417,25 @@ def test_an_explosive_or_tampered_model_is_an_error_not_infinities():
         tampered = {**document, key: value, "key": [], "last": 0, "step": 1}
         with pytest.raises(ModelError, match="the stored ARIMA model is invalid"):
             arima_document(json.dumps({"keys": [], "series": [tampered]}).encode())
+
+
+def test_text_dates_that_are_not_iso_dates_are_not_extended(duckdb_url, capsys):
+    ds = connect(duckdb_url)
+    ds.write_table(
+        ["history"],
+        {
+            "day": np.array([f"week {i:02d}" for i in range(30)], dtype=object),
+            "sales": np.random.default_rng(0).normal(0, 1, 30),
+        },
+        replace=True,
+    )
+    ds.close()
+    err = fails(
+        duckdb_url,
+        "SELECT day, sales FROM history TO TRAIN sqlflow_models.ARIMAWithSTLDecomposition "
+        "WITH model.horizon = 2 LABEL sales INTO m;\n"
+        "SELECT day FROM history TO PREDICT ahead.sales USING m;",
+        capsys,
+    )
+    assert "<-e>:2:1: error: model.horizon extends the dates of day, but they are not ISO " in err
+    assert "(e.g. 'week 00')" in err
