@@ -36,8 +36,8 @@ def predict(statement: ir.PredictStatement, context: Context) -> Outcome:
     extras = _extra_outputs(statement, model)
     label = model.stored.metadata["label"]
     result = result_column(statement, label)
-    probabilities = PROBABILITIES in extras
-    names = probability_columns(result, model.labels.classes) if probabilities else []
+    classes = model.labels.classes
+    names = probability_columns(result, classes) if PROBABILITIES in extras else []
     own = [name for name in extras if name != PROBABILITIES]
     score = _scorer(context, model, bool(own))
     batch_rows = statement.attributes["predict.batch_size"]
@@ -56,9 +56,11 @@ def predict(statement: ir.PredictStatement, context: Context) -> Outcome:
                 scores, values = score(transform(columns, model.features), batch_rows)
                 output = {k: v for k, v in columns.items() if k not in (label, result)}
                 output[result] = model.predicted(scores)
-                if probabilities:
-                    output.update({name: scores[:, i] for i, name in enumerate(names)})
-                output.update({name: values[name] for name in own})
+                for extra in extras:  # in the order asked for, as SQLFlow writes them
+                    if extra == PROBABILITIES:
+                        output.update({name: scores[:, i] for i, name in enumerate(names)})
+                    else:
+                        output[extra] = values[extra]
                 yield output
 
     with (
