@@ -8,10 +8,11 @@ import json
 
 import numpy as np
 import pytest
-from conftest import datasource_url, iris_columns, load_iris
+from conftest import datasource_url, import_or_skip, iris_columns, load_iris
 
 from sqlml.cli import main
 from sqlml.datasources import connect
+from sqlml.models import family
 from sqlml.models.store import ModelStore
 
 MEASURES = ["sepal_length", "sepal_width", "petal_length", "petal_width"]
@@ -99,6 +100,34 @@ def test_probabilities_and_score_together(iris_url, unique_name, capsys):
     # the inlier's odds are the density over the threshold
     np.testing.assert_allclose(score, document["threshold"] * (p_inlier / p_outlier - 1), rtol=1e-6)
     assert ((score > 0) == (outlier == 1)).all()
+
+
+def test_scikit_learns_one_class_svm_writes_its_decision_function(iris_url, unique_name, capsys):
+    svm = import_or_skip("sklearn.svm")
+    import_or_skip("skops")
+    model, table = f"{unique_name}_m", f"{unique_name}_p"
+    columns = ", ".join(MEASURES)
+    program = (
+        f"SELECT {columns} FROM iris_train TO TRAIN sklearn.svm.OneClassSVM\n"
+        f"WITH model.nu = 0.1 INTO {model};\n"
+        f"SELECT id, {columns} FROM iris_test TO PREDICT {table}.inlier\n"
+        f"WITH predict.extra_outputs = 'score' USING {model};"
+    )
+    status, said = run(iris_url, program, capsys)
+    try:
+        assert status == 0, said
+        names, rows = read(iris_url, f"SELECT * FROM {table} ORDER BY id")
+    finally:
+        run(iris_url, f"DROP TABLE IF EXISTS {table}; DROP MODEL IF EXISTS {model};", capsys)
+    assert names == ["id", *MEASURES, "inlier", "score"]
+    iris = iris_columns()
+    held_out = iris["id"] % 5 == 0
+    x = np.column_stack([iris[name] for name in MEASURES])
+    expected = svm.OneClassSVM(nu=0.1).fit(x[~held_out]).decision_function(x[held_out])
+    scores = np.array([float(row[6]) for row in rows])
+    np.testing.assert_allclose(scores, expected, rtol=1e-5, atol=1e-7)
+    inlier = np.array([int(row[5]) for row in rows])
+    assert ((scores > 0) == (inlier == 1)).all() and (inlier == -1).any()
 
 
 def test_an_extra_output_the_model_does_not_offer_is_an_error_at_the_attribute(
@@ -228,3 +257,25 @@ def test_excluded_columns_that_do_not_fit_are_refused(train, message, tmp_path, 
     ds.close()
     status, said = run(url, train, capsys)
     assert status == 1 and f"<-e>:1:1: error: {message}" in said, said
+
+
+@pytest.mark.parametrize(
+    ("family_name", "estimator", "task", "offered"),
+    [
+        ("sklearn", "sklearn.svm.OneClassSVM", "classifier", ["probabilities", "score"]),
+        ("sklearn", "sklearn.ensemble.IsolationForest", "classifier", ["probabilities", "score"]),
+        ("sklearn", "sklearn.cluster.KMeans", "classifier", ["probabilities"]),
+        ("sklearn", "sklearn.ensemble.RandomForestClassifier", "classifier", ["probabilities"]),
+        ("sklearn", "sklearn.linear_model.LinearRegression", "regressor", []),
+        ("outlier", "sqlflow_models.OneClassSVM", "classifier", ["probabilities", "score"]),
+        ("cluster", "KMeans", "classifier", ["probabilities"]),
+        ("keras", "DNNClassifier", "classifier", ["probabilities"]),
+        ("keras", "DNNRegressor", "regressor", []),
+        ("xgboost", "XGBClassifier", "classifier", ["probabilities"]),
+    ],
+)
+def test_each_family_declares_the_extra_outputs_of_its_models(
+    family_name, estimator, task, offered
+):
+    metadata = {"labels": {"task": task}, "params": {"estimator": estimator}}
+    assert list(family(family_name).extra_outputs(metadata)) == offered
