@@ -146,7 +146,8 @@ def test_an_extra_output_the_model_does_not_offer_is_an_error_at_the_attribute(
     assert status == 1
     assert (
         f"<-e>:3:8: error: {model} (KMeans) offers no extra output score; it offers "
-        "probabilities\n  hint: ask for probabilities only"
+        "probabilities\n  hint: probabilities: a column per class, <result>_<class> (or "
+        "<result>_prob_<i>), holding its probability"
     ) in said
 
 
@@ -158,7 +159,7 @@ def test_an_extra_output_no_model_offers_is_an_error_before_running(duckdb_url, 
     )
     assert status == 1
     assert "<-e>:1:35: error: unknown extra output logits in predict.extra_outputs" in said
-    assert "the extra outputs are probabilities, score (which the model offers)" in said
+    assert "hint: the extra outputs models offer are probabilities, score" in said
 
 
 @pytest.mark.parametrize(

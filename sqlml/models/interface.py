@@ -281,8 +281,10 @@ class Family(ABC):
         unless a subclass says which of them a model offers."""
         offered = {}
         if metadata["labels"]["task"] == "classifier":
-            offered[PROBABILITIES] = "a column per class, <result>_<class> (or "
-            "<result>_prob_<i>), holding its probability"
+            offered[PROBABILITIES] = (
+                "a column per class, <result>_<class> (or <result>_prob_<i>), holding its "
+                "probability"
+            )
         return {**offered, **self.own_extra_outputs}
 
     def check_training(

@@ -74,7 +74,7 @@ def _extra_outputs(statement: syntax.PredictNode, extras: str) -> str:
         raise error(
             f"unknown extra output {', '.join(unknown) or repr(extras)} in predict.extra_outputs",
             attribute.pos,
-            "the extra outputs are " + ", ".join(known) + " (which the model offers)",
+            "the extra outputs models offer are " + ", ".join(known),
         )
     return ",".join(dict.fromkeys(names))
 

@@ -79,7 +79,7 @@ def predict(statement: ir.PredictStatement, context: Context) -> Outcome:
 def _extra_outputs(statement: ir.PredictStatement, model: Model) -> list[str]:
     """The extra outputs asked for (``predict.extra_outputs``); a :class:`ModelError` at the
     attribute for one that the model does not offer, naming those it does."""
-    asked = [name for name in (statement.attributes.get("predict.extra_outputs") or "").split(",")]
+    asked = (statement.attributes.get("predict.extra_outputs") or "").split(",")
     asked = [name for name in asked if name]
     metadata = model.stored.metadata
     offered = model.family.extra_outputs(metadata)
@@ -90,7 +90,8 @@ def _extra_outputs(statement: ir.PredictStatement, model: Model) -> list[str]:
     error = ModelError(
         f"{statement.model} ({metadata['estimator']}) offers no extra output "
         f"{', '.join(unknown)}; it offers {', '.join(offered) or 'none'}{regressor}",
-        hint=f"ask for {', '.join(offered)} only" if offered else "remove predict.extra_outputs",
+        hint="; ".join(f"{name}: {what}" for name, what in offered.items())
+        or "remove predict.extra_outputs",
     )
     found = re.search(r"predict\.extra_outputs", statement.text, re.IGNORECASE)
     if found:
