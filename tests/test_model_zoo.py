@@ -269,7 +269,10 @@ def test_extra_outputs_need_a_classifier(duckdb_url, capsys):
     )
     status, _, err = run(duckdb_url, program, capsys)
     assert status == 1
-    assert "predict.extra_outputs = 'probabilities' needs a classifier; r predicts numbers" in err
+    assert (
+        "1:185: error: r (XGBRegressor) offers no extra output probabilities; it offers none "
+        "(it predicts numbers)"
+    ) in err
 
 
 # Regressors on a linear target ----------------------------------------------------------------

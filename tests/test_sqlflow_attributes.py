@@ -518,19 +518,18 @@ def test_the_attributes_of_sqlflows_kmeans_on_pai(capsys):
     )
     assert statement.estimator == "KMeans"
     assert statement.attributes["model.n_clusters"] == 4
-    assert not {"model.idx_table_name", "model.excluded_columns"} & set(statement.attributes)
+    assert statement.attributes["model.excluded_columns"] == "class"
+    assert "model.idx_table_name" not in statement.attributes
     assert capsys.readouterr().err.splitlines() == [
         "<input>:2:24: warning: KMeans takes idx_table_name but does not apply it: "
         "TO PREDICT writes each row's cluster into the table it names",
-        "<input>:2:50: warning: KMeans takes excluded_columns but does not apply "
-        "it: every selected column is a feature: leave these out of the SELECT, or list the "
-        "features in COLUMN",
     ]
     prefixed = check(
         "SELECT * FROM t TO TRAIN KMeans WITH model.center_count = 2, "
-        "model.excluded_columns = 'class' INTO m;"
+        "model.excluded_columns = 'class, id' INTO m;"
     )
     assert prefixed.attributes["model.n_clusters"] == 2
+    assert prefixed.attributes["model.excluded_columns"] == "class, id"
 
 
 @pytest.mark.parametrize(

@@ -23,7 +23,12 @@ from sqlml.datasources import Columns
 from sqlml.errors import DatasourceError, SqlmlError, SqlmlWarning
 from sqlml.grammar import ast
 from sqlml.ir import FeatureColumn
-from sqlml.runtime.features_derive import left_out, left_out_warning, with_the_rest
+from sqlml.runtime.features_derive import (
+    left_out,
+    left_out_warning,
+    not_features,
+    with_the_rest,
+)
 from sqlml.runtime.features_expand import expand, sources
 from sqlml.semantics.projection import Projection, projection
 from sqlml.statements.train.ir import TrainStatement
@@ -54,10 +59,12 @@ def leaks(
         return []
     place = _Places(node, projection(statement.select, tables.dialect), lines)
     label, group = statement.label, statement.attributes.get("train.group_column")
+    excluded = not_features(statement.attributes)
     try:
-        rest = left_out(columns, statement.features, label, group)
-        listed = _sources(expand(columns, statement.features, (label, group)))
-        features = _sources(expand(columns, with_the_rest(statement.features), (label, group)))
+        rest = left_out(columns, statement.features, label, group, excluded)
+        listed = _sources(expand(columns, statement.features, (label, group, *excluded)))
+        every = with_the_rest(statement.features)
+        features = _sources(expand(columns, every, (label, group, *excluded)))
     except SqlmlError:  # the run says what is wrong with COLUMN
         return []
     warnings: list[SqlmlError] = []

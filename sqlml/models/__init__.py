@@ -12,7 +12,8 @@ A new family is one package, ``sqlml/models/<name>/``, as ``xgboost`` and ``kera
 - ``__init__.py``: a :class:`Family` subclass (name and title, stored format, export
   extensions, explainers and its own (:class:`~sqlml.models.interface.Explainer`), its
   objectives' tasks and whether it ranks, its TO TRAIN checks, its library's modules, its
-  Kubeflow job's kind and builder, whether it scores a SELECT's rows together) and
+  Kubeflow job's kind and builder, whether it scores a SELECT's rows together, TO PREDICT's
+  extra outputs its models offer) and
   ``FAMILY``, its instance (found by its folder). The rest of sqlml asks these declarations
   and never names a family (``tests/test_family_boundaries.py``);
 - ``estimators.py``: its :class:`~sqlml.models.estimator.Estimator` declarations, their
@@ -20,7 +21,8 @@ A new family is one package, ``sqlml/models/<name>/``, as ``xgboost`` and ``kera
 - ``model.py`` (its ``trainer_module``): train and scorer (:class:`Trainer`), and
   train_batches if the family ``streams`` (:class:`StreamingTrainer`), import_model if it
   declares ``import_formats``, files TO IMPORT reads as its models (:class:`ImportingTrainer`),
-  to_onnx if it converts to ONNX; the only module that imports the library;
+  extra_scorer if it has extra outputs of its own (:class:`ExtraScoringTrainer`), to_onnx
+  if it converts to ONNX; the only module that imports the library;
 - ``checks.py``: checks on stored bytes before the library reads them.
 - ``sql.py``, if its models compile into portable SQL (``sqlml export --format sql``): what
   its :meth:`Family.to_sql` returns, a :class:`CompiledModel` of sqlglot expressions built
@@ -36,7 +38,9 @@ Outside sqlml, a package's entry point of ``sqlml.families`` adds one
 """
 
 from sqlml.models.interface import (
+    PROBABILITIES,
     CompiledModel,
+    ExtraScoringTrainer,
     Family,
     Imported,
     ImportingTrainer,
@@ -47,7 +51,9 @@ from sqlml.models.interface import (
 from sqlml.models.registry import families, family, register, unregister
 
 __all__ = [
+    "PROBABILITIES",
     "CompiledModel",
+    "ExtraScoringTrainer",
     "Family",
     "Imported",
     "ImportingTrainer",

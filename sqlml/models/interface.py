@@ -129,6 +129,17 @@ class StreamingTrainer(Trainer, Protocol):
         (``train.external_memory``); ``sample``, labelled ``sample_y``, is the first rows."""
 
 
+class ExtraScoringTrainer(Trainer, Protocol):
+    """The trainer of a family with extra outputs of its own (:attr:`Family.own_extra_outputs`)."""
+
+    def extra_scorer(
+        self, context: Context, data: bytes, metadata: dict[str, Any]
+    ) -> Callable[[FeatureArrays, int], tuple[np.ndarray, dict[str, np.ndarray]]]:
+        """Like ``scorer``: the stored model, loaded once, as a function of features and a
+        batch size that returns the scores and, by name, each row's value of every extra
+        output of the family's own that the model offers (:meth:`Family.extra_outputs`)."""
+
+
 class TreeTrainer(Trainer, Protocol):
     """The trainer of a family that offers TreeExplainer."""
 
@@ -162,6 +173,9 @@ class CompiledModel:
     value: exp.Expression  # what TO PREDICT writes: the class as the label's value, or a value
     scores: dict[str, exp.Expression]  # a classifier's probability of each class (its text)
     notes: list[str]  # caveats, written in the file's header
+
+
+PROBABILITIES = "probabilities"  # the extra output of every classifier: its class probabilities
 
 
 class Family(ABC):
@@ -206,6 +220,9 @@ class Family(ABC):
     # The formats of model files TO IMPORT reads as its models (its trainer an
     # ImportingTrainer), each with the file extensions that tell it.
     import_formats: ClassVar[Mapping[str, tuple[str, ...]]] = {}
+    # TO PREDICT's extra outputs of its own (predict.extra_outputs), each a column of that
+    # name: its name -> what the column holds. Its trainer is an ExtraScoringTrainer.
+    own_extra_outputs: ClassVar[Mapping[str, str]] = {}
 
     @abstractmethod
     def estimators(self) -> Iterable[Estimator]:
@@ -279,6 +296,19 @@ class Family(ABC):
         read with their queries' ids (:meth:`Trainer.train`'s ``groups``), it is measured
         as a ranker, and it cannot stream."""
         return False
+
+    def extra_outputs(self, metadata: Mapping[str, Any]) -> dict[str, str]:
+        """The extra outputs (``predict.extra_outputs``) a stored model of the family offers,
+        given its ``metadata``: name -> what its columns hold. A classifier's class
+        probabilities (:data:`PROBABILITIES`), and every one of :attr:`own_extra_outputs`
+        unless a subclass says which of them a model offers."""
+        offered = {}
+        if metadata["labels"]["task"] == "classifier":
+            offered[PROBABILITIES] = (
+                "a column per class, <result>_<class> (or <result>_prob_<i>), holding its "
+                "probability"
+            )
+        return {**offered, **self.own_extra_outputs}
 
     def check_training(
         self, statement: TrainNode, estimator: Estimator, attributes: dict[str, Any]

@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import replace
 from numbers import Number
+from typing import Any
 
 import numpy as np
 
@@ -17,7 +19,7 @@ from sqlml.datasources import Columns
 from sqlml.errors import ModelError
 from sqlml.ir import FeatureColumn
 from sqlml.runtime.cells import non_null_sample, split, value_texts
-from sqlml.runtime.features_expand import check_columns, expand
+from sqlml.runtime.features_expand import check_columns, expand, sources
 from sqlml.semantics.column_patterns import STAR
 
 MAX_VOCABULARY = 10_000  # most frequent values kept when a vocabulary has no bucket_size
@@ -29,19 +31,54 @@ _SPARSE_INDEX = re.compile(r"(\d+):")
 _INTEGER = re.compile(r"[+-]?\d+")
 
 
+EXCLUDED = "model.excluded_columns"  # the attribute naming selected columns not features
+
+
+def not_features(attributes: Mapping[str, Any]) -> tuple[str, ...]:
+    """The selected columns a training's ``attributes`` say are not features (``EXCLUDED``,
+    comma-separated)."""
+    return tuple(
+        name.strip() for name in (attributes.get(EXCLUDED) or "").split(",") if name.strip()
+    )
+
+
 def derive(
-    columns: Columns, features: list[FeatureColumn], label: str, group: str | None = None
+    columns: Columns,
+    features: list[FeatureColumn],
+    label: str,
+    group: str | None = None,
+    excluded: tuple[str, ...] = (),
 ) -> list[FeatureColumn]:
     """``features`` resolved from the data, their patterns and ``*`` expanded; the selected
-    columns but ``label`` and the ranking query id column ``group`` that they leave out are
-    features too (:func:`reads_the_rest`)."""
-    features = expand(columns, with_the_rest(features), (label, group))
+    columns but ``label``, the ranking query id column ``group`` and the ``excluded`` ones
+    that they leave out are features too (:func:`reads_the_rest`)."""
+    _check_excluded(columns, features, excluded)
+    features = expand(columns, with_the_rest(features), (label, group, *excluded))
     if not features:
         raise ModelError(
             "there are no feature columns", hint="select at least one column besides the LABEL"
         )
     check_columns(columns, features)
     return [_resolve(feature, columns) for feature in features]
+
+
+def _check_excluded(
+    columns: Columns, features: list[FeatureColumn], excluded: tuple[str, ...]
+) -> None:
+    """A :class:`ModelError` for an excluded column the SELECT does not return, or that
+    COLUMN names."""
+    missing = [name for name in excluded if name not in columns]
+    if missing:
+        raise ModelError(
+            f"{EXCLUDED} names {', '.join(missing)}, which the SELECT does not return",
+            hint="name selected columns only: " + ", ".join(columns),
+        )
+    named = [name for name in excluded if any(name in sources(f) for f in features)]
+    if named:
+        raise ModelError(
+            f"{', '.join(named)} is both in {EXCLUDED} and a feature that COLUMN names",
+            hint=f"leave it out of COLUMN or of {EXCLUDED}",
+        )
 
 
 def reads_the_rest(features: list[FeatureColumn]) -> bool:
@@ -58,14 +95,19 @@ def with_the_rest(features: list[FeatureColumn]) -> list[FeatureColumn]:
 
 
 def left_out(
-    columns: Columns, features: list[FeatureColumn], label: str, group: str | None = None
+    columns: Columns,
+    features: list[FeatureColumn],
+    label: str,
+    group: str | None = None,
+    excluded: tuple[str, ...] = (),
 ) -> list[str]:
-    """The selected columns (but ``label`` and ``group``) that COLUMN's ``features`` leave
-    out and that are features all the same; none without COLUMN."""
+    """The selected columns (but ``label``, ``group`` and the ``excluded`` ones) that
+    COLUMN's ``features`` leave out and that are features all the same; none without
+    COLUMN."""
     if not features or not reads_the_rest(features):
         return []
-    listed = len(expand(columns, features, (label, group)))
-    every = expand(columns, with_the_rest(features), (label, group))
+    listed = len(expand(columns, features, (label, group, *excluded)))
+    every = expand(columns, with_the_rest(features), (label, group, *excluded))
     return [feature.name for feature in every[listed:]]
 
 

@@ -25,7 +25,7 @@ from sqlml.models.estimator import warn
 from sqlml.models.registry import family
 from sqlml.runtime import external_memory, in_memory, label_lists
 from sqlml.runtime.features_apply import FeatureArrays, transform
-from sqlml.runtime.features_derive import derive, left_out, left_out_warning
+from sqlml.runtime.features_derive import derive, left_out, left_out_warning, not_features
 from sqlml.runtime.features_expand import check_columns
 from sqlml.runtime.labels import (
     LabelEncoding,
@@ -127,8 +127,9 @@ def derive_features(statement: ir.TrainStatement, sample: Columns) -> list[ir.Fe
     """Features derived: COLUMN's (or every column's) kinds and vocabularies, from the
     training rows (``sample``), warning of the columns left out."""
     group = statement.attributes.get("train.group_column")
-    features = derive(sample, statement.features, statement.label, group)
-    rest = left_out(sample, statement.features, statement.label, group)
+    excluded = not_features(statement.attributes)
+    features = derive(sample, statement.features, statement.label, group, excluded)
+    rest = left_out(sample, statement.features, statement.label, group, excluded)
     if rest:
         warn(statement.line, statement.column, *left_out_warning(rest))
     return features

@@ -227,7 +227,8 @@ def test_a_result_column_replaces_a_selected_column_with_a_warning(model, capsys
     )
     status, err = _run(["-e", clash, "--datasource", url], capsys)
     assert status == 1 and "Traceback" not in err
-    assert f"the SELECT already returns {taken}, which the class probabilities would replace" in err
+    replace = "which the extra outputs (predict.extra_outputs) would replace"
+    assert f"the SELECT already returns {taken}, {replace}" in err
     ds = connect(url)
     try:
         assert ds.describe_target([f"{table}_p"]) is None  # nothing written

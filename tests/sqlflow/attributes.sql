@@ -840,3 +840,10 @@ WITH
     validation.select="SELECT * FROM iris.test"
 LABEL class
 INTO sqlflow_models.attr_katib_xgb;
+
+-- from: doc/sqlflow.org_cn/models.md (KMeans: excluded_columns, the selected columns that are not features, comma-separated)
+-- needs: iris.train
+SELECT * FROM iris.train
+TO TRAIN kmeans
+WITH center_count=2, idx_table_name=iris.kmeans_idx, excluded_columns="sepal_width,class"
+INTO sqlflow_models.attr_pai_kmeans_excluded;

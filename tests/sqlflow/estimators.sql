@@ -513,3 +513,11 @@ INTO creditcard.creditcard_deep_model;
 SELECT * FROM creditcard.creditcard WHERE class = 1 LIMIT 10
 TO EXPLAIN creditcard.creditcard_deep_model
 WITH summary.plot_type = "bar";
+
+-- from: go/cmd/sqlflowserver/e2e_mysql_test.go (CaseOneClassSVMModelWithScore: predict.extra_outputs names the score column, the decision function beside the label)
+-- needs: iris.test; model sqlflow_models.est_one_class_svm
+SELECT sepal_length, sepal_width, petal_length, petal_width
+FROM iris.test
+TO PREDICT iris.one_class_svm_score.label
+WITH predict.extra_outputs="score"
+USING sqlflow_models.est_one_class_svm;

@@ -44,12 +44,12 @@ _KMEANS = (
 
 # The other attributes of SQLFlow's KMeans on PAI (with or without model.).
 _PAI_KMEANS = (
-    not_applied(
+    Attr(
         "model.excluded_columns",
         "string",
-        "SQLFlow on PAI: comma-separated selected columns that are not features",
-        "every selected column is a feature: leave these out of the SELECT, or list the "
-        "features in COLUMN",
+        None,
+        "comma-separated selected columns that are not features: left out of the features "
+        "the SELECT's columns give (SQLFlow's KMeans on PAI)",
         aliases=("excluded_columns",),
     ),
     not_applied(

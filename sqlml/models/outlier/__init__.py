@@ -1,6 +1,8 @@
 """The outlier family: a one-class model in numpy (an RBF kernel density over training rows,
 its threshold set by the share ``nu`` of outliers), stored as JSON, trained in-process
-without a LABEL; TO PREDICT writes 1 for an inlier, -1 for an outlier, as SQLFlow does.
+without a LABEL; TO PREDICT writes 1 for an inlier, -1 for an outlier, as SQLFlow does, and
+with ``predict.extra_outputs = 'score'`` each row's decision function, as SQLFlow's model zoo
+OneClassSVM.
 
 This module imports no more than the interface: the estimators' declarations load on first
 lookup, :mod:`.model` when a model is trained or used.
@@ -25,6 +27,10 @@ class Outlier(Family):
     format = "one-class-json"
     extensions = (".json",)
     trainer_module = "sqlml.models.outlier.model"
+    own_extra_outputs = {  # noqa: RUF012 (a declaration, never changed)
+        "score": "the decision function: the row's density minus the model's threshold "
+        "(positive for an inlier, negative for an outlier)"
+    }
 
     def estimators(self) -> Iterable[Estimator]:
         from sqlml.models.outlier.estimators import ESTIMATORS

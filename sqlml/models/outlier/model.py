@@ -62,11 +62,22 @@ def scorer(
 ) -> Callable[[FeatureArrays, int], np.ndarray]:
     """Each row's scores of the classes -1 and 1: with ``s`` its density over the threshold,
     ``1 / (1 + s)`` and ``s / (1 + s)``, so 1 wins at or above the threshold."""
+    score = extra_scorer(context, data, metadata)
+    return lambda features, batch_size: score(features, batch_size)[0]
+
+
+def extra_scorer(
+    context: Context, data: bytes, metadata: dict[str, Any]
+) -> Callable[[FeatureArrays, int], tuple[np.ndarray, dict[str, np.ndarray]]]:
+    """The scores of :func:`scorer`, and ``score``: each row's decision function, its
+    density minus the threshold (positive for an inlier, negative for an outlier, as
+    scikit-learn's)."""
     document = one_class_document(data)
     mean, scale = np.array(document["mean"]), np.array(document["scale"])
     landmarks, gamma = np.array(document["landmarks"]), document["gamma"]
+    threshold = document["threshold"]
 
-    def score(features: FeatureArrays, batch_size: int) -> np.ndarray:
+    def score(features: FeatureArrays, batch_size: int) -> tuple[np.ndarray, dict[str, np.ndarray]]:
         x = numbers(features)
         if x.shape[1] != len(mean):
             raise ModelError(
@@ -74,8 +85,10 @@ def scorer(
                 hint="select the columns the model was trained on",
             )
         x = imputed(x, mean)  # NULL as the training rows' mean, whatever the batch
-        ratio = _density(context, (x - mean) / scale, landmarks, gamma) / document["threshold"]
-        return np.column_stack([1 / (1 + ratio), ratio / (1 + ratio)])
+        density = _density(context, (x - mean) / scale, landmarks, gamma)
+        ratio = density / threshold
+        scores = np.column_stack([1 / (1 + ratio), ratio / (1 + ratio)])
+        return scores, {"score": density - threshold}
 
     return score
 

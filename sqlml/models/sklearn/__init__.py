@@ -10,7 +10,7 @@ or used.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -29,6 +29,10 @@ class ScikitLearn(Family):
     libraries = ("sklearn",)
     trainer_module = "sqlml.models.sklearn.model"
     import_formats = {"skops": (".skops",)}  # noqa: RUF012 (a declaration, never changed)
+    own_extra_outputs = {  # noqa: RUF012 (a declaration, never changed)
+        "score": "scikit-learn's decision_function of an outlier detector (positive for an "
+        "inlier, negative for an outlier)"
+    }
 
     def estimators(self) -> Iterable[Estimator]:
         from sqlml.models.sklearn.estimators import ESTIMATORS
@@ -76,6 +80,15 @@ class ScikitLearn(Family):
         return compile_model(
             stored, model.load(stored.data, stored.metadata["params"].get("estimator"))
         )
+
+    def extra_outputs(self, metadata: Mapping[str, Any]) -> dict[str, str]:
+        """A classifier's class probabilities; an outlier detector's score."""
+        from sqlml.models.sklearn.estimators import CLUSTERING, UNLABELLED
+
+        offered = super().extra_outputs(metadata)
+        if metadata["params"].get("estimator") not in UNLABELLED - {CLUSTERING}:
+            del offered["score"]
+        return offered
 
     def check_metadata(self, metadata: dict[str, Any]) -> str | None:
         """Whether it names one of the family's estimators, and its classes fit it."""

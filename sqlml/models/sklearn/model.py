@@ -89,28 +89,51 @@ def scorer(
     context: Context, data: bytes, metadata: dict[str, Any]
 ) -> Callable[[FeatureArrays, int], np.ndarray]:
     """The stored pipeline, checked and loaded once (:func:`load`), as a scoring function."""
+    score = _scoring(context, data, metadata, decision=False)
+    return lambda features, batch_size: score(features, batch_size)[0]
+
+
+def extra_scorer(
+    context: Context, data: bytes, metadata: dict[str, Any]
+) -> Callable[[FeatureArrays, int], tuple[np.ndarray, dict[str, np.ndarray]]]:
+    """The scores of :func:`scorer`, and an outlier detector's ``score``: scikit-learn's
+    ``decision_function``."""
+    return _scoring(context, data, metadata, decision=True)
+
+
+def _scoring(
+    context: Context, data: bytes, metadata: dict[str, Any], decision: bool
+) -> Callable[[FeatureArrays, int], tuple[np.ndarray, dict[str, np.ndarray]]]:
+    """The scores, and with ``decision`` the ``decision_function`` as ``score``."""
     name = metadata["params"].get("estimator")
     pipeline = load(data, name)
     width = int(metadata["params"].get("columns", -1))
     classes = int(metadata["params"].get("classes", 0))
 
-    def score(features: FeatureArrays, batch_size: int) -> np.ndarray:
+    def score(features: FeatureArrays, batch_size: int) -> tuple[np.ndarray, dict[str, np.ndarray]]:
         x = values(features)
         if x.shape[1] != width:
             raise ModelError(
                 f"the features make {x.shape[1]} columns, but the model was trained on {width}",
                 hint="select the columns the model was trained on",
             )
-        parts = []
+        parts, decisions = [], []
         try:
             for start in range(0, len(x), batch_size):
                 context.token.check()
-                parts.append(_scores(name, pipeline, classes, x[start : start + batch_size]))
-                context.reporter.advance(min(batch_size, len(x) - start))
-            return np.concatenate(parts) if parts else _scores(name, pipeline, classes, x)
+                rows = x[start : start + batch_size]
+                parts.append(_scores(name, pipeline, classes, rows))
+                if decision:
+                    decisions.append(pipeline.decision_function(rows))
+                context.reporter.advance(len(rows))
+            if not parts:  # no rows
+                parts.append(_scores(name, pipeline, classes, x))
+                decisions.append(np.zeros(0))
         except (ValueError, IndexError, AttributeError, TypeError) as error:
             # a stored model of fitting types whose state does not fit (the rows are checked)
             raise skops_error(f"it does not score rows ({type(error).__name__}: {error})") from None
+        extra = {"score": np.concatenate(decisions)} if decision else {}
+        return np.concatenate(parts), extra
 
     return score
 

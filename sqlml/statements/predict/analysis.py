@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
+from sqlml.models import PROBABILITIES, families
 from sqlml.semantics.attributes import Attr, check_attributes, not_applied, pod_resources
 from sqlml.semantics.lowering import OUTPUT_REPLACE, Output, error, lower_selecting, where
 from sqlml.statements.predict import syntax
 from sqlml.statements.predict.ir import PredictStatement
 
-EXTRA_OUTPUTS = ("probabilities",)
 PREDICT_ATTRIBUTES = {
     "predict.batch_size": Attr(
         "predict.batch_size", "int", 65536, "rows predicted and written per batch", minimum=1
@@ -16,8 +16,9 @@ PREDICT_ATTRIBUTES = {
         "predict.extra_outputs",
         "string",
         None,
-        "comma-separated extra result columns; 'probabilities' (classifiers): a column per "
-        "class, <result>_<class> (or <result>_prob_<i>), holding its probability",
+        "comma-separated extra result columns the model offers: 'probabilities' "
+        "(classifiers): a column per class, <result>_<class> (or <result>_prob_<i>), holding "
+        "its probability; 'score' (outlier detectors): a column score, the decision function",
     ),
     "predict.confidence_level": Attr(
         "predict.confidence_level",
@@ -51,17 +52,7 @@ def _lower(statement: syntax.PredictNode, step_id: str, dialect: str) -> Predict
     attributes = check_attributes(statement.attributes, PREDICT_ATTRIBUTES, "TO PREDICT")
     extras = attributes.get("predict.extra_outputs")
     if extras is not None:
-        names = [name.strip().lower() for name in extras.split(",") if name.strip()]
-        unknown = [name for name in names if name not in EXTRA_OUTPUTS]
-        if unknown or not names:
-            attribute = next(a for a in statement.attributes if a.name == "predict.extra_outputs")
-            raise error(
-                f"unknown extra output {', '.join(unknown) or repr(extras)} in "
-                "predict.extra_outputs",
-                attribute.pos,
-                "the extra outputs are " + ", ".join(EXTRA_OUTPUTS),
-            )
-        attributes["predict.extra_outputs"] = ",".join(dict.fromkeys(names))
+        attributes["predict.extra_outputs"] = _extra_outputs(statement, extras)
     return PredictStatement(
         id=step_id,
         text=statement.text,
@@ -73,6 +64,29 @@ def _lower(statement: syntax.PredictNode, step_id: str, dialect: str) -> Predict
         version=statement.using.version,
         attributes=attributes,
     )
+
+
+def extra_outputs_known() -> list[str]:
+    """The extra outputs some family's models offer: class probabilities, and the families'
+    own (which the model used offers is known at run time)."""
+    own = (name for each in families().values() for name in each.own_extra_outputs)
+    return list(dict.fromkeys([PROBABILITIES, *own]))
+
+
+def _extra_outputs(statement: syntax.PredictNode, extras: str) -> str:
+    """``predict.extra_outputs``'s names, lower case, once each; an error at the attribute
+    for none, or for one no family's models offer."""
+    names = [name.strip().lower() for name in extras.split(",") if name.strip()]
+    known = extra_outputs_known()
+    unknown = [name for name in names if name not in known]
+    if unknown or not names:
+        attribute = next(a for a in statement.attributes if a.name == "predict.extra_outputs")
+        raise error(
+            f"unknown extra output {', '.join(unknown) or repr(extras)} in predict.extra_outputs",
+            attribute.pos,
+            "the extra outputs models offer are " + ", ".join(known),
+        )
+    return ",".join(dict.fromkeys(names))
 
 
 def lower(statement: syntax.PredictNode, prefix: str, dialect: str) -> PredictStatement:

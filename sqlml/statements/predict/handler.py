@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any, cast
 
 import numpy as np
@@ -12,12 +12,13 @@ from sqlml import ir
 from sqlml.datasources import Columns
 from sqlml.datasources.base import closing_batches
 from sqlml.errors import ModelError
+from sqlml.models import PROBABILITIES, ExtraScoringTrainer
 from sqlml.models.applied import Model, load_model, model_columns
 from sqlml.models.estimator import warn
 from sqlml.models.interface import RowsTrainer
 from sqlml.runtime.cells import value_texts
 from sqlml.runtime.context import Context
-from sqlml.runtime.features_apply import transform
+from sqlml.runtime.features_apply import FeatureArrays, transform
 from sqlml.runtime.outcome import Outcome
 from sqlml.runtime.rows import check_rows, spelled
 from sqlml.statements import kind_of
@@ -33,15 +34,7 @@ def predict(statement: ir.PredictStatement, context: Context) -> Outcome:
     model = load_model(statement.model, datasource, statement.version)
     replace = kind_of(statement).effects.may_replace(statement)
     datasource.check_target(statement.table, replace)  # before any work
-    extras = statement.attributes.get("predict.extra_outputs") or ""
-    probabilities = "probabilities" in extras.split(",")
-    classifier = model.labels.task == "classifier"
-    if probabilities and not classifier:
-        raise ModelError(
-            f"predict.extra_outputs = 'probabilities' needs a classifier; {statement.model} "
-            "predicts numbers",
-            hint="remove predict.extra_outputs",
-        )
+    extras = _extra_outputs(statement, model)
     if "predict.confidence_level" in statement.attributes and not model.family.predicts_rows:
         raise ModelError(
             f"predict.confidence_level needs a forecasting model; {statement.model} is a "
@@ -50,8 +43,10 @@ def predict(statement: ir.PredictStatement, context: Context) -> Outcome:
         )
     label = model.stored.metadata["label"]
     result = result_column(statement, label)
-    names = probability_columns(result, model.labels.classes) if probabilities else []
-    score = model.trainer.scorer(context, model.stored.data, model.stored.metadata)
+    classes = model.labels.classes
+    names = probability_columns(result, classes) if PROBABILITIES in extras else []
+    own = [name for name in extras if name != PROBABILITIES]
+    score = _scorer(context, model, bool(own))
     batch_rows = statement.attributes["predict.batch_size"]
     names_read = [*model_columns(model), result]
 
@@ -60,7 +55,7 @@ def predict(statement: ir.PredictStatement, context: Context) -> Outcome:
             columns = spelled(read, names_read)
             if index == 0:
                 check_rows(columns)
-                _check_result_columns(statement, result, model, columns, names)
+                _check_result_columns(statement, result, model, columns, [*names, *own])
             token.check()
             yield columns
 
@@ -75,11 +70,14 @@ def predict(statement: ir.PredictStatement, context: Context) -> Outcome:
                 )
                 return
             for columns in checked(source):
-                scores = score(transform(columns, model.features), batch_rows)
+                scores, values = score(transform(columns, model.features), batch_rows)
                 output = {k: v for k, v in columns.items() if k not in (label, result)}
                 output[result] = model.predicted(scores)
-                if probabilities:
-                    output.update({name: scores[:, i] for i, name in enumerate(names)})
+                for extra in extras:  # in the order asked for, as SQLFlow writes them
+                    if extra == PROBABILITIES:
+                        output.update({name: scores[:, i] for i, name in enumerate(names)})
+                    else:
+                        output[extra] = values[extra]
                 yield output
 
     with (
@@ -93,6 +91,41 @@ def predict(statement: ir.PredictStatement, context: Context) -> Outcome:
         f"with {statement.model}",
         model=(statement.model, model.stored.version),
     )
+
+
+def _extra_outputs(statement: ir.PredictStatement, model: Model) -> list[str]:
+    """The extra outputs asked for (``predict.extra_outputs``); a :class:`ModelError` at the
+    attribute for one that the model does not offer, naming those it does."""
+    asked = (statement.attributes.get("predict.extra_outputs") or "").split(",")
+    asked = [name for name in asked if name]
+    metadata = model.stored.metadata
+    offered = model.family.extra_outputs(metadata)
+    unknown = [name for name in asked if name not in offered]
+    if not unknown:
+        return asked
+    regressor = " (it predicts numbers)" if metadata["labels"]["task"] == "regressor" else ""
+    error = ModelError(
+        f"{statement.model} ({metadata['estimator']}) offers no extra output "
+        f"{', '.join(unknown)}; it offers {', '.join(offered) or 'none'}{regressor}",
+        hint="; ".join(f"{name}: {what}" for name, what in offered.items())
+        or "remove predict.extra_outputs",
+    )
+    found = re.search(r"predict\.extra_outputs", statement.text, re.IGNORECASE)
+    if found:
+        error.pinpoint(statement.text, statement.line, statement.column, found.start())
+    raise error
+
+
+def _scorer(
+    context: Context, model: Model, own: bool
+) -> Callable[[FeatureArrays, int], tuple[np.ndarray, dict[str, np.ndarray]]]:
+    """The model's scorer, with the extra outputs of its family's own when ``own``."""
+    data, metadata = model.stored.data, model.stored.metadata
+    if own:
+        trainer = cast(ExtraScoringTrainer, model.trainer)
+        return trainer.extra_scorer(context, data, metadata)
+    score = model.trainer.scorer(context, data, metadata)
+    return lambda features, batch_size: (score(features, batch_size), {})
 
 
 def result_column(statement: ir.PredictStatement, label: str) -> str:
@@ -115,14 +148,20 @@ def _check_result_columns(
 ) -> None:
     """The ``result`` column takes the place of a selected column of its name, as in SQLFlow:
     the label's silently, another's with a warning. A :class:`ModelError` if an extra output
-    (a class probability) would replace a selected column."""
+    (a class probability, a score) would replace a selected column or the result."""
     label = model.stored.metadata["label"]
+    table = ".".join(statement.table)
+    if result in extra:
+        raise ModelError(
+            f"TO PREDICT {table}.{result}: the extra output {result} would replace the result",
+            hint="name the result column differently",
+        )
     if result in columns and result != label:
         feature = " (a feature of the model)" if result in _feature_names(model) else ""
         warn(
             statement.line,
             statement.column,
-            f"TO PREDICT {'.'.join(statement.table)}.{result}: the predictions replace the "
+            f"TO PREDICT {table}.{result}: the predictions replace the "
             f"SELECT's column {result}{feature}, as in SQLFlow; select it under another name "
             "to keep it",
         )
@@ -131,8 +170,8 @@ def _check_result_columns(
         features = _feature_names(model)
         what = [f"{name} (a feature of the model)" if name in features else name for name in taken]
         raise ModelError(
-            f"TO PREDICT {'.'.join(statement.table)}.{result}: the SELECT already returns "
-            f"{', '.join(what)}, which the class probabilities would replace",
+            f"TO PREDICT {table}.{result}: the SELECT already returns "
+            f"{', '.join(what)}, which the extra outputs (predict.extra_outputs) would replace",
             hint="name the result column differently, or leave those columns out of the SELECT",
         )
 
