@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 from sqlml import ir
 from sqlml.grammar import ast
+from sqlml.semantics.backquotes import double_quoted
 from sqlml.statements import for_syntax, resolve
+from sqlml.statements.sql.syntax import SqlNode
 
 # The default datasource's dialect (sqlml.datasources.url.DEFAULT_DIALECT: the datasources
 # sit above the semantics).
@@ -28,6 +32,12 @@ def lower(statement: ast.Statement, prefix: str, dialect: str) -> ir.Statement:
     """The IR of one checked statement.
 
     A kind's analysis (its declaration in :mod:`sqlml.statements` names it) takes the AST
-    node, the prefix of its step id and sqlglot's dialect, and returns the IR.
+    node, the prefix of its step id and sqlglot's dialect, and returns the IR. Its SQL (a
+    standard statement's text, an extended one's SELECT) has MySQL's backquoted names
+    double-quoted where the dialect takes no backquotes (:mod:`.backquotes`).
     """
+    field = "text" if isinstance(statement, SqlNode) else "select"
+    sql = getattr(statement, field, None)
+    if isinstance(sql, str) and double_quoted(sql, dialect) != sql:
+        statement = dataclasses.replace(statement, **{field: double_quoted(sql, dialect)})
     return resolve(for_syntax(statement).analysis)(statement, prefix, dialect)
