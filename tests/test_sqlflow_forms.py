@@ -119,15 +119,16 @@ def test_a_published_models_name_is_refused_where_a_stored_model_is_meant(text, 
 
 
 def test_backquoted_names_work_on_every_database(tmp_path, url, tables, capsys):
-    """MySQL's quoting, which SQLFlow programs use, in standard SQL, the SELECT and the
-    extended clauses."""
+    """MySQL's quoting, which SQLFlow programs use, in standard SQL, the SELECT,
+    validation.select and the extended clauses."""
     t, out = tables, f"{tables}_out"
     values = ", ".join(f"({x}, {int(x > 4)})" for x in range(10))
     program = f"""CREATE TABLE `{t}` (`x` INT, `class` INT);
 INSERT INTO `{t}` (`x`, `class`) VALUES {values};
 SELECT `x`, `class` FROM `{t}` WHERE `x` >= 0
 TO TRAIN xgboost.gbtree
-WITH objective = "binary:logistic", train.num_boost_round = 5, min_child_weight = 0
+WITH objective = "binary:logistic", train.num_boost_round = 5, min_child_weight = 0,
+  validation.select = "SELECT `x`, `class` FROM `{t}`"
 COLUMN `x`
 LABEL `class`
 INTO `{t}_model`;
