@@ -15,6 +15,7 @@ from sqlml.grammar import parse
 from sqlml.ir import FeatureColumn
 from sqlml.runtime.features_derive import derive
 from sqlml.semantics import analyze
+from sqlml.semantics.backquotes import double_quoted
 
 
 @pytest.fixture(params=KINDS)
@@ -138,3 +139,22 @@ SELECT `x` FROM `{t}` TO PREDICT `{out}`.`class` USING `{t}_model`;
     assert status == 0, err
     found = fetch_rows(url, f"SELECT x, class FROM {out} ORDER BY x")
     assert [(int(x), int(c)) for x, c in found] == [(x, int(x > 4)) for x in range(10)]
+
+
+@pytest.mark.parametrize(
+    ("sql", "dialect", "expected"),
+    [
+        ("SELECT `a` FROM `s`.`t` -- `c`", "duckdb", 'SELECT "a" FROM "s"."t" -- `c`'),
+        (
+            "SELECT '`a`', \"`b`\", /* `c` */ `d`",
+            "postgres",
+            'SELECT \'`a`\', "`b`", /* `c` */ "d"',
+        ),
+        ("SELECT $$ `a` $$, `b`", "postgres", 'SELECT $$ `a` $$, "b"'),
+        ('SELECT `a"b`', "duckdb", 'SELECT `a"b`'),  # the same length is kept: left as written
+        ("SELECT `a`", "mysql", "SELECT `a`"),
+        ("SELECT `a`", "sqlite", "SELECT `a`"),
+    ],
+)
+def test_backquoted_names_are_double_quoted_outside_strings_and_comments(sql, dialect, expected):
+    assert double_quoted(sql, dialect) == expected
