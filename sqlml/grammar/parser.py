@@ -36,6 +36,7 @@ _TERMINAL_WORDS = {
     "BARE_WORD": "a word",
     "QUOTED_IDENT": "a quoted name",
     "BACKQUOTED_IDENT": "a quoted name",
+    "ZOO_NAME": "a name",  # a model zoo's (registry/image:tag/Estimator)
     "STRING": "a string",
     "DQ_STRING": "a string",
     "DQ_ARGUMENT": "a string",
