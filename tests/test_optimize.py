@@ -151,6 +151,9 @@ def test_the_variable_named_by_its_column_is_written_beside_it(tmp_path, url, ta
             "row 1 no value (at least 41 and at most 40)",
         ),
         ("0 * amount >= 1", "cannot hold in row 1, where the variable drops out of it"),
+        # Without the variable (SQLFlow's ir_generator_test): checked on the rows, or groups.
+        ("price >= 25", "cannot hold in row 2, where the variable drops out of it (0 >= 4)"),
+        ("SUM(price) >= 100", "cannot hold in group 1, where the variable drops out of it"),
     ],
 )
 def test_an_infeasible_problem_writes_nothing(tmp_path, url, tables, capsys, extra, message):
@@ -164,6 +167,24 @@ def test_an_infeasible_problem_writes_nothing(tmp_path, url, tables, capsys, ext
     assert status == 1
     assert message in err, err
     assert rows(url, f"SELECT product, amount FROM {out} ORDER BY product") == before
+
+
+def test_sqlflows_parser_test_form_solves(tmp_path, url, tables, capsys):
+    """TestExtendedSyntaxOptimize's form: the domain under the variable's name, and a
+    constraint without the variable that the rows meet (SUM(price) <= 48), with warnings."""
+    t, out = tables, f"{tables}_out"
+    program = PRODUCTS.format(t=t) + WOODCARVING.format(t=t, out=out).replace(
+        "amount", "product"
+    ).replace('"product(product)"', '"product"').replace(
+        'var_type = "NonNegativeIntegers"', 'product = "Integers"'
+    ).replace("product <= max_num", "product <= max_num, SUM(price) <= 48")
+    status, err = run(tmp_path, url, program, capsys)
+    assert status == 0, err
+    assert "warning: product = 'Integers' is taken as var_type" in err
+    assert "warning: the constraint SUM(price) <= 48 does not depend on the variable" in err
+    assert "maximized SUM((price - materials_cost - other_cost) * product) = 180" in err
+    found = rows(url, f"SELECT product, product_value FROM {out} ORDER BY product")
+    assert found == [("soldier", 20), ("train", 60)]
 
 
 @pytest.mark.parametrize("var_type", ["NonNegativeReals", "NonNegativeIntegers"])

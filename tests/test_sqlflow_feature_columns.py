@@ -41,7 +41,7 @@ KV = '",", "int", ":", "float"'
     ("columns", "expected"),
     [
         ("NUMERIC(DENSE(c, 4))", [category("dense", "c", shape=4, delimiter=",")]),
-        ("NUMERIC(SPARSE(c, 10))", [category("sparse", "c", shape=10, delimiter=",")]),
+        ("NUMERIC(SPARSE(c, 10))", [category("sparse", "c", shape=10)]),  # format: the data's
         ('DENSE(c, none, comma, "float")', [category("dense", "c", delimiter=",", dtype="float")]),
         ("DENSE(c)", [category("dense", "c", delimiter=",")]),
         (f"SPARSE(c, 10, {KV})",

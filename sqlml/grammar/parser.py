@@ -36,6 +36,7 @@ _TERMINAL_WORDS = {
     "BARE_WORD": "a word",
     "QUOTED_IDENT": "a quoted name",
     "BACKQUOTED_IDENT": "a quoted name",
+    "ZOO_NAME": "a name",  # a model zoo's (registry/image:tag/Estimator)
     "STRING": "a string",
     "DQ_STRING": "a string",
     "DQ_ARGUMENT": "a string",
@@ -124,6 +125,16 @@ class _ToAst(Transformer):
 
     def version(self, token: Token) -> Token:
         return token
+
+    def published_model(self, token: Token) -> None:
+        raise ParseError(
+            f"{token} is a published model's name; sqlml uses the models stored in its "
+            "database, by name, and fetches none",
+            line=token.line,
+            column=token.column,
+            hint="name a model trained here (TO TRAIN ... INTO m, then m), or bring a model "
+            "file in with SELECT ... TO IMPORT 'file' ... INTO m",
+        )
 
     def bare_word(self, *parts: Token) -> Located:
         return Located(".".join(parts), parts[0], parts[-1].end_pos)

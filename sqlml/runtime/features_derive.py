@@ -28,6 +28,8 @@ _NUMBER = r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?"
 _NUMBER_LIST = re.compile(rf"\s*{_NUMBER}(?:\s*,\s*{_NUMBER})*\s*")
 _SPARSE_LIST = re.compile(rf"\s*\d+:{_NUMBER}(?:\s*[,\s]\s*\d+:{_NUMBER})*\s*")
 _SPARSE_INDEX = re.compile(r"(\d+):")
+# LIBSVM's key-value list, SQLFlow's default format of a SPARSE column: "1:0.5 3:-1.5".
+_LIBSVM_LIST = re.compile(rf" *\d+:{_NUMBER}(?: +\d+:{_NUMBER})* *")
 _INTEGER = re.compile(r"[+-]?\d+")
 
 
@@ -129,10 +131,22 @@ def _resolve(feature: FeatureColumn, columns: Columns) -> FeatureColumn:
         return replace(_guess(feature.column, columns[feature.column]), target=feature.target)
     if feature.kind in ("category_id", "seq_category_id"):
         return _with_vocabulary(feature, columns[feature.column])
+    if feature.kind == "sparse" and "delimiter" not in feature.params:
+        feature = _sparse_format(feature, columns[feature.column])
     if feature.kind in ("dense", "sparse") and "shape" not in feature.params:
         shape = _shape(feature, value_texts(columns[feature.column]))
         return replace(feature, params={**feature.params, "shape": shape})
     return feature
+
+
+def _sparse_format(feature: FeatureColumn, values: np.ndarray) -> FeatureColumn:
+    """A SPARSE column without a delimiter in SQLFlow's default formats, told by its values:
+    LIBSVM's key-value lists ("1:0.5 3:-1.5": ' ' between the pairs, ':' in each) when every
+    value is one, else lists of ids or pairs separated by ','."""
+    filled = [text for text in value_texts(values) if text and text.strip()]
+    libsvm = bool(filled) and all(_LIBSVM_LIST.fullmatch(text) for text in filled)
+    delimiter = {"delimiter": " ", "kv_delimiter": ":"} if libsvm else {"delimiter": ","}
+    return replace(feature, params={**feature.params, **delimiter})
 
 
 def _shape(feature: FeatureColumn, texts: list[str | None]) -> int:

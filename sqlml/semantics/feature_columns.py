@@ -88,7 +88,9 @@ SIGNATURES: dict[str, Signature] = {
         (
             _COLUMN,
             Param("shape", "field_shape", None),
-            Param("delimiter", "delimiter", ","),
+            # Left out: SQLFlow's default formats, told by the data when training (a list of
+            # ids "3,5,7", or LIBSVM's key-value list "1:0.5 3:-1.5").
+            Param("delimiter", "delimiter", None),
             Param("dtype", "dtype", None),
             Param("kv_delimiter", "delimiter", None),
             Param("weight_dtype", "weight_dtype", None),
@@ -577,7 +579,7 @@ class _Lowering:
 def _category_format(field: FeatureColumn, params: dict[str, Any]) -> dict[str, Any]:
     """How a category reads a DENSE or SPARSE field: its delimiters; a SPARSE field's shape
     is the number of ids unless the category gives its bucket_size."""
-    found = {"delimiter": field.params["delimiter"]}
+    found = {"delimiter": field.params.get("delimiter", ",")}
     if "kv_delimiter" in field.params:
         found["kv_delimiter"] = field.params["kv_delimiter"]
     if params.get("bucket_size") is None and field.kind == "sparse" and "shape" in field.params:

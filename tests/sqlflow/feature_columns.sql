@@ -585,3 +585,31 @@ INTO sqlflow_models.fc_xgb_mixed;
 SELECT * FROM housing.test
 TO PREDICT housing.predict.class
 USING sqlflow_models.fc_pattern;
+
+-- from: go/cmd/sqlflowserver/e2e_common_cases.go (caseXGBoostSparseKeyValueColumn: SPARSE(c1) over LIBSVM key-value lists, "1:0.5 3:-1.5 5:6.7")
+-- needs: xgboost_sparse_data.train
+SELECT c1, label_col FROM xgboost_sparse_data.train
+TO TRAIN xgboost.gbtree
+WITH
+	num_class = 3,
+	objective = "multi:softprob",
+	train.num_boost_round = 20
+COLUMN SPARSE(c1)
+LABEL label_col
+INTO sqlflow_models.xgb_kv_column_trained_model;
+
+-- from: go/cmd/sqlflowserver/e2e_common_cases.go (caseXGBoostSparseKeyValueColumn: SPARSE(c1, 11), the shape given)
+-- needs: xgboost_sparse_data.train
+SELECT c1, label_col FROM xgboost_sparse_data.train
+TO TRAIN xgboost.gbtree
+WITH
+	num_class = 3,
+	objective = "multi:softprob",
+	train.num_boost_round = 20
+COLUMN SPARSE(c1,11)
+LABEL label_col
+INTO sqlflow_models.xgb_kv_column_trained_model;
+
+-- from: go/cmd/sqlflowserver/e2e_common_cases.go (caseXGBoostSparseKeyValueColumn: TO PREDICT db.table.column, the label's column replaced)
+-- needs: xgboost_sparse_data.train; model sqlflow_models.xgb_kv_column_trained_model
+SELECT c1, label_col FROM xgboost_sparse_data.train TO PREDICT xgboost_sparse_data.xgb_kv_column_predict_table.new_label_col USING sqlflow_models.xgb_kv_column_trained_model;

@@ -421,3 +421,38 @@ SELECT * FROM iris.train TO TRAIN xgboost.gbtree
 -- from: go/cmd/sqlflowserver/e2e_common_cases.go (caseShowTrain)
 -- needs: model sqlflow_models.my_xgb_model_for_show_train
 SHOW TRAIN sqlflow_models.my_xgb_model_for_show_train;
+
+-- from: parser test TestExtendedSyntaxOptimize (as written: the domain under the variable's name, product = "Integers", and USING glpk)
+-- needs: woodcarving.products
+SELECT * FROM woodcarving.products
+TO MAXIMIZE SUM((price - materials_cost - other_cost) * product)
+CONSTRAINT SUM(finishing * product) <= 100,
+           SUM(carpentry * product) <= 80,
+		   product <= max_num
+WITH variables="product",
+	 product="Integers"
+USING glpk
+INTO woodcarving.parser_test_max;
+
+-- from: parser test TestExtendedSyntaxOptimize (as written: TO MINIMIZE, GROUP BY product, the domain under the variable's name)
+-- needs: woodcarving.products
+SELECT * FROM woodcarving.products
+TO MINIMIZE SUM((price - materials_cost - other_cost) * product)
+CONSTRAINT SUM(finishing * product) <= 100 GROUP BY product,
+           SUM(carpentry * product) <= 80,
+		   product <= max_num
+WITH variables="product",
+	 product="Integers"
+INTO woodcarving.parser_test_min;
+
+-- from: go/ir/ir_generator_test.go (TestGenerateOptimizeStmt, oneVarSQLWithResultValueName: the constraint product <= max_num does not involve the variable amount)
+-- needs: woodcarving.products
+SELECT * FROM woodcarving.products
+TO MAXIMIZE SUM((price - materials_cost - other_cost) * amount)
+CONSTRAINT SUM(finishing * amount) <= 100,
+           SUM(carpentry * amount) <= 80,
+           product <= max_num
+WITH variables="amount(product)",
+     var_type="NonNegativeIntegers"
+USING glpk
+INTO woodcarving.result_value_name;

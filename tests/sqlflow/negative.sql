@@ -296,3 +296,21 @@ WITH
   model.hidden_units=[128,64]
 LABEL class
 INTO sqlflow_models.neg_train_optimizer;
+
+-- from: go/cmd/sqlflowserver/e2e_mysql_test.go (CaseXGBoost: eval_metric=accuracy_score, which XGBoost refuses when SQLFlow trains; the case is not run by SQLFlow's tests)
+-- needs: iris.train, iris.test
+-- error: line 5 column 15
+-- sqlflow: XGBoost: Unknown metric function accuracy_score
+SELECT * FROM iris.train TO TRAIN xgboost.gbtree
+WITH objective="multi:softprob",
+	 num_class=3,
+	 validation.select="SELECT * FROM iris.test",
+	 eval_metric=accuracy_score
+LABEL class
+INTO sqlflow_models.my_xgb_multi_class_model;
+
+-- from: doc/design/model_zoo.md (TO PREDICT USING a published model's name, which SQLFlow's parser takes and its executors, loading models from the database by name, do not fetch)
+-- needs: nothing
+-- error: line 1 column 67
+-- sqlflow: (parsed; no executor fetches a published model)
+SELECT * FROM employee TO PREDICT employee.predicted_salary USING models.sqlflow.org/public/my_first_model;

@@ -308,3 +308,14 @@ TO TRAIN DNNClassifier
 WITH model.n_classes = 3, validation.select = "SELECT * FROM iris.train WHERE class <> 2 -- 验证"
 LABEL class
 INTO sqlflow_models.syn_unicode;
+
+-- from: go/cmd/sqlflowserver/e2e_workflow_test.go (CaseBackticksInSQL: MySQL's backquoted names in the SELECT)
+-- needs: iris.train, iris.test
+SELECT `sepal_length`, `class` FROM iris.train
+	TO TRAIN DNNClassifier
+	WITH
+		model.n_classes = 3,
+		model.hidden_units = [10, 20],
+		validation.select="select * from iris.test"
+	LABEL class
+	INTO sqlflow_models.syn_backticks;

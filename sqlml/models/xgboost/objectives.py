@@ -121,6 +121,8 @@ _NEEDS_MULTICLASS = ("merror", "mlogloss")
 def eval_metric_problem(value: str, multiclass: bool | None) -> tuple[str, str] | None:
     """What is wrong with an XGBoost ``eval_metric`` value (and what to do); None if fine.
     ``multiclass``: whether the objective is a multi:* one (None: not known yet)."""
+    if value.lower() == "accuracy_score":
+        return _accuracy_problem(multiclass)
     if value not in EVAL_METRICS and not _EVAL_FORMS.fullmatch(value):
         close = difflib.get_close_matches(value.lower(), EVAL_METRICS, n=1, cutoff=0.6)
         hint = f"did you mean {close[0]}? " if close else ""
@@ -140,3 +142,16 @@ def eval_metric_problem(value: str, multiclass: bool | None) -> tuple[str, str] 
             "use logloss or error for binary:*, rmse or mae for reg:*",
         )
     return None
+
+
+def _accuracy_problem(multiclass: bool | None) -> tuple[str, str]:
+    """``eval_metric = accuracy_score`` (SQLFlow's e2e tests write it): scikit-learn's name,
+    which XGBoost refuses ("Unknown metric function"); its error rate is one minus it."""
+    error = {True: "merror", False: "error"}.get(multiclass, "merror (error for binary:*)")
+    return (
+        "eval_metric accuracy_score is scikit-learn's accuracy, not an XGBoost metric: "
+        f"XGBoost's nearest, {error}, is 1 - accuracy, which training lowers",
+        "for the accuracy of the validation rows (stored with the model) write "
+        "validation.metrics = 'accuracy_score'; for XGBoost's error each round, eval_metric = "
+        f"'{error.split()[0]}'",
+    )

@@ -4,12 +4,13 @@ objective and constraints checked linear and turned into the IR's expression tre
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import sqlglot
 from sqlglot import exp
 
+from sqlml import errors
 from sqlml.grammar.ast import Attribute, Name, Position
 from sqlml.semantics.attributes import Attr, check_attributes, not_applied, pod_resources
 from sqlml.semantics.lowering import OUTPUT_REPLACE, Output, error, lower_selecting, where
@@ -111,7 +112,7 @@ def _output(statement: syntax.OptimizeNode, lowered: OptimizeStatement) -> Outpu
 
 def _lower(statement: syntax.OptimizeNode, step_id: str, dialect: str) -> OptimizeStatement:
     owner = f"TO {statement.direction}"
-    attributes = check_attributes(statement.attributes, OPTIMIZE_ATTRIBUTES, owner)
+    attributes = check_attributes(_var_type_named(statement), OPTIMIZE_ATTRIBUTES, owner)
     variable, index = _variables(statement, attributes)
     var_type = attributes.pop("var_type", None)
     if var_type is None:
@@ -184,6 +185,28 @@ def _variables(statement: syntax.OptimizeNode, attributes: dict[str, Any]) -> tu
             "name the variable differently",
         )
     return variable, index
+
+
+def _var_type_named(statement: syntax.OptimizeNode) -> tuple[Attribute, ...]:
+    """The WITH attributes, the variable's domain given under its name (SQLFlow's parser
+    tests: ``variables = "product", product = "Integers"``) taken as var_type, with a
+    warning, where var_type is not given."""
+    attributes = statement.attributes
+    given = next((a.value for a in attributes if a.name in ("variables", "variable")), None)
+    found = _VARIABLES.fullmatch(given) if isinstance(given, str) else None
+    if found is None or any(a.name == "var_type" for a in attributes):
+        return attributes
+    variable = found["variable"]
+    named = [a for a in attributes if a.name.lower() == variable.lower()]
+    for attribute in named:
+        errors.warn(
+            f"{attribute.name} = {attribute.value!r} is taken as var_type, the domain of the "
+            f"variable {variable}",
+            attribute.pos.line,
+            attribute.pos.column,
+            f"write var_type = {attribute.value!r}: SQLFlow reads the domain from var_type only",
+        )
+    return tuple(replace(a, name="var_type") if a in named else a for a in attributes)
 
 
 def _attribute(statement: syntax.OptimizeNode, name: str) -> Attribute:
@@ -302,11 +325,15 @@ class _Checker:
         scope = _Scope(f"the constraint {text}", aggregate, group_by)
         left, left_degree = self.tree(constraint.left, scope)
         right, right_degree = self.tree(constraint.right, scope)
-        if left_degree == right_degree == 0:
-            raise error(
-                f"the constraint {text} does not depend on the variable {self.variable}",
-                _pos(constraint.left),
-                f"write it with the variable, e.g. SUM(hours * {self.variable}) <= 100",
+        if left_degree == right_degree == 0:  # checked on the rows when solving, as SQLFlow's
+            at = _pos(constraint.left)  # solver takes it: a condition on the data
+            errors.warn(
+                f"the constraint {text} does not depend on the variable {self.variable}: it is "
+                "checked on the rows, the problem infeasible where it does not hold",
+                at.line,
+                at.column,
+                f"write it with the variable (e.g. SUM(hours * {self.variable}) <= 100), or "
+                "keep the rows it holds in with the SELECT's WHERE",
             )
         return {
             "left": left,

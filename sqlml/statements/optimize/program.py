@@ -260,7 +260,10 @@ def _aggregate(constraint: dict[str, Any], data: _Data) -> tuple[sparse.csr_matr
     bound = right.constant - left.constant
     _check_finite(bound, constraint)
     _check_finite(matrix.data, constraint, by_row=False)
-    return matrix.tocsr(), bound
+    matrix = matrix.tocsr()
+    matrix.eliminate_zeros()
+    _check_holds(constraint, np.diff(matrix.indptr) == 0, bound, "group")
+    return matrix, bound
 
 
 def _bound(constraint: dict[str, Any], data: _Data, lower: np.ndarray, upper: np.ndarray) -> None:
@@ -277,16 +280,22 @@ def _bound(constraint: dict[str, Any], data: _Data, lower: np.ndarray, upper: np
     at_least = negative if op == "<=" else positive if op == ">=" else positive | negative
     np.minimum(upper, value, out=upper, where=at_most)
     np.maximum(lower, value, out=lower, where=at_least)
-    zero = ~(positive | negative)  # 0 (op) rest: true or false whatever the variable
+    _check_holds(constraint, ~(positive | negative), rest, "row")
+
+
+def _check_holds(constraint: dict[str, Any], zero: np.ndarray, rest: np.ndarray, what: str) -> None:
+    """An error if the constraint, ``0 (op) rest`` in the rows (or groups) where the variable
+    drops out of it (``zero``), is false in one: true or false whatever the variable."""
+    op = constraint["op"]
     broken = zero & ((rest < 0) if op == "<=" else (rest > 0) if op == ">=" else (rest != 0))
     if broken.any():
         row = int(broken.argmax())
         raise SqlmlError(
-            f"the problem is infeasible: the constraint {constraint['text']} cannot hold in row "
-            f"{row + 1}, where the variable drops out of it (0 {op} {rest[row]:g})",
+            f"the problem is infeasible: the constraint {constraint['text']} cannot hold in "
+            f"{what} {row + 1}, where the variable drops out of it (0 {op} {rest[row]:g})",
             line=constraint["line"],
             column=constraint["column"],
-            hint="check the constraint and that row's values",
+            hint=f"check the constraint and that {what}'s values",
         )
 
 
