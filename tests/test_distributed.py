@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -70,21 +71,21 @@ def _same_accuracy(ds: Datasource, name: str) -> None:
     assert metadata["metrics"]["validation_accuracy"] > 0.85
 
 
-def test_two_workers_train_as_well_as_one_on_duckdb(duckdb_url: str, unique_name: str) -> None:
-    ds = connect(duckdb_url)
-    try:
-        _same_accuracy(ds, unique_name)
-    finally:
-        ds.close()
+def test_two_workers_train_as_well_as_one(datasource: Datasource, unique_name: str) -> None:
+    """On every database: the SELECT staged once, each worker reading its part of it; the
+    helper tables (DuckDB: Parquet files) dropped after."""
+    before = _helpers(datasource)
+    _same_accuracy(datasource, unique_name)
+    assert _helpers(datasource) == before
     assert _children() == []
 
 
-def test_two_workers_train_as_well_as_one_on_mysql(mysql_url: str, unique_name: str) -> None:
-    ds = connect(mysql_url)
-    try:
-        _same_accuracy(ds, unique_name)
-    finally:
-        ds.close()
+def _helpers(ds: Datasource) -> set[str]:
+    """The helper tables and files of train.workers' parts there are."""
+    listed = ds.execute(ds.columns_sql.format(schema=ds.current_schema))
+    tables = {row[0] for row in listed.rows} if listed else set()
+    files = {path.name for path in Path(tempfile.gettempdir()).glob("*.parquet")}
+    return {name for name in tables | files if "__sqlml_parts_" in name}
 
 
 def test_a_failing_worker_is_named_and_the_others_stopped(
