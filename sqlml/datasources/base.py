@@ -113,12 +113,12 @@ class Datasource(ABC):
     SQL and settings that differ by database are declared here too, and the code that needs
     them asks the datasource (or its class) instead of branching on a dialect's name, as
     dbt's adapters are dispatched to: the base class answers with what databases share and
-    a subclass overrides what differs. ``partitioning`` (the parts of ``train.workers``),
-    ``version_sql`` (the notebook's greeting), ``steps_at_once`` (a Kubernetes run's
-    parallelism), ``credentials_env`` (what TO RUN withholds), ``statement_type`` and
-    ``parse_on`` (the database's own parser in this process), ``for_workers`` (what
-    ``train.workers``' processes read), ``forbid_file_access`` (``sqlml ui
-    --no-file-access``).
+    a subclass overrides what differs. ``partitioning`` (the parts of ``train.workers``) and
+    ``stage_parts``/``drop_parts`` (the helper table they are read from), ``version_sql``
+    (the notebook's greeting), ``steps_at_once`` (a Kubernetes run's parallelism),
+    ``credentials_env`` (what TO RUN withholds), ``statement_type`` and ``parse_on`` (the
+    database's own parser in this process), ``for_workers`` (what ``train.workers``'
+    processes read), ``forbid_file_access`` (``sqlml ui --no-file-access``).
     """
 
     schemes: ClassVar[tuple[str, ...]] = ()  # URL schemes, the first canonical
