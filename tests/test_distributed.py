@@ -95,9 +95,11 @@ def test_a_failing_worker_is_named_and_the_others_stopped(
     try:  # two distinct rows: each in one part, two of the workers have none
         y = np.arange(50) % 2
         ds.write_table([unique_name], {"x1": y * 1.0, "x2": y * 1.0, "y": y})
+        before = _helpers(ds)
         with pytest.raises(ModelError, match=r"worker [0-3] of 4 got no rows") as raised:
             _train(ds, unique_name, "m", ", train.workers = 4")
         assert raised.value.hint == "lower train.workers"
+        assert _helpers(ds) == before
     finally:
         ds.close()
     assert _children() == []
@@ -116,9 +118,11 @@ def test_a_cancelled_step_stops_its_workers(duckdb_url: str, unique_name: str) -
             token.cancel("a test")
 
         threading.Thread(target=cancel_once_the_workers_run, daemon=True).start()
+        before = _helpers(ds)
         with pytest.raises(Cancelled):
             _train(ds, unique_name, "m", ", train.workers = 2", token)
         assert not ModelStore(ds).list()
+        assert _helpers(ds) == before  # dropped by rank 0, or by the step after it
     finally:
         ds.close()
     assert _children() == []

@@ -58,6 +58,7 @@ from sqlml.runtime.rows import SCORE_BATCH, spelled
 from sqlml.runtime.training_data import Batch, Trained
 
 QUERY_SPAN = 2**32  # query ids of rank r are offset by r * QUERY_SPAN when gathered
+STAGED = "staged.txt"  # rank 0's helper tables, named in the folder of a local step's workers
 
 
 class Elsewhere(ModelError):
@@ -97,8 +98,13 @@ def _launch(statement: ir.TrainStatement, context: Context) -> Trained:
         folder = Path(name)
         shared, url = _worker_source(statement, context.datasource, folder)
         env = {"SQLML_DATASOURCE": url, "SQLML_CACHE": "off"}  # each part is read once
-        with context.reporter.stage(f"training in {count} workers"):
-            workers.run(ir.to_argument(shared.to_dict()), count, env, folder, context.token)
+        try:
+            with context.reporter.stage(f"training in {count} workers"):
+                workers.run(ir.to_argument(shared.to_dict()), count, env, folder, context.token)
+        finally:  # rank 0 drops its helper tables, unless it was stopped first
+            staged = folder / STAGED
+            for table in staged.read_text().split() if staged.exists() else ():
+                partitions.drop(context.datasource, table)
         return _collect(folder)
 
 
@@ -226,6 +232,9 @@ def _prepare(
         keys = None if group is None else [_spelled(group, list(kinds))]
         table, relation = partitions.stage(datasource, select, kinds, size, keys)
         staged.append(table)
+        folder = os.environ.get(workers.RESULT_ENV)
+        if folder:  # started by a local step, which drops what is left once the workers end
+            (Path(folder) / STAGED).write_text("\n".join(staged))
         return relation, kinds
 
     def whole(relation: str, kinds: dict[str, str]) -> str:
