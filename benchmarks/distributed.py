@@ -2,7 +2,7 @@
 process's peak resident memory and the model's accuracy on held-out rows.
 
     python benchmarks/distributed.py [--rows 2000000] [--rounds 2] [--workers 1 2 4]
-        [--database duckdb|mysql|postgresql]
+        [--database duckdb|mysql|postgresql] [--select table|join]
 
 A contender is a number of workers, or ``WxT``: W workers of T threads each (XGBoost's
 ``nthread``; all the machine's when not given), e.g. ``--workers 1x2 2x1``: one process
@@ -51,11 +51,12 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--workers", nargs="+", default=["1", "2", "4"])
     parser.add_argument("--database", choices=["duckdb", *SERVERS], default="duckdb")
+    parser.add_argument("--select", choices=["table", "join"], default="table")
     parser.add_argument("--train", help=argparse.SUPPRESS)
     parser.add_argument("--db", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.train:
-        _train(args.db, args.train)
+        _train(args.db, args.train, args.select)
         return
     with tempfile.TemporaryDirectory(prefix="sqlml-bench-") as folder:
         db = SERVERS.get(args.database, f"duckdb:///{Path(folder) / 'rows.duckdb'}")
@@ -65,10 +66,10 @@ def main() -> None:
             for turn in range(args.rounds):
                 order = args.workers if turn % 2 == 0 else list(reversed(args.workers))
                 for count in order:
-                    result = _measure(db, count)
+                    result = _measure(db, count, args.select)
                     results[count].append(result)
                     print(f"round {turn + 1} workers={count}: {_shown(result)}", flush=True)
-            _report(args.database, results, args.rows)
+            _report(f"{args.database} ({args.select})", results, args.rows)
         finally:
             _drop(db, args.workers)
 
@@ -104,19 +105,27 @@ def _model(contender: str) -> str:
     return f"model_{contender.replace('x', '_')}"
 
 
-def _statement(contender: str) -> str:
-    """The TO TRAIN of ``contender`` (``W`` or ``WxT``: workers, threads)."""
+def _statement(contender: str, select: str) -> str:
+    """The TO TRAIN of ``contender`` (``W`` or ``WxT``: workers, threads) of the table's
+    rows, or (``join``) of them joined with an aggregate of the table: the same rows, by a
+    SELECT that costs the database more than a scan."""
     count, _, threads = contender.partition("x")
-    names = ", ".join(f"x{i}" for i in range(FEATURES))
+    names = ", ".join(f"t.x{i}" for i in range(FEATURES))
     nthread = f", nthread = {int(threads)}" if threads else ""
+    rows = f"{TRAIN} AS t"
+    if select == "join":
+        rows += (
+            f" JOIN (SELECT y, MIN(x0) AS low FROM {TRAIN} GROUP BY y) AS a "
+            "ON t.y = a.y AND t.x0 >= a.low"
+        )
     return (
-        f"SELECT {names}, y FROM {TRAIN} TO TRAIN xgboost.gbtree WITH "
+        f"SELECT {names}, t.y FROM {rows} TO TRAIN xgboost.gbtree WITH "
         f"objective = 'binary:logistic', train.num_boost_round = {ROUNDS}{nthread}, "
         f"train.workers = {int(count)} LABEL y INTO {_model(contender)};"
     )
 
 
-def _train(db: str, count: str) -> None:
+def _train(db: str, count: str, select: str) -> None:
     """In the measured process: the TO TRAIN, through sqlml's runtime."""
     from sqlml.datasources import connect
     from sqlml.grammar import parse
@@ -125,16 +134,16 @@ def _train(db: str, count: str) -> None:
 
     os.environ["SQLML_CACHE"] = "off"
     ds = connect(db)
-    (statement,) = analyze(parse(_statement(count)))
+    (statement,) = analyze(parse(_statement(count, select)))
     print(execute(statement, ds).summary, file=sys.stderr)
     ds.close()
 
 
-def _measure(db: str, count: str) -> dict[str, float]:
+def _measure(db: str, count: str, select: str) -> dict[str, float]:
     """One training: wall time, the step's and each worker's peak RSS (MiB), accuracy."""
     start = time.monotonic()
     step = subprocess.Popen(
-        [sys.executable, __file__, "--train", count, "--db", db],
+        [sys.executable, __file__, "--train", count, "--db", db, "--select", select],
         stderr=subprocess.PIPE,
         text=True,
     )
