@@ -44,8 +44,11 @@ from sqlml.statements.run.handler import credentials_env
 
 url = sys.argv[1]
 ds = connect(url)
-parts = [partitions.partition(ds, "SELECT x FROM points", {"x": "i"}, p, 3) for p in range(3)]
+number = partitions.number(ds, {"x": "i"}, 3, None)
+table, relation = partitions.stage(ds, "SELECT x FROM points", {"x": "i"}, 3)
+parts = [partitions.part(ds, relation, {"x": "i"}, p) for p in range(3)]
 rows = [sorted(x for (x,) in ds.execute(sql).rows) for sql in parts]
+partitions.drop(ds, table)
 print(json.dumps({
     "class": source_class(url).__name__,
     "bases": [base.__qualname__ for base in source_class(url).__bases__],
@@ -55,7 +58,8 @@ print(json.dumps({
     "predicted": ds.execute("SELECT x, y FROM toy_predicted ORDER BY x").rows,
     "by workers": ds.execute("SELECT x, y FROM toy_workers_predicted ORDER BY x").rows,
     "version": server_version(ds),
-    "parts use toy_part": all("toy_part(" in sql for sql in parts),
+    "parts use toy_part": "toy_part(" in number,
+    "helper table dropped": not ds.table_exists([table]),
     "rows in parts": sorted(x for part in rows for x in part),
     "parts not empty": all(rows),
     "parallelism": parallelism("toysql"),
@@ -97,6 +101,7 @@ def test_a_new_dialect_trains_and_predicts_through_the_sqlml_command(env, progra
         "by workers": [[3, 0], [96, 1]],
         "version": "ToySQL 0.1",
         "parts use toy_part": True,
+        "helper table dropped": True,
         "rows in parts": list(range(100)),
         "parts not empty": True,
         "parallelism": 3,

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -70,21 +71,21 @@ def _same_accuracy(ds: Datasource, name: str) -> None:
     assert metadata["metrics"]["validation_accuracy"] > 0.85
 
 
-def test_two_workers_train_as_well_as_one_on_duckdb(duckdb_url: str, unique_name: str) -> None:
-    ds = connect(duckdb_url)
-    try:
-        _same_accuracy(ds, unique_name)
-    finally:
-        ds.close()
+def test_two_workers_train_as_well_as_one(datasource: Datasource, unique_name: str) -> None:
+    """On every database: the SELECT staged once, each worker reading its part of it; the
+    helper tables (DuckDB: Parquet files) dropped after."""
+    before = _helpers(datasource)
+    _same_accuracy(datasource, unique_name)
+    assert _helpers(datasource) == before
     assert _children() == []
 
 
-def test_two_workers_train_as_well_as_one_on_mysql(mysql_url: str, unique_name: str) -> None:
-    ds = connect(mysql_url)
-    try:
-        _same_accuracy(ds, unique_name)
-    finally:
-        ds.close()
+def _helpers(ds: Datasource) -> set[str]:
+    """The helper tables and files of train.workers' parts there are."""
+    listed = ds.execute(ds.columns_sql.format(schema=ds.current_schema))
+    tables = {row[0] for row in listed.rows} if listed else set()
+    files = {path.name for path in Path(tempfile.gettempdir()).glob("*.parquet")}
+    return {name for name in tables | files if "__sqlml_parts_" in name}
 
 
 def test_a_failing_worker_is_named_and_the_others_stopped(
@@ -94,9 +95,11 @@ def test_a_failing_worker_is_named_and_the_others_stopped(
     try:  # two distinct rows: each in one part, two of the workers have none
         y = np.arange(50) % 2
         ds.write_table([unique_name], {"x1": y * 1.0, "x2": y * 1.0, "y": y})
+        before = _helpers(ds)
         with pytest.raises(ModelError, match=r"worker [0-3] of 4 got no rows") as raised:
             _train(ds, unique_name, "m", ", train.workers = 4")
         assert raised.value.hint == "lower train.workers"
+        assert _helpers(ds) == before
     finally:
         ds.close()
     assert _children() == []
@@ -115,9 +118,11 @@ def test_a_cancelled_step_stops_its_workers(duckdb_url: str, unique_name: str) -
             token.cancel("a test")
 
         threading.Thread(target=cancel_once_the_workers_run, daemon=True).start()
+        before = _helpers(ds)
         with pytest.raises(Cancelled):
             _train(ds, unique_name, "m", ", train.workers = 2", token)
         assert not ModelStore(ds).list()
+        assert _helpers(ds) == before  # dropped by rank 0, or by the step after it
     finally:
         ds.close()
     assert _children() == []

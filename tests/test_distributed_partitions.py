@@ -1,5 +1,5 @@
-"""Row partitions of a SELECT: on every database, each row in exactly one part, the same
-parts on separate connections."""
+"""Row partitions of a SELECT: on every database, the SELECT staged once, each row in exactly
+one part, each part read on a connection of its own, the same parts when staged again."""
 
 from __future__ import annotations
 
@@ -33,37 +33,62 @@ def rows_table(datasource: Datasource, unique_name: str) -> str:
     return unique_name
 
 
-def _parts(url: str, select: str, count: int, keys: list[str] | None = None) -> list[Counter]:
-    """Each part's rows as a multiset, every part read on a connection of its own."""
+def _parts(
+    datasource: Datasource, select: str, count: int, keys: list[str] | None = None
+) -> list[Counter]:
+    """Each part's rows as a multiset: staged on ``datasource``, every part read on a
+    connection of its own, the helper table dropped after."""
+    kinds = partitions.columns(datasource, select)
+    table, relation = partitions.stage(datasource, select, kinds, count, keys)
     found = []
-    for part in range(count):
-        ds = connect(url)
-        try:
-            names = partitions.columns(ds, select)
-            sql = partitions.partition(ds, select, names, part, count, keys)
-            read = ds.read(sql)
-            found.append(Counter(zip(*(read[name].tolist() for name in names), strict=True)))
-        finally:
-            ds.close()
+    try:
+        for part in range(count):
+            ds = connect(_url(datasource))
+            try:
+                read = ds.read(partitions.part(ds, relation, kinds, part))
+            finally:
+                ds.close()
+            found.append(Counter(zip(*(read[name].tolist() for name in kinds), strict=True)))
+    finally:
+        partitions.drop(datasource, table)
+    assert not datasource.table_exists([table])
     return found
+
+
+def _rows(datasource: Datasource, select: str) -> Counter:
+    every = datasource.read(select)
+    return Counter(zip(*(values.tolist() for values in every.values()), strict=True))
 
 
 @pytest.mark.parametrize("count", [1, 2, 4])
 def test_every_row_in_exactly_one_part(datasource: Datasource, rows_table: str, count: int) -> None:
     select = f"SELECT x, name, query FROM {datasource.quote([rows_table])}"
-    every = datasource.read(select)
-    columns = [every[name].tolist() for name in ("x", "name", "query")]
-    expected = Counter(zip(*columns, strict=True))
-    parts = _parts(_url(datasource), select, count)
-    assert sum(parts, Counter()) == expected
+    parts = _parts(datasource, select, count)
+    assert sum(parts, Counter()) == _rows(datasource, select)
     assert sum(sum(part.values()) for part in parts) == ROWS
     assert all(part for part in parts)  # 300 distinct-ish rows: no part empty
-    assert _parts(_url(datasource), select, count) == parts  # the same again
+    assert _parts(datasource, select, count) == parts  # staged again: the same parts
+
+
+def test_a_join_without_a_key_is_split_into_disjoint_parts(
+    datasource: Datasource, rows_table: str
+) -> None:
+    """A SELECT of a join and an aggregate, no key: each of its rows in one part."""
+    table = datasource.quote([rows_table])
+    select = (
+        f"SELECT t.x, t.name, c.n FROM {table} AS t JOIN (SELECT query, COUNT(*) AS n "
+        f"FROM {table} GROUP BY query) AS c ON t.query = c.query"
+    )
+    parts = _parts(datasource, select, 3)
+    assert sum(parts, Counter()) == _rows(datasource, select)
+    assert sum(sum(part.values()) for part in parts) == ROWS
+    assert all(part for part in parts)
+    assert not set(parts[0]) & set(parts[1]) and not set(parts[1]) & set(parts[2])
 
 
 def test_a_key_keeps_its_rows_together(datasource: Datasource, rows_table: str) -> None:
     select = f"SELECT x, query FROM {datasource.quote([rows_table])}"
-    parts = _parts(_url(datasource), select, 3, keys=["query"])
+    parts = _parts(datasource, select, 3, keys=["query"])
     queries = [{row[1] for row in part} for part in parts]
     assert sum(len(found) for found in queries) == 23  # each query in one part only
     assert sum(sum(part.values()) for part in parts) == ROWS
@@ -77,7 +102,7 @@ def test_mysql_hashes_a_double_as_integers_not_as_its_text(mysql_url: str) -> No
         select = "SELECT 1.5e0 AS x, 'a' AS name, 2 AS n"
         kinds = partitions.columns(ds, select)
         assert kinds == {"x": "f", "name": "O", "n": "i"}
-        sql = partitions.partition(ds, select, kinds, 0, 2)
+        sql = partitions.number(ds, kinds, 2, None)
         assert "IF(ABS(`x`) < 9e3, CAST(`x` * 1e15 AS SIGNED), CAST(`x` AS SIGNED))" in sql
         assert "CONCAT_WS(',', `x`" not in sql and "`name`, `n`)" in sql
     finally:
@@ -89,11 +114,12 @@ def test_a_datasource_without_a_hash_numbers_parts_by_the_rank_of_the_keys(tmp_p
     ds = connect(f"duckdb:///{tmp_path / 'x.duckdb'}")
     try:
         ds.partitioning = Datasource.partitioning  # the instance's: the class keeps DuckDB's
-        sql = partitions.partition(ds, "SELECT 1 AS a", {"a": "i"}, 1, 2)
-        assert 'DENSE_RANK() OVER (ORDER BY "a")' in sql
-        assert ds.execute(sql).rows == []
-        first = partitions.partition(ds, "SELECT 1 AS a", {"a": "i"}, 0, 2)
-        assert ds.execute(first).rows == [(1,)]
+        kinds = {"a": "i"}
+        assert 'DENSE_RANK() OVER (ORDER BY "a")' in partitions.number(ds, kinds, 2, None)
+        table, relation = partitions.stage(ds, "SELECT 1 AS a", kinds, 2)
+        assert ds.execute(partitions.part(ds, relation, kinds, 1)).rows == []
+        assert ds.execute(partitions.part(ds, relation, kinds, 0)).rows == [(1,)]
+        partitions.drop(ds, table)
     finally:
         ds.close()
 

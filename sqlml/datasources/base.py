@@ -81,13 +81,10 @@ class ResultSet:
 class Partitioning:
     """How a database numbers a row's part from its key columns (``{keys}``, a
     comma-separated list of quoted names, each written as ``fractional`` says when it is a
-    floating-point column) and the number of parts (``{count}``).
-
-    ``windowed``: the number is a window function's, computed in a subquery and filtered
-    outside it (SQL filters before windows)."""
+    floating-point column) and the number of parts (``{count}``): SQL in a SELECT's list of
+    columns (a window function's too)."""
 
     number: str
-    windowed: bool = False
     fractional: str = "{name}"
 
 
@@ -116,12 +113,12 @@ class Datasource(ABC):
     SQL and settings that differ by database are declared here too, and the code that needs
     them asks the datasource (or its class) instead of branching on a dialect's name, as
     dbt's adapters are dispatched to: the base class answers with what databases share and
-    a subclass overrides what differs. ``partitioning`` (the parts of ``train.workers``),
-    ``version_sql`` (the notebook's greeting), ``steps_at_once`` (a Kubernetes run's
-    parallelism), ``credentials_env`` (what TO RUN withholds), ``statement_type`` and
-    ``parse_on`` (the database's own parser in this process), ``for_workers`` (what
-    ``train.workers``' processes read), ``forbid_file_access`` (``sqlml ui
-    --no-file-access``).
+    a subclass overrides what differs. ``partitioning`` (the parts of ``train.workers``) and
+    ``stage_parts``/``drop_parts`` (the helper table they are read from), ``version_sql``
+    (the notebook's greeting), ``steps_at_once`` (a Kubernetes run's parallelism),
+    ``credentials_env`` (what TO RUN withholds), ``statement_type`` and ``parse_on`` (the
+    database's own parser in this process), ``for_workers`` (what ``train.workers``'
+    processes read), ``forbid_file_access`` (``sqlml ui --no-file-access``).
     """
 
     schemes: ClassVar[tuple[str, ...]] = ()  # URL schemes, the first canonical
@@ -162,7 +159,7 @@ class Datasource(ABC):
     # How a row's part of train.workers is numbered: by default the rank of its keys among
     # all distinct keys (standard SQL, but a sort of them all).
     partitioning: ClassVar[Partitioning] = Partitioning(
-        "(DENSE_RANK() OVER (ORDER BY {keys}) - 1) % {count}", windowed=True
+        "(DENSE_RANK() OVER (ORDER BY {keys}) - 1) % {count}"
     )
     # A query of one row and column: the database's name and version (``MariaDB 10.11.6``);
     # None: unknown.
@@ -194,6 +191,23 @@ class Datasource(ABC):
         ``selects`` and their datasource's URL: by default the same, on this database.
         ``folder`` is the workers' while they run (for copies of the rows)."""
         return dict(selects), self.url.with_password()
+
+    def stage_parts(self, table: str, select: str, number: str, column: str) -> str:
+        """Create the helper table ``table`` of ``select``'s rows, each with its part's
+        ``number`` (SQL over its columns) in the column ``column``, stored so that the rows
+        of one part are read without the others'; the relation (SQL) to read it as. By
+        default: the rows in the parts' order, and an index of them."""
+        quoted, part = self.quote([table]), self.quote([column])
+        self.execute(
+            f"CREATE TABLE {quoted} AS SELECT *, {number} AS {part} "
+            f"FROM ({select}) AS sqlml_rows ORDER BY {part}"
+        )
+        self.execute(f"CREATE INDEX {self.quote([table + '_part'])} ON {quoted} ({part})")
+        return quoted
+
+    def drop_parts(self, table: str) -> None:
+        """Drop the helper table ``table`` made by :meth:`stage_parts`, if it exists."""
+        self.execute(f"DROP TABLE IF EXISTS {self.quote([table])}")
 
     def __init__(self, url: DatasourceURL, base_dir: Path | None = None) -> None:
         self.url = url

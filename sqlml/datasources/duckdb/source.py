@@ -6,6 +6,7 @@ import copy
 import importlib.util
 import inspect
 import re
+import tempfile
 import time
 import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -125,9 +126,23 @@ class DuckDBSource(Datasource):
 
     def _copied(self, select: str, path: Path) -> str:
         """A SELECT of a Parquet copy at ``path`` of ``select``'s rows."""
-        literal = "'" + str(path).replace("'", "''") + "'"
+        literal = _literal(path)
         self.execute(f"COPY ({select}) TO {literal} (FORMAT parquet)")
         return f"SELECT * FROM read_parquet({literal})"
+
+    def stage_parts(self, table: str, select: str, number: str, column: str) -> str:
+        """The workers' DuckDBs are in memory, one each: a Parquet file in the temporary
+        folder, its rows in the parts' order, so that reading a part skips the row groups
+        whose statistics say they hold none of it."""
+        part, literal = self.quote([column]), _literal(_parts_file(table))
+        self.execute(
+            f"COPY (SELECT *, {number} AS {part} FROM ({select}) AS sqlml_rows "
+            f"ORDER BY {part}) TO {literal} (FORMAT parquet)"
+        )
+        return f"read_parquet({literal})"
+
+    def drop_parts(self, table: str) -> None:
+        _parts_file(table).unlink(missing_ok=True)
 
     def read_files_from(self, base_dir: Path) -> None:
         super().read_files_from(base_dir)
@@ -455,3 +470,13 @@ def _unmasked(values: np.ndarray) -> np.ndarray:
 
 
 SOURCE = DuckDBSource  # what sqlml.plugins.DATASOURCES registers
+
+
+def _parts_file(table: str) -> Path:
+    """Where :meth:`DuckDBSource.stage_parts` writes the helper ``table``."""
+    return Path(tempfile.gettempdir()) / f"{table}.parquet"
+
+
+def _literal(path: Path) -> str:
+    """``path`` as a SQL string literal."""
+    return "'" + str(path).replace("'", "''") + "'"

@@ -172,6 +172,18 @@ class MySQLSource(Datasource):
         )
         return (columns, [tuple(map(str, row)) for row in found.rows] if found else None)
 
+    def stage_parts(self, table: str, select: str, number: str, column: str) -> str:
+        """InnoDB clusters a table by its primary key: the part's number first, then a row
+        counter (AUTO_INCREMENT, which InnoDB wants first in a key of its own too), so a
+        part's rows are read as one range of the table."""
+        quoted, part, row = self.quote([table]), self.quote([column]), self.quote([f"{column}_row"])
+        self.execute(
+            f"CREATE TABLE {quoted} ({row} BIGINT NOT NULL AUTO_INCREMENT, KEY ({row}), "
+            f"PRIMARY KEY ({part}, {row})) SELECT *, {number} AS {part} "
+            f"FROM ({select}) AS sqlml_rows"
+        )
+        return quoted
+
     def quote(self, parts: Sequence[str]) -> str:
         return ".".join("`" + part.replace("`", "``") + "`" for part in parts)
 

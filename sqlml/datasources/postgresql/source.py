@@ -104,6 +104,18 @@ class PostgreSQLSource(Datasource):
         )
         return (self.column_types(table), versions.rows if versions else None)
 
+    def stage_parts(self, table: str, select: str, number: str, column: str) -> str:
+        """An unlogged table (not written twice, and not kept by a crash) in the parts'
+        order, with a BRIN index: the ranges of its pages each part's rows are on."""
+        quoted, part = self.quote([table]), self.quote([column])
+        self.execute(
+            f"CREATE UNLOGGED TABLE {quoted} AS SELECT *, {number} AS {part} "
+            f"FROM ({select}) AS sqlml_rows ORDER BY {part}"
+        )
+        self.execute(f"CREATE INDEX ON {quoted} USING brin ({part})")
+        self.execute(f"ANALYZE {quoted}")
+        return quoted
+
     def execute(self, sql: str, params: Sequence[Any] = ()) -> ResultSet | None:
         try:
             with self._live().cursor() as cursor:

@@ -1,6 +1,6 @@
 """TO TRAIN with ``train.workers = N``: XGBoost's own collective training (its Rabit tracker
 and communicator) by N processes, each holding one part of the SELECT's rows, read by
-itself from the database (:mod:`sqlml.runtime.partitions`).
+itself from the database once rank 0 has staged them (:mod:`sqlml.runtime.partitions`).
 
 The processes follow the Kubeflow training operator's contract for an XGBoostJob's pods:
 ``RANK`` (0 .. N - 1), ``WORLD_SIZE`` (N), ``MASTER_ADDR`` and ``MASTER_PORT`` (where rank
@@ -8,18 +8,21 @@ The processes follow the Kubeflow training operator's contract for an XGBoostJob
 locally the step starts N processes with that environment (:mod:`sqlml.runtime.workers`)
 and waits for them. Every process runs :func:`train`:
 
-1. rank 0 prepares the training as external memory does: the label's classes from the
-   database (``SELECT DISTINCT``), the feature columns from the first rows; it hands them
-   to the others through the collective;
-2. each worker reads its part (the validation rows too: its part of ``validation.select``,
-   or its share ``validation.split`` of its rows), applies the features and trains: XGBoost
-   sums the workers' quantile sketches and histograms, so every worker grows the same
-   trees;
+1. rank 0 has the database compute the SELECT (and validation.select) once into a helper
+   table in which each row carries its part (:mod:`sqlml.runtime.partitions`), and prepares
+   the training from it as external memory does: the label's classes (``SELECT
+   DISTINCT``), the feature columns from the first rows; it hands them and the helper
+   tables' names to the others through the collective;
+2. each worker reads its part of the helper table (a read of its share of the rows only;
+   the validation rows too: its part of ``validation.select``, or its share
+   ``validation.split`` of its rows), applies the features and trains: XGBoost sums the
+   workers' quantile sketches and histograms, so every worker grows the same trees;
 3. each worker scores its validation rows with the trained model; rank 0 gathers the labels
    and scores of them all and computes the validation metrics on them, as one process
    would;
-4. rank 0 hands the model to TO TRAIN's handler, which stores it (in a pod), or leaves it
-   for the step that started the workers, whose handler stores it (locally).
+4. rank 0 drops the helper tables, and hands the model to TO TRAIN's handler, which stores
+   it (in a pod), or leaves it for the step that started the workers, whose handler stores
+   it (locally).
 
 Locally the workers read what the datasource's ``for_workers`` says: the same SELECTs on the
 same database, or (DuckDB, which opens its file in one process at a time) copies of the
@@ -55,6 +58,7 @@ from sqlml.runtime.rows import SCORE_BATCH, spelled
 from sqlml.runtime.training_data import Batch, Trained
 
 QUERY_SPAN = 2**32  # query ids of rank r are offset by r * QUERY_SPAN when gathered
+STAGED = "staged.txt"  # rank 0's helper tables, named in the folder of a local step's workers
 
 
 class Elsewhere(ModelError):
@@ -94,8 +98,13 @@ def _launch(statement: ir.TrainStatement, context: Context) -> Trained:
         folder = Path(name)
         shared, url = _worker_source(statement, context.datasource, folder)
         env = {"SQLML_DATASOURCE": url, "SQLML_CACHE": "off"}  # each part is read once
-        with context.reporter.stage(f"training in {count} workers"):
-            workers.run(ir.to_argument(shared.to_dict()), count, env, folder, context.token)
+        try:
+            with context.reporter.stage(f"training in {count} workers"):
+                workers.run(ir.to_argument(shared.to_dict()), count, env, folder, context.token)
+        finally:  # rank 0 drops its helper tables, unless it was stopped first
+            staged = folder / STAGED
+            for table in staged.read_text().split() if staged.exists() else ():
+                partitions.drop(context.datasource, table)
         return _collect(folder)
 
 
@@ -119,21 +128,28 @@ def _work(statement: ir.TrainStatement, context: Context, rank: int, size: int) 
     # The display's metrics would be computed when due on each worker's own clock: every
     # worker computes them (a collective operation) after the last round only.
     quiet = Context(context.datasource, context.token)
-    with _tracker(rank, size), collective.CommunicatorContext(**_communicator(rank)):
-        plan = _shared(rank, lambda: _prepare(statement, context))
-        labels = LabelEncoding.from_dict(plan["labels"])
-        features = [ir.FeatureColumn.from_dict(feature) for feature in plan["features"]]
-        part = _part(statement, context.datasource, plan, rank, size)
-        split = _read(part, quiet, rank, size).split(labels)
-        batch, validation = training_data.apply_features(statement.label, split, features, labels)
-        trainer: Any = family("xgboost").trainer()
-        data, details = trainer.train(
-            quiet, batch.arrays, batch.y, labels, statement.attributes, None, batch.groups
-        )
-        rows = int(_gather(np.array([batch.rows]), rank, size).sum())
-        y, score, groups = _scored(trainer.scorer(quiet, data, details), validation, batch)
-        y_all, score_all = _gather(y, rank, size), _gather(score, rank, size)
-        groups_all = None if groups is None else _gather(groups + rank * QUERY_SPAN, rank, size)
+    staged: list[str] = []  # the helper tables rank 0 staged, dropped once all have trained
+    try:
+        with _tracker(rank, size), collective.CommunicatorContext(**_communicator(rank)):
+            plan = _shared(rank, lambda: _prepare(statement, context, size, staged))
+            labels = LabelEncoding.from_dict(plan["labels"])
+            features = [ir.FeatureColumn.from_dict(feature) for feature in plan["features"]]
+            part = _part(statement, context.datasource, plan, rank)
+            split = _read(part, quiet, rank, size).split(labels)
+            batch, validation = training_data.apply_features(
+                statement.label, split, features, labels
+            )
+            trainer: Any = family("xgboost").trainer()
+            data, details = trainer.train(
+                quiet, batch.arrays, batch.y, labels, statement.attributes, None, batch.groups
+            )
+            rows = int(_gather(np.array([batch.rows]), rank, size).sum())
+            y, score, groups = _scored(trainer.scorer(quiet, data, details), validation, batch)
+            y_all, score_all = _gather(y, rank, size), _gather(score, rank, size)
+            groups_all = None if groups is None else _gather(groups + rank * QUERY_SPAN, rank, size)
+    finally:
+        for table in staged:
+            partitions.drop(context.datasource, table)
     if rank != 0:
         return None
     how = external_memory.held_out(statement.attributes)
@@ -201,40 +217,62 @@ def _shared(rank: int, prepare: Callable[[], dict[str, Any]]) -> dict[str, Any]:
     return plan
 
 
-def _prepare(statement: ir.TrainStatement, context: Context) -> dict[str, Any]:
-    """What every worker trains with: the label encoding, the feature columns and the names
-    and kinds of the columns of the SELECT (and of validation.select) that the parts hash."""
+def _prepare(
+    statement: ir.TrainStatement, context: Context, size: int, staged: list[str]
+) -> dict[str, Any]:
+    """What every worker trains with: the SELECT (and validation.select) staged once into
+    ``size`` parts (:func:`~sqlml.runtime.partitions.stage`; each helper table's name is
+    added to ``staged``), the columns of each, the label encoding and the feature
+    columns, both from the staged rows."""
     datasource = context.datasource
-    stream = external_memory.stream(statement, context)
-    labels, rows = training_data.fit_labelled(statement, stream, None, 1)
+    group = statement.attributes.get("train.group_column")
+
+    def stage(select: str) -> tuple[str, dict[str, str]]:
+        kinds = partitions.columns(datasource, select)
+        keys = None if group is None else [_spelled(group, list(kinds))]
+        table, relation = partitions.stage(datasource, select, kinds, size, keys)
+        staged.append(table)
+        folder = os.environ.get(workers.RESULT_ENV)
+        if folder:  # started by a local step, which drops what is left once the workers end
+            (Path(folder) / STAGED).write_text("\n".join(staged))
+        return relation, kinds
+
+    def whole(relation: str, kinds: dict[str, str]) -> str:
+        names = ", ".join(datasource.quote([name]) for name in kinds)
+        return f"SELECT {names} FROM {relation} AS sqlml_staged"
+
+    rows, columns = stage(statement.select)
+    attributes = dict(statement.attributes)
+    validation, validation_columns = None, None
+    if attributes.get("validation.select"):
+        validation, validation_columns = stage(attributes["validation.select"])
+        attributes["validation.select"] = whole(validation, validation_columns)
+    read = dataclasses.replace(statement, select=whole(rows, columns), attributes=attributes)
+    stream = external_memory.stream(read, context)
+    labels, sample = training_data.fit_labelled(read, stream, None, 1)
     training_data.chosen_metrics(statement, labels)  # checked before the workers read
-    features = training_data.derive_features(statement, rows.sample)
-    select = statement.attributes.get("validation.select")
+    features = training_data.derive_features(read, sample.sample)
     return {
         "labels": labels.to_dict(),
         "features": [dataclasses.asdict(feature) for feature in features],
-        "columns": partitions.columns(datasource, statement.select),
-        "validation_columns": partitions.columns(datasource, select) if select else None,
+        "rows": rows,
+        "columns": columns,
+        "validation": validation,
+        "validation_columns": validation_columns,
     }
 
 
 def _part(
-    statement: ir.TrainStatement, datasource: Datasource, plan: dict[str, Any], rank: int, size: int
+    statement: ir.TrainStatement, datasource: Datasource, plan: dict[str, Any], rank: int
 ) -> ir.TrainStatement:
     """The statement of worker ``rank``'s part: its SELECT and validation.select read only
-    the rows (a ranker's: the queries) that fall in the part."""
-    group = statement.attributes.get("train.group_column")
+    the staged rows (a ranker's: the queries) that fall in the part."""
     attributes = dict(statement.attributes)
-
-    def part(select: str, kinds: dict[str, str]) -> str:
-        keys = None if group is None else [_spelled(group, list(kinds))]
-        return partitions.partition(datasource, select, kinds, rank, size, keys)
-
-    if attributes.get("validation.select"):
-        attributes["validation.select"] = part(
-            attributes["validation.select"], plan["validation_columns"]
+    if plan["validation"] is not None:
+        attributes["validation.select"] = partitions.part(
+            datasource, plan["validation"], plan["validation_columns"], rank
         )
-    select = part(statement.select, plan["columns"])
+    select = partitions.part(datasource, plan["rows"], plan["columns"], rank)
     return dataclasses.replace(statement, select=select, attributes=attributes)
 
 
