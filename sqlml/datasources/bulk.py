@@ -1,4 +1,4 @@
-"""Columns as the byte streams of the databases' bulk loads, built with numpy a chunk at a time.
+"""Columns as the byte streams of the databases' bulk loads, built a chunk of rows at a time.
 
 - :func:`text_chunks`: the text of MySQL's ``LOAD DATA`` with its default FIELDS and LINES
   clauses: a tab after each field but the last, a newline after each row, ``\\N`` for NULL,
