@@ -425,35 +425,11 @@ def _arrow_installed() -> bool:
 
 
 def _arrays(converter: Any, table: Any) -> Columns:
-    """An Arrow table's columns as :meth:`DuckDBSource.read` has them. Numbers and booleans
-    without NULLs are Arrow's own values, copied once into the arrays DuckDB would make; DuckDB
-    scans the other columns where they lie and converts them as it converts a result."""
-    names = table.column_names
-    direct = {
-        name: _writable(column.to_numpy())
-        for name, column in zip(names, table.columns, strict=True)
-        if column.null_count == 0 and _plain(column.type)
+    """An Arrow table's columns as :meth:`DuckDBSource.read` has them: DuckDB scans the
+    table where it lies and converts it as it converts a result."""
+    return {
+        name: _unmasked(values) for name, values in converter.from_arrow(table).fetchnumpy().items()
     }
-    if not direct or len(set(names)) < len(names):  # columns of one name: DuckDB keeps one
-        converted = converter.from_arrow(table).fetchnumpy()
-        return {name: _unmasked(values) for name, values in converted.items()}
-    rest = table.drop_columns(list(direct))
-    converted = converter.from_arrow(rest).fetchnumpy() if rest.num_columns else {}
-    return {name: direct[name] if name in direct else _unmasked(converted[name]) for name in names}
-
-
-def _writable(values: np.ndarray) -> np.ndarray:
-    return values if values.flags.writeable else values.copy()
-
-
-def _plain(arrow_type: Any) -> bool:
-    """Whether values of ``arrow_type`` are integers, floats or booleans."""
-    types = imports.load("pyarrow.types")
-    return (
-        types.is_integer(arrow_type)
-        or types.is_floating(arrow_type)
-        or types.is_boolean(arrow_type)
-    )
 
 
 def _unmasked(values: np.ndarray) -> np.ndarray:
