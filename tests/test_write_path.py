@@ -9,13 +9,15 @@ import signal
 import subprocess
 import sys
 import textwrap
+from decimal import Decimal
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from sqlml.cli import main
 from sqlml.datasources import bulk, connect
-from sqlml.datasources.decimal_text import float_text, int_text
 from sqlml.errors import DatasourceError
 from sqlml.models.store import ModelStore
 
@@ -155,26 +157,73 @@ def test_integers_beyond_bigint_are_refused(kind, tmp_path, unique_name):
         ds.close()
 
 
-def test_floats_as_17_digit_decimals_read_back_exactly():
-    values = np.concatenate([random_doubles(300_000, seed=1), [0.0, -0.0, 5e-324, 1e23, 0.5]])
-    data, keep = float_text(values)
-    back = np.array(_texts(data, keep), dtype=np.float64)
+EDGE_DOUBLES = [0.0, -0.0, 5e-324, -5e-324, 2.2250738585072014e-308, 2.225073858507201e-308,
+    1.7976931348623157e308, -1.7976931348623157e308, 1e23, 1e22, 0.1, 0.5, 1 / 3, 2**53 + 2.0,
+    9007199254740993.0, 1e-7, 1e21, 123456789012345680.0, 1e16, 4.35e-322]  # fmt: skip
+
+
+def load_data_fields(columns: dict[str, np.ndarray]) -> list[list[str]]:
+    """The fields of each line of the LOAD DATA text written for ``columns``."""
+    text = b"".join(bulk.text_chunks(columns)).decode()
+    assert text.endswith("\n") or not text
+    return [line.split("\t") for line in text.split("\n")[:-1]]
+
+
+def assert_shortest_exact(values: np.ndarray) -> None:
+    """Each double's text reads back as exactly that double (Python's float() rounds
+    correctly), in the fewest digits: the decimal of Python's repr, which is shortest."""
+    texts = [fields[0] for fields in load_data_fields({"x": values})]
+    back = np.array([float(text) for text in texts])
     assert np.array_equal(back.view(np.uint64), values.view(np.uint64))
-    assert _texts(*float_text(np.array([1.5, -0.0, 100.0, 0.1]))) == [
-        "15e-1",
-        "-0e0",
-        "1e2",
-        "10000000000000001e-17",
+    wider = [
+        t for t, v in zip(texts, values.tolist(), strict=True) if Decimal(t) != Decimal(repr(v))
     ]
+    assert not wider, wider[:5]
 
 
-def test_integers_as_decimals():
-    values = np.array([0, 7, -7, 10, 2**63 - 1, -(2**63), 1000000000, -999999999])
-    assert _texts(*int_text(values)) == [str(v) for v in values.tolist()]
+def test_floats_as_their_shortest_text_that_reads_back_exactly():
+    edges = np.array(EDGE_DOUBLES)
+    assert_shortest_exact(np.concatenate([random_doubles(300_000, seed=1), edges, -edges]))
+    normal = np.random.default_rng(2).standard_normal(100_000) * 10.0 ** np.arange(-5, 5).repeat(
+        10_000
+    )
+    assert_shortest_exact(normal)
+    examples = np.array([1.5, -0.0, 100.0, 0.1, 1e22, 5e-324, 1e-7, 0.00001, np.nan])
+    assert [f[0] for f in load_data_fields({"x": examples})] == [
+        "1.5", "-0", "100", "0.1", "1e+22", "5e-324", "1e-7", "0.00001", "\\N",
+    ]  # fmt: skip
 
 
-def _texts(data: np.ndarray, keep: np.ndarray) -> list[str]:
-    return [bytes(row[mask]).decode() for row, mask in zip(data, keep, strict=True)]
+@given(st.lists(st.floats(allow_nan=False, allow_infinity=False), min_size=1, max_size=50))
+@settings(max_examples=300, deadline=None)
+def test_any_double_reads_back_exactly(values: list[float]):
+    assert_shortest_exact(np.array(values, dtype=np.float64))
+
+
+@given(st.lists(st.floats(width=32, allow_nan=False, allow_infinity=False), min_size=1))
+@settings(max_examples=100, deadline=None)
+def test_a_float32_is_written_as_the_double_it_widens_to(values: list[float]):
+    floats = np.array(values, dtype=np.float32)
+    texts = [fields[0] for fields in load_data_fields({"x": floats})]
+    back = np.array([float(text) for text in texts])
+    assert np.array_equal(back.view(np.uint64), floats.astype(np.float64).view(np.uint64))
+
+
+def test_integers_booleans_and_texts_as_load_data_fields():
+    columns = {
+        "i": np.array([0, -7, 2**63 - 1, -(2**63), 1000000000, -999999999]),
+        "u": np.array([0, 7, 10, 2**63 - 1, 10**9, 999999999], dtype=np.uint64),
+        "b": np.array([True, False, True, False, True, False]),
+        "s": np.array(["a\tb", None, "\\", "", "x\ny\0", 'é"'], object),
+    }
+    assert load_data_fields(columns) == [
+        ["0", "0", "1", "a\\tb"],
+        ["-7", "7", "0", "\\N"],
+        ["9223372036854775807", "10", "1", "\\\\"],
+        ["-9223372036854775808", "9223372036854775807", "0", ""],
+        ["1000000000", "1000000000", "1", "x\\ny\\0"],
+        ["-999999999", "999999999", "0", 'é"'],
+    ]
 
 
 TRAIN = """

@@ -1,27 +1,30 @@
-"""Columns as the byte streams of the databases' bulk loads, built with numpy a chunk at a time.
+"""Columns as the byte streams of the databases' bulk loads, built a chunk of rows at a time.
 
 - :func:`text_chunks`: the text of MySQL's ``LOAD DATA`` with its default FIELDS and LINES
   clauses: a tab after each field but the last, a newline after each row, ``\\N`` for NULL,
-  and backslash, tab, newline and NUL inside values escaped with a backslash. Floats are
-  written in their shortest form that reads back exactly.
+  and backslash, tab, newline and NUL inside values escaped with a backslash. Numbers are
+  made text by Arrow's cast, a column at a time: floats in their shortest form that reads
+  back as exactly the same double (``0.1``, ``-0``, ``1e+22``, ``5e-324``; a float32 as the
+  double it widens to), and the fields joined into rows by Arrow too.
 - :func:`binary_chunks`: rows of PostgreSQL's binary ``COPY``: big-endian values, each with its
   length (:mod:`~sqlml.datasources.postgresql.binary_write` writes the header and the trailer,
-  and rows of numbers alone).
+  and rows of numbers alone). Each chunk of rows is laid out as a byte matrix, one table row
+  per matrix row, and compacted once.
 
-NaN is written as NULL, as every datasource does. Each chunk of rows is laid out as a byte
-matrix, one table row per matrix row, and compacted once: no Python work per number. Text and
-bytes are Python objects, so they are encoded one value at a time, then escaped in bulk.
+NaN is written as NULL, as every datasource does. No Python work per number. Text and bytes
+are Python objects, so they are encoded one value at a time, then escaped in bulk.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
+from sqlml import imports
 from sqlml.datasources.base import Columns
-from sqlml.datasources.decimal_text import float_text, int_text
 from sqlml.errors import DatasourceError
 
 CHUNK_BYTES = 8 << 20  # about the size of one chunk's byte matrix
@@ -48,12 +51,14 @@ class Cells:
 def text_chunks(columns: Columns) -> Iterator[bytes]:
     """``columns`` as ``LOAD DATA`` text, in chunks of about :data:`CHUNK_BYTES`."""
     check_finite(columns)
-    return _chunks(columns, _text_cells, _text_rows)
+    for arrays in _row_chunks(columns):
+        yield from _text_chunk(arrays)
 
 
 def binary_chunks(columns: Columns) -> Iterator[bytes]:
     """``columns``' rows as binary ``COPY`` rows, in chunks of about :data:`CHUNK_BYTES`."""
-    return _chunks(columns, _binary_cells, _binary_rows)
+    for arrays in _row_chunks(columns):
+        yield from _chunk(arrays, _binary_cells, _binary_rows)
 
 
 def check_finite(columns: Columns) -> None:
@@ -66,16 +71,73 @@ def check_finite(columns: Columns) -> None:
             )
 
 
-def _chunks(
-    columns: Columns,
-    cells: Callable[[np.ndarray], Cells],
-    rows_of: Callable[[list[Cells]], bytes],
-) -> Iterator[bytes]:
+def _row_chunks(columns: Columns) -> Iterator[list[np.ndarray]]:
+    """The columns' values (as :func:`checked` makes them) a chunk of rows at a time."""
     arrays = [checked(name, values) for name, values in columns.items()]
     rows = len(arrays[0]) if arrays else 0
     step = max(1, CHUNK_BYTES // sum(_WIDTHS.get(a.dtype.kind, _GUESSED_WIDTH) for a in arrays))
     for start in range(0, rows, step):
-        yield from _chunk([a[start : start + step] for a in arrays], cells, rows_of)
+        yield [a[start : start + step] for a in arrays]
+
+
+def _text_chunk(arrays: list[np.ndarray]) -> Iterator[bytes]:
+    """One chunk's ``LOAD DATA`` text; halved while its text values are far over budget."""
+    encoded = {
+        j: _encoded_values(a, escape=True) for j, a in enumerate(arrays) if a.dtype == object
+    }
+    rows = len(arrays[0])
+    if rows > 1 and sum(flat.size for flat, _, _ in encoded.values()) > 4 * CHUNK_BYTES:
+        half = rows // 2
+        yield from _text_chunk([a[:half] for a in arrays])
+        yield from _text_chunk([a[half:] for a in arrays])
+        return
+    texts = [
+        _binary_array(*encoded[j]) if j in encoded else _number_text(a)
+        for j, a in enumerate(arrays)
+    ]
+    yield _text_rows(texts)
+
+
+def _number_text(values: np.ndarray) -> Any:
+    """Numbers as an Arrow array of their text (NaN as null): 0/1 for booleans."""
+    pa, pc = imports.load("pyarrow"), imports.load("pyarrow.compute")
+    if values.dtype.kind == "b":
+        values = values.view(np.uint8)
+    mask = None
+    if values.dtype.kind == "f":
+        values = values.astype(np.float64, copy=False)  # float32 too: its exact value
+        mask = _nulls(np.isnan(values))
+    return pc.cast(pa.array(values, mask=mask), pa.large_string()).view(pa.large_binary())
+
+
+def _binary_array(flat: np.ndarray, lengths: np.ndarray, null: np.ndarray | None) -> Any:
+    """Values encoded by :func:`_encoded_values` as an Arrow array; None as null."""
+    pa = imports.load("pyarrow")
+    offsets = np.zeros(len(lengths) + 1, np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    valid = None if null is None else pa.py_buffer(np.packbits(~null, bitorder="little"))
+    buffers = [valid, pa.py_buffer(offsets), pa.py_buffer(flat)]
+    return pa.Array.from_buffers(pa.large_binary(), len(lengths), buffers)
+
+
+def _text_rows(texts: list[Any]) -> bytes:
+    """Arrow arrays of the columns' texts as rows of tab-separated fields; null as ``\\N``."""
+    pa, pc = imports.load("pyarrow"), imports.load("pyarrow.compute")
+
+    def join(arrays: list[Any], separator: bytes) -> Any:
+        return pc.binary_join_element_wise(
+            *arrays,
+            pa.scalar(separator, pa.large_binary()),
+            null_handling="replace",
+            null_replacement="\\N",
+        )
+
+    *fields, last = texts
+    ended = join([last, pa.scalar(b"\n", pa.large_binary())], b"")
+    rows = join([*fields, ended], b"\t")
+    offsets = np.frombuffer(rows.buffers()[1], np.int64)
+    start, stop = offsets[rows.offset], offsets[rows.offset + len(rows)]
+    return rows.buffers()[2][start:stop].to_pybytes()
 
 
 def _chunk(
@@ -105,22 +167,6 @@ def checked(name: str, values: np.ndarray) -> np.ndarray:
     if values.dtype.kind not in "fiub" and values.dtype != object:
         return values.astype(object)  # numpy strings, dates: their Python values
     return values
-
-
-def _text_rows(made: list[Cells]) -> bytes:
-    """Rows of tab-separated fields; NULL as ``\\N``."""
-    blocks, keeps = [], []
-    for j, cells in enumerate(made):
-        data, keep = cells.data, _keep(cells)
-        if cells.null is not None:
-            if data.shape[1] < 2:
-                data, keep = np.pad(data, ((0, 0), (0, 1))), np.pad(keep, ((0, 0), (0, 1)))
-            data[cells.null, :2] = (_BACKSLASH, ord("N"))
-            keep[cells.null] = np.arange(data.shape[1]) < 2
-        end = ord("\n") if j == len(made) - 1 else ord("\t")
-        blocks += [data, np.full((len(data), 1), end, np.uint8)]
-        keeps += [keep, np.ones((len(data), 1), bool)]
-    return _compact(blocks, keeps)
 
 
 def _binary_rows(made: list[Cells]) -> bytes:
@@ -156,18 +202,6 @@ def _compact(blocks: list[np.ndarray], keeps: list[np.ndarray]) -> bytes:
     return matrix.tobytes() if keep.all() else matrix[keep].tobytes()
 
 
-def _text_cells(values: np.ndarray) -> Cells:
-    kind = values.dtype.kind
-    if kind == "b":
-        return Cells((values.astype(np.uint8) + ord("0")).reshape(-1, 1), None, None)
-    if kind in "iu":
-        return Cells(*int_text(values), None)
-    if kind == "f":
-        values = values.astype(np.float64, copy=False)  # float32 too: its exact value
-        return Cells(*float_text(values), _nulls(np.isnan(values)))
-    return _object_cells(values, escape=True)
-
-
 def _binary_cells(values: np.ndarray) -> Cells:
     kind = values.dtype.kind
     if kind == "b":
@@ -176,28 +210,36 @@ def _binary_cells(values: np.ndarray) -> Cells:
         return Cells(_big_endian(values, ">i8"), None, None)
     if kind == "f":
         return Cells(_big_endian(values, ">f8"), None, _nulls(np.isnan(values)))
-    return _object_cells(values, escape=False)
+    return _object_cells(values)
 
 
 def _nulls(null: np.ndarray) -> np.ndarray | None:
     return null if null.any() else None
 
 
-def _object_cells(values: np.ndarray, escape: bool) -> Cells:
-    """Text (UTF-8) and bytes, encoded one value at a time; None is NULL."""
+def _encoded_values(
+    values: np.ndarray, escape: bool
+) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """Text (UTF-8) and bytes, encoded one value at a time and escaped for LOAD DATA if
+    ``escape``: the values' bytes one after another, each value's length (0 for None), and
+    where None is."""
     items = values.tolist()
     null = np.fromiter((v is None for v in items), bool, len(items))
-    parts = [_encoded(v) for v in items if v is not None]
+    parts = [b"" if v is None else _encoded(v) for v in items]
     flat = np.frombuffer(b"".join(parts), np.uint8)
     lengths = np.fromiter(map(len, parts), np.int64, len(parts))
     if escape:
         flat, lengths = _escaped(flat, lengths)
-    length = np.zeros(len(items), np.int64)
-    length[~null] = lengths
-    keep = np.arange(max(int(lengths.max(initial=0)), 1)) < length[:, None]
+    return flat, lengths, _nulls(null)
+
+
+def _object_cells(values: np.ndarray) -> Cells:
+    """Text (UTF-8) and bytes as cells; None is NULL."""
+    flat, lengths, null = _encoded_values(values, escape=False)
+    keep = np.arange(max(int(lengths.max(initial=0)), 1)) < lengths[:, None]
     data = np.zeros(keep.shape, np.uint8)
     data[keep] = flat  # row by row, in order
-    return Cells(data, keep, _nulls(null))
+    return Cells(data, keep, null)
 
 
 def _encoded(value: object) -> bytes:
