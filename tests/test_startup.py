@@ -111,6 +111,19 @@ def test_checking_plain_selects_loads_no_ml_library_nor_sqlglot(tmp_path):
     assert seen == {"builds": 0, "heavy": []} and done.stderr == ""
 
 
+def test_checking_trainings_and_evaluations_loads_no_ml_library_nor_numpy(tmp_path):
+    """The metrics' names (sqlml.metrics) are checked without NumPy, which computes them."""
+    program = tmp_path / "models.sql"
+    program.write_text(
+        "SELECT a, b FROM t TO TRAIN xgboost.gbtree WITH validation.metrics = 'f1_score'\n"
+        "LABEL b INTO m;\nSELECT a, b FROM t TO EVALUATE m WITH validation.metrics = 'auc'\n"
+        "LABEL b INTO metrics;\nSELECT * FROM t TO PREDICT p.b USING m;\n"
+    )
+    watched = tuple(module for module in HEAVY if module != "sqlglot")
+    done, seen = started(tmp_path, tmp_path / "cache", ["check", str(program)], watched)
+    assert seen["heavy"] == [] and done.stderr == ""
+
+
 # A table an XGBoost model learns exactly, and what its predictions got wrong.
 _XGBOOST_DATA = (
     "CREATE TABLE d AS SELECT i::DOUBLE AS x, (i % 3)::DOUBLE AS y,"
