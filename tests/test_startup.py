@@ -159,12 +159,14 @@ def test_an_xgboost_training_and_prediction_load_neither_scikit_learn_nor_pandas
 
 
 def test_scikit_learn_imports_after_xgboost_loaded_without_it_and_both_keep_working(tmp_path):
-    """XGBoost, then scikit-learn, then XGBoost again, in one process."""
+    """XGBoost, then scikit-learn, then XGBoost again, in one process, one step at a time."""
     url = f"duckdb:///{tmp_path / 'both.duckdb'}"
-    program = _XGBOOST_DATA + _XGBOOST.format(model="m") + _FOREST + _XGBOOST.format(model="n")
-    done, seen = started(
-        tmp_path, tmp_path / "cache", ["-e", program, "--datasource", url], ("xgboost", "sklearn")
+    program = tmp_path / "both.sql"
+    program.write_text(
+        _XGBOOST_DATA + _XGBOOST.format(model="m") + _FOREST + _XGBOOST.format(model="n")
     )
+    arguments = ["run", str(program), "--datasource", url, "--jobs", "1"]
+    done, seen = started(tmp_path, tmp_path / "cache", arguments, ("xgboost", "sklearn"))
     assert done.stdout.split() == [
         *("wrong", "-------", "0", "(1", "row)"),
         *("rows", "------", "40", "(1", "row)"),
