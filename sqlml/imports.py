@@ -13,7 +13,8 @@ importing waits for it. Two shortcuts break that promise:
 
 A library may import, at its own import, optional packages that sqlml never uses through it
 (XGBoost's compat module imports scikit-learn, and through it pandas, for XGBoost's
-scikit-learn API): :func:`load` can hide them from that module alone while it imports.
+scikit-learn API): :func:`load` can hide them from that module alone while it imports, in
+sqlml's own processes (:func:`hide_unused`).
 
 So everything sqlml imports by name at run time (a statement kind's handler, a model family's
 trainer, a library, a datasource's driver) goes through :func:`load`, and a registry that
@@ -34,6 +35,7 @@ from types import FrameType, ModuleType
 
 LOCK = threading.RLock()  # re-entrant: a module being loaded may load others
 _slow: list[str] = []  # the slow libraries being imported now, outermost first
+_hiding = False  # whether load hides what it is asked to: set by hide_unused
 
 
 @contextmanager
@@ -53,16 +55,25 @@ def importing() -> str | None:
     return _slow[0] if _slow else None
 
 
+def hide_unused() -> None:
+    """Let :func:`load` hide packages: called by sqlml's own programs (the ``sqlml`` command,
+    a step's process), whose libraries no user's code shares. Elsewhere (a notebook's
+    kernel, with the magic) libraries load whole: the user may use, say, XGBoost's
+    scikit-learn API next, which would stay without scikit-learn."""
+    global _hiding
+    _hiding = True
+
+
 def load(name: str, hiding: Mapping[str, tuple[str, ...]] | None = None) -> ModuleType:
     """Import the module ``name`` (if no thread has) and return it, while no other thread
     imports through this function.
 
     ``hiding`` maps a module to packages it sees as absent (``ModuleNotFoundError``) while
-    this import runs: only the imports that module itself makes, in this thread, and only of
-    packages not imported yet. Once done, they import as usual again (the module keeps what
-    it concluded: it must work without them)."""
+    this import runs, once :func:`hide_unused` allowed it: only the imports that module itself
+    makes, in this thread, and only of packages not imported yet. Once done, they import as
+    usual again (the module keeps what it concluded: it must work without them)."""
     with LOCK:
-        if not hiding:
+        if not (hiding and _hiding):
             return importlib.import_module(name)
         finder = _Hiding(hiding)
         # New lists, not the list changed in place: a thread finding a module goes through

@@ -175,6 +175,18 @@ def test_scikit_learn_imports_after_xgboost_loaded_without_it_and_both_keep_work
     assert seen["heavy"] == ["sklearn", "xgboost"]
 
 
+def test_xgboost_loads_whole_in_a_process_of_the_user_s():
+    """Outside sqlml's own programs (a notebook's kernel, with the magic) nothing is hidden:
+    the user may use XGBoost's scikit-learn API next."""
+    code = (
+        "from sqlml.models.registry import family; family('xgboost').trainer()\n"
+        "import xgboost; xgboost.XGBClassifier(n_estimators=1); print('whole')"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["whole"]
+
+
 def test_a_syntax_error_is_shown_as_sqlglot_places_it(tmp_path):
     """DuckDB's parser only tells that the SELECT is wrong; sqlglot then says where."""
     program = tmp_path / "wrong.sql"
