@@ -15,7 +15,7 @@ from contextlib import contextmanager
 from pathlib import Path, PurePath
 from typing import TYPE_CHECKING
 
-from sqlml import __version__
+from sqlml import __version__, imports
 from sqlml.backends import (
     DEFAULT,
     RUN_COMMANDS,
@@ -282,6 +282,7 @@ def _common(parser: argparse.ArgumentParser) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    imports.hide_unused()  # sqlml's own process: see sqlml.imports
     try:
         parser = _parser()
     except SqlmlError as error:  # an installed plugin that cannot be used

@@ -12,7 +12,7 @@ from conftest import datasource_url, import_or_skip, load_iris
 from sqlml.checking import check_program
 from sqlml.cli import main
 from sqlml.datasources import connect
-from sqlml.metrics import adjusted_rand, calinski_harabasz, davies_bouldin, silhouette
+from sqlml.metric_values import adjusted_rand, calinski_harabasz, davies_bouldin, silhouette
 
 MEASURES = "sepal_length, sepal_width, petal_length, petal_width"
 FLOWERS = "(SELECT * FROM iris_train UNION ALL SELECT * FROM iris_test) AS t"

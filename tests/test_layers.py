@@ -22,9 +22,9 @@ PACKAGE = Path(__file__).resolve().parent.parent / "sqlml"
 # holding it (``*`` stands for one name). The package root holds only the version and the
 # IPython entry point, which imports the magic by name.
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
-    ("foundations", ("sqlml.errors", "sqlml.tables", "sqlml.metrics", "sqlml.search_space",
-                     "sqlml.local_files", "sqlml.imports", "sqlml.interrupted", "sqlml.plugins",
-                     "sqlml")),
+    ("foundations", ("sqlml.errors", "sqlml.tables", "sqlml.metrics", "sqlml.metric_values",
+                     "sqlml.search_space", "sqlml.local_files", "sqlml.imports",
+                     "sqlml.interrupted", "sqlml.plugins", "sqlml")),
     # A statement kind's folder: its rules' builders and AST node (syntax) are grammar, its
     # analysis semantics, its handler a handler, the rest IR.
     ("grammar", ("sqlml.grammar", "sqlml.statements.*.syntax")),

@@ -14,7 +14,7 @@ from sqlml.checking import check_program
 from sqlml.cli import main
 from sqlml.datasources import connect
 from sqlml.grammar import parse
-from sqlml.metrics import classifier_metrics, regressor_metrics
+from sqlml.metric_values import classifier_metrics, regressor_metrics
 from sqlml.models.store import ModelStore
 from sqlml.semantics import analyze
 

@@ -9,14 +9,8 @@ import pytest
 
 from sqlml.cli import main
 from sqlml.datasources import connect
-from sqlml.metrics import (
-    CLASSIFIER_METRICS,
-    REGRESSOR_METRICS,
-    auc,
-    classifier_metrics,
-    ranker_metrics,
-    regressor_metrics,
-)
+from sqlml.metric_values import auc, classifier_metrics, ranker_metrics, regressor_metrics
+from sqlml.metrics import CLASSIFIER_METRICS, REGRESSOR_METRICS
 
 
 def test_the_metric_sets():

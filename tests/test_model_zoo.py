@@ -17,7 +17,7 @@ from sqlml.cli import main
 from sqlml.datasources import connect
 from sqlml.errors import CheckError
 from sqlml.grammar import parse
-from sqlml.metrics import ranker_metrics
+from sqlml.metric_values import ranker_metrics
 from sqlml.models.store import ModelStore, StoredModel
 from sqlml.runtime.in_memory import split_queries
 from sqlml.semantics import analyze

@@ -319,7 +319,7 @@ def documents(duckdb_url):
 def test_xgbranker_without_a_query_column_ranks_all_rows_as_one_query(
     documents, duckdb_url, capsys
 ):
-    from sqlml.metrics import ranker_metrics
+    from sqlml.metric_values import ranker_metrics
 
     program = (
         "SELECT signal, noise, relevance FROM docs WHERE part = 'train'\n"

@@ -111,6 +111,82 @@ def test_checking_plain_selects_loads_no_ml_library_nor_sqlglot(tmp_path):
     assert seen == {"builds": 0, "heavy": []} and done.stderr == ""
 
 
+def test_checking_trainings_and_evaluations_loads_no_ml_library_nor_numpy(tmp_path):
+    """The metrics' names (sqlml.metrics) are checked without NumPy, which computes them."""
+    program = tmp_path / "models.sql"
+    program.write_text(
+        "SELECT a, b FROM t TO TRAIN xgboost.gbtree WITH validation.metrics = 'f1_score'\n"
+        "LABEL b INTO m;\nSELECT a, b FROM t TO EVALUATE m WITH validation.metrics = 'auc'\n"
+        "LABEL b INTO metrics;\nSELECT * FROM t TO PREDICT p.b USING m;\n"
+    )
+    watched = tuple(module for module in HEAVY if module != "sqlglot")
+    done, seen = started(tmp_path, tmp_path / "cache", ["check", str(program)], watched)
+    assert seen["heavy"] == [] and done.stderr == ""
+
+
+# A table an XGBoost model learns exactly, and what its predictions got wrong.
+_XGBOOST_DATA = (
+    "CREATE TABLE d AS SELECT i::DOUBLE AS x, (i % 3)::DOUBLE AS y,"
+    " CASE WHEN i >= 20 THEN 1 ELSE 0 END AS label FROM range(40) t(i);\n"
+)
+_XGBOOST = """
+SELECT x, y, label FROM d TO TRAIN xgboost.gbtree
+WITH objective = "binary:logistic", train.num_boost_round = 5 LABEL label INTO {model};
+SELECT x, y FROM d TO PREDICT {model}_out.label USING {model};
+SELECT count(*) AS wrong FROM {model}_out JOIN d USING (x) WHERE {model}_out.label <> d.label;
+"""
+_FOREST = """
+SELECT x, y, label FROM d TO TRAIN sklearn.ensemble.RandomForestClassifier
+WITH model.n_estimators = 3 LABEL label INTO forest;
+SELECT x, y FROM d TO PREDICT forest_out.label USING forest;
+SELECT count(*) AS rows FROM forest_out;
+"""
+# The part of SciPy that scikit-learn imports and XGBoost's core does not.
+SCIPY_OF_SKLEARN = ("scipy.linalg", "scipy.optimize", "scipy.stats", "scipy.spatial")
+
+
+def test_an_xgboost_training_and_prediction_load_neither_scikit_learn_nor_pandas(tmp_path):
+    """XGBoost loads without its scikit-learn API (sqlml.imports.load hides scikit-learn from
+    xgboost.compat): no scikit-learn, no pandas, only the part of SciPy XGBoost's core uses."""
+    url = f"duckdb:///{tmp_path / 'xgboost.duckdb'}"
+    program = _XGBOOST_DATA + _XGBOOST.format(model="m")
+    watched = ("xgboost", "sklearn", "pandas", "tensorflow", *SCIPY_OF_SKLEARN)
+    done, seen = started(
+        tmp_path, tmp_path / "cache", ["-e", program, "--datasource", url], watched
+    )
+    assert done.stdout.split() == ["wrong", "-------", "0", "(1", "row)"]
+    assert seen["heavy"] == ["xgboost"]
+
+
+def test_scikit_learn_imports_after_xgboost_loaded_without_it_and_both_keep_working(tmp_path):
+    """XGBoost, then scikit-learn, then XGBoost again, in one process, one step at a time."""
+    url = f"duckdb:///{tmp_path / 'both.duckdb'}"
+    program = tmp_path / "both.sql"
+    program.write_text(
+        _XGBOOST_DATA + _XGBOOST.format(model="m") + _FOREST + _XGBOOST.format(model="n")
+    )
+    arguments = ["run", str(program), "--datasource", url, "--jobs", "1"]
+    done, seen = started(tmp_path, tmp_path / "cache", arguments, ("xgboost", "sklearn"))
+    assert done.stdout.split() == [
+        *("wrong", "-------", "0", "(1", "row)"),
+        *("rows", "------", "40", "(1", "row)"),
+        *("wrong", "-------", "0", "(1", "row)"),
+    ]
+    assert seen["heavy"] == ["sklearn", "xgboost"]
+
+
+def test_xgboost_loads_whole_in_a_process_of_the_user_s():
+    """Outside sqlml's own programs (a notebook's kernel, with the magic) nothing is hidden:
+    the user may use XGBoost's scikit-learn API next."""
+    code = (
+        "from sqlml.models.registry import family; family('xgboost').trainer()\n"
+        "import xgboost; xgboost.XGBClassifier(n_estimators=1); print('whole')"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["whole"]
+
+
 def test_a_syntax_error_is_shown_as_sqlglot_places_it(tmp_path):
     """DuckDB's parser only tells that the SELECT is wrong; sqlglot then says where."""
     program = tmp_path / "wrong.sql"

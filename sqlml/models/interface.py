@@ -223,6 +223,10 @@ class Family(ABC):
     # TO PREDICT's extra outputs of its own (predict.extra_outputs), each a column of that
     # name: its name -> what the column holds. Its trainer is an ExtraScoringTrainer.
     own_extra_outputs: ClassVar[Mapping[str, str]] = {}
+    # Packages its library's modules import at their own import but it never uses, hidden from
+    # them while :meth:`trainer` and :meth:`distributed` load (module -> packages: see
+    # sqlml.imports.load), so that a statement of it does not pay for their import.
+    unused_imports: ClassVar[Mapping[str, tuple[str, ...]]] = {}
 
     @abstractmethod
     def estimators(self) -> Iterable[Estimator]:
@@ -236,14 +240,14 @@ class Family(ABC):
     def trainer(self) -> Trainer:
         """What trains and scores its models: :attr:`trainer_module`, imported on first use
         (a plug-in, by name: the layers below never import a library's code)."""
-        return cast(Trainer, imports.load(self.trainer_module))
+        return cast(Trainer, imports.load(self.trainer_module, self.unused_imports))
 
     def distributed(self) -> Any:
         """What trains its models in several processes: :attr:`distributed_module`, imported
         on first use (a plug-in, by name, as :meth:`trainer`); None if it has none."""
         if self.distributed_module is None:
             return None
-        return imports.load(self.distributed_module)
+        return imports.load(self.distributed_module, self.unused_imports)
 
     @abstractmethod
     def exporter(self, stored: StoredModel) -> Callable[[Path], Any]:

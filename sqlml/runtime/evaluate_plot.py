@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from sqlml.metrics import auc, average_precision, regressor_metrics
+from sqlml.metric_values import auc, average_precision, regressor_metrics
 from sqlml.runtime.explain_plot import matplotlib_figure, write_png
 
 ATTRIBUTE = "evaluate.plot"

@@ -20,7 +20,7 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from sqlml import ir
+from sqlml import imports, ir
 from sqlml.datasources import Datasource, connect
 from sqlml.errors import InternalError, SqlmlError
 from sqlml.runtime import cancel
@@ -31,6 +31,7 @@ from sqlml.runtime.progress import terminal
 
 
 def main(argv: list[str]) -> int:
+    imports.hide_unused()  # sqlml's own process: see sqlml.imports
     if len(argv) != 1:
         print("usage: python -m sqlml.runtime.step IR", file=sys.stderr)
         return 2

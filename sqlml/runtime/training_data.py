@@ -20,7 +20,8 @@ import numpy as np
 from sqlml import ir
 from sqlml.datasources import Columns
 from sqlml.errors import ModelError
-from sqlml.metrics import TASKS, compute, misfit, split_names
+from sqlml.metric_values import compute
+from sqlml.metrics import TASKS, misfit, split_names
 from sqlml.models.estimator import warn
 from sqlml.models.registry import family
 from sqlml.runtime import external_memory, in_memory, label_lists

@@ -175,3 +175,64 @@ def test_a_module_another_thread_is_importing_is_waited_for(tmp_path: Path, modu
     assert seen == [True]
     assert imports.loaded("cyclic_never_imported") is None
     assert "cyclic_never_imported" not in sys.modules
+
+
+def test_a_package_hidden_from_one_module_while_it_loads(
+    tmp_path: Path, modules, monkeypatch: pytest.MonkeyPatch
+):
+    """In sqlml's own process, the module told so sees a package not imported yet as absent;
+    another module the same import loads, and another thread importing meanwhile, get it; so
+    does the module once the package is imported; afterwards it imports as usual. In a
+    process of the user's, nothing is hidden."""
+    modules.hiding, modules.go = threading.Event(), threading.Event()
+    (tmp_path / "cyclic_extra").mkdir()
+    (tmp_path / "cyclic_extra" / "__init__.py").write_text("")
+    (tmp_path / "cyclic_extra" / "part.py").write_text("X = 1\n")
+    (tmp_path / "cyclic_more.py").write_text("")
+    (tmp_path / "cyclic_lib.py").write_text(
+        "import sync, cyclic_other, cyclic_compat\nsync.hiding.set()\nsync.go.wait()\n"
+    )
+    (tmp_path / "cyclic_compat.py").write_text(
+        f"{_FOUND.format('cyclic_extra.part')}{_FOUND.format('cyclic_more')}"
+    )
+    (tmp_path / "cyclic_other.py").write_text(_FOUND.format("cyclic_more"))
+    (tmp_path / "cyclic_elsewhere.py").write_text(_FOUND.format("cyclic_extra.part"))
+    (tmp_path / "cyclic_unhidden.py").write_text(_FOUND.format("cyclic_solo"))
+    (tmp_path / "cyclic_solo.py").write_text("")
+    meta_path = list(sys.meta_path)
+    monkeypatch.setattr(imports, "_hiding", False)  # a process of the user's
+    imports.load("cyclic_unhidden", {"cyclic_unhidden": ("cyclic_solo",)})
+    monkeypatch.setattr(imports, "_hiding", True)  # sqlml's own (imports.hide_unused)
+
+    def elsewhere() -> None:  # another thread, while the hiding is on
+        modules.hiding.wait()
+        import cyclic_elsewhere  # noqa: F401
+
+        modules.go.set()
+
+    thread = threading.Thread(target=elsewhere)
+    thread.start()
+    lib = imports.load("cyclic_lib", {"cyclic_compat": ("cyclic_extra", "cyclic_more")})
+    thread.join()
+
+    names = ("unhidden", "compat", "other", "elsewhere")
+    found = {name: sys.modules[f"cyclic_{name}"].FOUND for name in names}
+    assert found == {
+        "unhidden": {"cyclic_solo": True},
+        "compat": {"cyclic_extra.part": False, "cyclic_more": True},  # imported by cyclic_other
+        "other": {"cyclic_more": True},
+        "elsewhere": {"cyclic_extra.part": True},
+    }
+    assert sys.meta_path == meta_path and lib is sys.modules["cyclic_lib"]
+    assert imports.load("cyclic_extra.part").X == 1
+
+
+# A module's import of an optional package, recorded in its FOUND.
+_FOUND = """
+FOUND = globals().get("FOUND", {{}})
+try:
+    import {0}
+    FOUND["{0}"] = True
+except ImportError:
+    FOUND["{0}"] = False
+"""

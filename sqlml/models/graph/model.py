@@ -16,7 +16,8 @@ from typing import Any
 import numpy as np
 
 from sqlml.errors import ModelError
-from sqlml.metrics import TASKS, compute, split_names
+from sqlml.metric_values import compute
+from sqlml.metrics import TASKS, split_names
 from sqlml.models.graph import network
 from sqlml.models.graph.checks import gcn_document
 from sqlml.models.graph.estimators import GRAPH_COLUMNS

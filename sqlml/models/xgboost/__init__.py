@@ -52,6 +52,10 @@ class XGBoost(Family):
     libraries = ("xgboost",)
     streams = True  # external memory
     import_formats = {"xgboost": (".json", ".ubj")}  # noqa: RUF012 (a declaration, never changed)
+    # XGBoost's compat module imports scikit-learn (and through it more of SciPy, and pandas)
+    # for XGBoost's scikit-learn API: sqlml uses only the Booster, on arrays. (XGBoost's core
+    # imports the part of SciPy it needs itself, and pandas only when given a DataFrame.)
+    unused_imports = {"xgboost.compat": ("sklearn",)}  # noqa: RUF012 (a declaration)
     job_head_is_worker = True  # the XGBoostJob's Master is rank 0 of train.workers
 
     def estimators(self) -> Iterable[Estimator]:

@@ -8,16 +8,8 @@ import numpy as np
 
 from sqlml import ir
 from sqlml.errors import ModelError
-from sqlml.metrics import (
-    NEEDS_LABEL,
-    TASKS,
-    clustering_metrics,
-    compute,
-    described,
-    misfit,
-    outlier_metrics,
-    split_names,
-)
+from sqlml.metric_values import clustering_metrics, compute, outlier_metrics
+from sqlml.metrics import NEEDS_LABEL, TASKS, described, misfit, split_names
 from sqlml.models.applied import Applied, apply
 from sqlml.runtime.context import Context
 from sqlml.runtime.evaluate_plot import save_evaluation_plot
