@@ -225,14 +225,14 @@ def available(database: str, wanted: list[str] | None) -> list[str]:
 def report(database: str, runs: Runs) -> None:
     rounds = len(next(iter(runs.runs.values())))
     print(f"\n{database}: {rounds} rounds, readers taking turns; {runs.load()}\n")
-    print("| reader | best | median | CPU (best) | sqlml's speed / this (best, median) "
+    print("| reader | best | median | CPU (best, median) | sqlml's speed / this (best, median) "
           "| peak RSS growth |")  # fmt: skip
     print("| --- | ---: | ---: | ---: | ---: | ---: |")
     for name in runs.names():
         cells = [
             f"{runs.best(name):.3f} s",
             f"{runs.median(name):.3f} s",
-            f"{runs.best(name, 'cpu'):.2f} s",
+            f"{runs.best(name, 'cpu'):.2f} s, {runs.median(name, 'cpu'):.2f} s",
             runs.ratios(name, "sqlml"),
             f"{runs.largest(name, 'peak_mib'):,.0f} MiB",
         ]
