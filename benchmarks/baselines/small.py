@@ -1,6 +1,7 @@
 """small.py's baselines, in a lean environment (the database's driver, numpy, xgboost): what
 a user would write for a small TO TRAIN and TO PREDICT: read the rows, train or predict,
-write back (the model into a table of its own; the predictions into a new table).
+write back (the model into a table of its own; the predictions into a new table: DuckDB's
+from the numpy arrays, MySQL's and PostgreSQL's with ``executemany``).
 
 ``python small.py train DATABASE LOCATION TABLE LABEL MODEL_TABLE PARAMS_JSON ROUNDS``
 ``python small.py predict DATABASE LOCATION TABLE LABEL MODEL_TABLE RESULT``
@@ -44,6 +45,9 @@ def read(con, table: str) -> tuple[list[str], np.ndarray]:
     """The table's column names and its rows as one float matrix."""
     cursor = con.cursor()
     cursor.execute(f"SELECT * FROM {table}")
+    if hasattr(cursor, "fetchnumpy"):  # DuckDB
+        columns = cursor.fetchnumpy()
+        return list(columns), np.column_stack([columns[n] for n in columns]).astype(np.float64)
     names = [d[0] for d in cursor.description]
     return names, np.array(cursor.fetchall(), dtype=np.float64)
 
@@ -72,8 +76,13 @@ def predict(database, location, table, label, model_table, result) -> None:
     x = rows[:, keep]
     predicted = (booster.predict(xgb.DMatrix(x)) > 0.5).astype(np.int64)
     columns = [names[i] for i in keep]
-    definition = ", ".join([f"{name} DOUBLE PRECISION" for name in columns] + [f"{label} BIGINT"])
     cursor.execute(f"DROP TABLE IF EXISTS {result}")
+    if database == "duckdb":
+        con.register("predicted", {**dict(zip(columns, x.T, strict=True)), label: predicted})
+        con.execute(f"CREATE TABLE {result} AS SELECT * FROM predicted")
+        con.close()
+        return
+    definition = ", ".join([f"{name} DOUBLE PRECISION" for name in columns] + [f"{label} BIGINT"])
     cursor.execute(f"CREATE TABLE {result} ({definition})")
     marks = ", ".join([MARK[database]] * (len(columns) + 1))
     values = [[*map(float, row), int(p)] for row, p in zip(x, predicted, strict=True)]
