@@ -9,10 +9,6 @@ from start to exit:
 - sqlml: ``sqlml -e "SELECT * FROM ... TO PREDICT t.label USING m;"``, the whole command a
   user runs: parse, check, load the model from the database, read, predict, write through
   a staging table swapped in atomically;
-Each script (benchmarks/baselines/predict_postgresql.py) runs in a lean environment holding
-only what it imports, at sqlml's environment's versions (benchmarks/lean.py); both sides
-with ``OMP_WAIT_POLICY=PASSIVE``, the input cache off.
-
 - script, COPY BINARY both ways: psycopg's ``COPY (SELECT ...) TO STDOUT (FORMAT BINARY)``
   received with ``Copy``'s iterator and viewed as numpy records, ``booster.predict``, and the
   result built as numpy records (field count, then each field's length and big-endian value)
@@ -20,6 +16,10 @@ with ``OMP_WAIT_POLICY=PASSIVE``, the input cache off.
   transaction (the old one dropped);
 - script, ADBC read: the same, the rows read by ADBC (adbc-driver-postgresql, Arrow to
   numpy).
+
+Each script (benchmarks/baselines/predict_postgresql.py) runs in a lean environment holding
+only what it imports, at sqlml's environment's versions (benchmarks/lean.py); both sides
+with ``OMP_WAIT_POLICY=PASSIVE``, the input cache off.
 
 Contenders take turns (A B C, C B A, ...); best and median wall time over ``--rounds``, with
 the load average (1 min) read before each run, CPU time and peak RSS. Every run's table is
