@@ -5,7 +5,8 @@ Data, generated in each database by SQL: 10 DOUBLE columns of uniform noise and 
 that depends on three of them, in a table of ``SMALL`` rows and one of ``BIG`` rows. Each run
 is the whole ``sqlml -e "SELECT * FROM t TO TRAIN xgboost.gbtree WITH ... LABEL label INTO
 m;"`` command in a fresh process (``ROUNDS`` boosting rounds, hist, every row: no validation
-split; the input cache off): its wall time and peak RSS. Runs take turns (in memory,
+split; the input cache off; no script baseline: the same command in memory is the
+reference): its wall time and peak RSS. Runs take turns (in memory,
 external; then reversed) over ``--rounds``; best wall time, largest peak RSS.
 
 Targets (issue 18 item 5): peak RSS of the external-memory training at ``BIG`` rows <= 1.2x
@@ -23,7 +24,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from rounds import in_fresh_process
+import lean
 
 SMALL, BIG = 1_000_000, 4_000_000
 ROUNDS = 20
@@ -76,7 +77,7 @@ def training(table: str, external: bool) -> str:
 
 def run(command: list[str]) -> tuple[float, float]:
     """Wall seconds and peak RSS (MiB) of ``command`` in a fresh process."""
-    figures = in_fresh_process(command[-1], command, {**os.environ, "SQLML_CACHE": "off"})
+    figures = lean.run(command)  # sqlml's environment, OMP passive, the input cache off
     return figures["seconds"], figures["peak"]
 
 

@@ -15,7 +15,11 @@ from start to exit:
   written with one ``COPY ... FROM STDIN (FORMAT BINARY)`` into a table created in the same
   transaction (the old one dropped);
 - script, ADBC read: the same, the rows read by ADBC (adbc-driver-postgresql, Arrow to
-  numpy); skipped with a note if the package is missing.
+  numpy).
+
+Each script (benchmarks/baselines/predict_postgresql.py) runs in a lean environment holding
+only what it imports, at sqlml's environment's versions (benchmarks/lean.py); both sides
+with ``OMP_WAIT_POLICY=PASSIVE``, the input cache off.
 
 Contenders take turns (A B C, C B A, ...); best and median wall time over ``--rounds``, with
 the load average (1 min) read before each run, CPU time and peak RSS. Every run's table is
@@ -28,7 +32,6 @@ behind.
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import os
 import statistics
 import subprocess
@@ -37,8 +40,8 @@ import tempfile
 import time
 from pathlib import Path
 
+import lean
 import numpy as np
-from rounds import in_fresh_process
 from train import FEATURES, ROWS, generate
 
 URL = os.environ.get("SQLML_TEST_POSTGRESQL", "postgresql://root@127.0.0.1:5432/test")
@@ -47,74 +50,11 @@ MODEL = "sqlml_predict_pg_bench_model"
 RESULT = "sqlml_predict_pg_bench_out"  # every contender writes it, in turn
 ROUNDS = 20
 NAMES = [f"x{i}" for i in range(FEATURES)] + ["label"]
-HEADER = b"PGCOPY\n\xff\r\n\x00" + bytes(8)  # signature, flags, header extension length
-TRAILER = b"\xff\xff"
-
-
-def record() -> np.dtype:
-    """A binary COPY row of the table: the field count, then each field's length and value."""
-    fields = [("count", ">i2")]
-    for name in NAMES:
-        fields += [(f"{name} length", ">i4"), (name, ">i8" if name == "label" else ">f8")]
-    return np.dtype(fields)
-
-
-def connection():
-    import psycopg
-
-    from sqlml.datasources import parse_url
-
-    parsed = parse_url(URL)
-    return psycopg.connect(
-        host=parsed.host,
-        port=parsed.port or 5432,
-        user=parsed.user or None,
-        password=parsed.password or None,
-        dbname=parsed.path,
-    )
-
-
-def read_copy(con) -> dict[str, np.ndarray]:
-    data = bytearray()
-    with con.cursor() as cursor, cursor.copy(f"COPY {TABLE} TO STDOUT (FORMAT BINARY)") as copy:
-        for chunk in copy:
-            data += chunk
-    rows = np.frombuffer(data, record(), count=(len(data) - 21) // record().itemsize, offset=19)
-    return {name: rows[name].astype(np.float64) for name in NAMES[:-1]}
-
-
-def read_adbc() -> dict[str, np.ndarray]:
-    import adbc_driver_postgresql.dbapi
-
-    with adbc_driver_postgresql.dbapi.connect(URL) as con, con.cursor() as cursor:
-        cursor.execute(f"SELECT {', '.join(NAMES[:-1])} FROM {TABLE}")
-        table = cursor.fetch_arrow_table()
-    return {name: table.column(name).to_numpy() for name in NAMES[:-1]}
-
-
-def script(reader: str, model_file: str) -> None:
-    """A hand-written TO PREDICT: read, predict, write with binary COPY."""
-    import xgboost as xgb
-
-    booster = xgb.Booster(model_file=model_file)
-    con = connection()
-    columns = read_copy(con) if reader == "copy" else read_adbc()
-    x = np.column_stack(list(columns.values()))
-    columns["label"] = (booster.predict(xgb.DMatrix(x)) > 0.5).astype(np.int64)
-    rows = np.empty(len(x), record())
-    rows["count"] = len(NAMES)
-    for name in NAMES:
-        rows[f"{name} length"] = 8
-        rows[name] = columns[name]
-    definition = ", ".join(f"{n} DOUBLE PRECISION" for n in NAMES[:-1]) + ", label BIGINT"
-    with con.transaction(), con.cursor() as cursor:
-        cursor.execute(f"DROP TABLE IF EXISTS {RESULT}")
-        cursor.execute(f"CREATE TABLE {RESULT} ({definition})")
-        with cursor.copy(f"COPY {RESULT} FROM STDIN (FORMAT BINARY)") as copy:
-            copy.write(HEADER)
-            copy.write(rows.data)
-            copy.write(TRAILER)
-    con.close()
+# What each script imports, for its lean environment.
+MODULES = {
+    "copy": ["psycopg", "numpy", "xgboost"],
+    "adbc": ["psycopg", "adbc_driver_postgresql", "pyarrow", "numpy", "xgboost"],
+}
 
 
 def setup(model_file: str) -> None:
@@ -169,10 +109,15 @@ def sqlml_command() -> list[str]:
 def run(name: str, command: list[str], model_file: str) -> dict[str, float]:
     """One run of ``command`` in a fresh process, checked; wall and CPU seconds, peak MiB."""
     load = os.getloadavg()[0]
-    figures = in_fresh_process(name, command, {**os.environ, "SQLML_CACHE": "off"})
+    figures = lean.run(command)
     subprocess.run([sys.executable, __file__, "--check", model_file], check=True)
     return {"wall": figures["seconds"], "cpu": figures["cpu"], "peak": figures["peak"],
             "load": load}  # fmt: skip
+
+
+def script(reader: str, args: list[str]) -> list[str]:
+    """The baseline reading with ``reader``, in its lean environment."""
+    return lean.command(MODULES[reader], "predict_postgresql.py", reader, *args)
 
 
 def main() -> None:
@@ -190,23 +135,18 @@ def main() -> None:
             f"SELECT * FROM {TABLE} TO PREDICT {RESULT}.label WITH output.replace = true "
             f"USING {MODEL};"
         )
+        args = [URL, TABLE, RESULT, model_file, str(FEATURES)]
         commands = {
             "sqlml TO PREDICT": [*sqlml_command(), predict],
-            "script, COPY BINARY both ways": [sys.executable, __file__, "--script", "copy"],
+            "script, COPY BINARY both ways": script("copy", args),
+            "script, ADBC read": script("adbc", args),
         }
-        if importlib.util.find_spec("adbc_driver_postgresql") is None:
-            print("script, ADBC read: skipped, adbc-driver-postgresql is not installed")
-        else:
-            commands["script, ADBC read"] = [sys.executable, __file__, "--script", "adbc"]
         runs: dict[str, list[dict[str, float]]] = {name: [] for name in commands}
         try:
             for round_number in range(options.rounds):
                 names = list(commands) if round_number % 2 == 0 else list(commands)[::-1]
                 for name in names:
-                    command = commands[name]
-                    if name.startswith("script"):
-                        command = [*command, model_file]
-                    runs[name].append(run(name, command, model_file))
+                    runs[name].append(run(name, commands[name], model_file))
         finally:
             subprocess.run([*sqlml_command(), f"DROP MODEL IF EXISTS {MODEL};"], check=True)
             subprocess.run(
@@ -245,9 +185,7 @@ def report(runs: dict[str, list[dict[str, float]]]) -> None:
 
 
 if __name__ == "__main__":
-    if sys.argv[1:2] == ["--script"]:
-        script(sys.argv[2], sys.argv[3])
-    elif sys.argv[1:2] == ["--setup"]:
+    if sys.argv[1:2] == ["--setup"]:
         setup(sys.argv[2])
     elif sys.argv[1:2] == ["--check"]:
         check(sys.argv[2])

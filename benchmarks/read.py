@@ -6,7 +6,9 @@ table (sqlml's binary COPY), a MySQL table (LOAD DATA LOCAL INFILE: the server m
 local_infile) and a DuckDB file. Readers, each run in a fresh subprocess that reports its
 time, its CPU time (every thread), its peak RSS above what it held before reading, and
 checks the columns it read against the data (connections are opened before the clock starts
-where the reader keeps one; connectorx and polars connect inside their call):
+where the reader keeps one; connectorx and polars connect inside their call). The readers
+other than sqlml's (benchmarks/baselines/read.py) run in lean environments holding only what
+they import, at this environment's versions (benchmarks/lean.py):
 
 - every database: sqlml's ``Datasource.read("SELECT * FROM ...")``;
 - PostgreSQL: ADBC (adbc-driver-postgresql, Arrow to numpy), connectorx (Arrow to numpy),
@@ -18,8 +20,7 @@ where the reader keeps one; connectorx and polars connect inside their call):
   (``sql().pl()``) to numpy.
 
 Readers take turns (A B C, C B A, ...: benchmarks/rounds.py); each reader's best and median
-over ROUNDS rounds are reported with the load average seen before the runs. Readers whose
-package is missing are skipped with a note (``pip install -e '.[bench]'``).
+over ROUNDS rounds are reported with the load average seen before the runs.
 
 Targets (issue 18): PostgreSQL: sqlml >= 1.0x the best of ADBC, connectorx, polars and
 psycopg COPY BINARY; MySQL: >= 1.0x the best of connectorx and polars; DuckDB: >= 0.95x
@@ -52,22 +53,21 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-import numpy as np
+import lean
+from baselines.read import FEATURES, SELECT, TABLE, peak_rss_kib, timed_read
+from baselines.read import generate as generate_rows
 from rounds import Runs, taking_turns
 from tables import copy_to_mysql, mysql_connection
 
-from sqlml.datasources import Columns, connect, parse_url
+from sqlml.datasources import Columns, connect
 from sqlml.datasources.arrays import join_batches
 
-ROWS = 1_000_000
-FEATURES = 10
-TABLE = "sqlml_read_bench"
-SELECT = f"SELECT * FROM {TABLE}"
+ROWS = lean.rows(1_000_000)
 URLS = {
     "postgresql": os.environ.get("SQLML_TEST_POSTGRESQL", "postgresql://root@127.0.0.1:5432/test"),
     "mysql": os.environ.get("SQLML_TEST_MYSQL", "mysql://root@127.0.0.1:3306/test"),
 }
-# Each database's readers and the modules each needs.
+# Each database's readers and the modules each needs (the others' beside numpy).
 READERS = {
     "postgresql": {
         "sqlml": ["psycopg"],
@@ -116,12 +116,8 @@ STREAM_ROWS = 262_144  # external_memory.BATCH_ROWS
 
 
 def generate(rows: int = ROWS) -> Columns:
-    """The benchmark's data: standard normal features and a label in {0, 1, 2}; each
-    1,000,000 rows the same."""
-    rng = np.random.default_rng(20261122)
-    columns: Columns = {f"x{i}": rng.standard_normal(ROWS) for i in range(FEATURES)}
-    columns["label"] = rng.integers(0, 3, ROWS)
-    return {name: np.tile(values, rows // ROWS) for name, values in columns.items()}
+    """The benchmark's data (baselines/read.py's)."""
+    return generate_rows(rows)
 
 
 def load(database: str, location: str, rows: int = ROWS) -> None:
@@ -156,129 +152,12 @@ def drop(database: str, location: str) -> None:
             cursor.execute(f"DROP TABLE IF EXISTS {TABLE}")
 
 
-def arrow_columns(table: object) -> Columns:
-    return {name: table.column(name).to_numpy() for name in table.column_names}
-
-
-def frame_columns(frame: object) -> Columns:
-    return {column: frame[column].to_numpy() for column in frame.columns}
-
-
-def reader(database: str, name: str, location: str) -> Callable[[], Columns]:
-    """A function reading the table into numpy columns; connections open beforehand."""
-    if name.startswith("sqlml"):
-        source = connect(location if database != "duckdb" else f"duckdb:///{location}")
-        if name == "sqlml":
-            return lambda: source.read(SELECT)
-        return lambda: join_batches(source.read_batches(SELECT))
-    if name == "connectorx":
-        import connectorx
-
-        return lambda: arrow_columns(connectorx.read_sql(location, SELECT, return_type="arrow"))
-    if name.startswith("polars ("):
-        import polars
-
-        engine = "adbc" if name == "polars (ADBC)" else "connectorx"
-        return lambda: frame_columns(polars.read_database_uri(SELECT, location, engine=engine))
-    if database == "postgresql":
-        return postgresql_reader(name, location)
-    if database == "mysql":
-        return pymysql_reader(location)
-    import duckdb
-
-    con = duckdb.connect(location)
-    if name == "execute().fetchnumpy()":
-        return lambda: dict(con.execute(SELECT).fetchnumpy())
-    if name.startswith("sql().fetchnumpy()"):
-        return lambda: dict(con.sql(SELECT).fetchnumpy())
-    if name.startswith("polars"):
-        return lambda: frame_columns(con.sql(SELECT).pl())
-    return lambda: arrow_columns(con.sql(SELECT).to_arrow_table())
-
-
-def pymysql_reader(location: str) -> Callable[[], Columns]:
-    """The streaming reader a user would write: ``fetchmany`` batches to numpy, joined."""
-    import pymysql
-
-    con = mysql_connection(location)
-
-    def read() -> Columns:
-        with con.cursor(pymysql.cursors.SSCursor) as cursor:
-            cursor.execute(SELECT)
-            names = [d[0] for d in cursor.description]
-            chunks: list[list[np.ndarray]] = [[] for _ in names]
-            while rows := cursor.fetchmany(10_000):
-                for chunk, values in zip(chunks, zip(*rows, strict=True), strict=True):
-                    chunk.append(np.array(values))
-        return {name: np.concatenate(chunk) for name, chunk in zip(names, chunks, strict=True)}
-
-    return read
-
-
-def postgresql_reader(name: str, location: str) -> Callable[[], Columns]:
-    if name == "ADBC":
-        import adbc_driver_postgresql.dbapi
-
-        con = adbc_driver_postgresql.dbapi.connect(location)
-
-        def read_adbc() -> Columns:
-            with con.cursor() as cursor:
-                cursor.execute(SELECT)
-                return arrow_columns(cursor.fetch_arrow_table())
-
-        return read_adbc
-    import psycopg
-
-    parsed = parse_url(location)
-    con = psycopg.connect(
-        host=parsed.host,
-        port=parsed.port or 5432,
-        user=parsed.user or None,
-        password=parsed.password or None,
-        dbname=parsed.path,
-    )
-    # COPY BINARY: each row is its field count, then each field's length and value
-    names = [f"x{i}" for i in range(FEATURES)] + ["label"]
-    fields = [("count", ">i2")]
-    for column in names:
-        fields += [(f"{column} length", ">i4"), (column, ">i8" if column == "label" else ">f8")]
-    record = np.dtype(fields)
-
-    def read_copy() -> Columns:
-        data = bytearray()
-        with (
-            con.cursor() as cursor,
-            cursor.copy(f"COPY ({SELECT}) TO STDOUT (FORMAT BINARY)") as copy,
-        ):
-            for chunk in copy:
-                data += chunk
-        # a 19-byte header before the rows, a 2-byte trailer after
-        rows = np.frombuffer(data, record, count=(len(data) - 21) // record.itemsize, offset=19)
-        return {n: rows[n].astype(np.int64 if n == "label" else np.float64) for n in names}
-
-    return read_copy
-
-
-def peak_rss_kib() -> int:
-    """This process's peak resident memory so far (Linux; a child's own, unlike ru_maxrss)."""
-    status = Path("/proc/self/status").read_text()
-    return int(status.split("VmHWM:")[1].split()[0])
-
-
-def child_read(database: str, name: str, location: str) -> None:
-    """Time one read; print the seconds, CPU seconds and peak RSS growth (MiB) as JSON."""
-    read = reader(database, name, location)
-    before = peak_rss_kib()
-    start, cpu = time.perf_counter(), time.process_time()
-    columns = read()
-    seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
-    peak = (peak_rss_kib() - before) / 1024
-    expected = generate()
-    assert list(columns) == list(expected), list(columns)
-    for column, values in expected.items():
-        assert columns[column].dtype == values.dtype, (column, columns[column].dtype)
-        assert np.array_equal(columns[column], values), column
-    print(json.dumps({"seconds": seconds, "cpu": cpu, "peak_mib": peak}))
+def child_read(name: str, location: str) -> None:
+    """Time one read of sqlml's (``name``: ``sqlml`` or its joined batches); print the
+    seconds, CPU seconds and peak RSS growth (MiB) as JSON."""
+    source = connect(location)
+    read = source.read if name == "sqlml" else lambda s: join_batches(source.read_batches(s))
+    print(json.dumps(timed_read(lambda: read(SELECT), ROWS)))
 
 
 def child_stream(name: str, path: str) -> None:
@@ -303,29 +182,40 @@ def child_stream(name: str, path: str) -> None:
     print(json.dumps({"seconds": seconds, "rows": rows, "peak_mib": peak}))
 
 
-def in_child(*args: str) -> Callable[[], dict[str, float]]:
-    """A contender: this script run in a fresh process with ``args``; its JSON figures."""
+def in_child(command: list[str]) -> Callable[[], dict[str, float]]:
+    """A contender: ``command`` run in a fresh process (sqlml's environment, or a lean one:
+    lean.py); its JSON figures."""
+    baseline = command[0].startswith(str(lean.LEAN))
+    env = lean.baseline_environment() if baseline else lean.sqlml_environment()
 
     def run() -> dict[str, float]:
-        done = subprocess.run(
-            [sys.executable, __file__, *args], capture_output=True, text=True, check=False
-        )
+        done = subprocess.run(command, capture_output=True, text=True, check=False, env=env)
         if done.returncode:
-            raise RuntimeError(f"{' '.join(args[:3])} failed:\n{done.stderr[-2000:]}")
+            raise RuntimeError(f"{' '.join(command[2:5])} failed:\n{done.stderr[-2000:]}")
         return json.loads(done.stdout)
 
     return run
 
 
+def read_command(database: str, name: str, location: str) -> list[str]:
+    """The command reading with ``name``: sqlml's in this environment, the others in their
+    lean ones (made now, before any timing)."""
+    if name.startswith("sqlml"):
+        url = location if database != "duckdb" else f"duckdb:///{location}"
+        return [sys.executable, __file__, "--read", name, url]
+    modules = ["numpy", *READERS[database][name]]
+    return lean.command(modules, "read.py", database, name, location, str(ROWS))
+
+
 def available(database: str, wanted: list[str] | None) -> list[str]:
-    """The readers of ``database`` whose modules are installed (among ``wanted``, if given);
-    a note on the others."""
+    """The readers of ``database`` (among ``wanted``, if given), sqlml's if their modules are
+    installed (a note if not)."""
     names = []
     for name, modules in READERS[database].items():
         if (wanted and name not in wanted) or (name in OPT_IN and not wanted):
             continue
         missing = [m for m in modules if importlib.util.find_spec(m) is None]
-        if missing:
+        if missing and name.startswith("sqlml"):
             print(f"{database} {name}: skipped, {', '.join(missing)} not installed")
         else:
             names.append(name)
@@ -335,14 +225,14 @@ def available(database: str, wanted: list[str] | None) -> list[str]:
 def report(database: str, runs: Runs) -> None:
     rounds = len(next(iter(runs.runs.values())))
     print(f"\n{database}: {rounds} rounds, readers taking turns; {runs.load()}\n")
-    print("| reader | best | median | CPU (best) | sqlml's speed / this (best, median) "
+    print("| reader | best | median | CPU (best, median) | sqlml's speed / this (best, median) "
           "| peak RSS growth |")  # fmt: skip
     print("| --- | ---: | ---: | ---: | ---: | ---: |")
     for name in runs.names():
         cells = [
             f"{runs.best(name):.3f} s",
             f"{runs.median(name):.3f} s",
-            f"{runs.best(name, 'cpu'):.2f} s",
+            f"{runs.best(name, 'cpu'):.2f} s, {runs.median(name, 'cpu'):.2f} s",
             runs.ratios(name, "sqlml"),
             f"{runs.largest(name, 'peak_mib'):,.0f} MiB",
         ]
@@ -397,7 +287,8 @@ def main() -> None:
                 path = str(Path(folder) / f"{rows}.duckdb")
                 load("duckdb", path, rows)
                 for name in MEMORY:
-                    contenders[f"{name} @ {rows}"] = in_child("--stream", name, path)
+                    command = [sys.executable, __file__, "--stream", name, path]
+                    contenders[f"{name} @ {rows}"] = in_child(command)
             report_memory(taking_turns(contenders, options.rounds))
             return
         wanted = ["sqlml", *options.readers.split(",")] if options.readers else None
@@ -410,7 +301,7 @@ def main() -> None:
                 f"loaded in {time.perf_counter() - start:.1f} s"
             )
             names = available(database, wanted)
-            contenders = {name: in_child("--read", database, name, location) for name in names}
+            contenders = {name: in_child(read_command(database, name, location)) for name in names}
             try:
                 report(database, taking_turns(contenders, options.rounds, required=["sqlml"]))
             finally:
@@ -419,7 +310,7 @@ def main() -> None:
 
 if __name__ == "__main__":
     if sys.argv[1:2] == ["--read"]:
-        child_read(*sys.argv[2:5])
+        child_read(*sys.argv[2:4])
     elif sys.argv[1:2] == ["--stream"]:
         child_stream(*sys.argv[2:4])
     else:

@@ -6,7 +6,8 @@ Each command runs in a fresh process, ROUNDS times, taking turns (round 1 in ord
 in reverse order, ...), so that a change in the machine's load falls on all of them; the
 best and median wall times are printed with the load average seen during the runs. The
 baseline is ``python -c "import duckdb; duckdb.connect(FILE).sql('SELECT 1').fetchall()"``
-on the same DuckDB file; the DuckDB CLI is timed too when it is installed. ``sqlml repl`` is
+on the same DuckDB file, in a lean environment holding duckdb alone at this environment's
+version (benchmarks/lean.py); the DuckDB CLI is timed too when it is installed. ``sqlml repl`` is
 timed from its start to its first prompt, in a pseudo-terminal (pexpect), then told to quit.
 One warm-up run of each command comes first: it fills sqlml's parser cache and writes the
 bytecode of modules that have none (as installing a package does; ``PYTHONDONTWRITEBYTECODE``
@@ -31,6 +32,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+import lean
 
 TARGET = 0.1  # seconds over the baseline
 # A program of 20 statements as the examples' (checked, never run: its files need not exist).
@@ -83,7 +86,8 @@ def commands(folder: Path, trees: dict[str, str]) -> dict[str, list[str]]:
     sqlml = [str(script)] if script.exists() else [sys.executable, "-m", "sqlml"]
     found = {
         "python + duckdb": [
-            sys.executable,
+            lean.python(["duckdb"]),
+            "-I",
             "-c",
             f"import duckdb; duckdb.connect({str(database)!r}).sql('SELECT 1').fetchall()",
         ],

@@ -10,15 +10,17 @@ local_infile), a DuckDB file and a PostgreSQL table. Both sides train the same b
   database. With ``validation.split = 0`` it trains on every row like the script; the
   default (20% held out, validation metrics stored) and ``train.external_memory`` are
   measured too, for reference;
-- the script: ``python train.py --script``: the strongest a user would write: the fastest
-  reader for the database other than sqlml (benchmarks/read.py: MySQL: polars with
-  connectorx; DuckDB: the relation's ``fetchnumpy``; PostgreSQL: ADBC), the columns stacked
-  into one matrix, ``xgboost.QuantileDMatrix`` (what ``hist`` trains on, one byte a value),
-  ``xgboost.train``, the model saved to a file.
+- the script (benchmarks/baselines/train.py, in a lean environment holding only what it
+  imports, at sqlml's environment's versions: benchmarks/lean.py): the strongest a user
+  would write: the fastest reader for the database other than sqlml (benchmarks/read.py:
+  MySQL: polars with connectorx; DuckDB: the relation's ``fetchnumpy``; PostgreSQL: ADBC),
+  the columns stacked into one matrix, ``xgboost.QuantileDMatrix`` (what ``hist`` trains
+  on, one byte a value), ``xgboost.train``, the model saved to a file.
 
 Each is a fresh process, timed from start to exit: wall time, CPU time (user + system) and
 peak RSS; the commands take turns (A B C D, D C B A, ...: benchmarks/rounds.py), best and
-median of REPEATS rounds, with the load average; the input cache is off.
+median of REPEATS rounds, with the load average; both sides with ``OMP_WAIT_POLICY=PASSIVE``,
+the input cache off.
 Target: sqlml <= 1.15x the script's time. ``python benchmarks/train.py [--databases
 mysql,duckdb,postgresql] [--rounds 3]`` uses ``$SQLML_TEST_MYSQL`` and
 ``$SQLML_TEST_POSTGRESQL`` (the test servers by default); prints a table; leaves nothing
@@ -28,6 +30,7 @@ behind (the tables and the models are dropped, the DuckDB file deleted).
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import subprocess
 import sys
@@ -36,12 +39,13 @@ import time
 from pathlib import Path
 from typing import Any
 
-from rounds import Runs, in_fresh_process, taking_turns
+import lean
+from rounds import Runs, taking_turns
 from tables import copy_to_mysql, mysql_connection
 
-ROWS = 1_000_000
+ROWS = lean.rows(1_000_000)
 FEATURES = 10
-ROUNDS = 50
+ROUNDS = 100
 REPEATS = 3
 TABLE = "sqlml_train_bench"
 MODEL = "sqlml_train_bench_model"
@@ -61,7 +65,14 @@ PARAMS: dict[str, Any] = {
     "alpha": 0.0,
     "tree_method": "hist",
     "seed": 0,
+    "nthread": 2,
     "verbosity": 0,
+}
+# What the script imports, for its lean environment.
+SCRIPT_MODULES = {
+    "duckdb": ["duckdb", "numpy", "xgboost"],
+    "mysql": ["polars", "connectorx", "pyarrow", "numpy", "xgboost"],
+    "postgresql": ["adbc_driver_postgresql", "pyarrow", "numpy", "xgboost"],
 }
 
 
@@ -105,62 +116,13 @@ def statement(split: float | None, external: bool = False) -> str:
         f"LABEL label INTO {MODEL};"  # fmt: skip
 
 
-def script(database: str, location: str) -> None:
-    """The strongest script a user would write: the fastest reader, QuantileDMatrix, train,
-    save the model to a file."""
-    import numpy as np
-    import xgboost as xgb
-
-    select = f"SELECT * FROM {TABLE}"
-    if database == "duckdb":
-        import duckdb
-
-        columns = duckdb.connect(location, read_only=True).sql(select).fetchnumpy()
-    elif database == "mysql":
-        import polars
-
-        frame = polars.read_database_uri(select, location, engine="connectorx")
-        columns = {name: frame[name].to_numpy() for name in frame.columns}
-    else:
-        import adbc_driver_postgresql.dbapi
-
-        with adbc_driver_postgresql.dbapi.connect(location) as con, con.cursor() as cursor:
-            cursor.execute(select)
-            table = cursor.fetch_arrow_table()
-        columns = {name: table.column(name).to_numpy() for name in table.column_names}
-    label = np.asarray(columns.pop("label"))
-    x = np.column_stack([np.asarray(values) for values in columns.values()])
-    booster = xgb.train(PARAMS, xgb.QuantileDMatrix(x, label=label), num_boost_round=ROUNDS)
-    with tempfile.TemporaryDirectory() as folder:
-        booster.save_model(Path(folder) / "model.ubj")
-
-
-def run(command: list[str]) -> dict[str, float]:
-    """A command in a fresh process, input cache off: its wall time, CPU time (user +
-    system) and peak RSS (MiB)."""
-    return in_fresh_process(" ".join(command[:6]), command, {**os.environ, "SQLML_CACHE": "off"})
-
-
-def timed(commands: dict[str, list[str]]) -> dict[str, tuple[float, float, float]]:
-    """Each command's best wall time, best CPU time and largest peak RSS (MiB) over REPEATS
-    rounds, the commands taking turns, each run a fresh process (predict.py's measure)."""
-    runs = taking_turns(
-        {name: lambda c=command: run(c) for name, command in commands.items()},
-        REPEATS,
-        required=commands,
-    )
-    return {
-        name: (runs.best(name), runs.best(name, "cpu"), runs.largest(name, "peak"))
-        for name in runs.names()
-    }
-
-
 def measure(database: str, url: str, location: str, rounds: int, main_only: bool) -> Runs:
     """The script and sqlml's statements on one database, taking turns (``main_only``: the
     script and sqlml with ``validation.split = 0`` alone)."""
     sqlml = [sys.executable, "-m", "sqlml", "--datasource", url, "-e"]
+    script_args = [database, location, TABLE, json.dumps(PARAMS), str(ROUNDS)]
     commands = {
-        "script": [sys.executable, __file__, "--script", database, location],
+        "script": lean.command(SCRIPT_MODULES[database], "train.py", *script_args),
         "sqlml, validation.split = 0": [*sqlml, statement(0)],
         "sqlml, default": [*sqlml, statement(None)],
         "sqlml, train.external_memory": [*sqlml, statement(0, external=True)],
@@ -168,7 +130,7 @@ def measure(database: str, url: str, location: str, rounds: int, main_only: bool
     if main_only:
         commands = {name: commands[name] for name in ("script", "sqlml, validation.split = 0")}
     runs = taking_turns(
-        {name: lambda c=command: run(c) for name, command in commands.items()},
+        {name: lambda c=command: lean.run(c) for name, command in commands.items()},
         rounds,
         required=commands,
     )
@@ -263,9 +225,7 @@ def drop_tables(databases: list[str]) -> None:
 
 
 if __name__ == "__main__":
-    if sys.argv[1:2] == ["--script"]:
-        script(*sys.argv[2:4])
-    elif sys.argv[1:2] == ["--load"]:
+    if sys.argv[1:2] == ["--load"]:
         load_all(Path(sys.argv[2]), sys.argv[3:])
     else:
         main()
