@@ -2,18 +2,16 @@
 quote names with double quotes only.
 
 DuckDB's and PostgreSQL's SQL (as sqlglot reads them; PostgreSQL itself too) take no
-backquotes: their SQL gets each backquoted name as a double-quoted one, the same name, of the
-same length, so positions in the program stay right. Strings, quoted names and comments are
-left as they are; a backquoted name holding a quote of either kind is left too (rewriting it
-would change the text's length), and reads as the dialect reads it.
+backquotes (sqlglot's tokenizers for them quote names with double quotes only): their SQL gets
+each backquoted name as a double-quoted one, the same name, of the same length, so positions in
+the program stay right. Strings, quoted names and comments are left as they are; a backquoted
+name holding a quote of either kind is left too (rewriting it would change the text's length),
+and reads as the dialect reads it.
 """
 
 from __future__ import annotations
 
 import re
-
-# The dialects (sqlglot's names) that quote names with double quotes and not backquotes.
-DOUBLE_QUOTING = frozenset({"duckdb", "postgres"})
 
 _PIECES = re.compile(
     r"""'(?:[^'\\]|\\.|'')*+'?|"(?:[^"]|"")*+"?|--[^\n]*|/\*.*?(?:\*/|\Z)"""
@@ -24,9 +22,16 @@ _PIECES = re.compile(
 
 def double_quoted(sql: str, dialect: str) -> str:
     """``sql`` with its backquoted names double-quoted where ``dialect`` needs it."""
-    if dialect not in DOUBLE_QUOTING or "`" not in sql:
+    if "`" not in sql or _takes_backquotes(dialect):
         return sql
     return _PIECES.sub(_requoted, sql)
+
+
+def _takes_backquotes(dialect: str) -> bool:
+    """Whether sqlglot's ``dialect`` quotes names with backquotes (MySQL's, SQLite's)."""
+    from sqlglot.dialects.dialect import Dialect
+
+    return "`" in Dialect.get_or_raise(dialect).tokenizer_class.IDENTIFIERS
 
 
 def _requoted(match: re.Match[str]) -> str:
