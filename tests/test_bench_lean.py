@@ -72,6 +72,7 @@ def test_an_environment_is_made_once_and_again_when_stale(lean, monkeypatch):
 def test_environments(lean, monkeypatch):
     monkeypatch.setenv("PYTHONPATH", "/somewhere/sqlml")
     monkeypatch.setenv("OMP_WAIT_POLICY", "ACTIVE")
+    monkeypatch.setenv("PYTHONDONTWRITEBYTECODE", "1")
     baseline = lean.baseline_environment()
     assert baseline["OMP_WAIT_POLICY"] == "PASSIVE"
     assert "PYTHONPATH" not in baseline
@@ -79,3 +80,4 @@ def test_environments(lean, monkeypatch):
     sqlml = lean.sqlml_environment()
     assert (sqlml["OMP_WAIT_POLICY"], sqlml["SQLML_CACHE"]) == ("PASSIVE", "off")
     assert sqlml["PYTHONPATH"] == "/somewhere/sqlml"
+    assert "PYTHONDONTWRITEBYTECODE" not in sqlml  # sqlml's bytecode cached, as installed
