@@ -99,15 +99,21 @@ def _text_chunk(arrays: list[np.ndarray]) -> Iterator[bytes]:
 
 
 def _number_text(values: np.ndarray) -> Any:
-    """Numbers as an Arrow array of their text (NaN as null): 0/1 for booleans."""
+    """Numbers as an Arrow array of their text (NaN as null): 0/1 for booleans. The array
+    is made on the values' buffer: ``pyarrow.array`` would import pandas (0.3 s) to ask
+    whether they are a pandas object."""
     pa, pc = imports.load("pyarrow"), imports.load("pyarrow.compute")
     if values.dtype.kind == "b":
         values = values.view(np.uint8)
-    mask = None
+    valid = None
     if values.dtype.kind == "f":
         values = values.astype(np.float64, copy=False)  # float32 too: its exact value
-        mask = _nulls(np.isnan(values))
-    return pc.cast(pa.array(values, mask=mask), pa.large_string()).view(pa.large_binary())
+        null = _nulls(np.isnan(values))
+        valid = None if null is None else pa.py_buffer(np.packbits(~null, bitorder="little"))
+    values = np.ascontiguousarray(values)
+    kind = pa.from_numpy_dtype(values.dtype)
+    array = pa.Array.from_buffers(kind, len(values), [valid, pa.py_buffer(values)])
+    return pc.cast(array, pa.large_string()).view(pa.large_binary())
 
 
 def _binary_array(flat: np.ndarray, lengths: np.ndarray, null: np.ndarray | None) -> Any:
@@ -120,20 +126,22 @@ def _binary_array(flat: np.ndarray, lengths: np.ndarray, null: np.ndarray | None
     return pa.Array.from_buffers(pa.large_binary(), len(lengths), buffers)
 
 
+def _binary(value: bytes) -> Any:
+    """``value`` as an Arrow scalar (``pyarrow.scalar`` would import pandas)."""
+    return _binary_array(np.frombuffer(value, np.uint8), np.array([len(value)]), None)[0]
+
+
 def _text_rows(texts: list[Any]) -> bytes:
     """Arrow arrays of the columns' texts as rows of tab-separated fields; null as ``\\N``."""
-    pa, pc = imports.load("pyarrow"), imports.load("pyarrow.compute")
+    pc = imports.load("pyarrow.compute")
 
     def join(arrays: list[Any], separator: bytes) -> Any:
         return pc.binary_join_element_wise(
-            *arrays,
-            pa.scalar(separator, pa.large_binary()),
-            null_handling="replace",
-            null_replacement="\\N",
+            *arrays, _binary(separator), null_handling="replace", null_replacement="\\N"
         )
 
     *fields, last = texts
-    ended = join([last, pa.scalar(b"\n", pa.large_binary())], b"")
+    ended = join([last, _binary(b"\n")], b"")
     rows = join([*fields, ended], b"\t")
     offsets = np.frombuffer(rows.buffers()[1], np.int64)
     start, stop = offsets[rows.offset], offsets[rows.offset + len(rows)]
