@@ -9,12 +9,16 @@ in module-level state, so statements running in parallel are independent.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import IO
+from typing import IO, TYPE_CHECKING
 
 from sqlml.datasources import Datasource
 from sqlml.runtime.cancel import Token
 from sqlml.runtime.progress import Progress
+
+if TYPE_CHECKING:
+    import numpy as np
 
 # A step's pod's environment variable naming its run: an Argo Workflow's name
 RUN_ENV = "SQLML_RUN_ID"
@@ -46,3 +50,12 @@ class Context:
     run: RunStep = field(default_factory=RunStep)
     # The tables' fingerprints it has taken (sqlml.runtime.cache.Fingerprints), each once
     fingerprints: dict[tuple[str, ...], str | None] = field(default_factory=dict)
+
+    def batches(self, rows: np.ndarray, size: int) -> Iterator[np.ndarray]:
+        """``rows`` ``size`` at a time, as a scorer goes through them: the token checked
+        before each batch, the progress advanced by its rows once it is done."""
+        for start in range(0, len(rows), size):
+            self.token.check()
+            batch = rows[start : start + size]
+            yield batch
+            self.reporter.advance(len(batch))

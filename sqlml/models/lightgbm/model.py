@@ -96,11 +96,8 @@ def scorer(
                 hint=TAMPERED_HINT,
             )
         parts = []
-        for start in range(0, len(x), batch_size):
-            context.token.check()
-            batch = x[start : start + batch_size]
+        for batch in context.batches(x, batch_size):
             parts.append(np.asarray(booster.predict(batch, num_threads=1), dtype=np.float64))
-            context.reporter.advance(len(batch))
         found = np.concatenate(parts) if parts else np.empty((0, classes or 1))
         if classes == 2 and found.ndim == 1:
             return np.column_stack([1 - found, found])

@@ -186,11 +186,8 @@ def scorer(
                 hint=TAMPERED_HINT,
             )
         parts = []
-        for start in range(0, len(x), batch_size):
-            context.token.check()
-            batch = x[start : start + batch_size]
+        for batch in context.batches(x, batch_size):
             parts.append(_run(model, params, batch, classes if classifier else None))
-            context.reporter.advance(len(batch))
         if not parts:
             return np.empty((0, len(classes)) if classifier else 0)
         return np.concatenate(parts)

@@ -113,9 +113,6 @@ def _gamma(given: str, columns: int) -> float:
 def _density(context: Context, z: np.ndarray, landmarks: np.ndarray, gamma: float) -> np.ndarray:
     """The mean RBF kernel of each row of ``z`` to the landmarks, a block of rows at a time."""
     parts = []
-    for start in range(0, len(z), _BLOCK):
-        context.token.check()
-        block = z[start : start + _BLOCK]
+    for block in context.batches(z, _BLOCK):
         parts.append(np.exp(-gamma * squared_distances(block, landmarks)).mean(axis=1))
-        context.reporter.advance(len(block))
     return np.concatenate(parts) if parts else np.zeros(0)

@@ -119,13 +119,10 @@ def _scoring(
             )
         parts, decisions = [], []
         try:
-            for start in range(0, len(x), batch_size):
-                context.token.check()
-                rows = x[start : start + batch_size]
+            for rows in context.batches(x, batch_size):
                 parts.append(_scores(name, pipeline, classes, rows))
                 if decision:
                     decisions.append(pipeline.decision_function(rows))
-                context.reporter.advance(len(rows))
             if not parts:  # no rows
                 parts.append(_scores(name, pipeline, classes, x))
                 decisions.append(np.zeros(0))

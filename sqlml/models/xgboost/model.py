@@ -357,7 +357,6 @@ def scorer(
     to its reporter."""
     params = metadata["params"]
     booster = checked(data, params)
-    token, reporter = context.token, context.reporter
     # Trees predict in place, with no DMatrix made a batch (the same numbers; a dart
     # booster's and a linear one's differ or are not offered so).
     inplace = params.get("booster", "gbtree") == "gbtree"
@@ -374,10 +373,8 @@ def scorer(
                 one_thread[0].set_param({"nthread": 1})
             scoring = one_thread[0]
         parts = []
-        for start in range(0, len(x), batch_size):
-            token.check()
-            parts.append(_predict(scoring, x[start : start + batch_size], inplace=inplace))
-            reporter.advance(len(parts[-1]))
+        for batch in context.batches(x, batch_size):
+            parts.append(_predict(scoring, batch, inplace=inplace))
         return _scores(np.concatenate(parts) if parts else np.empty(0), len(x), params)
 
     return score
@@ -428,11 +425,8 @@ def contributions(
     _check_width(booster, x.shape[1])
     spread = np.eye(len(features.names), dtype=np.float32)[owners]  # matrix column -> feature
     parts = []
-    for start in range(0, len(x), CONTRIBUTION_BATCH):  # TO EXPLAIN's SELECT returns rows
-        context.token.check()
-        batch = _predict(booster, x[start : start + CONTRIBUTION_BATCH], pred_contribs=True)
-        parts.append(batch[..., :-1] @ spread)
-        context.reporter.advance(len(batch))
+    for rows in context.batches(x, CONTRIBUTION_BATCH):  # TO EXPLAIN's SELECT returns rows
+        parts.append(_predict(booster, rows, pred_contribs=True)[..., :-1] @ spread)
     return np.concatenate(parts)
 
 
